@@ -12,6 +12,7 @@ compile_error!(
      build the uncounted variant with `--no-default-features --features uncounted`"
 );
 
+mod counting;
 mod harness;
 mod join;
 mod kernels;
@@ -35,6 +36,19 @@ struct Cli {
 enum Command {
     /// Runs every kernel on every runtime and worker count, and reports median/min/max.
     Forkjoin(ForkjoinArgs),
+    /// Reads `forkjoin --json` outputs of the counted and uncounted builds and prints, per
+    /// configuration, the ratio counted/uncounted of the medians (median over files).
+    CountingRatio(CountingArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct CountingArgs {
+    /// JSON outputs of the default build (magpie counters on).
+    #[arg(long, value_delimiter = ',', required = true)]
+    counted: Vec<std::path::PathBuf>,
+    /// JSON outputs of the `--no-default-features --features uncounted` build.
+    #[arg(long, value_delimiter = ',', required = true)]
+    uncounted: Vec<std::path::PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -76,6 +90,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Forkjoin(args) => forkjoin(&args),
+        Command::CountingRatio(args) => {
+            counting::report(&args.counted, &args.uncounted).map(|t| print!("{t}"))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
