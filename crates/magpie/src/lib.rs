@@ -1,7 +1,40 @@
-//! magpie: a work-stealing runtime for irregular parallel work. (crate docs: TODO)
+//! # magpie
+//!
+//! A work-stealing runtime for irregular parallel work: fork-join (`join`, `scope`,
+//! `spawn`, `install`) over one scheduler whose deque, victim-selection and idle policies are
+//! chosen at run time, so the techniques of the LCWS, Pheet, YewPar and LB4OMP papers can be
+//! compared side by side without rewriting code.
+//!
+//! ```
+//! use magpie::ThreadPoolBuilder;
+//!
+//! fn fib(n: u64) -> u64 {
+//!     if n < 2 { return n; }
+//!     let (a, b) = magpie::join(|| fib(n - 1), || fib(n - 2));
+//!     a + b
+//! }
+//!
+//! for deque in ["chase-lev", "lcws-user", "lcws-signal", "lcws-conservative", "lcws-half"] {
+//!     let pool = ThreadPoolBuilder::new().num_workers(2).deque(deque).build().unwrap();
+//!     assert_eq!(pool.install(|| fib(20)), 6765);
+//!     assert!(pool.stats().total().tasks_run > 0);
+//! }
+//! ```
+//!
+//! Outside any pool, the free functions use a global pool configured from the environment
+//! (`MAGPIE_NUM_WORKERS`, `MAGPIE_DEQUE`, `MAGPIE_VICTIMS`, `MAGPIE_IDLE`, `MAGPIE_SIGNAL`).
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
 pub mod deque;
+pub mod policy;
+pub mod runtime;
 pub mod stats;
 pub mod sync;
+
+#[cfg(not(loom))]
+pub use runtime::{
+    current_num_workers, current_worker_index, join, scope, spawn, BuildError, PoolStats, Scope,
+    ThreadPool, ThreadPoolBuilder,
+};
+pub use stats::WorkerStats;

@@ -1,30 +1,18 @@
-//! The Chase-Lev deque ("WS" baseline). STUB: being written.
-
+//! TEMPORARY stand-in (crossbeam-deque) until the real Chase-Lev deque lands.
+#![allow(missing_docs)]
 use super::{DequeOwner, DequeStealer, Steal};
 use crate::stats::WorkerCounters;
-use std::marker::PhantomData;
 
-/// Owner side.
-pub struct Worker<T> {
-    _p: PhantomData<T>,
-}
-/// Thief side.
-pub struct Stealer<T> {
-    _p: PhantomData<T>,
-}
+pub struct Worker<T>(crossbeam_deque::Worker<T>);
+pub struct Stealer<T>(crossbeam_deque::Stealer<T>);
 impl<T> Clone for Stealer<T> {
     fn clone(&self) -> Self {
-        Stealer { _p: PhantomData }
+        Stealer(self.0.clone())
     }
 }
-unsafe impl<T: Send> Send for Worker<T> {}
-unsafe impl<T: Send> Send for Stealer<T> {}
-unsafe impl<T: Send> Sync for Stealer<T> {}
-
 impl<T: Send> Worker<T> {
-    /// A new, empty deque.
     pub fn new() -> Self {
-        todo!()
+        Worker(crossbeam_deque::Worker::new_lifo())
     }
 }
 impl<T: Send> Default for Worker<T> {
@@ -32,30 +20,42 @@ impl<T: Send> Default for Worker<T> {
         Self::new()
     }
 }
-
 impl<T: Send> DequeOwner<T> for Worker<T> {
     type Stealer = Stealer<T>;
-    fn push(&self, _task: T, _c: &WorkerCounters) {
-        todo!()
+    fn push(&self, t: T, c: &WorkerCounters) {
+        c.pushes.bump();
+        self.0.push(t)
     }
-    fn pop(&self, _c: &WorkerCounters) -> Option<T> {
-        todo!()
+    fn pop(&self, c: &WorkerCounters) -> Option<T> {
+        let r = self.0.pop();
+        if r.is_some() {
+            c.private_pops.bump();
+        }
+        r
     }
     fn stealer(&self) -> Stealer<T> {
-        todo!()
+        Stealer(self.0.stealer())
     }
     fn is_empty(&self) -> bool {
-        todo!()
+        self.0.is_empty()
     }
     fn len(&self) -> usize {
-        todo!()
+        self.0.len()
     }
 }
 impl<T: Send> DequeStealer<T> for Stealer<T> {
-    fn steal(&self, _c: &WorkerCounters) -> Steal<T> {
-        todo!()
+    fn steal(&self, c: &WorkerCounters) -> Steal<T> {
+        c.steal_attempts.bump();
+        match self.0.steal() {
+            crossbeam_deque::Steal::Success(t) => {
+                c.steals.bump();
+                Steal::Success(t)
+            }
+            crossbeam_deque::Steal::Empty => Steal::Empty,
+            crossbeam_deque::Steal::Retry => Steal::Retry,
+        }
     }
     fn len_hint(&self) -> usize {
-        todo!()
+        self.0.len()
     }
 }

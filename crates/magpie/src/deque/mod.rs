@@ -82,6 +82,13 @@ pub trait DequeStealer<T>: Clone + Send + Sync {
 
     /// A racy estimate of the number of tasks in the deque (public and private).
     fn len_hint(&self) -> usize;
+
+    /// A racy estimate of the number of tasks a thief could take right now (the public part
+    /// of a split deque; everything for other deques). Idle workers look at it before they
+    /// park.
+    fn public_len_hint(&self) -> usize {
+        self.len_hint()
+    }
 }
 
 /// How a split deque moves tasks from its private to its public part (LCWS §3–4).

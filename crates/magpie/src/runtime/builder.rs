@@ -1,0 +1,377 @@
+//! `ThreadPoolBuilder`: every setting validated at `build()`, with a message naming the
+//! problem.
+
+use std::any::Any;
+use std::fmt;
+use std::os::raw::c_int;
+use std::sync::Arc;
+
+use super::pool::ThreadPool;
+use super::registry::{PanicHandler, Registry, RegistryConfig};
+use crate::deque::signal::{self, SignalError, DEFAULT_SIGNAL};
+use crate::deque::{DequeKind, UnknownName};
+use crate::policy::{idle, victim, IdlePolicy, VictimPolicy};
+
+/// Why a pool could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// `num_workers(0)`.
+    #[error("a pool needs at least 1 worker (num_workers was 0)")]
+    ZeroWorkers,
+    /// An unknown deque, victim or idle policy name.
+    #[error(transparent)]
+    UnknownName(#[from] UnknownName),
+    /// A bad environment variable (`from_env`).
+    #[error("environment variable {var}={value:?}: {problem}")]
+    Env {
+        /// The variable.
+        var: &'static str,
+        /// Its value.
+        value: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The signal-based deque could not take its signal.
+    #[error("deque {deque}: {source}")]
+    Signal {
+        /// The deque that needs the signal.
+        deque: DequeKind,
+        /// Why the signal could not be used.
+        source: SignalError,
+    },
+    /// The OS refused to start a worker thread.
+    #[error("could not start worker thread {index}: {source}")]
+    Spawn {
+        /// The worker's index.
+        index: usize,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// `build_global` was called after the global pool already existed.
+    #[error("the global pool is already initialised")]
+    GlobalAlreadyInitialized,
+}
+
+/// Something that names a deque: a [`DequeKind`] or its name (`"lcws-signal"`).
+pub trait IntoDequeKind {
+    /// Resolves the name.
+    fn into_deque_kind(self) -> Result<DequeKind, UnknownName>;
+}
+
+impl IntoDequeKind for DequeKind {
+    fn into_deque_kind(self) -> Result<DequeKind, UnknownName> {
+        Ok(self)
+    }
+}
+
+impl IntoDequeKind for &str {
+    fn into_deque_kind(self) -> Result<DequeKind, UnknownName> {
+        self.parse()
+    }
+}
+
+impl IntoDequeKind for String {
+    fn into_deque_kind(self) -> Result<DequeKind, UnknownName> {
+        self.parse()
+    }
+}
+
+/// Configures and builds a [`ThreadPool`].
+///
+/// ```
+/// let pool = magpie::ThreadPoolBuilder::new()
+///     .num_workers(2)
+///     .deque("lcws-user")
+///     .victims("random")
+///     .idle("park")
+///     .build()
+///     .unwrap();
+/// assert_eq!(pool.install(|| magpie::join(|| 1, || 2)), (1, 2));
+///
+/// let err = magpie::ThreadPoolBuilder::new().deque("abp").build().unwrap_err();
+/// assert!(err.to_string().contains("unknown deque \"abp\""));
+/// assert!(magpie::ThreadPoolBuilder::new().num_workers(0).build().is_err());
+/// ```
+pub struct ThreadPoolBuilder {
+    num_workers: Option<usize>,
+    deque: Result<DequeKind, UnknownName>,
+    victims: Result<Arc<dyn VictimPolicy>, UnknownName>,
+    idle: Result<Arc<dyn IdlePolicy>, UnknownName>,
+    signal: c_int,
+    thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    stack_size: usize,
+    panic_handler: Option<Arc<PanicHandler>>,
+    env_error: Option<BuildError>,
+}
+
+/// What `Registry::start` takes: the config, thread namer and stack size.
+type StartArgs = (
+    RegistryConfig,
+    Option<Box<dyn FnMut(usize) -> String>>,
+    usize,
+);
+
+/// Worker stack size unless set: generous, because a worker waiting in `join` runs stolen
+/// jobs on top of its own stack (only address space is reserved up front).
+pub const DEFAULT_STACK_SIZE: usize = 8 << 20;
+
+impl Default for ThreadPoolBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for ThreadPoolBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPoolBuilder")
+            .field("num_workers", &self.num_workers)
+            .field("deque", &self.deque)
+            .field(
+                "victims",
+                &self.victims.as_ref().map(|p| p.name().to_string()),
+            )
+            .field("idle", &self.idle.as_ref().map(|p| p.name().to_string()))
+            .field("signal", &self.signal)
+            .field("stack_size", &self.stack_size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The environment variables read by [`ThreadPoolBuilder::from_env`] and the global pool.
+pub const ENV_VARS: [&str; 5] = [
+    "MAGPIE_NUM_WORKERS",
+    "MAGPIE_DEQUE",
+    "MAGPIE_VICTIMS",
+    "MAGPIE_IDLE",
+    "MAGPIE_SIGNAL",
+];
+
+impl ThreadPoolBuilder {
+    /// Defaults: one worker per available CPU, `lcws-user`, `random`, `park`, `SIGUSR1`.
+    pub fn new() -> Self {
+        ThreadPoolBuilder {
+            num_workers: None,
+            deque: Ok(DequeKind::Default),
+            victims: Ok(Arc::new(victim::RandomVictims)),
+            idle: Ok(Arc::new(idle::ParkIdle::default())),
+            signal: DEFAULT_SIGNAL,
+            thread_name: None,
+            stack_size: DEFAULT_STACK_SIZE,
+            panic_handler: None,
+            env_error: None,
+        }
+    }
+
+    /// Defaults overridden by `MAGPIE_NUM_WORKERS`, `MAGPIE_DEQUE`, `MAGPIE_VICTIMS`,
+    /// `MAGPIE_IDLE`, `MAGPIE_SIGNAL`. A bad value makes `build()` fail naming the variable.
+    pub fn from_env() -> Self {
+        let mut b = Self::new();
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        if let Some(v) = var("MAGPIE_NUM_WORKERS") {
+            match v.trim().parse::<usize>() {
+                Ok(n) => b = b.num_workers(n),
+                Err(e) => b.env_error = Some(env_error("MAGPIE_NUM_WORKERS", &v, e.to_string())),
+            }
+        }
+        for (name, which) in [
+            ("MAGPIE_DEQUE", 0),
+            ("MAGPIE_VICTIMS", 1),
+            ("MAGPIE_IDLE", 2),
+        ] {
+            if let Some(v) = var(name) {
+                let err = match which {
+                    0 => v.parse::<DequeKind>().map(|k| b.deque = Ok(k)).err(),
+                    1 => victim_by_name(&v).map(|p| b.victims = Ok(p)).err(),
+                    _ => idle_by_name(&v).map(|p| b.idle = Ok(p)).err(),
+                };
+                if let Some(e) = err {
+                    b.env_error
+                        .get_or_insert(env_error(name, &v, e.to_string()));
+                }
+            }
+        }
+        if let Some(v) = var("MAGPIE_SIGNAL") {
+            match parse_signal(&v) {
+                Ok(s) => b.signal = s,
+                Err(p) => {
+                    b.env_error.get_or_insert(env_error("MAGPIE_SIGNAL", &v, p));
+                }
+            }
+        }
+        b
+    }
+
+    /// Number of workers (≥ 1; 0 is an error at `build()`). Default: available parallelism.
+    pub fn num_workers(mut self, n: usize) -> Self {
+        self.num_workers = Some(n);
+        self
+    }
+
+    /// The deque, by [`DequeKind`] or name (`chase-lev`, `lcws-user`, `lcws-signal`,
+    /// `lcws-conservative`, `lcws-half`). An unknown name fails at `build()`.
+    pub fn deque(mut self, deque: impl IntoDequeKind) -> Self {
+        self.deque = deque.into_deque_kind();
+        self
+    }
+
+    /// The victim-selection policy by name (`random`).
+    pub fn victims(mut self, name: &str) -> Self {
+        self.victims = victim_by_name(name);
+        self
+    }
+
+    /// A victim-selection policy value (your own implementation, for instance).
+    pub fn victim_policy(mut self, policy: impl VictimPolicy + 'static) -> Self {
+        self.victims = Ok(Arc::new(policy));
+        self
+    }
+
+    /// The idle policy by name (`park`).
+    pub fn idle(mut self, name: &str) -> Self {
+        self.idle = idle_by_name(name);
+        self
+    }
+
+    /// An idle policy value.
+    pub fn idle_policy(mut self, policy: impl IdlePolicy + 'static) -> Self {
+        self.idle = Ok(Arc::new(policy));
+        self
+    }
+
+    /// The signal the signal-based deques use (default `SIGUSR1`). The pool refuses to start
+    /// if a handler magpie did not install already owns it.
+    pub fn signal(mut self, signal: c_int) -> Self {
+        self.signal = signal;
+        self
+    }
+
+    /// Names worker threads (default `magpie-worker-{index}`).
+    pub fn thread_name(mut self, f: impl FnMut(usize) -> String + 'static) -> Self {
+        self.thread_name = Some(Box::new(f));
+        self
+    }
+
+    /// Worker stack size in bytes (default [`DEFAULT_STACK_SIZE`]).
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = bytes;
+        self
+    }
+
+    /// Receives panics of `spawn`ed jobs (which have no caller); default: print to stderr.
+    pub fn panic_handler(
+        mut self,
+        h: impl Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
+    ) -> Self {
+        self.panic_handler = Some(Arc::new(h));
+        self
+    }
+
+    fn into_config(self) -> Result<StartArgs, BuildError> {
+        if let Some(e) = self.env_error {
+            return Err(e);
+        }
+        let num_workers = match self.num_workers {
+            Some(0) => return Err(BuildError::ZeroWorkers),
+            Some(n) => n,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let deque = self.deque?.resolve();
+        let victims = self.victims?;
+        let idle = self.idle?;
+        if let DequeKind::Split(e) = deque {
+            if e.uses_signal() {
+                signal::install(self.signal)
+                    .map_err(|source| BuildError::Signal { deque, source })?;
+            }
+        }
+        let config = RegistryConfig {
+            num_workers,
+            deque,
+            victims,
+            idle,
+            signal: self.signal,
+            panic_handler: self.panic_handler,
+        };
+        Ok((config, self.thread_name, self.stack_size.max(64 << 10)))
+    }
+
+    /// Builds the pool and starts its workers.
+    pub fn build(self) -> Result<ThreadPool, BuildError> {
+        let (config, names, stack) = self.into_config()?;
+        let (registry, handles) = Registry::start(config, names, stack)?;
+        Ok(ThreadPool::from_parts(registry, handles))
+    }
+
+    /// Starts a registry whose threads are never joined (the global pool).
+    pub(crate) fn into_registry(self) -> Result<Arc<Registry>, BuildError> {
+        let (config, names, stack) = self.into_config()?;
+        Registry::start(config, names, stack).map(|(r, _)| r)
+    }
+
+    /// Makes this configuration the global pool (used by the free functions outside any
+    /// pool). Fails if the global pool already exists.
+    ///
+    /// ```
+    /// // The first call wins; later ones report an error.
+    /// let _ = magpie::ThreadPoolBuilder::new().num_workers(2).build_global();
+    /// assert!(magpie::ThreadPoolBuilder::new().build_global().is_err());
+    /// ```
+    pub fn build_global(self) -> Result<(), BuildError> {
+        let registry = self.into_registry()?;
+        super::set_global(|| Ok(registry))
+    }
+}
+
+fn env_error(var: &'static str, value: &str, problem: String) -> BuildError {
+    BuildError::Env {
+        var,
+        value: value.to_string(),
+        problem,
+    }
+}
+
+fn victim_by_name(name: &str) -> Result<Arc<dyn VictimPolicy>, UnknownName> {
+    victim::by_name(name).ok_or_else(|| UnknownName {
+        what: "victim policy",
+        given: name.trim().to_string(),
+        accepted: victim::NAMES.to_vec(),
+    })
+}
+
+fn idle_by_name(name: &str) -> Result<Arc<dyn IdlePolicy>, UnknownName> {
+    idle::by_name(name).ok_or_else(|| UnknownName {
+        what: "idle policy",
+        given: name.trim().to_string(),
+        accepted: idle::NAMES.to_vec(),
+    })
+}
+
+/// Parses a signal given as a number (`10`) or a name (`SIGUSR2`, `USR2`, `SIGRTMIN+1`).
+pub fn parse_signal(s: &str) -> Result<c_int, String> {
+    let t = s.trim().to_ascii_uppercase();
+    let t = t.strip_prefix("SIG").unwrap_or(&t);
+    if let Ok(n) = t.parse::<c_int>() {
+        return Ok(n);
+    }
+    let rt = |off: &str| -> Result<c_int, String> {
+        let k: c_int = if off.is_empty() {
+            0
+        } else {
+            off.parse().map_err(|_| format!("bad offset in {s:?}"))?
+        };
+        Ok(libc::SIGRTMIN() + k)
+    };
+    match t {
+        "USR1" => Ok(libc::SIGUSR1),
+        "USR2" => Ok(libc::SIGUSR2),
+        "URG" => Ok(libc::SIGURG),
+        "WINCH" => Ok(libc::SIGWINCH),
+        _ => match t.strip_prefix("RTMIN") {
+            Some(off) => rt(off.trim_start_matches('+')),
+            None => Err(
+                "expected a signal number or one of SIGUSR1, SIGUSR2, SIGURG, SIGWINCH, SIGRTMIN+k"
+                    .into(),
+            ),
+        },
+    }
+}

@@ -1,0 +1,105 @@
+//! The fork-join runtime: registry (pool state and worker loop), jobs, latches, sleep/wake,
+//! and the user API built on them (`join`, `scope`, `spawn`, `install`).
+
+pub mod latch;
+pub mod sleep;
+
+#[cfg(not(loom))]
+pub(crate) mod builder;
+#[cfg(not(loom))]
+mod job;
+#[cfg(not(loom))]
+mod join;
+#[cfg(not(loom))]
+mod pool;
+#[cfg(not(loom))]
+pub(crate) mod registry;
+#[cfg(not(loom))]
+mod scope;
+
+#[cfg(not(loom))]
+pub use self::{
+    builder::{
+        parse_signal, BuildError, IntoDequeKind, ThreadPoolBuilder, DEFAULT_STACK_SIZE, ENV_VARS,
+    },
+    join::join,
+    pool::{PoolStats, ThreadPool},
+    scope::{scope, spawn, Scope},
+};
+
+#[cfg(not(loom))]
+mod global {
+    use super::registry::{Registry, WorkerThread};
+    use super::{BuildError, ThreadPoolBuilder};
+    use std::sync::{Arc, OnceLock};
+
+    static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
+
+    /// The global registry, built on first use from the environment. A bad environment value
+    /// is reported once on stderr and the defaults are used instead.
+    pub(crate) fn global_registry() -> &'static Arc<Registry> {
+        GLOBAL.get_or_init(|| {
+            let start = |b: ThreadPoolBuilder| b.into_registry();
+            match start(ThreadPoolBuilder::from_env()) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("magpie: global pool: {e}; using the default configuration instead");
+                    start(ThreadPoolBuilder::new())
+                        .unwrap_or_else(|e| panic!("magpie: cannot start the global pool: {e}"))
+                }
+            }
+        })
+    }
+
+    pub(crate) fn set_global(
+        make: impl FnOnce() -> Result<Arc<Registry>, BuildError>,
+    ) -> Result<(), BuildError> {
+        let mut result = Err(BuildError::GlobalAlreadyInitialized);
+        GLOBAL.get_or_init(|| match make() {
+            Ok(r) => {
+                result = Ok(());
+                r
+            }
+            Err(e) => {
+                result = Err(e);
+                // Fall back so the OnceLock is initialised consistently.
+                ThreadPoolBuilder::new()
+                    .into_registry()
+                    .unwrap_or_else(|e| panic!("magpie: cannot start the global pool: {e}"))
+            }
+        });
+        result
+    }
+
+    /// The index of the current thread in its pool, if it is a worker of some pool.
+    ///
+    /// ```
+    /// assert_eq!(magpie::current_worker_index(), None);
+    /// let pool = magpie::ThreadPoolBuilder::new().num_workers(3).build().unwrap();
+    /// let i = pool.install(magpie::current_worker_index).unwrap();
+    /// assert!(i < 3);
+    /// ```
+    pub fn current_worker_index() -> Option<usize> {
+        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+        unsafe { WorkerThread::current().as_ref() }.map(|wt| wt.index())
+    }
+
+    /// The number of workers of the current pool (the global pool outside any pool).
+    ///
+    /// ```
+    /// let pool = magpie::ThreadPoolBuilder::new().num_workers(3).build().unwrap();
+    /// assert_eq!(pool.install(magpie::current_num_workers), 3);
+    /// ```
+    pub fn current_num_workers() -> usize {
+        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+        match unsafe { WorkerThread::current().as_ref() } {
+            Some(wt) => wt.registry().num_workers(),
+            None => global_registry().num_workers(),
+        }
+    }
+}
+
+#[cfg(not(loom))]
+pub use global::{current_num_workers, current_worker_index};
+#[cfg(not(loom))]
+pub(crate) use global::{global_registry, set_global};

@@ -1,0 +1,163 @@
+//! `ThreadPool`: a handle owning a registry and its worker threads.
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use super::registry::{Registry, WorkerThread};
+use super::scope::{scope_on_worker, spawn_in, Scope};
+use crate::deque::DequeKind;
+use crate::stats::WorkerStats;
+
+/// A pool of workers. Dropping it stops the workers (after the work already queued) and
+/// joins their threads.
+///
+/// ```
+/// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).deque("chase-lev").build().unwrap();
+/// let sum = pool.install(|| {
+///     let (a, b) = magpie::join(|| (0..500u64).sum::<u64>(), || (500..1000u64).sum::<u64>());
+///     a + b
+/// });
+/// assert_eq!(sum, 499_500);
+/// assert_eq!(pool.stats().workers.len(), 2);
+/// ```
+pub struct ThreadPool {
+    registry: Arc<Registry>,
+    handles: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPool")
+            .field("num_workers", &self.num_workers())
+            .field("deque", &self.deque())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Counters of every worker of a pool, from [`ThreadPool::stats`].
+#[derive(Debug, Clone, Default)]
+pub struct PoolStats {
+    /// One entry per worker, by index.
+    pub workers: Vec<WorkerStats>,
+}
+
+impl PoolStats {
+    /// The sum over all workers.
+    pub fn total(&self) -> WorkerStats {
+        let mut t = WorkerStats::default();
+        for w in &self.workers {
+            t += *w;
+        }
+        t
+    }
+}
+
+impl ThreadPool {
+    pub(crate) fn from_parts(registry: Arc<Registry>, handles: Vec<JoinHandle<()>>) -> Self {
+        ThreadPool {
+            registry,
+            handles: Mutex::new(handles),
+        }
+    }
+
+    /// Runs `op` on a worker of this pool and returns its result. The free functions
+    /// (`join`, `scope`, `spawn`) called inside `op` use this pool.
+    ///
+    /// From a plain thread, the caller blocks; from a worker of another pool, that worker
+    /// keeps running its own pool's jobs while it waits (so pools can call into each other
+    /// without deadlock); from a worker of this pool, `op` runs right away.
+    pub fn install<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce() -> R + Send,
+        R: Send,
+    {
+        self.registry.in_worker(|_, _| op())
+    }
+
+    /// [`crate::join`] on this pool.
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        self.install(|| crate::join(a, b))
+    }
+
+    /// [`crate::scope`] on this pool.
+    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.registry.in_worker(|wt, _| scope_on_worker(wt, op))
+    }
+
+    /// [`crate::spawn`] on this pool.
+    pub fn spawn<F>(&self, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        spawn_in(&self.registry, f)
+    }
+
+    /// Number of workers.
+    pub fn num_workers(&self) -> usize {
+        self.registry.num_workers()
+    }
+
+    /// The deque the workers use.
+    pub fn deque(&self) -> DequeKind {
+        self.registry.deque_kind()
+    }
+
+    /// The victim policy's name.
+    pub fn victims(&self) -> String {
+        self.registry.victim_policy().name().to_string()
+    }
+
+    /// The idle policy's name.
+    pub fn idle(&self) -> String {
+        self.registry.idle_policy().name().to_string()
+    }
+
+    /// The index of the current thread if it is a worker of this pool.
+    pub fn current_worker_index(&self) -> Option<usize> {
+        let wt = WorkerThread::current();
+        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+        unsafe { wt.as_ref() }
+            .filter(|wt| wt.registry().id() == self.registry.id())
+            .map(|wt| wt.index())
+    }
+
+    /// A snapshot of every worker's counters (see [`WorkerStats`] for each field).
+    /// `tasks_run` and `busy_ns` are derived at snapshot time.
+    pub fn stats(&self) -> PoolStats {
+        PoolStats {
+            workers: self.registry.stats(),
+        }
+    }
+
+    /// Sets every counter back to zero. Counters are written by their workers without
+    /// read-modify-write operations, so a reset racing with a busy worker may lose a few
+    /// events; reset while the pool is quiet for exact numbers.
+    pub fn reset_stats(&self) {
+        self.registry.reset_stats()
+    }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        self.registry.terminate();
+        // A worker of this very pool cannot join itself: then the threads exit on their own.
+        if self.current_worker_index().is_some() {
+            return;
+        }
+        let handles = std::mem::take(&mut *self.handles.lock().unwrap_or_else(|e| e.into_inner()));
+        for h in handles {
+            let _ = h.join();
+        }
+    }
+}

@@ -1,0 +1,572 @@
+//! The registry: one per pool. It owns the workers' thief handles, counters, sleep state and
+//! the injector (work sent from outside the pool), and runs each worker's loop.
+
+use std::cell::{Cell, RefCell};
+use std::os::raw::c_int;
+use std::ptr;
+use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crossbeam_deque::{Injector, Steal as InjectorSteal};
+use crossbeam_utils::CachePadded;
+
+use super::job::{JobRef, StackJob};
+use super::latch::{CoreLatch, LockLatch, SpinLatch};
+use super::sleep::{Sleep, Wakeup};
+use crate::deque::{chase_lev, split, DequeKind, DequeOwner, DequeStealer, Steal};
+use crate::policy::idle::{IdleAction, IdlePolicy, IdleState};
+use crate::policy::victim::{ProbeOutcome, VictimPolicy, VictimSelector};
+use crate::stats::{WorkerCounters, WorkerStats};
+
+/// Handler for panics of `spawn`ed jobs, which have no caller to propagate to.
+pub type PanicHandler = dyn Fn(Box<dyn std::any::Any + Send>) + Send + Sync;
+
+/// Everything a registry needs to start, resolved and validated by the builder.
+pub(crate) struct RegistryConfig {
+    pub(crate) num_workers: usize,
+    pub(crate) deque: DequeKind,
+    pub(crate) victims: Arc<dyn VictimPolicy>,
+    pub(crate) idle: Arc<dyn IdlePolicy>,
+    pub(crate) signal: c_int,
+    pub(crate) panic_handler: Option<Arc<PanicHandler>>,
+}
+
+/// A worker's deque, owner side. An enum rather than a trait object so that `push`/`pop`
+/// inline into `join` (one well-predicted branch).
+enum LocalDeque {
+    ChaseLev(chase_lev::Worker<JobRef>),
+    Split(split::Worker<JobRef>),
+}
+
+enum RemoteDeque {
+    ChaseLev(chase_lev::Stealer<JobRef>),
+    Split(split::Stealer<JobRef>),
+}
+
+impl RemoteDeque {
+    #[inline]
+    fn steal(&self, c: &WorkerCounters) -> Steal<JobRef> {
+        match self {
+            RemoteDeque::ChaseLev(s) => s.steal(c),
+            RemoteDeque::Split(s) => s.steal(c),
+        }
+    }
+
+    fn has_public_work(&self) -> bool {
+        match self {
+            RemoteDeque::ChaseLev(s) => s.public_len_hint() > 0,
+            RemoteDeque::Split(s) => s.public_len_hint() > 0,
+        }
+    }
+}
+
+const NOT_IDLE: u64 = u64::MAX;
+
+struct ThreadInfo {
+    stealer: RemoteDeque,
+    counters: CachePadded<WorkerCounters>,
+    /// Set when the pool terminates; the worker's main loop waits on it.
+    terminate: CoreLatch,
+    /// Start of the current idle / parked stretch (ns since the registry epoch), or NOT_IDLE;
+    /// lets `stats()` count time a worker is spending idle right now.
+    idle_since: AtomicU64,
+    parked_since: AtomicU64,
+}
+
+static NEXT_REGISTRY_ID: AtomicUsize = AtomicUsize::new(1);
+
+/// The shared state of one pool.
+pub(crate) struct Registry {
+    id: usize,
+    infos: Vec<ThreadInfo>,
+    injector: Injector<JobRef>,
+    sleep: Sleep,
+    terminating: AtomicBool,
+    config: RegistryConfig,
+    epoch: Instant,
+    /// ns since `epoch` of the last `reset_stats`.
+    stats_reset_at: AtomicU64,
+}
+
+thread_local! {
+    static WORKER_THREAD: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
+}
+
+impl Registry {
+    /// Creates the registry and the owner halves of the deques, one per worker.
+    fn new(config: RegistryConfig) -> (Arc<Registry>, Vec<LocalDeque>) {
+        let n = config.num_workers;
+        let mut locals = Vec::with_capacity(n);
+        let mut infos = Vec::with_capacity(n);
+        for _ in 0..n {
+            let (local, remote) = match config.deque.resolve() {
+                DequeKind::ChaseLev => {
+                    let w = chase_lev::Worker::new();
+                    let s = w.stealer();
+                    (LocalDeque::ChaseLev(w), RemoteDeque::ChaseLev(s))
+                }
+                DequeKind::Split(exposure) => {
+                    let w = split::Worker::new(exposure);
+                    let s = w.stealer();
+                    (LocalDeque::Split(w), RemoteDeque::Split(s))
+                }
+                DequeKind::Default => unreachable!("resolved"),
+            };
+            locals.push(local);
+            infos.push(ThreadInfo {
+                stealer: remote,
+                counters: CachePadded::new(WorkerCounters::default()),
+                terminate: CoreLatch::new(),
+                idle_since: AtomicU64::new(NOT_IDLE),
+                parked_since: AtomicU64::new(NOT_IDLE),
+            });
+        }
+        let registry = Arc::new(Registry {
+            id: NEXT_REGISTRY_ID.fetch_add(1, Ordering::Relaxed),
+            infos,
+            injector: Injector::new(),
+            sleep: Sleep::new(n),
+            terminating: AtomicBool::new(false),
+            config,
+            epoch: Instant::now(),
+            stats_reset_at: AtomicU64::new(0),
+        });
+        (registry, locals)
+    }
+
+    /// Builds the registry and starts its workers.
+    pub(crate) fn start(
+        config: RegistryConfig,
+        mut thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+        stack_size: usize,
+    ) -> Result<(Arc<Registry>, Vec<thread::JoinHandle<()>>), crate::BuildError> {
+        let (registry, locals) = Registry::new(config);
+        let mut handles = Vec::with_capacity(locals.len());
+        for (index, local) in locals.into_iter().enumerate() {
+            let name = match thread_name.as_mut() {
+                Some(f) => f(index),
+                None => format!("magpie-worker-{index}"),
+            };
+            let reg = Arc::clone(&registry);
+            let spawned = thread::Builder::new()
+                .name(name)
+                .stack_size(stack_size)
+                .spawn(move || main_loop(reg, index, local));
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(source) => {
+                    registry.terminate();
+                    for h in handles {
+                        let _ = h.join();
+                    }
+                    return Err(crate::BuildError::Spawn { index, source });
+                }
+            }
+        }
+        Ok((registry, handles))
+    }
+
+    pub(crate) fn id(&self) -> usize {
+        self.id
+    }
+
+    pub(crate) fn num_workers(&self) -> usize {
+        self.infos.len()
+    }
+
+    pub(crate) fn sleep(&self) -> &Sleep {
+        &self.sleep
+    }
+
+    pub(crate) fn deque_kind(&self) -> DequeKind {
+        self.config.deque
+    }
+
+    pub(crate) fn victim_policy(&self) -> &dyn VictimPolicy {
+        &*self.config.victims
+    }
+
+    pub(crate) fn idle_policy(&self) -> &dyn IdlePolicy {
+        &*self.config.idle
+    }
+
+    /// Sends a job from outside the pool (or from another pool) to this pool.
+    pub(crate) fn inject(&self, job: JobRef) {
+        self.injector.push(job);
+        // Dekker pair with `Sleep::sleep` step 2 (see runtime/sleep.rs).
+        fence(Ordering::SeqCst);
+        self.sleep.new_work();
+    }
+
+    /// True if a sleeper should stay awake: injected or public work, or termination.
+    fn has_work(&self) -> bool {
+        self.terminating.load(Ordering::SeqCst)
+            || !self.injector.is_empty()
+            || self.infos.iter().any(|i| i.stealer.has_public_work())
+    }
+
+    /// Runs `op` on a worker of this pool and returns its result: directly if the caller is
+    /// such a worker; otherwise the caller blocks (plain thread) or keeps working for its own
+    /// pool (a worker of another pool) until `op` is done.
+    pub(crate) fn in_worker<OP, R>(self: &Arc<Self>, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        let current = WorkerThread::current();
+        if current.is_null() {
+            self.in_worker_cold(op)
+        } else {
+            // SAFETY: a non-null TLS pointer points at the live WorkerThread of this thread.
+            let current = unsafe { &*current };
+            if current.registry.id == self.id {
+                op(current, false)
+            } else {
+                self.in_worker_cross(current, op)
+            }
+        }
+    }
+
+    #[cold]
+    fn in_worker_cold<OP, R>(self: &Arc<Self>, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        let job = StackJob::new(
+            |_| {
+                let wt = WorkerThread::current();
+                // SAFETY: injected jobs only run on workers of this pool, whose TLS is set.
+                op(unsafe { &*wt }, true)
+            },
+            LockLatch::new(),
+        );
+        // SAFETY: `job` stays on this stack until its latch is set (we wait below).
+        self.inject(unsafe { job.as_job_ref() });
+        job.latch.wait();
+        job.into_result()
+    }
+
+    #[cold]
+    fn in_worker_cross<OP, R>(self: &Arc<Self>, current: &WorkerThread, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread, bool) -> R + Send,
+        R: Send,
+    {
+        let job = StackJob::new(
+            |_| {
+                let wt = WorkerThread::current();
+                // SAFETY: injected jobs only run on workers of this pool, whose TLS is set.
+                op(unsafe { &*wt }, true)
+            },
+            SpinLatch::cross(current),
+        );
+        // SAFETY: `job` stays on this stack until its latch is set (we wait below).
+        self.inject(unsafe { job.as_job_ref() });
+        // Keep serving our own pool while the other pool runs `op`: no deadlock even if
+        // that pool needs work from ours.
+        current.wait_until(job.latch.core());
+        job.into_result()
+    }
+
+    /// Stops the workers (they finish the work already queued, then exit).
+    pub(crate) fn terminate(&self) {
+        self.terminating.store(true, Ordering::SeqCst);
+        for (i, info) in self.infos.iter().enumerate() {
+            // SAFETY: the latch lives in the registry, which outlives this call.
+            if unsafe { CoreLatch::set(&info.terminate) } {
+                self.sleep.wake_specific(i);
+            }
+        }
+        self.sleep.wake_all();
+    }
+
+    /// Reports a panic of a job that has no caller to propagate to.
+    pub(crate) fn handle_panic(&self, payload: Box<dyn std::any::Any + Send>) {
+        match &self.config.panic_handler {
+            Some(h) => {
+                // A panicking handler must not take the worker down with it.
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h(payload)));
+            }
+            None => {
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "<non-string panic payload>".into());
+                eprintln!("magpie: a spawned job panicked (no panic_handler set): {msg}");
+            }
+        }
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    /// Snapshots every worker's counters, with derived fields filled in.
+    pub(crate) fn stats(&self) -> Vec<WorkerStats> {
+        let now = self.now_ns();
+        let since_reset = now.saturating_sub(self.stats_reset_at.load(Ordering::Relaxed));
+        self.infos
+            .iter()
+            .map(|info| {
+                let mut s = info.counters.snapshot();
+                let idle_since = info.idle_since.load(Ordering::Relaxed);
+                let parked_since = info.parked_since.load(Ordering::Relaxed);
+                if parked_since != NOT_IDLE {
+                    s.parked_ns += now.saturating_sub(parked_since);
+                } else if idle_since != NOT_IDLE {
+                    s.idle_ns += now.saturating_sub(idle_since);
+                }
+                s.tasks_run = s.private_pops + s.public_pops + s.steals + s.injected_taken;
+                s.busy_ns = since_reset.saturating_sub(s.idle_ns + s.parked_ns);
+                s
+            })
+            .collect()
+    }
+
+    pub(crate) fn reset_stats(&self) {
+        self.stats_reset_at.store(self.now_ns(), Ordering::Relaxed);
+        for info in &self.infos {
+            info.counters.reset();
+        }
+    }
+}
+
+/// The outcome of one search for work.
+enum Search {
+    Found(JobRef),
+    /// Nothing found; `contended` if a race was lost or a victim had only private work.
+    Nothing {
+        contended: bool,
+    },
+}
+
+/// The state of the current thread as a worker of a pool.
+pub(crate) struct WorkerThread {
+    deque: LocalDeque,
+    index: usize,
+    registry: Arc<Registry>,
+    /// Points into `registry.infos[index]`; valid while `registry` is held.
+    counters: *const WorkerCounters,
+    victims: RefCell<Box<dyn VictimSelector>>,
+    victim_buf: RefCell<Vec<usize>>,
+    idle: RefCell<Box<dyn IdleState>>,
+}
+
+impl WorkerThread {
+    /// The current thread's worker, or null.
+    #[inline]
+    pub(crate) fn current() -> *const WorkerThread {
+        WORKER_THREAD.with(Cell::get)
+    }
+
+    #[inline]
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
+    #[inline]
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    #[inline]
+    fn counters(&self) -> &WorkerCounters {
+        // SAFETY: points into `self.registry`, which `self` keeps alive.
+        unsafe { &*self.counters }
+    }
+
+    fn info(&self) -> &ThreadInfo {
+        &self.registry.infos[self.index]
+    }
+
+    /// Pushes a job on this worker's deque (hot path of `join`).
+    #[inline]
+    pub(crate) fn push(&self, job: JobRef) {
+        match &self.deque {
+            LocalDeque::ChaseLev(d) => d.push(job, self.counters()),
+            LocalDeque::Split(d) => d.push(job, self.counters()),
+        }
+        // A plain load: see the note on lost wake-ups in runtime/sleep.rs.
+        if self.registry.sleep.sleeping_hint() > 0 {
+            self.registry.sleep.new_work();
+        }
+    }
+
+    /// Pops the bottom-most job of this worker's deque (hot path of `join`).
+    #[inline]
+    pub(crate) fn pop(&self) -> Option<JobRef> {
+        match &self.deque {
+            LocalDeque::ChaseLev(d) => d.pop(self.counters()),
+            LocalDeque::Split(d) => d.pop(self.counters()),
+        }
+    }
+
+    /// Runs a job taken from a deque or the injector.
+    #[inline]
+    pub(crate) fn execute(&self, job: JobRef) {
+        // SAFETY: every JobRef handed out by the deques and the injector is taken once and
+        // its data is kept alive by whoever waits for it.
+        unsafe { job.execute() }
+    }
+
+    fn find_work(&self) -> Search {
+        if let Some(job) = self.pop() {
+            return Search::Found(job);
+        }
+        let mut contended = false;
+        let registry = &*self.registry;
+        if registry.num_workers() > 1 {
+            let mut victims = self.victim_buf.borrow_mut();
+            let mut selector = self.victims.borrow_mut();
+            victims.clear();
+            selector.next_round(&mut victims);
+            for &v in victims.iter() {
+                let outcome = match registry.infos[v].stealer.steal(self.counters()) {
+                    Steal::Success(job) => {
+                        selector.on_steal(v, ProbeOutcome::Stolen);
+                        return Search::Found(job);
+                    }
+                    Steal::Empty => ProbeOutcome::Empty,
+                    Steal::Retry | Steal::Private => {
+                        contended = true;
+                        ProbeOutcome::Busy
+                    }
+                };
+                selector.on_steal(v, outcome);
+            }
+        }
+        loop {
+            match registry.injector.steal() {
+                InjectorSteal::Success(job) => {
+                    self.counters().injected_taken.bump();
+                    return Search::Found(job);
+                }
+                InjectorSteal::Retry => continue,
+                InjectorSteal::Empty => break,
+            }
+        }
+        Search::Nothing { contended }
+    }
+
+    /// Works (runs local, stolen and injected jobs) until `latch` is set.
+    #[inline]
+    pub(crate) fn wait_until(&self, latch: &CoreLatch) {
+        if !latch.probe() {
+            self.wait_until_cold(latch);
+        }
+    }
+
+    #[cold]
+    fn wait_until_cold(&self, latch: &CoreLatch) {
+        let registry = &*self.registry;
+        let info = self.info();
+        let counters = self.counters();
+        let mut idle_start = registry.now_ns();
+        info.idle_since.store(idle_start, Ordering::Relaxed);
+        while !latch.probe() {
+            match self.find_work() {
+                Search::Found(job) => {
+                    let now = registry.now_ns();
+                    counters.idle_ns.add(now.saturating_sub(idle_start));
+                    info.idle_since.store(NOT_IDLE, Ordering::Relaxed);
+                    self.idle.borrow_mut().on_work_found();
+                    self.execute(job);
+                    idle_start = registry.now_ns();
+                    info.idle_since.store(idle_start, Ordering::Relaxed);
+                }
+                Search::Nothing { contended } => {
+                    let action = self.idle.borrow_mut().on_failed_round();
+                    match action {
+                        IdleAction::Spin => {
+                            for _ in 0..32 {
+                                std::hint::spin_loop();
+                            }
+                        }
+                        IdleAction::Yield => thread::yield_now(),
+                        IdleAction::Park if contended => thread::yield_now(),
+                        IdleAction::Sleep(d) => self.park_for(Some(d), latch, &mut idle_start),
+                        IdleAction::Park => self.park_for(None, latch, &mut idle_start),
+                    }
+                }
+            }
+        }
+        let now = registry.now_ns();
+        counters.idle_ns.add(now.saturating_sub(idle_start));
+        info.idle_since.store(NOT_IDLE, Ordering::Relaxed);
+    }
+
+    /// Sleeps for `d` (self-waking) or parks until woken (`None`); accounts the time.
+    fn park_for(&self, d: Option<Duration>, latch: &CoreLatch, idle_start: &mut u64) {
+        let registry = &*self.registry;
+        let info = self.info();
+        let counters = self.counters();
+        let start = registry.now_ns();
+        counters.idle_ns.add(start.saturating_sub(*idle_start));
+        info.parked_since.store(start, Ordering::Relaxed);
+        let woken = match d {
+            Some(d) => {
+                thread::sleep(d);
+                true
+            }
+            None => match registry
+                .sleep
+                .sleep(self.index, latch, || registry.has_work())
+            {
+                Wakeup::Woken => true,
+                Wakeup::TimedOut | Wakeup::DidNotSleep => false,
+            },
+        };
+        let end = registry.now_ns();
+        counters.parked_ns.add(end.saturating_sub(start));
+        counters.parks.bump();
+        info.parked_since.store(NOT_IDLE, Ordering::Relaxed);
+        *idle_start = end;
+        if woken {
+            // Woken for a reason: search actively again before parking.
+            self.idle.borrow_mut().on_work_found();
+        }
+    }
+}
+
+/// The life of one worker thread.
+fn main_loop(registry: Arc<Registry>, index: usize, deque: LocalDeque) {
+    let counters: *const WorkerCounters = &*registry.infos[index].counters;
+    let worker = WorkerThread {
+        victims: RefCell::new(
+            registry
+                .config
+                .victims
+                .selector(index, registry.num_workers()),
+        ),
+        victim_buf: RefCell::new(Vec::with_capacity(registry.num_workers())),
+        idle: RefCell::new(registry.config.idle.state(index)),
+        deque,
+        index,
+        registry,
+        counters,
+    };
+    WORKER_THREAD.with(|w| w.set(&worker));
+    // Signal-based deques need the OS thread bound to its deque before thieves signal it;
+    // the binding ends (and waits for in-flight signals) before the thread forgets its
+    // worker state.
+    {
+        let _bind = match &worker.deque {
+            LocalDeque::Split(d) if d.exposure().uses_signal() => Some(
+                d.bind_current_thread(worker.registry.config.signal, worker.counters())
+                    .unwrap_or_else(|e| panic!("magpie worker {index}: {e}")),
+            ),
+            _ => None,
+        };
+        let terminate = &worker.registry.infos[index].terminate;
+        worker.wait_until(terminate);
+        // Finish whatever is still queued (static spawns) before leaving.
+        while let Search::Found(job) = worker.find_work() {
+            worker.execute(job);
+        }
+    }
+    WORKER_THREAD.with(|w| w.set(ptr::null()));
+}

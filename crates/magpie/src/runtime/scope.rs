@@ -1,0 +1,185 @@
+//! `scope`: spawn any number of borrowing jobs; wait for all of them.
+
+use std::any::Any;
+use std::marker::PhantomData;
+use std::panic::{self, AssertUnwindSafe};
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::Arc;
+
+use super::job::HeapJob;
+use super::latch::{CountLatch, Latch};
+use super::registry::{Registry, WorkerThread};
+
+/// The variance marker of [`Scope`].
+type ScopeBody<'scope> = Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>;
+
+/// A scope in which jobs borrowing from the enclosing stack can be spawned; see [`scope`].
+pub struct Scope<'scope> {
+    latch: CountLatch,
+    registry: Arc<Registry>,
+    /// The first panic of a spawned job (a leaked `Box<Box<dyn Any + Send>>`), or null.
+    panic: AtomicPtr<Box<dyn Any + Send + 'static>>,
+    /// Invariant in `'scope`, like rayon: spawned closures may borrow anything outliving it.
+    marker: PhantomData<ScopeBody<'scope>>,
+}
+
+/// Creates a scope, runs `op` in it on the current pool (or the global pool), and returns
+/// once `op` and every job spawned in the scope have finished.
+///
+/// A panic in `op` or in any spawned job is propagated to the caller after all jobs
+/// finished (the first panic wins; the others are dropped).
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// let hits = AtomicUsize::new(0);
+/// let mut data = vec![0u32; 8];
+/// magpie::scope(|s| {
+///     for (i, slot) in data.iter_mut().enumerate() {
+///         let hits = &hits;
+///         s.spawn(move |_| {
+///             *slot = i as u32 * 2;
+///             hits.fetch_add(1, Ordering::Relaxed);
+///         });
+///     }
+/// });
+/// assert_eq!(hits.load(Ordering::Relaxed), 8);
+/// assert_eq!(data[7], 14);
+/// ```
+pub fn scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        crate::runtime::global_registry().in_worker(|wt, _| scope_on_worker(wt, op))
+    } else {
+        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+        scope_on_worker(unsafe { &*wt }, op)
+    }
+}
+
+pub(crate) fn scope_on_worker<'scope, OP, R>(wt: &WorkerThread, op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    let scope = Scope {
+        latch: CountLatch::new(wt),
+        registry: Arc::clone(wt.registry()),
+        panic: AtomicPtr::new(ptr::null_mut()),
+        marker: PhantomData,
+    };
+    let result = match panic::catch_unwind(AssertUnwindSafe(|| op(&scope))) {
+        Ok(r) => Some(r),
+        Err(p) => {
+            scope.record_panic(p);
+            None
+        }
+    };
+    // SAFETY: the latch lives in `scope`, alive until after the wait below; this drops the
+    // count held for `op` itself.
+    unsafe { Latch::set(&scope.latch) };
+    wt.wait_until(scope.latch.core());
+    let p = scope.panic.swap(ptr::null_mut(), Ordering::Acquire);
+    if !p.is_null() {
+        // SAFETY: non-null pointers stored in `panic` come from `Box::into_raw` below and are
+        // taken out once (the swap).
+        let payload = unsafe { Box::from_raw(p) };
+        panic::resume_unwind(*payload);
+    }
+    result.expect("scope body panicked without recording it")
+}
+
+impl<'scope> Scope<'scope> {
+    /// Spawns a job into the scope. It may run on any worker of the pool; the scope waits
+    /// for it. The job gets the scope back so it can spawn more.
+    pub fn spawn<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.latch.increment();
+        let scope_ptr = ScopePtr(self);
+        let job = HeapJob::new(move || {
+            let scope_ptr = scope_ptr;
+            // SAFETY: the scope outlives every job it counts: it waits for the count to reach
+            // zero, and this job's decrement is its last access.
+            let scope = unsafe { &*scope_ptr.0 };
+            if let Err(p) = panic::catch_unwind(AssertUnwindSafe(|| body(scope))) {
+                scope.record_panic(p);
+            }
+            // SAFETY: see above; nothing touches `scope` after this.
+            unsafe { Latch::set(&scope.latch) };
+        });
+        // SAFETY: the closure borrows only data outliving 'scope, and the scope does not end
+        // before the job ran (it waits on the count latch).
+        let job_ref = unsafe { job.into_job_ref() };
+        let wt = WorkerThread::current();
+        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+        match unsafe { wt.as_ref() } {
+            Some(wt) if wt.registry().id() == self.registry.id() => wt.push(job_ref),
+            _ => self.registry.inject(job_ref),
+        }
+    }
+
+    fn record_panic(&self, payload: Box<dyn Any + Send + 'static>) {
+        let boxed = Box::into_raw(Box::new(payload));
+        if self
+            .panic
+            .compare_exchange(ptr::null_mut(), boxed, Ordering::Release, Ordering::Relaxed)
+            .is_err()
+        {
+            // SAFETY: `boxed` was just leaked and never shared.
+            drop(unsafe { Box::from_raw(boxed) });
+        }
+    }
+}
+
+struct ScopePtr<T>(*const T);
+// SAFETY: a `Scope` is `Sync` (all shared state is atomic); the pointer is only dereferenced
+// while the scope is alive (see `Scope::spawn`).
+unsafe impl<T: Sync> Send for ScopePtr<T> {}
+
+/// Spawns a `'static` job on the current pool (or the global pool) and returns at once.
+///
+/// A panic in the job goes to the pool's panic handler (or is printed to stderr); the pool
+/// stays usable.
+///
+/// ```
+/// use std::sync::mpsc::channel;
+/// let (tx, rx) = channel();
+/// magpie::spawn(move || tx.send(6 * 7).unwrap());
+/// assert_eq!(rx.recv().unwrap(), 42);
+/// ```
+pub fn spawn<F>(f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+    match unsafe { wt.as_ref() } {
+        Some(wt) => spawn_in(wt.registry(), f),
+        None => spawn_in(crate::runtime::global_registry(), f),
+    }
+}
+
+pub(crate) fn spawn_in<F>(registry: &Arc<Registry>, f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    let reg = Arc::clone(registry);
+    let job = HeapJob::new(move || {
+        if let Err(p) = panic::catch_unwind(AssertUnwindSafe(f)) {
+            reg.handle_panic(p);
+        }
+    });
+    // SAFETY: the closure is 'static.
+    let job_ref = unsafe { job.into_job_ref() };
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+    match unsafe { wt.as_ref() } {
+        Some(wt) if wt.registry().id() == registry.id() => wt.push(job_ref),
+        _ => registry.inject(job_ref),
+    }
+}
