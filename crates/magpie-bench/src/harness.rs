@@ -1,7 +1,8 @@
 //! Runtimes, measurement, and reporting for the `forkjoin` benchmark.
 
-use crate::join::{Rayon, Sequential};
+use crate::join::{Magpie, Rayon, Sequential};
 use crate::kernels::{Inputs, KernelId};
+use magpie::deque::DequeKind;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::num::NonZeroUsize;
@@ -40,11 +41,13 @@ pub enum Pool {
     Rayon(rayon::ThreadPool),
     /// A chili pool; the calling thread is one of its `thread_count` threads.
     Chili(chili::ThreadPool),
+    /// A magpie pool with the given deque.
+    Magpie(magpie::ThreadPool),
 }
 
 impl Pool {
-    /// Builds the pool for `runtime` with `workers` threads.
-    pub fn build(runtime: RuntimeKind, workers: usize) -> Result<Pool, String> {
+    /// Builds the pool for `runtime` with `workers` threads (and, for magpie, `deque`).
+    pub fn build(runtime: RuntimeKind, deque: DequeKind, workers: usize) -> Result<Pool, String> {
         Ok(match runtime {
             RuntimeKind::Sequential => Pool::Sequential,
             RuntimeKind::Rayon => Pool::Rayon(
@@ -59,7 +62,13 @@ impl Pool {
                 ),
                 ..Default::default()
             })),
-            RuntimeKind::Magpie => return Err("magpie is not wired in yet".into()),
+            RuntimeKind::Magpie => Pool::Magpie(
+                magpie::ThreadPoolBuilder::new()
+                    .num_workers(workers)
+                    .deque(deque)
+                    .build()
+                    .map_err(|e| format!("building a magpie pool ({deque}): {e}"))?,
+            ),
         })
     }
 
@@ -78,6 +87,7 @@ impl Pool {
                 let mut scope = pool.scope();
                 timed(|| inputs.run(kernel, &mut scope))
             }
+            Pool::Magpie(pool) => pool.install(|| timed(|| inputs.run(kernel, &mut Magpie))),
         };
         Ok((elapsed, inputs.digest(kernel, ret)?))
     }

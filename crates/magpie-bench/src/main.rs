@@ -20,7 +20,9 @@ mod kernels;
 use clap::{Parser, Subcommand};
 use harness::{Pool, Row, RuntimeKind};
 use kernels::{Inputs, KernelId, Sizes};
+use magpie::deque::DequeKind;
 use std::collections::HashMap;
+use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -69,6 +71,9 @@ struct ForkjoinArgs {
     #[arg(long, value_enum, value_delimiter = ',',
           default_values_t = [RuntimeKind::Sequential, RuntimeKind::Magpie, RuntimeKind::Rayon, RuntimeKind::Chili])]
     runtimes: Vec<RuntimeKind>,
+    /// magpie's deques to run (each is its own magpie row).
+    #[arg(long, value_delimiter = ',', default_values_t = DequeKind::ALL)]
+    deques: Vec<DequeKind>,
     /// Small problem sizes, for a smoke test.
     #[arg(long)]
     quick: bool,
@@ -76,13 +81,13 @@ struct ForkjoinArgs {
 
 impl std::fmt::Display for KernelId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 
 impl std::fmt::Display for RuntimeKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 
@@ -103,22 +108,23 @@ fn main() -> ExitCode {
     }
 }
 
-/// The configurations to measure, in order: (runtime, variant, workers).
-fn configurations(args: &ForkjoinArgs) -> Vec<(RuntimeKind, String, usize)> {
+/// The configurations to measure, in order: (runtime, deque (magpie only), workers).
+fn configurations(args: &ForkjoinArgs) -> Vec<(RuntimeKind, DequeKind, usize)> {
     let mut out = Vec::new();
     if args.runtimes.contains(&RuntimeKind::Sequential) {
-        out.push((RuntimeKind::Sequential, String::new(), 1));
+        out.push((RuntimeKind::Sequential, DequeKind::default(), 1));
     }
     for &w in &args.workers {
         for rt in [RuntimeKind::Rayon, RuntimeKind::Chili, RuntimeKind::Magpie] {
             if !args.runtimes.contains(&rt) {
                 continue;
             }
-            match rt {
-                RuntimeKind::Magpie => {
-                    eprintln!("magpie-bench: magpie is not wired in yet; skipping it");
+            if rt == RuntimeKind::Magpie {
+                for &d in &args.deques {
+                    out.push((rt, d, w));
                 }
-                _ => out.push((rt, String::new(), w)),
+            } else {
+                out.push((rt, DequeKind::default(), w));
             }
         }
     }
@@ -157,33 +163,45 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
     }
 
     let mut rows: Vec<Row> = Vec::new();
-    for (runtime, variant, workers) in configurations(args) {
-        let pool = Pool::build(runtime, workers)?;
-        for &k in &kernels {
-            let label = if variant.is_empty() {
-                format!("{k} on {runtime} with {workers} worker(s)")
-            } else {
-                format!("{k} on {runtime} ({variant}) with {workers} worker(s)")
-            };
-            eprint!("{label}: ");
-            let mut times: Vec<Duration> = Vec::new();
-            for run in 0..=args.runs {
-                let (t, digest) = pool.execute(k, &mut inputs)?;
-                if digest != reference[&k] {
-                    return Err(format!(
-                        "{label}: wrong result on run {run}: {digest:#x}, sequential gave {:#x}",
-                        reference[&k]
-                    ));
-                }
-                if run > 0 {
-                    times.push(t);
-                    eprint!("{:.4} ", t.as_secs_f64());
-                }
+    let mut failed: Vec<String> = Vec::new();
+    for (runtime, deque, workers) in configurations(args) {
+        let variant = if runtime == RuntimeKind::Magpie {
+            deque.name().to_string()
+        } else {
+            String::new()
+        };
+        let name = if variant.is_empty() {
+            format!("{runtime} with {workers} worker(s)")
+        } else {
+            format!("{runtime} ({variant}) with {workers} worker(s)")
+        };
+        // A panicking configuration (say, an unfinished deque) is reported and skipped; a
+        // wrong result aborts the whole benchmark.
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            measure(
+                args,
+                &kernels,
+                &reference,
+                &mut inputs,
+                runtime,
+                deque,
+                &variant,
+                workers,
+            )
+        }));
+        match outcome {
+            Ok(Ok(mut r)) => rows.append(&mut r),
+            Ok(Err(e)) => return Err(format!("{name}: {e}")),
+            Err(payload) => {
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "non-string panic".into());
+                eprintln!("\nmagpie-bench: {name} PANICKED ({msg}); skipping it");
+                failed.push(format!("{name}: panicked: {msg}"));
             }
-            eprintln!();
-            rows.push(harness::summarize(k, runtime, &variant, workers, &times));
         }
-        drop(pool);
     }
 
     let mut text = String::new();
@@ -198,5 +216,51 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
     } else {
         print!("{text}");
     }
-    Ok(())
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} configuration(s) failed and have no row:\n  {}",
+            failed.len(),
+            failed.join("\n  ")
+        ))
+    }
+}
+
+/// Builds one configuration's pool and measures every kernel on it: one untimed warm-up and
+/// `args.runs` timed runs, each checked against the sequential `reference`.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    args: &ForkjoinArgs,
+    kernels: &[KernelId],
+    reference: &HashMap<KernelId, u64>,
+    inputs: &mut Inputs,
+    runtime: RuntimeKind,
+    deque: DequeKind,
+    variant: &str,
+    workers: usize,
+) -> Result<Vec<Row>, String> {
+    let pool = Pool::build(runtime, deque, workers)?;
+    let mut rows = Vec::new();
+    for &k in kernels {
+        eprint!("{k:<10} {runtime:<10} {variant:<17} {workers:>2} worker(s): ");
+        let mut times: Vec<Duration> = Vec::new();
+        for run in 0..=args.runs {
+            let (t, digest) = pool.execute(k, inputs)?;
+            if digest != reference[&k] {
+                return Err(format!(
+                    "{k}: wrong result on run {run} ({}): {digest:#x}, sequential gave {:#x}",
+                    if run == 0 { "warm-up" } else { "timed" },
+                    reference[&k]
+                ));
+            }
+            if run > 0 {
+                times.push(t);
+                eprint!("{:.4} ", t.as_secs_f64());
+            }
+        }
+        eprintln!();
+        rows.push(harness::summarize(k, runtime, variant, workers, &times));
+    }
+    Ok(rows)
 }
