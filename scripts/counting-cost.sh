@@ -5,13 +5,14 @@
 # builds ROUNDS times, and prints the ratio counted/uncounted of the medians.
 #
 # Usage: scripts/counting-cost.sh [ROUNDS (default 3)] [RUNS per round (default 5)]
-# Env:   WORKERS (default 1,2), KERNELS (default fib).
+# Env:   WORKERS (default 1,2), KERNELS (default fib), DEQUES (default: all five).
 set -euo pipefail
 
 rounds=${1:-3}
 runs=${2:-5}
 workers=${WORKERS:-1,2}
 kernels=${KERNELS:-fib}
+deques=${DEQUES:-chase-lev,lcws-user,lcws-signal,lcws-conservative,lcws-half}
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -35,7 +36,7 @@ for round in $(seq 1 "$rounds"); do
         echo "round $round/$rounds: $variant" >&2
         file="$out/$variant-$round.json"
         "$out/bench-$variant" forkjoin --json --runtimes magpie --kernels "$kernels" \
-            --workers "$workers" --runs "$runs" >"$file" 2>"$out/$variant-$round.log" || {
+            --deques "$deques" --workers "$workers" --runs "$runs" >"$file" 2>"$out/$variant-$round.log" || {
             cat "$out/$variant-$round.log" >&2
             exit 1
         }

@@ -6,6 +6,8 @@
 //!     [--kernels fib,tree,...] [--runtimes sequential,magpie,rayon,chili] [--deques ...] [--quick]
 //! ```
 
+#![warn(missing_docs)]
+
 #[cfg(all(feature = "counted", feature = "uncounted"))]
 compile_error!(
     "features `counted` (a default) and `uncounted` exclude each other: \
