@@ -1,10 +1,9 @@
 //! The pool configuration of the `magpie` binary: each setting comes from its flag, else
 //! its `MAGPIE_*` environment variable, else the library default, and remembers which.
 //!
-//! The values are resolved here rather than by `ThreadPoolBuilder::from_env()` for two
-//! reasons: a flag must override a bad environment value (`from_env` would keep the error
-//! and fail at `build()`), and `info` and the error messages need the resolved values and
-//! where they came from, which the builder does not expose. The parsing is the library's
+//! The values are resolved here rather than by `ThreadPoolBuilder::from_env()` because
+//! `info` and the error messages need the resolved values and where each came from (flag,
+//! variable or default), which the builder does not expose. The parsing is the library's
 //! own (`DequeKind::from_str`, the policies' `by_name`, `parse_signal`), with the same
 //! conventions as `from_env`: values are trimmed and an empty variable counts as unset.
 
