@@ -561,6 +561,18 @@ impl<T: Send> Worker<T> {
         (b - pb).max(0) as usize
     }
 
+    /// Checks the owner-side invariant `public_bot <= bot` between operations (loom
+    /// models).
+    #[cfg(loom)]
+    pub fn assert_invariants(&self) {
+        let b = self.inner.bot.load(Ordering::Relaxed);
+        let pb = self.inner.public_bot.load(Ordering::Relaxed);
+        assert!(
+            pb <= b,
+            "public_bot {pb} > bot {b} after an owner operation"
+        );
+    }
+
     /// Runs `update_public_bottom` as the handler would, on the owner's thread, counting on
     /// `counters` (for the loom models, which cannot deliver signals).
     #[cfg(loom)]
