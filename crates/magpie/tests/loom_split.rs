@@ -15,6 +15,7 @@ use loom::thread;
 use magpie::deque::split::{loom_hook, Worker};
 use magpie::deque::{DequeOwner, DequeStealer, Exposure, Steal};
 use magpie::stats::WorkerCounters;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 const VARIANTS: [Exposure; 4] = [
     Exposure::User,
@@ -32,12 +33,27 @@ fn check(f: impl Fn() + Sync + Send + 'static) {
 }
 
 /// Runs `scenario(exposure, n)` for every variant and every handler point `n` in
-/// `0..=points` (0 = the handler never fires).
-fn for_all_points(points: usize, scenario: fn(Exposure, usize)) {
+/// `0..=points` (0 = the handler never fires), and checks that no execution reached more
+/// than `points` points, so that every point was tried.
+///
+/// `most` records the most handler points the owner reached in one execution; each test
+/// passes its own (tests run in parallel).
+fn for_all_points(
+    points: usize,
+    most: &'static AtomicUsize,
+    scenario: fn(Exposure, usize, &'static AtomicUsize),
+) {
     for e in VARIANTS {
+        most.store(0, Ordering::Relaxed);
         for n in 0..=points {
-            scenario(e, n);
+            scenario(e, n, most);
         }
+        let most = most.load(Ordering::Relaxed);
+        assert!(
+            most <= points,
+            "{e:?}: {most} handler points, only {points} tried"
+        );
+        assert!(most > 0);
     }
 }
 
@@ -65,7 +81,9 @@ fn settle(
     mut got: Vec<usize>,
     t: thread::JoinHandle<Vec<usize>>,
     expected: &[usize],
+    most: &AtomicUsize,
 ) {
+    most.fetch_max(loom_hook::reached(), Ordering::Relaxed);
     loom_hook::arm(0);
     got.extend(t.join().unwrap());
     let mut seen = got.clone();
@@ -82,7 +100,7 @@ fn settle(
 }
 
 /// Owner: push, push, pop, pop (the second push grows the array) vs one thief stealing twice.
-fn push_push_pop_pop(e: Exposure, n: usize) {
+fn push_push_pop_pop(e: Exposure, n: usize, most: &'static AtomicUsize) {
     check(move || {
         let w = Worker::with_capacity(e, 1);
         let t = thief(w.stealer(), 2);
@@ -93,13 +111,13 @@ fn push_push_pop_pop(e: Exposure, n: usize) {
         let mut got = Vec::new();
         got.extend(w.pop(&c));
         got.extend(w.pop(&c));
-        settle(&w, &c, got, t, &[1, 2]);
+        settle(&w, &c, got, t, &[1, 2], most);
     });
 }
 
 /// The owner pops the last public task while a thief steals it: the CAS race of
 /// `pop_public_bottom` (the conservative variant keeps one more, private, task).
-fn last_public_task(e: Exposure, n: usize) {
+fn last_public_task(e: Exposure, n: usize, most: &'static AtomicUsize) {
     check(move || {
         let w = Worker::new(e);
         let c = WorkerCounters::default();
@@ -119,13 +137,13 @@ fn last_public_task(e: Exposure, n: usize) {
         for _ in 0..expected.len() {
             got.extend(w.pop(&c));
         }
-        settle(&w, &c, got, t, expected);
+        settle(&w, &c, got, t, expected, most);
     });
 }
 
 /// "A Subtlety": one private task; the handler fires inside `pop_bottom` while a thief tries
 /// to steal the task it may expose.
-fn subtlety(e: Exposure, n: usize) {
+fn subtlety(e: Exposure, n: usize, most: &'static AtomicUsize) {
     check(move || {
         let w = Worker::new(e);
         let c = WorkerCounters::default();
@@ -133,12 +151,12 @@ fn subtlety(e: Exposure, n: usize) {
         let t = thief(w.stealer(), 2);
         loom_hook::arm(n);
         let got = w.pop(&c).into_iter().collect();
-        settle(&w, &c, got, t, &[1]);
+        settle(&w, &c, got, t, &[1], most);
     });
 }
 
 /// Two public tasks: the owner's fast public pop (no CAS) vs a thief, then the last one.
-fn two_public_tasks(e: Exposure, n: usize) {
+fn two_public_tasks(e: Exposure, n: usize, most: &'static AtomicUsize) {
     check(move || {
         let w = Worker::new(e);
         let c = WorkerCounters::default();
@@ -152,26 +170,30 @@ fn two_public_tasks(e: Exposure, n: usize) {
         let mut got = Vec::new();
         got.extend(w.pop(&c));
         got.extend(w.pop(&c));
-        settle(&w, &c, got, t, &[1, 2, 3]);
+        settle(&w, &c, got, t, &[1, 2, 3], most);
     });
 }
 
 #[test]
 fn push_push_pop_pop_vs_thief() {
-    for_all_points(24, push_push_pop_pop);
+    static MOST: AtomicUsize = AtomicUsize::new(0);
+    for_all_points(24, &MOST, push_push_pop_pop);
 }
 
 #[test]
 fn last_public_task_cas_race() {
-    for_all_points(16, last_public_task);
+    static MOST: AtomicUsize = AtomicUsize::new(0);
+    for_all_points(16, &MOST, last_public_task);
 }
 
 #[test]
 fn subtlety_handler_inside_pop_bottom() {
-    for_all_points(12, subtlety);
+    static MOST: AtomicUsize = AtomicUsize::new(0);
+    for_all_points(12, &MOST, subtlety);
 }
 
 #[test]
 fn fast_public_pop_vs_thief() {
-    for_all_points(16, two_public_tasks);
+    static MOST: AtomicUsize = AtomicUsize::new(0);
+    for_all_points(16, &MOST, two_public_tasks);
 }

@@ -182,6 +182,8 @@ impl<T> Inner<T> {
     /// `push_bottom`: `deq[bot++] = task`, growing a full array. Owner only.
     fn push_bottom(&self, task: T, c: &WorkerCounters) {
         let b = self.bot.load(Ordering::Relaxed);
+        signal_fence();
+        self.handler_point(c);
         let mut buf = self.owner_buffer();
         if b >= buf.cap() {
             buf = self.grow(b, c);
@@ -275,6 +277,8 @@ impl<T> Inner<T> {
     /// `pop_bottom` returned `None`.
     fn pop_public_bottom(&self, c: &WorkerCounters) -> Option<T> {
         let pb = self.public_bot.load(Ordering::Relaxed);
+        signal_fence();
+        self.handler_point(c);
         if pb == 0 {
             // Nothing public; undo a race-fixed `pop_bottom`'s decrement (bot = -1).
             self.bot.store(0, Ordering::Relaxed);
@@ -290,6 +294,7 @@ impl<T> Inner<T> {
         fence(Ordering::SeqCst);
         c.fences.bump();
         let age = self.age.load(Ordering::Relaxed);
+        self.handler_point(c);
         let (tag, top) = unpack(age);
         if p > top as isize {
             // More than one public task was left: slot `p` is ours without a CAS.
@@ -324,6 +329,7 @@ impl<T> Inner<T> {
             // that reads the new age also reads `public_bot == 0` (or later).
             self.age.store(new_age, Ordering::Release);
         }
+        self.handler_point(c);
         fence(Ordering::SeqCst);
         c.fences.bump();
         signal_fence();
@@ -726,6 +732,7 @@ pub mod loom_hook {
     std::thread_local! {
         static COUNTDOWN: Cell<usize> = const { Cell::new(0) };
         static FIRED: Cell<bool> = const { Cell::new(false) };
+        static REACHED: Cell<usize> = const { Cell::new(0) };
     }
 
     /// The `n`-th interleaving point (1-based) this thread reaches fires the handler;
@@ -733,6 +740,7 @@ pub mod loom_hook {
     pub fn arm(n: usize) {
         COUNTDOWN.with(|c| c.set(n));
         FIRED.with(|f| f.set(false));
+        REACHED.with(|r| r.set(0));
     }
 
     /// Whether the armed point was reached.
@@ -740,7 +748,13 @@ pub mod loom_hook {
         FIRED.with(|f| f.get())
     }
 
+    /// How many interleaving points this thread reached since the last [`arm`].
+    pub fn reached() -> usize {
+        REACHED.with(|r| r.get())
+    }
+
     pub(crate) fn tick() -> bool {
+        REACHED.with(|r| r.set(r.get() + 1));
         COUNTDOWN.with(|c| match c.get() {
             0 => false,
             1 => {
