@@ -155,7 +155,8 @@ fn subtlety(e: Exposure, n: usize, most: &'static AtomicUsize) {
     });
 }
 
-/// Two public tasks: the owner's fast public pop (no CAS) vs a thief, then the last one.
+/// Two public tasks: the owner's fast public pop (no CAS) vs a thief stealing twice (the
+/// first `pop_public_bottom` fence is what keeps both from taking the second task).
 fn two_public_tasks(e: Exposure, n: usize, most: &'static AtomicUsize) {
     check(move || {
         let w = Worker::new(e);
@@ -165,7 +166,7 @@ fn two_public_tasks(e: Exposure, n: usize, most: &'static AtomicUsize) {
         }
         w.simulate_handler(&c);
         w.simulate_handler(&c);
-        let t = thief(w.stealer(), 1);
+        let t = thief(w.stealer(), 2);
         loom_hook::arm(n);
         let mut got = Vec::new();
         got.extend(w.pop(&c));
