@@ -28,6 +28,12 @@
 //! expose the task being popped. The conservative variant keeps the original form, because
 //! its handler never exposes the last private task (see [`Inner::pop_bottom`]).
 //!
+//! Thieves read a slot before the CAS that claims it (as in crossbeam-deque): after an index
+//! reset the owner may be rewriting that slot, the thief's CAS then fails (the tag changed)
+//! and the copy is discarded without being dropped. That read is a data race in the Rust
+//! memory model that the algorithm tolerates; loom reports it, so the loom models do not
+//! push again after a reset while a thief is active.
+//!
 //! Memory: a full array grows to twice its size; retired arrays are kept until the deque is
 //! dropped (thieves may still read them), so memory stays below twice the largest array.
 //! Indices return to 0 whenever the deque empties; a deque that never empties while thieves
@@ -1042,6 +1048,65 @@ mod tests {
         assert_eq!(w.pop(&c), Some(3));
         assert_eq!(w.pop(&c), Some(2));
         assert_eq!(w.pop(&c), None);
+    }
+
+    #[test]
+    fn signal_exposure_across_threads() {
+        use std::sync::atomic::AtomicBool as StdBool;
+        use std::sync::Arc as StdArc;
+        const N: usize = 20_000;
+        for e in [Exposure::Signal, Exposure::Conservative, Exposure::Half] {
+            let w = Worker::new(e);
+            let s = w.stealer();
+            let done = StdArc::new(StdBool::new(false));
+            let thieves: Vec<_> = (0..2)
+                .map(|_| {
+                    let s = s.clone();
+                    let done = done.clone();
+                    std::thread::spawn(move || {
+                        let t = ctr();
+                        let mut got = Vec::new();
+                        while !done.load(std::sync::atomic::Ordering::Acquire) {
+                            if let Steal::Success(v) = s.steal(&t) {
+                                got.push(v);
+                            }
+                        }
+                        (got, t.snapshot())
+                    })
+                })
+                .collect();
+            let c = ctr();
+            let mut got = Vec::new();
+            {
+                let _g = w.bind_current_thread(signal::DEFAULT_SIGNAL, &c).unwrap();
+                for i in 0..N {
+                    w.push(i, &c);
+                    if i % 4 == 3 {
+                        got.extend(w.pop(&c));
+                    }
+                    // A little work between scheduling points, so that signals land anywhere.
+                    std::hint::black_box((0..50).sum::<usize>());
+                }
+                while let Some(v) = w.pop(&c) {
+                    got.push(v);
+                }
+                done.store(true, std::sync::atomic::Ordering::Release);
+                // The guard drops here while thieves may still be signalling.
+            }
+            let mut signals = 0;
+            for t in thieves {
+                let (g, st) = t.join().unwrap();
+                got.extend(g);
+                signals += st.signals_sent;
+            }
+            got.sort_unstable();
+            assert_eq!(got, (0..N).collect::<Vec<_>>(), "{e:?}");
+            let cs = c.snapshot();
+            assert!(
+                cs.exposures_served <= signals,
+                "{e:?}: served {cs:?}, sent {signals}"
+            );
+        }
     }
 
     #[test]
