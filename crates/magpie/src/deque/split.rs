@@ -475,6 +475,13 @@ impl<T> Inner<T> {
         let (_, top) = unpack(self.age.load(Ordering::Relaxed));
         (b - top as isize).max(0) as usize
     }
+
+    /// Racy estimate of the public part (what a thief could take now).
+    fn public_len_estimate(&self) -> usize {
+        let pb = self.public_bot.load(Ordering::Relaxed);
+        let (_, top) = unpack(self.age.load(Ordering::Relaxed));
+        (pb - top as isize).max(0) as usize
+    }
 }
 
 /// How many private tasks `update_public_bottom` exposes out of `r` for a variant.
@@ -726,6 +733,10 @@ impl<T: Send> DequeStealer<T> for Stealer<T> {
 
     fn len_hint(&self) -> usize {
         self.inner.len_estimate()
+    }
+
+    fn public_len_hint(&self) -> usize {
+        self.inner.public_len_estimate()
     }
 }
 
