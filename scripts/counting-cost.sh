@@ -20,12 +20,13 @@ target=${CARGO_TARGET_DIR:-$root/target}
 out=$(mktemp -d "${TMPDIR:-/tmp}/counting-cost.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 
-echo "building the counted variant…" >&2
-cargo build --release -q -p magpie-bench
-cp "$target/release/magpie-bench" "$out/bench-counted"
+# Uncounted first, so that target/release/magpie-bench is the default (counted) build after.
 echo "building the uncounted variant…" >&2
 cargo build --release -q -p magpie-bench --no-default-features --features uncounted
 cp "$target/release/magpie-bench" "$out/bench-uncounted"
+echo "building the counted variant…" >&2
+cargo build --release -q -p magpie-bench
+cp "$target/release/magpie-bench" "$out/bench-counted"
 
 counted=()
 uncounted=()
