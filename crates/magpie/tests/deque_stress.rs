@@ -84,10 +84,9 @@ impl Kind for Split {
             return None;
         }
         signal::install(DEFAULT_SIGNAL).expect("install the exposure handler");
-        Some(
-            w.bind_current_thread(DEFAULT_SIGNAL, c)
-                .expect("bind the owner thread"),
-        )
+        // SAFETY: callers keep the guard in a local that is dropped (never leaked) before
+        // the deque and the counters.
+        Some(unsafe { w.bind_current_thread(DEFAULT_SIGNAL, c) }.expect("bind the owner thread"))
     }
 
     fn steals_are_immediate(&self) -> bool {
@@ -95,7 +94,9 @@ impl Kind for Split {
     }
 
     fn owner_must_poll(&self) -> bool {
-        !self.0.uses_signal()
+        // User exposes only when the owner pushes or pops; Conservative never exposes the
+        // last private task (LCWS §4.1.1), so its owner must take that one back itself.
+        matches!(self.0, Exposure::User | Exposure::Conservative)
     }
 }
 
