@@ -613,9 +613,11 @@ impl<T: Send> Worker<T> {
     /// # Panics
     /// If the calling thread is already bound to a split deque (one deque per thread).
     ///
-    /// The guard must be dropped, not leaked: a leaked guard leaves the thread's handler
-    /// pointing at `counters` and this deque after they may have been freed.
-    pub fn bind_current_thread<'a>(
+    /// # Safety
+    /// The guard must be dropped, not leaked (`mem::forget`, a reference cycle): a leaked
+    /// guard leaves the thread's signal handler pointing at `counters` and this deque after
+    /// they may have been freed, and a later signal would read freed memory.
+    pub unsafe fn bind_current_thread<'a>(
         &'a self,
         signal: c_int,
         counters: &'a WorkerCounters,
@@ -1036,9 +1038,8 @@ mod tests {
         w.push(3, &c);
         assert!(!w.inner.targeted.load(Ordering::Relaxed));
         {
-            let _g = w
-                .bind_current_thread(signal::DEFAULT_SIGNAL, &c)
-                .expect("bind");
+            // SAFETY: the guard is dropped at the end of this block.
+            let _g = unsafe { w.bind_current_thread(signal::DEFAULT_SIGNAL, &c) }.expect("bind");
             // The thief is this very thread: pthread_kill to self delivers the signal before
             // it returns, so the handler has run when `steal` returns.
             assert_eq!(s.steal(&t), Steal::Private);
@@ -1089,7 +1090,8 @@ mod tests {
             let c = ctr();
             let mut got = Vec::new();
             {
-                let _g = w.bind_current_thread(signal::DEFAULT_SIGNAL, &c).unwrap();
+                // SAFETY: the guard is dropped at the end of this block.
+                let _g = unsafe { w.bind_current_thread(signal::DEFAULT_SIGNAL, &c) }.unwrap();
                 for i in 0..N {
                     w.push(i, &c);
                     if i % 4 == 3 {
@@ -1129,7 +1131,8 @@ mod tests {
         for i in 0..5 {
             w.push(i, &c);
         }
-        let _g = w.bind_current_thread(signal::DEFAULT_SIGNAL, &c).unwrap();
+        // SAFETY: the guard is dropped at the end of the test, before `w` and `c`.
+        let _g = unsafe { w.bind_current_thread(signal::DEFAULT_SIGNAL, &c) }.unwrap();
         assert_eq!(s.steal(&t), Steal::Private);
         assert_eq!(c.snapshot().tasks_exposed, 3);
         assert_eq!(w.private_len(), 2);

@@ -555,8 +555,10 @@ fn main_loop(registry: Arc<Registry>, index: usize, deque: LocalDeque) {
     // worker state.
     {
         let _bind = match &worker.deque {
+            // SAFETY: the guard lives in this block and is dropped before `worker` (which owns
+            // the deque and keeps the counters' registry alive).
             LocalDeque::Split(d) if d.exposure().uses_signal() => Some(
-                d.bind_current_thread(worker.registry.config.signal, worker.counters())
+                unsafe { d.bind_current_thread(worker.registry.config.signal, worker.counters()) }
                     .unwrap_or_else(|e| panic!("magpie worker {index}: {e}")),
             ),
             _ => None,
