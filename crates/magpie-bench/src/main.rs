@@ -76,6 +76,11 @@ struct ForkjoinArgs {
     /// magpie's deques to run (each is its own magpie row).
     #[arg(long, value_delimiter = ',', default_values_t = DequeKind::ALL)]
     deques: Vec<DequeKind>,
+    /// Measure one configuration at a time (only its pool alive), instead of the default
+    /// interleaved rounds (every pool built up front; each round runs every configuration
+    /// once, so that a drift in machine load hits all configurations alike).
+    #[arg(long)]
+    blocked: bool,
     /// Small problem sizes, for a smoke test.
     #[arg(long)]
     quick: bool,
@@ -145,8 +150,14 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
     let mut kernels = args.kernels.clone();
     kernels.dedup();
     eprintln!(
-        "magpie-bench forkjoin: {} timed runs + 1 warm-up per configuration; magpie counters {}",
+        "magpie-bench forkjoin: {} timed runs + 1 warm-up per configuration, {}; magpie \
+         counters {}",
         args.runs,
+        if args.blocked {
+            "one configuration at a time"
+        } else {
+            "in interleaved rounds"
+        },
         if cfg!(feature = "counted") {
             "on"
         } else {
@@ -164,47 +175,54 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
         reference.insert(k, digest);
     }
 
-    let mut rows: Vec<Row> = Vec::new();
-    let mut failed: Vec<String> = Vec::new();
-    for (runtime, deque, workers) in configurations(args) {
-        let variant = if runtime == RuntimeKind::Magpie {
-            deque.name().to_string()
-        } else {
-            String::new()
-        };
-        let name = if variant.is_empty() {
-            format!("{runtime} with {workers} worker(s)")
-        } else {
-            format!("{runtime} ({variant}) with {workers} worker(s)")
-        };
-        // A panicking configuration (say, an unfinished deque) is reported and skipped; a
-        // wrong result aborts the whole benchmark.
-        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-            measure(
-                args,
-                &kernels,
-                &reference,
-                &mut inputs,
-                runtime,
-                deque,
-                &variant,
-                workers,
-            )
-        }));
-        match outcome {
-            Ok(Ok(mut r)) => rows.append(&mut r),
-            Ok(Err(e)) => return Err(format!("{name}: {e}")),
-            Err(payload) => {
-                let msg = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "non-string panic".into());
-                eprintln!("\nmagpie-bench: {name} PANICKED ({msg}); skipping it");
-                failed.push(format!("{name}: panicked: {msg}"));
+    let mut configs: Vec<Config> = configurations(args)
+        .into_iter()
+        .map(|(runtime, deque, workers)| Config::new(runtime, deque, workers))
+        .collect();
+    if args.blocked {
+        for c in &mut configs {
+            c.build();
+            for &k in &kernels {
+                eprint!("{k:<10} {}: ", c.name);
+                for run in 0..=args.runs {
+                    c.execute(k, run, &mut inputs, reference[&k])?;
+                }
+                eprintln!();
+            }
+            c.pool = None; // only this configuration's pool is ever alive
+        }
+    } else {
+        for c in &mut configs {
+            c.build();
+        }
+        for &k in &kernels {
+            for run in 0..=args.runs {
+                if run == 0 {
+                    eprint!("{k:<10} warm-up ");
+                } else {
+                    eprint!("{k:<10} round {run}: ");
+                }
+                for c in &mut configs {
+                    c.execute(k, run, &mut inputs, reference[&k])?;
+                }
+                eprintln!();
             }
         }
     }
+
+    let mut rows: Vec<Row> = Vec::new();
+    for &k in &kernels {
+        for c in &configs {
+            if c.failed.is_none() {
+                if let Some(times) = c.times.get(&k) {
+                    rows.push(harness::summarize(
+                        k, c.runtime, &c.variant, c.workers, times,
+                    ));
+                }
+            }
+        }
+    }
+    let failed: Vec<String> = configs.iter().filter_map(|c| c.failed.clone()).collect();
 
     let mut text = String::new();
     for &k in &kernels {
@@ -229,40 +247,97 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
     }
 }
 
-/// Builds one configuration's pool and measures every kernel on it: one untimed warm-up and
-/// `args.runs` timed runs, each checked against the sequential `reference`.
-#[allow(clippy::too_many_arguments)]
-fn measure(
-    args: &ForkjoinArgs,
-    kernels: &[KernelId],
-    reference: &HashMap<KernelId, u64>,
-    inputs: &mut Inputs,
+/// One (runtime, deque, workers) configuration: its pool and its timed runs per kernel.
+struct Config {
     runtime: RuntimeKind,
     deque: DequeKind,
-    variant: &str,
+    variant: String,
     workers: usize,
-) -> Result<Vec<Row>, String> {
-    let pool = Pool::build(runtime, deque, workers)?;
-    let mut rows = Vec::new();
-    for &k in kernels {
-        eprint!("{k:<10} {runtime:<10} {variant:<17} {workers:>2} worker(s): ");
-        let mut times: Vec<Duration> = Vec::new();
-        for run in 0..=args.runs {
-            let (t, digest) = pool.execute(k, inputs)?;
-            if digest != reference[&k] {
-                return Err(format!(
-                    "{k}: wrong result on run {run} ({}): {digest:#x}, sequential gave {:#x}",
-                    if run == 0 { "warm-up" } else { "timed" },
-                    reference[&k]
-                ));
+    name: String,
+    pool: Option<Pool>,
+    times: HashMap<KernelId, Vec<Duration>>,
+    /// Why the configuration was dropped (it panicked), if it was.
+    failed: Option<String>,
+}
+
+impl Config {
+    fn new(runtime: RuntimeKind, deque: DequeKind, workers: usize) -> Config {
+        let variant = if runtime == RuntimeKind::Magpie {
+            deque.name().to_string()
+        } else {
+            String::new()
+        };
+        let name = format!("{runtime:<10} {variant:<17} {workers:>2} worker(s)");
+        Config {
+            runtime,
+            deque,
+            variant,
+            workers,
+            name,
+            pool: None,
+            times: HashMap::new(),
+            failed: None,
+        }
+    }
+
+    /// Builds the pool. A panic (say, an unfinished deque) drops the configuration; a build
+    /// error is a panic-free failure of the same kind.
+    fn build(&mut self) {
+        let (runtime, deque, workers) = (self.runtime, self.deque, self.workers);
+        match panic::catch_unwind(|| Pool::build(runtime, deque, workers)) {
+            Ok(Ok(pool)) => self.pool = Some(pool),
+            Ok(Err(e)) => self.fail(e),
+            Err(payload) => self.fail(format!("panicked: {}", panic_message(&*payload))),
+        }
+    }
+
+    fn fail(&mut self, why: String) {
+        eprintln!("\nmagpie-bench: {} FAILED ({why}); skipping it", self.name);
+        self.failed = Some(format!("{}: {why}", self.name.trim_end()));
+        self.pool = None;
+    }
+
+    /// One execution of kernel `k` (run 0 is the untimed warm-up), checked against the
+    /// sequential `reference`: a wrong result is an error that aborts the benchmark; a
+    /// panic drops this configuration.
+    fn execute(
+        &mut self,
+        k: KernelId,
+        run: u32,
+        inputs: &mut Inputs,
+        reference: u64,
+    ) -> Result<(), String> {
+        let Some(pool) = &self.pool else {
+            return Ok(());
+        };
+        match panic::catch_unwind(AssertUnwindSafe(|| pool.execute(k, inputs))) {
+            Ok(Ok((t, digest))) => {
+                if digest != reference {
+                    return Err(format!(
+                        "{k} on {}: wrong result on run {run} ({}): {digest:#x}, sequential gave \
+                         {reference:#x}",
+                        self.name.trim_end(),
+                        if run == 0 { "warm-up" } else { "timed" },
+                    ));
+                }
+                if run > 0 {
+                    self.times.entry(k).or_default().push(t);
+                    eprint!("{:.4} ", t.as_secs_f64());
+                }
             }
-            if run > 0 {
-                times.push(t);
-                eprint!("{:.4} ", t.as_secs_f64());
+            Ok(Err(e)) => return Err(format!("{k} on {}: {e}", self.name.trim_end())),
+            Err(payload) => {
+                self.fail(format!("panicked on {k}: {}", panic_message(&*payload)));
             }
         }
-        eprintln!();
-        rows.push(harness::summarize(k, runtime, variant, workers, &times));
+        Ok(())
     }
-    Ok(rows)
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic".into())
 }
