@@ -43,7 +43,7 @@ fn main() {
             continue;
         }
         for &workers in &workers_list {
-            let pool = magpie::ThreadPoolBuilder::new()
+            let pool = magpie::ThreadPoolBuilder::from_env()
                 .num_workers(workers)
                 .deque(deque)
                 .build()

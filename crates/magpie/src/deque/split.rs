@@ -92,13 +92,33 @@ impl<T> Buffer<T> {
         self.slots.len() as isize
     }
 
+    /// Slot `i`, which every caller has already checked to be in `0..cap` (the owner against
+    /// `cap` before writing, thieves against `public_bot <= bot <= cap` of the buffer they
+    /// loaded after `public_bot`): the hot path skips the second bounds check. Checked under
+    /// loom and in debug builds.
+    #[inline(always)]
+    fn slot(&self, i: isize) -> &UnsafeCell<MaybeUninit<T>> {
+        debug_assert!(
+            (0..self.cap()).contains(&i),
+            "slot {i} out of 0..{}",
+            self.cap()
+        );
+        #[cfg(loom)]
+        return &self.slots[i as usize];
+        // SAFETY: see above: `0 <= i < cap` holds at every call site.
+        #[cfg(not(loom))]
+        unsafe {
+            self.slots.get_unchecked(i as usize)
+        }
+    }
+
     /// Writes slot `i`.
     ///
     /// # Safety
     /// Only the owner writes, and only a slot that no other thread may read as a task it
     /// could obtain (racy reads whose value is discarded are tolerated).
     unsafe fn write(&self, i: isize, task: T) {
-        self.slots[i as usize].with_mut(|p| {
+        self.slot(i).with_mut(|p| {
             // SAFETY: `p` points into a live slot; the caller guarantees exclusivity.
             unsafe { p.write(MaybeUninit::new(task)) }
         })
@@ -122,7 +142,7 @@ impl<T> Buffer<T> {
     /// `i < cap`; the read is a plain copy of possibly uninitialised bytes into a
     /// `MaybeUninit`, which is always allowed for a live buffer.
     unsafe fn read(&self, i: isize) -> MaybeUninit<T> {
-        self.slots[i as usize].with(|p| {
+        self.slot(i).with(|p| {
             // SAFETY: `p` points into a live slot; copying a `MaybeUninit` is always valid.
             unsafe { ptr::read(p) }
         })
@@ -573,7 +593,14 @@ impl<T: Send> Worker<T> {
         self.inner.exposure
     }
 
+    /// Whether a thief asked this deque's owner to expose work (its targeted flag is set).
+    #[inline]
+    pub fn exposure_requested(&self) -> bool {
+        self.inner.targeted.load(Ordering::Relaxed)
+    }
+
     /// Number of private tasks (owner's view).
+    #[inline]
     pub fn private_len(&self) -> usize {
         let b = self.inner.bot.load(Ordering::Relaxed);
         let pb = self.inner.public_bot.load(Ordering::Relaxed);
@@ -691,7 +718,7 @@ impl<T: Send> DequeOwner<T> for Worker<T> {
         let inner = &*self.inner;
         if let Some(task) = inner.pop_bottom(c) {
             c.private_pops.bump();
-            if inner.exposure == Exposure::User && inner.targeted.load(Ordering::Relaxed) {
+            if inner.targeted.load(Ordering::Relaxed) && inner.exposure == Exposure::User {
                 inner.targeted.store(false, Ordering::Relaxed);
                 inner.update_public_bottom(c);
             }
