@@ -169,16 +169,37 @@ pub struct Node {
 }
 
 impl Node {
-    /// A balanced tree with `layers` levels (`2^layers - 1` nodes), values 1..
+    /// A balanced tree with `layers` levels (`2^layers - 1` nodes), values `1..`.
+    ///
+    /// The boxes are allocated in breadth-first order, a layout that is mirror-symmetric for
+    /// depth-first walks: a runtime that runs `a` before `b` (sequential, rayon, magpie) and
+    /// one that runs `b` first (chili's inline join) meet the same cache behaviour. (Building
+    /// recursively allocates in post-order, which makes a right-first walk a sequential
+    /// backwards stream and a left-first walk a scatter: a 2x difference measuring memory
+    /// layout, not scheduling.)
     pub fn tree(layers: u32) -> Self {
-        fn build(layers: u32, next: &mut u64) -> Node {
-            let val = *next;
-            *next += 1;
-            let left = (layers > 1).then(|| Box::new(build(layers - 1, next)));
-            let right = (layers > 1).then(|| Box::new(build(layers - 1, next)));
-            Node { val, left, right }
+        let n = (1usize << layers) - 1;
+        let mut boxes: Vec<Option<Box<Node>>> = (0..n)
+            .map(|i| {
+                Some(Box::new(Node {
+                    val: i as u64 + 1,
+                    left: None,
+                    right: None,
+                }))
+            })
+            .collect();
+        // Link bottom-up: moving a Box into its parent keeps its heap address.
+        for i in (0..n).rev() {
+            let (l, r) = (2 * i + 1, 2 * i + 2);
+            if r < n {
+                let left = boxes[l].take();
+                let right = boxes[r].take();
+                let node = boxes[i].as_mut().expect("parent not yet linked");
+                node.left = left;
+                node.right = right;
+            }
         }
-        build(layers, &mut 1)
+        *boxes[0].take().expect("root")
     }
 }
 
