@@ -1,0 +1,242 @@
+//! Every task runs exactly once: binary join trees and scope spawn trees over an index
+//! range, on every deque, with 1, 2, 4 and 8 workers (more workers than cores included).
+//! Each leaf bumps its own `hits[i]`; at the end every entry must be exactly 1 and the
+//! returned / accumulated sums must equal their closed forms. The event counters of a quiet
+//! pool are checked against the exact number of jobs the runtime pushed.
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
+
+use common::{deques, pool, COUNTERS};
+use magpie::deque::DequeKind;
+use magpie::{Scope, ThreadPool};
+
+const WORKERS: [usize; 4] = [1, 2, 4, 8];
+
+/// Leaves of the join tree, per configuration.
+const JOIN_LEAVES: usize = 1 << 20;
+/// Leaves of the nested scope spawn tree (2 * leaves - 2 spawned jobs), per configuration.
+const SCOPE_TREE_LEAVES: usize = 1 << 17;
+/// Jobs spawned directly by one scope body, per configuration.
+const SCOPE_FLAT_JOBS: usize = 1 << 16;
+
+fn hits(n: usize) -> Vec<AtomicU8> {
+    (0..n).map(|_| AtomicU8::new(0)).collect()
+}
+
+/// Asserts every entry of `hits` is exactly 1, naming the first bad index.
+fn assert_all_once(hits: &[AtomicU8], what: &str) {
+    if let Some((i, h)) = hits
+        .iter()
+        .map(|h| h.load(Relaxed))
+        .enumerate()
+        .find(|&(_, h)| h != 1)
+    {
+        let bad = hits.iter().filter(|h| h.load(Relaxed) != 1).count();
+        panic!(
+            "{what}: leaf {i} ran {h} times ({bad} leaves of {} wrong)",
+            hits.len()
+        );
+    }
+}
+
+/// Sum of `0..n`.
+fn closed_form(n: usize) -> u64 {
+    let n = n as u64;
+    n * (n - 1) / 2
+}
+
+/// Checks the counters of a quiet pool after one `install` that pushed `pushed` jobs.
+fn check_stats(pool: &ThreadPool, deque: DequeKind, pushed: u64, what: &str) {
+    if !COUNTERS {
+        return;
+    }
+    let stats = pool.stats();
+    let t = stats.total();
+    assert_eq!(t.pushes, pushed, "{what}: pushes ({t:?})");
+    // The install itself arrives through the injector.
+    assert_eq!(t.injected_taken, 1, "{what}: injected_taken ({t:?})");
+    assert!(
+        t.tasks_run > pushed,
+        "{what}: tasks_run {} <= pushed {pushed} ({t:?})",
+        t.tasks_run
+    );
+    if deque == DequeKind::ChaseLev {
+        // Every pushed job is taken exactly once, by its owner or by a thief.
+        assert_eq!(
+            t.private_pops + t.public_pops + t.steals,
+            t.pushes,
+            "{what}: pops + steals != pushes ({t:?})"
+        );
+        assert_eq!(t.tasks_run, pushed + 1, "{what}: tasks_run ({t:?})");
+        let per_worker: u64 = stats.workers.iter().map(|w| w.tasks_run).sum();
+        assert_eq!(per_worker, t.tasks_run, "{what}: total() != sum of workers");
+    }
+}
+
+fn join_tree(lo: usize, hi: usize, hits: &[AtomicU8]) -> u64 {
+    if hi - lo == 1 {
+        hits[lo].fetch_add(1, Relaxed);
+        return lo as u64;
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (a, b) = magpie::join(|| join_tree(lo, mid, hits), || join_tree(mid, hi, hits));
+    a + b
+}
+
+#[test]
+fn join_tree_every_leaf_once() {
+    for deque in deques() {
+        for n in WORKERS {
+            let what = format!("join, {deque}, {n} workers");
+            let pool = pool(deque, n);
+            pool.reset_stats();
+            let hits = hits(JOIN_LEAVES);
+            let sum = pool.install(|| join_tree(0, JOIN_LEAVES, &hits));
+            assert_eq!(sum, closed_form(JOIN_LEAVES), "{what}: sum");
+            assert_all_once(&hits, &what);
+            // A binary tree over N leaves has N - 1 joins, each pushing its `b` once.
+            check_stats(&pool, deque, JOIN_LEAVES as u64 - 1, &what);
+        }
+    }
+}
+
+/// `pool.join` from outside the pool, repeatedly, on the same pool (each one a fresh tree).
+#[test]
+fn pool_join_repeated() {
+    const LEAVES: usize = 1 << 12;
+    for deque in deques() {
+        let pool = pool(deque, 3);
+        let hits = hits(2 * LEAVES);
+        for round in 0..50 {
+            let (a, b) = pool.join(
+                || join_tree(0, LEAVES, &hits),
+                || join_tree(LEAVES, 2 * LEAVES, &hits),
+            );
+            assert_eq!(a + b, closed_form(2 * LEAVES), "{deque}: round {round}");
+        }
+        for (i, h) in hits.iter().enumerate() {
+            assert_eq!(h.load(Relaxed), 50, "{deque}: leaf {i}");
+        }
+    }
+}
+
+fn spawn_tree<'s>(s: &Scope<'s>, lo: usize, hi: usize, hits: &'s [AtomicU8], sum: &'s AtomicU64) {
+    if hi - lo == 1 {
+        hits[lo].fetch_add(1, Relaxed);
+        sum.fetch_add(lo as u64, Relaxed);
+        return;
+    }
+    let mid = lo + (hi - lo) / 2;
+    s.spawn(move |s| spawn_tree(s, lo, mid, hits, sum));
+    s.spawn(move |s| spawn_tree(s, mid, hi, hits, sum));
+}
+
+#[test]
+fn scope_nested_spawn_tree_every_leaf_once() {
+    for deque in deques() {
+        for n in WORKERS {
+            let what = format!("scope tree, {deque}, {n} workers");
+            let pool = pool(deque, n);
+            pool.reset_stats();
+            let hits = hits(SCOPE_TREE_LEAVES);
+            let sum = AtomicU64::new(0);
+            let r = pool.scope(|s| {
+                spawn_tree(s, 0, SCOPE_TREE_LEAVES, &hits, &sum);
+                7u32
+            });
+            assert_eq!(r, 7, "{what}: scope result");
+            assert_eq!(
+                sum.load(Relaxed),
+                closed_form(SCOPE_TREE_LEAVES),
+                "{what}: sum"
+            );
+            assert_all_once(&hits, &what);
+            // Every node of the tree but the root is a spawned job.
+            check_stats(&pool, deque, 2 * SCOPE_TREE_LEAVES as u64 - 2, &what);
+        }
+    }
+}
+
+#[test]
+fn scope_flat_spawns_every_job_once() {
+    for deque in deques() {
+        for n in WORKERS {
+            let what = format!("scope flat, {deque}, {n} workers");
+            let pool = pool(deque, n);
+            pool.reset_stats();
+            let hits = hits(SCOPE_FLAT_JOBS);
+            let sum = AtomicU64::new(0);
+            pool.scope(|s| {
+                for i in 0..SCOPE_FLAT_JOBS {
+                    let (hits, sum) = (&hits, &sum);
+                    s.spawn(move |_| {
+                        hits[i].fetch_add(1, Relaxed);
+                        sum.fetch_add(i as u64, Relaxed);
+                    });
+                }
+            });
+            assert_eq!(
+                sum.load(Relaxed),
+                closed_form(SCOPE_FLAT_JOBS),
+                "{what}: sum"
+            );
+            assert_all_once(&hits, &what);
+            check_stats(&pool, deque, SCOPE_FLAT_JOBS as u64, &what);
+        }
+    }
+}
+
+/// Scopes nested inside join trees nested inside scopes: a join tree whose subtrees of
+/// `CHUNK` leaves each open their own scope, spawn one job per leaf, and join again inside
+/// every spawned job.
+#[test]
+fn scopes_inside_joins_inside_scopes() {
+    const LEAVES: usize = 1 << 16;
+    const CHUNK: usize = 64;
+
+    fn mixed(lo: usize, hi: usize, hits: &[AtomicU8], sum: &AtomicU64) {
+        if hi - lo <= CHUNK {
+            magpie::scope(|s| {
+                for i in lo..hi {
+                    s.spawn(move |_| {
+                        // Each leaf is itself a join of two halves of work: leaf i marks
+                        // itself in `a` and adds its index in `b`.
+                        magpie::join(
+                            || {
+                                hits[i].fetch_add(1, Relaxed);
+                            },
+                            || {
+                                sum.fetch_add(i as u64, Relaxed);
+                            },
+                        );
+                    });
+                }
+            });
+            return;
+        }
+        let mid = lo + (hi - lo) / 2;
+        magpie::join(|| mixed(lo, mid, hits, sum), || mixed(mid, hi, hits, sum));
+    }
+
+    for deque in deques() {
+        for n in [2, 8] {
+            let what = format!("mixed, {deque}, {n} workers");
+            let pool = pool(deque, n);
+            pool.reset_stats();
+            let hits = hits(LEAVES);
+            let sum = AtomicU64::new(0);
+            pool.scope(|s| {
+                s.spawn(|_| mixed(0, LEAVES / 2, &hits, &sum));
+                s.spawn(|_| mixed(LEAVES / 2, LEAVES, &hits, &sum));
+            });
+            assert_eq!(sum.load(Relaxed), closed_form(LEAVES), "{what}: sum");
+            assert_all_once(&hits, &what);
+            // 2 outer spawns; per half, (chunks - 1) joins; per leaf one spawn and one join.
+            let chunks = (LEAVES / CHUNK) as u64;
+            let pushed = 2 + (chunks - 2) + 2 * LEAVES as u64;
+            check_stats(&pool, deque, pushed, &what);
+        }
+    }
+}
