@@ -93,15 +93,16 @@ impl IntoDequeKind for String {
 /// assert!(magpie::ThreadPoolBuilder::new().num_workers(0).build().is_err());
 /// ```
 pub struct ThreadPoolBuilder {
-    num_workers: Option<usize>,
-    deque: Result<DequeKind, UnknownName>,
-    victims: Result<Arc<dyn VictimPolicy>, UnknownName>,
-    idle: Result<Arc<dyn IdlePolicy>, UnknownName>,
-    signal: c_int,
+    // Each setting keeps its own error (bad name, bad environment value) until `build()`, so
+    // a later setter replaces an earlier mistake.
+    num_workers: Result<Option<usize>, BuildError>,
+    deque: Result<DequeKind, BuildError>,
+    victims: Result<Arc<dyn VictimPolicy>, BuildError>,
+    idle: Result<Arc<dyn IdlePolicy>, BuildError>,
+    signal: Result<c_int, BuildError>,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     stack_size: usize,
     panic_handler: Option<Arc<PanicHandler>>,
-    env_error: Option<BuildError>,
 }
 
 /// What `Registry::start` takes: the config, thread namer and stack size.
@@ -150,73 +151,77 @@ impl ThreadPoolBuilder {
     /// Defaults: one worker per available CPU, `lcws-user`, `random`, `park`, `SIGUSR1`.
     pub fn new() -> Self {
         ThreadPoolBuilder {
-            num_workers: None,
+            num_workers: Ok(None),
             deque: Ok(DequeKind::Default),
             victims: Ok(Arc::new(victim::RandomVictims)),
             idle: Ok(Arc::new(idle::ParkIdle::default())),
-            signal: DEFAULT_SIGNAL,
+            signal: Ok(DEFAULT_SIGNAL),
             thread_name: None,
             stack_size: DEFAULT_STACK_SIZE,
             panic_handler: None,
-            env_error: None,
         }
     }
 
     /// Defaults overridden by `MAGPIE_NUM_WORKERS`, `MAGPIE_DEQUE`, `MAGPIE_VICTIMS`,
-    /// `MAGPIE_IDLE`, `MAGPIE_SIGNAL`. A bad value makes `build()` fail naming the variable.
+    /// `MAGPIE_IDLE`, `MAGPIE_SIGNAL`. A bad value makes `build()` fail naming the variable,
+    /// unless a setter called afterwards replaces that setting.
+    ///
+    /// ```
+    /// std::env::set_var("MAGPIE_DEQUE", "nonsense");
+    /// let err = magpie::ThreadPoolBuilder::from_env().build().unwrap_err();
+    /// assert!(err.to_string().contains("MAGPIE_DEQUE"));
+    /// // A setter overrides the bad variable.
+    /// assert!(magpie::ThreadPoolBuilder::from_env().deque("chase-lev").num_workers(1).build().is_ok());
+    /// std::env::remove_var("MAGPIE_DEQUE");
+    /// ```
     pub fn from_env() -> Self {
         let mut b = Self::new();
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let env = |name: &'static str, v: &str, problem: String| BuildError::Env {
+            var: name,
+            value: v.to_string(),
+            problem,
+        };
         if let Some(v) = var("MAGPIE_NUM_WORKERS") {
-            match v.trim().parse::<usize>() {
-                Ok(n) => b = b.num_workers(n),
-                Err(e) => b.env_error = Some(env_error("MAGPIE_NUM_WORKERS", &v, e.to_string())),
-            }
+            b.num_workers = v
+                .trim()
+                .parse::<usize>()
+                .map(Some)
+                .map_err(|e| env("MAGPIE_NUM_WORKERS", &v, e.to_string()));
         }
-        for (name, which) in [
-            ("MAGPIE_DEQUE", 0),
-            ("MAGPIE_VICTIMS", 1),
-            ("MAGPIE_IDLE", 2),
-        ] {
-            if let Some(v) = var(name) {
-                let err = match which {
-                    0 => v.parse::<DequeKind>().map(|k| b.deque = Ok(k)).err(),
-                    1 => victim_by_name(&v).map(|p| b.victims = Ok(p)).err(),
-                    _ => idle_by_name(&v).map(|p| b.idle = Ok(p)).err(),
-                };
-                if let Some(e) = err {
-                    b.env_error
-                        .get_or_insert(env_error(name, &v, e.to_string()));
-                }
-            }
+        if let Some(v) = var("MAGPIE_DEQUE") {
+            b.deque = v
+                .parse::<DequeKind>()
+                .map_err(|e| env("MAGPIE_DEQUE", &v, e.to_string()));
+        }
+        if let Some(v) = var("MAGPIE_VICTIMS") {
+            b.victims = victim_by_name(&v).map_err(|e| env("MAGPIE_VICTIMS", &v, e.to_string()));
+        }
+        if let Some(v) = var("MAGPIE_IDLE") {
+            b.idle = idle_by_name(&v).map_err(|e| env("MAGPIE_IDLE", &v, e.to_string()));
         }
         if let Some(v) = var("MAGPIE_SIGNAL") {
-            match parse_signal(&v) {
-                Ok(s) => b.signal = s,
-                Err(p) => {
-                    b.env_error.get_or_insert(env_error("MAGPIE_SIGNAL", &v, p));
-                }
-            }
+            b.signal = parse_signal(&v).map_err(|p| env("MAGPIE_SIGNAL", &v, p));
         }
         b
     }
 
     /// Number of workers (≥ 1; 0 is an error at `build()`). Default: available parallelism.
     pub fn num_workers(mut self, n: usize) -> Self {
-        self.num_workers = Some(n);
+        self.num_workers = Ok(Some(n));
         self
     }
 
     /// The deque, by [`DequeKind`] or name (`chase-lev`, `lcws-user`, `lcws-signal`,
     /// `lcws-conservative`, `lcws-half`). An unknown name fails at `build()`.
     pub fn deque(mut self, deque: impl IntoDequeKind) -> Self {
-        self.deque = deque.into_deque_kind();
+        self.deque = deque.into_deque_kind().map_err(BuildError::from);
         self
     }
 
     /// The victim-selection policy by name (`random`).
     pub fn victims(mut self, name: &str) -> Self {
-        self.victims = victim_by_name(name);
+        self.victims = victim_by_name(name).map_err(BuildError::from);
         self
     }
 
@@ -228,7 +233,7 @@ impl ThreadPoolBuilder {
 
     /// The idle policy by name (`park`).
     pub fn idle(mut self, name: &str) -> Self {
-        self.idle = idle_by_name(name);
+        self.idle = idle_by_name(name).map_err(BuildError::from);
         self
     }
 
@@ -241,7 +246,7 @@ impl ThreadPoolBuilder {
     /// The signal the signal-based deques use (default `SIGUSR1`). The pool refuses to start
     /// if a handler magpie did not install already owns it.
     pub fn signal(mut self, signal: c_int) -> Self {
-        self.signal = signal;
+        self.signal = Ok(signal);
         self
     }
 
@@ -267,10 +272,7 @@ impl ThreadPoolBuilder {
     }
 
     fn into_config(self) -> Result<StartArgs, BuildError> {
-        if let Some(e) = self.env_error {
-            return Err(e);
-        }
-        let num_workers = match self.num_workers {
+        let num_workers = match self.num_workers? {
             Some(0) => return Err(BuildError::ZeroWorkers),
             Some(n) => n,
             None => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -278,10 +280,10 @@ impl ThreadPoolBuilder {
         let deque = self.deque?.resolve();
         let victims = self.victims?;
         let idle = self.idle?;
+        let signal = self.signal?;
         if let DequeKind::Split(e) = deque {
             if e.uses_signal() {
-                signal::install(self.signal)
-                    .map_err(|source| BuildError::Signal { deque, source })?;
+                signal::install(signal).map_err(|source| BuildError::Signal { deque, source })?;
             }
         }
         let config = RegistryConfig {
@@ -289,7 +291,7 @@ impl ThreadPoolBuilder {
             deque,
             victims,
             idle,
-            signal: self.signal,
+            signal,
             panic_handler: self.panic_handler,
         };
         Ok((config, self.thread_name, self.stack_size.max(64 << 10)))
@@ -319,14 +321,6 @@ impl ThreadPoolBuilder {
     pub fn build_global(self) -> Result<(), BuildError> {
         let registry = self.into_registry()?;
         super::set_global(|| Ok(registry))
-    }
-}
-
-fn env_error(var: &'static str, value: &str, problem: String) -> BuildError {
-    BuildError::Env {
-        var,
-        value: value.to_string(),
-        problem,
     }
 }
 

@@ -1,0 +1,157 @@
+//! Runs the built `magpie` binary: help, demo, info, and configuration errors.
+
+use std::process::{Command, Output};
+
+use magpie::deque::DequeKind;
+
+/// The binary with a clean environment (no inherited `MAGPIE_*` variable), plus `env`.
+fn magpie(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_magpie"));
+    for var in magpie::runtime::ENV_VARS {
+        cmd.env_remove(var);
+    }
+    cmd.args(args).envs(env.iter().copied());
+    cmd.output().expect("runs the magpie binary")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Exits 2 with exactly one line on stderr, `magpie: error: …`, containing every `needle`.
+fn assert_config_error(out: &Output, needles: &[&str]) {
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("magpie: error: "), "{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "{n:?} missing from: {stderr}");
+    }
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing on stdout: {}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn help_lists_the_deques() {
+    let out = magpie(&["--help"], &[]);
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    for name in DequeKind::names() {
+        assert!(
+            stdout.contains(name),
+            "{name} missing from --help:\n{stdout}"
+        );
+    }
+    for word in ["demo", "info", "MAGPIE_DEQUE", "random", "park", "SIGUSR1"] {
+        assert!(
+            stdout.contains(word),
+            "{word} missing from --help:\n{stdout}"
+        );
+    }
+}
+
+#[test]
+fn demo_on_chase_lev_checks_every_result() {
+    let out = magpie(&["demo", "--deque", "chase-lev", "--workers", "2"], &[]);
+    let stdout = text(&out.stdout);
+    assert!(
+        out.status.success(),
+        "stdout:\n{stdout}\nstderr:\n{}",
+        text(&out.stderr)
+    );
+    assert!(
+        stdout.contains("fib(30)") && stdout.contains("832040"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("nqueens(10)") && stdout.contains(" 724 "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1000000 sorted"), "{stdout}");
+    assert!(stdout.contains("sum 10M"), "{stdout}");
+    for col in ["steals", "expose reqs", "fences", "cas"] {
+        assert!(stdout.contains(col), "{col} column missing:\n{stdout}");
+    }
+    let rows: Vec<&str> = stdout.lines().filter(|l| l.contains("chase-lev")).collect();
+    assert_eq!(
+        rows.len(),
+        4,
+        "one row per kernel, 2 workers only:\n{stdout}"
+    );
+    for r in &rows {
+        assert!(r.split_whitespace().any(|w| w == "ok"), "{r}");
+        assert!(r.split_whitespace().any(|w| w == "2"), "{r}");
+    }
+    assert!(!stdout.contains("WRONG"), "{stdout}");
+    assert!(stdout.contains("all 4 results correct"), "{stdout}");
+}
+
+#[test]
+fn unknown_deque_exits_2_naming_it_and_the_accepted_ones() {
+    let out = magpie(&["--deque", "nonsense", "demo"], &[]);
+    let mut needles = vec!["nonsense", "--deque"];
+    needles.extend(DequeKind::names());
+    assert_config_error(&out, &needles);
+}
+
+#[test]
+fn zero_workers_exits_2() {
+    assert_config_error(&magpie(&["--workers", "0", "demo"], &[]), &["--workers 0"]);
+    assert_config_error(
+        &magpie(&["demo"], &[("MAGPIE_NUM_WORKERS", "0")]),
+        &["MAGPIE_NUM_WORKERS 0"],
+    );
+}
+
+#[test]
+fn other_bad_values_exit_2() {
+    assert_config_error(
+        &magpie(&["--victims", "nearest", "info"], &[]),
+        &["nearest", "random"],
+    );
+    assert_config_error(&magpie(&["--idle", "nap", "info"], &[]), &["nap", "park"]);
+    assert_config_error(
+        &magpie(&["--signal", "SIGFOO", "info"], &[]),
+        &["SIGFOO", "SIGUSR2"],
+    );
+    assert_config_error(&magpie(&["--workers", "lots", "info"], &[]), &["lots"]);
+    assert_config_error(
+        &magpie(&["info"], &[("MAGPIE_DEQUE", "abp")]),
+        &["MAGPIE_DEQUE", "\"abp\"", "chase-lev"],
+    );
+}
+
+#[test]
+fn info_shows_flags_over_environment() {
+    let out = magpie(
+        &["info", "--deque", "lcws-half", "--signal", "SIGUSR2"],
+        &[("MAGPIE_DEQUE", "nonsense"), ("MAGPIE_NUM_WORKERS", "3")],
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line = |key: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(key))
+            .unwrap_or_else(|| panic!("no {key} line:\n{stdout}"))
+            .to_string()
+    };
+    assert!(line("workers").contains("3") && line("workers").contains("MAGPIE_NUM_WORKERS"));
+    assert!(line("deque").contains("lcws-half") && line("deque").contains("--deque"));
+    assert!(line("victims").contains("random") && line("victims").contains("default"));
+    assert!(line("idle").contains("park"));
+    assert!(line("signal").contains("SIGUSR2"));
+    for name in DequeKind::names() {
+        assert!(stdout.contains(name), "{stdout}");
+    }
+}
+
+#[test]
+fn no_subcommand_is_a_usage_error() {
+    let out = magpie(&[], &[]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,200 @@
+//! Loom models of the LCWS split deque (`deque::split`).
+//!
+//! Run with
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --release --test loom_split`.
+//!
+//! Signals cannot be delivered under loom, so the signal handler is modelled as an
+//! interleaving point inside the owner's code: `split::loom_hook::arm(n)` makes the `n`-th
+//! handler point that the owner reaches run `update_public_bottom` with the variant's rule,
+//! exactly what the handler would do if the signal arrived there. Each scenario loops over
+//! every point (and "never"), for every exposure variant, against a concurrent thief; every
+//! task must be obtained exactly once.
+#![cfg(loom)]
+
+use loom::thread;
+use magpie::deque::split::{loom_hook, Worker};
+use magpie::deque::{DequeOwner, DequeStealer, Exposure, Steal};
+use magpie::stats::WorkerCounters;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const VARIANTS: [Exposure; 4] = [
+    Exposure::User,
+    Exposure::Signal,
+    Exposure::Conservative,
+    Exposure::Half,
+];
+
+fn check(f: impl Fn() + Sync + Send + 'static) {
+    let mut b = loom::model::Builder::new();
+    if b.preemption_bound.is_none() {
+        b.preemption_bound = Some(3);
+    }
+    b.check(f);
+}
+
+/// Runs `scenario(exposure, n)` for every variant and every handler point `n` in
+/// `0..=points` (0 = the handler never fires), and checks that no execution reached more
+/// than `points` points, so that every point was tried.
+///
+/// `most` records the most handler points the owner reached in one execution; each test
+/// passes its own (tests run in parallel).
+fn for_all_points(
+    points: usize,
+    most: &'static AtomicUsize,
+    scenario: fn(Exposure, usize, &'static AtomicUsize),
+) {
+    for e in VARIANTS {
+        most.store(0, Ordering::Relaxed);
+        for n in 0..=points {
+            scenario(e, n, most);
+        }
+        let most = most.load(Ordering::Relaxed);
+        assert!(
+            most <= points,
+            "{e:?}: {most} handler points, only {points} tried"
+        );
+        assert!(most > 0);
+    }
+}
+
+/// A thief that tries `attempts` steals and returns what it got.
+fn thief(
+    s: magpie::deque::split::Stealer<usize>,
+    attempts: usize,
+) -> thread::JoinHandle<Vec<usize>> {
+    thread::spawn(move || {
+        let c = WorkerCounters::default();
+        let mut got = Vec::new();
+        for _ in 0..attempts {
+            if let Steal::Success(v) = s.steal(&c) {
+                got.push(v);
+            }
+        }
+        got
+    })
+}
+
+/// Joins the thief, drains the deque, and checks that `expected` was obtained exactly once.
+fn settle(
+    w: &Worker<usize>,
+    c: &WorkerCounters,
+    mut got: Vec<usize>,
+    t: thread::JoinHandle<Vec<usize>>,
+    expected: &[usize],
+    most: &AtomicUsize,
+) {
+    most.fetch_max(loom_hook::reached(), Ordering::Relaxed);
+    loom_hook::arm(0);
+    got.extend(t.join().unwrap());
+    let mut seen = got.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), got.len(), "a task was obtained twice: {got:?}");
+    w.assert_invariants();
+    while let Some(v) = w.pop(c) {
+        got.push(v);
+    }
+    assert!(w.is_empty());
+    got.sort_unstable();
+    assert_eq!(got, expected, "every task exactly once");
+}
+
+/// Owner: push, push, pop, pop (the second push grows the array) vs one thief stealing twice.
+fn push_push_pop_pop(e: Exposure, n: usize, most: &'static AtomicUsize) {
+    check(move || {
+        let w = Worker::with_capacity(e, 1);
+        let t = thief(w.stealer(), 2);
+        let c = WorkerCounters::default();
+        loom_hook::arm(n);
+        w.push(1, &c);
+        w.push(2, &c);
+        let mut got = Vec::new();
+        got.extend(w.pop(&c));
+        got.extend(w.pop(&c));
+        settle(&w, &c, got, t, &[1, 2], most);
+    });
+}
+
+/// The owner pops the last public task while a thief steals it: the CAS race of
+/// `pop_public_bottom` (the conservative variant keeps one more, private, task).
+fn last_public_task(e: Exposure, n: usize, most: &'static AtomicUsize) {
+    check(move || {
+        let w = Worker::new(e);
+        let c = WorkerCounters::default();
+        let expected: &[usize] = if e == Exposure::Conservative {
+            &[1, 2]
+        } else {
+            &[1]
+        };
+        for &v in expected {
+            w.push(v, &c);
+        }
+        w.simulate_handler(&c);
+        assert_eq!(w.private_len(), expected.len() - 1);
+        let t = thief(w.stealer(), 1);
+        loom_hook::arm(n);
+        let mut got = Vec::new();
+        for _ in 0..expected.len() {
+            got.extend(w.pop(&c));
+        }
+        settle(&w, &c, got, t, expected, most);
+    });
+}
+
+/// "A Subtlety": one private task; the handler fires inside `pop_bottom` while a thief tries
+/// to steal the task it may expose.
+fn subtlety(e: Exposure, n: usize, most: &'static AtomicUsize) {
+    check(move || {
+        let w = Worker::new(e);
+        let c = WorkerCounters::default();
+        w.push(1, &c);
+        let t = thief(w.stealer(), 2);
+        loom_hook::arm(n);
+        let got = w.pop(&c).into_iter().collect();
+        settle(&w, &c, got, t, &[1], most);
+    });
+}
+
+/// Two public tasks: the owner's fast public pop (no CAS) vs a thief stealing twice (the
+/// first `pop_public_bottom` fence is what keeps both from taking the second task).
+fn two_public_tasks(e: Exposure, n: usize, most: &'static AtomicUsize) {
+    check(move || {
+        let w = Worker::new(e);
+        let c = WorkerCounters::default();
+        for v in 1..=3 {
+            w.push(v, &c);
+        }
+        w.simulate_handler(&c);
+        w.simulate_handler(&c);
+        let t = thief(w.stealer(), 2);
+        loom_hook::arm(n);
+        let mut got = Vec::new();
+        got.extend(w.pop(&c));
+        got.extend(w.pop(&c));
+        settle(&w, &c, got, t, &[1, 2, 3], most);
+    });
+}
+
+#[test]
+fn push_push_pop_pop_vs_thief() {
+    static MOST: AtomicUsize = AtomicUsize::new(0);
+    for_all_points(24, &MOST, push_push_pop_pop);
+}
+
+#[test]
+fn last_public_task_cas_race() {
+    static MOST: AtomicUsize = AtomicUsize::new(0);
+    for_all_points(16, &MOST, last_public_task);
+}
+
+#[test]
+fn subtlety_handler_inside_pop_bottom() {
+    static MOST: AtomicUsize = AtomicUsize::new(0);
+    for_all_points(12, &MOST, subtlety);
+}
+
+#[test]
+fn fast_public_pop_vs_thief() {
+    static MOST: AtomicUsize = AtomicUsize::new(0);
+    for_all_points(16, &MOST, two_public_tasks);
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs every test of the workspace: unit, integration and doc tests in release, then the
+# loom models (crates/magpie/tests/loom_*.rs), each as its own `--test` target.
+# Works from any directory; set CI=1 to make a missing ../shared an error.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+step="setup"
+on_exit() {
+    local rc=$?
+    if [ "$rc" -ne 0 ] && [ "$step" != "setup" ]; then
+        echo "test-all: FAILED during: $step (exit code $rc)" >&2
+    fi
+}
+trap on_exit EXIT
+
+if ! command -v cargo >/dev/null 2>&1; then
+    echo "test-all: error: cargo not found on PATH. Install Rust with rustup:" \
+        "curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh  (see https://rustup.rs)," \
+        "then open a new shell or run: . \"\$HOME/.cargo/env\"" >&2
+    exit 1
+fi
+
+# Tests will read problem instances from ../shared (next to the repository).
+if [ ! -d "$root/../shared" ]; then
+    if [ -n "${CI:-}" ]; then
+        echo "test-all: error: $root/../shared is missing (CI is set); the tests need its instances" >&2
+        exit 1
+    fi
+    echo "test-all: warning: $root/../shared is missing; tests that need its instances will be skipped or fail" >&2
+fi
+
+step="cargo test --workspace --release"
+echo "test-all: $step"
+cargo test --workspace --release
+
+shopt -s nullglob
+loom_files=(crates/magpie/tests/loom_*.rs)
+loom_names=()
+for f in "${loom_files[@]}"; do
+    name="$(basename "$f" .rs)"
+    step="loom model $name"
+    echo "test-all: $step"
+    RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
+        cargo test -p magpie --release --test "$name"
+    loom_names+=("$name")
+done
+
+step="summary"
+if [ "${#loom_names[@]}" -eq 0 ]; then
+    loom_summary="no loom models found (crates/magpie/tests/loom_*.rs)"
+else
+    loom_summary="${#loom_names[@]} loom model(s) passed: ${loom_names[*]}"
+fi
+echo "test-all: OK: workspace tests passed (release); $loom_summary"
