@@ -387,11 +387,18 @@ fn from_env_errors_name_the_variable() {
     assert_eq!(p.install(|| fib(12)), 144);
     drop(p);
 
-    // An explicit setting after from_env() overrides the environment, but an environment
-    // error still fails the build (it names the variable).
+    // A setter called after from_env() replaces that setting, bad environment value
+    // included; a setter of another setting does not hide the bad variable.
     std::env::set_var("MAGPIE_DEQUE", "abp");
-    let (_, msg) = build_err(ThreadPoolBuilder::from_env().deque(deques()[0]));
-    assert!(msg.contains("MAGPIE_DEQUE"), "{msg}");
+    let p = ThreadPoolBuilder::from_env()
+        .deque(deques()[0])
+        .build()
+        .expect("deque() replaces the bad MAGPIE_DEQUE");
+    assert_eq!(p.deque(), deques()[0]);
+    assert_eq!(p.num_workers(), 3, "MAGPIE_NUM_WORKERS still applies");
+    drop(p);
+    let (_, msg) = build_err(ThreadPoolBuilder::from_env().num_workers(1));
+    assert!(msg.contains("MAGPIE_DEQUE") && msg.contains("abp"), "{msg}");
 
     // Empty values are ignored.
     clear();
