@@ -27,9 +27,23 @@ fn main() {
         let r = std::hint::black_box(fib_seq(std::hint::black_box(n)));
         println!("{:>18} fib({n})={r} {:?}", "sequential", t.elapsed());
     }
-    for deque in ["chase-lev"] {
-        for workers in [1, 2] {
-            let pool = magpie::ThreadPoolBuilder::new()
+    let only = std::env::var("FIB_DEQUE").ok();
+    let workers_list: Vec<usize> = match std::env::var("FIB_WORKERS") {
+        Ok(w) => w.split(',').map(|x| x.parse().unwrap()).collect(),
+        Err(_) => vec![1, 2],
+    };
+    for deque in [
+        "chase-lev",
+        "lcws-user",
+        "lcws-signal",
+        "lcws-conservative",
+        "lcws-half",
+    ] {
+        if only.as_deref().is_some_and(|o| o != deque) {
+            continue;
+        }
+        for &workers in &workers_list {
+            let pool = magpie::ThreadPoolBuilder::from_env()
                 .num_workers(workers)
                 .deque(deque)
                 .build()

@@ -2,7 +2,7 @@
 //!
 //! | name | type | owner push/pop | thief |
 //! |---|---|---|---|
-//! | `chase-lev` | [`chase_lev`] | fence on pop (push: release only) | fence + CAS |
+//! | `chase-lev` | [`chase_lev`] | release fence on push, SeqCst fence on pop (CAS on the last task) | fence + CAS |
 //! | `lcws-user` | [`split`], [`Exposure::User`] | no fence, no RMW | fence + CAS, sets a targeted flag |
 //! | `lcws-signal` | [`split`], [`Exposure::Signal`] | no fence, no RMW | fence + CAS, signals the victim |
 //! | `lcws-conservative` | [`split`], [`Exposure::Conservative`] | no fence, no RMW | as signal, only if ≥ 2 private tasks |

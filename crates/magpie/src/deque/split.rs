@@ -92,13 +92,33 @@ impl<T> Buffer<T> {
         self.slots.len() as isize
     }
 
+    /// Slot `i`, which every caller has already checked to be in `0..cap` (the owner against
+    /// `cap` before writing, thieves against `public_bot <= bot <= cap` of the buffer they
+    /// loaded after `public_bot`): the hot path skips the second bounds check. Checked under
+    /// loom and in debug builds.
+    #[inline(always)]
+    fn slot(&self, i: isize) -> &UnsafeCell<MaybeUninit<T>> {
+        debug_assert!(
+            (0..self.cap()).contains(&i),
+            "slot {i} out of 0..{}",
+            self.cap()
+        );
+        #[cfg(loom)]
+        return &self.slots[i as usize];
+        // SAFETY: see above: `0 <= i < cap` holds at every call site.
+        #[cfg(not(loom))]
+        unsafe {
+            self.slots.get_unchecked(i as usize)
+        }
+    }
+
     /// Writes slot `i`.
     ///
     /// # Safety
     /// Only the owner writes, and only a slot that no other thread may read as a task it
     /// could obtain (racy reads whose value is discarded are tolerated).
     unsafe fn write(&self, i: isize, task: T) {
-        self.slots[i as usize].with_mut(|p| {
+        self.slot(i).with_mut(|p| {
             // SAFETY: `p` points into a live slot; the caller guarantees exclusivity.
             unsafe { p.write(MaybeUninit::new(task)) }
         })
@@ -122,7 +142,7 @@ impl<T> Buffer<T> {
     /// `i < cap`; the read is a plain copy of possibly uninitialised bytes into a
     /// `MaybeUninit`, which is always allowed for a live buffer.
     unsafe fn read(&self, i: isize) -> MaybeUninit<T> {
-        self.slots[i as usize].with(|p| {
+        self.slot(i).with(|p| {
             // SAFETY: `p` points into a live slot; copying a `MaybeUninit` is always valid.
             unsafe { ptr::read(p) }
         })
@@ -475,6 +495,13 @@ impl<T> Inner<T> {
         let (_, top) = unpack(self.age.load(Ordering::Relaxed));
         (b - top as isize).max(0) as usize
     }
+
+    /// Racy estimate of the public part (what a thief could take now).
+    fn public_len_estimate(&self) -> usize {
+        let pb = self.public_bot.load(Ordering::Relaxed);
+        let (_, top) = unpack(self.age.load(Ordering::Relaxed));
+        (pb - top as isize).max(0) as usize
+    }
 }
 
 /// How many private tasks `update_public_bottom` exposes out of `r` for a variant.
@@ -566,7 +593,14 @@ impl<T: Send> Worker<T> {
         self.inner.exposure
     }
 
+    /// Whether a thief asked this deque's owner to expose work (its targeted flag is set).
+    #[inline]
+    pub fn exposure_requested(&self) -> bool {
+        self.inner.targeted.load(Ordering::Relaxed)
+    }
+
     /// Number of private tasks (owner's view).
+    #[inline]
     pub fn private_len(&self) -> usize {
         let b = self.inner.bot.load(Ordering::Relaxed);
         let pb = self.inner.public_bot.load(Ordering::Relaxed);
@@ -606,9 +640,11 @@ impl<T: Send> Worker<T> {
     /// # Panics
     /// If the calling thread is already bound to a split deque (one deque per thread).
     ///
-    /// The guard must be dropped, not leaked: a leaked guard leaves the thread's handler
-    /// pointing at `counters` and this deque after they may have been freed.
-    pub fn bind_current_thread<'a>(
+    /// # Safety
+    /// The guard must be dropped, not leaked (`mem::forget`, a reference cycle): a leaked
+    /// guard leaves the thread's signal handler pointing at `counters` and this deque after
+    /// they may have been freed, and a later signal would read freed memory.
+    pub unsafe fn bind_current_thread<'a>(
         &'a self,
         signal: c_int,
         counters: &'a WorkerCounters,
@@ -682,7 +718,7 @@ impl<T: Send> DequeOwner<T> for Worker<T> {
         let inner = &*self.inner;
         if let Some(task) = inner.pop_bottom(c) {
             c.private_pops.bump();
-            if inner.exposure == Exposure::User && inner.targeted.load(Ordering::Relaxed) {
+            if inner.targeted.load(Ordering::Relaxed) && inner.exposure == Exposure::User {
                 inner.targeted.store(false, Ordering::Relaxed);
                 inner.update_public_bottom(c);
             }
@@ -726,6 +762,10 @@ impl<T: Send> DequeStealer<T> for Stealer<T> {
 
     fn len_hint(&self) -> usize {
         self.inner.len_estimate()
+    }
+
+    fn public_len_hint(&self) -> usize {
+        self.inner.public_len_estimate()
     }
 }
 
@@ -1025,9 +1065,8 @@ mod tests {
         w.push(3, &c);
         assert!(!w.inner.targeted.load(Ordering::Relaxed));
         {
-            let _g = w
-                .bind_current_thread(signal::DEFAULT_SIGNAL, &c)
-                .expect("bind");
+            // SAFETY: the guard is dropped at the end of this block.
+            let _g = unsafe { w.bind_current_thread(signal::DEFAULT_SIGNAL, &c) }.expect("bind");
             // The thief is this very thread: pthread_kill to self delivers the signal before
             // it returns, so the handler has run when `steal` returns.
             assert_eq!(s.steal(&t), Steal::Private);
@@ -1078,7 +1117,8 @@ mod tests {
             let c = ctr();
             let mut got = Vec::new();
             {
-                let _g = w.bind_current_thread(signal::DEFAULT_SIGNAL, &c).unwrap();
+                // SAFETY: the guard is dropped at the end of this block.
+                let _g = unsafe { w.bind_current_thread(signal::DEFAULT_SIGNAL, &c) }.unwrap();
                 for i in 0..N {
                     w.push(i, &c);
                     if i % 4 == 3 {
@@ -1118,7 +1158,8 @@ mod tests {
         for i in 0..5 {
             w.push(i, &c);
         }
-        let _g = w.bind_current_thread(signal::DEFAULT_SIGNAL, &c).unwrap();
+        // SAFETY: the guard is dropped at the end of the test, before `w` and `c`.
+        let _g = unsafe { w.bind_current_thread(signal::DEFAULT_SIGNAL, &c) }.unwrap();
         assert_eq!(s.steal(&t), Steal::Private);
         assert_eq!(c.snapshot().tasks_exposed, 3);
         assert_eq!(w.private_len(), 2);

@@ -47,6 +47,9 @@ pub enum BuildError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// `join_push_limit(0)`.
+    #[error("join_push_limit must be at least 1 (0 would never create a task); use usize::MAX to push every join")]
+    ZeroJoinPushLimit,
     /// `build_global` was called after the global pool already existed.
     #[error("the global pool is already initialised")]
     GlobalAlreadyInitialized,
@@ -103,6 +106,7 @@ pub struct ThreadPoolBuilder {
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     stack_size: usize,
     panic_handler: Option<Arc<PanicHandler>>,
+    join_push_limit: Result<usize, BuildError>,
 }
 
 /// What `Registry::start` takes: the config, thread namer and stack size.
@@ -139,8 +143,9 @@ impl fmt::Debug for ThreadPoolBuilder {
 }
 
 /// The environment variables read by [`ThreadPoolBuilder::from_env`] and the global pool.
-pub const ENV_VARS: [&str; 5] = [
+pub const ENV_VARS: [&str; 6] = [
     "MAGPIE_NUM_WORKERS",
+    "MAGPIE_JOIN_LIMIT",
     "MAGPIE_DEQUE",
     "MAGPIE_VICTIMS",
     "MAGPIE_IDLE",
@@ -159,6 +164,7 @@ impl ThreadPoolBuilder {
             thread_name: None,
             stack_size: DEFAULT_STACK_SIZE,
             panic_handler: None,
+            join_push_limit: Ok(DEFAULT_JOIN_PUSH_LIMIT),
         }
     }
 
@@ -199,6 +205,9 @@ impl ThreadPoolBuilder {
         }
         if let Some(v) = var("MAGPIE_IDLE") {
             b.idle = idle_by_name(&v).map_err(|e| env("MAGPIE_IDLE", &v, e.to_string()));
+        }
+        if let Some(v) = var("MAGPIE_JOIN_LIMIT") {
+            b.join_push_limit = parse_join_limit(&v).map_err(|p| env("MAGPIE_JOIN_LIMIT", &v, p));
         }
         if let Some(v) = var("MAGPIE_SIGNAL") {
             b.signal = parse_signal(&v).map_err(|p| env("MAGPIE_SIGNAL", &v, p));
@@ -262,6 +271,27 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// Task coarsening for `join`: `join(a, b)` makes `b` a task (pushes it on the worker's
+    /// deque) only while the worker holds fewer than `limit` tasks that no thief can take
+    /// without asking (the whole Chase-Lev deque; the private part of a split deque), or when
+    /// a thief has asked for work; otherwise it runs `a` then `b` in sequence, as chili's
+    /// heartbeat join does. The tasks kept are the shallowest pending ones, which are what
+    /// thieves get anyway, so parallelism is kept while deep joins cost almost nothing.
+    /// `usize::MAX` (or `"eager"` in `MAGPIE_JOIN_LIMIT`) pushes every `b`: the classic
+    /// work-first join that the LCWS paper measures. Default [`DEFAULT_JOIN_PUSH_LIMIT`];
+    /// 0 is an error at `build()`.
+    ///
+    /// ```
+    /// let eager = magpie::ThreadPoolBuilder::new().num_workers(2).join_push_limit(usize::MAX).build().unwrap();
+    /// assert_eq!(eager.install(|| magpie::join(|| 1, || 2)), (1, 2));
+    /// assert_eq!(eager.stats().total().pushes, 1);
+    /// assert!(magpie::ThreadPoolBuilder::new().join_push_limit(0).build().is_err());
+    /// ```
+    pub fn join_push_limit(mut self, limit: usize) -> Self {
+        self.join_push_limit = Ok(limit);
+        self
+    }
+
     /// Receives panics of `spawn`ed jobs (which have no caller); default: print to stderr.
     pub fn panic_handler(
         mut self,
@@ -281,6 +311,10 @@ impl ThreadPoolBuilder {
         let victims = self.victims?;
         let idle = self.idle?;
         let signal = self.signal?;
+        let join_push_limit = match self.join_push_limit? {
+            0 => return Err(BuildError::ZeroJoinPushLimit),
+            n => n,
+        };
         if let DequeKind::Split(e) = deque {
             if e.uses_signal() {
                 signal::install(signal).map_err(|source| BuildError::Signal { deque, source })?;
@@ -292,6 +326,7 @@ impl ThreadPoolBuilder {
             victims,
             idle,
             signal,
+            join_push_limit,
             panic_handler: self.panic_handler,
         };
         Ok((config, self.thread_name, self.stack_size.max(64 << 10)))
@@ -338,6 +373,19 @@ fn idle_by_name(name: &str) -> Result<Arc<dyn IdlePolicy>, UnknownName> {
         given: name.trim().to_string(),
         accepted: idle::NAMES.to_vec(),
     })
+}
+
+/// The default of [`ThreadPoolBuilder::join_push_limit`].
+pub const DEFAULT_JOIN_PUSH_LIMIT: usize = 4;
+
+/// Parses a join push limit: a number, or `eager` / `unlimited` for `usize::MAX`.
+pub fn parse_join_limit(s: &str) -> Result<usize, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "eager" | "unlimited" | "max" => Ok(usize::MAX),
+        t => t
+            .parse::<usize>()
+            .map_err(|_| "expected a number of tasks (≥ 1) or `eager`".to_string()),
+    }
 }
 
 /// Parses a signal given as a number (`10`) or a name (`SIGUSR2`, `USR2`, `SIGRTMIN+1`).

@@ -117,9 +117,12 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
     }
 
     /// Runs the closure on the current thread (the job was popped back by its owner),
-    /// `migrated = false`.
-    pub(crate) fn run_inline(self) -> R {
-        let f = self.func.into_inner().expect("job already taken");
+    /// `migrated = false`. Takes `&self` so the job is not moved (copied) on the hot path.
+    #[inline]
+    pub(crate) fn run_inline(&self) -> R {
+        // SAFETY: the owner popped the job back, so no other thread executed or will execute
+        // it; the owner is the only one touching `func` now.
+        let f = unsafe { (*self.func.get()).take() }.expect("job already taken");
         f(false)
     }
 

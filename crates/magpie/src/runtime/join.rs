@@ -2,8 +2,8 @@
 
 use std::mem;
 
-use super::job::{AbortOnUnwind, JobRef, StackJob};
-use super::latch::SpinLatch;
+use super::job::{AbortOnUnwind, StackJob};
+use super::latch::{CoreLatch, SpinLatch};
 use super::registry::WorkerThread;
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
@@ -33,10 +33,55 @@ where
 {
     let wt = WorkerThread::current();
     if wt.is_null() {
-        crate::runtime::global_registry().in_worker(|wt, _| join_on_worker(wt, a, b))
+        return crate::runtime::global_registry().in_worker(|wt, _| join_on_worker(wt, a, b));
+    }
+    // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+    let wt = unsafe { &*wt };
+    if wt.join_should_push() {
+        join_on_worker(wt, a, b)
     } else {
-        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
-        join_on_worker(unsafe { &*wt }, a, b)
+        join_in_sequence(a, b)
+    }
+}
+
+/// The coarsened join: the worker already holds enough tasks for thieves, so run `a` then
+/// `b` here without making a task (see `ThreadPoolBuilder::join_push_limit`). `b` still runs
+/// if `a` panics, and `a`'s panic propagates afterwards, as in the parallel join.
+#[inline(always)]
+fn join_in_sequence<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB,
+{
+    let guard = RunOnUnwind(Some(b));
+    let ra = a();
+    let b = guard.take();
+    (ra, b())
+}
+
+/// Holds `b` while `a` runs; runs it if `a` unwinds.
+struct RunOnUnwind<B: FnOnce() -> RB, RB>(Option<B>);
+
+impl<B: FnOnce() -> RB, RB> RunOnUnwind<B, RB> {
+    #[inline(always)]
+    fn take(mut self) -> B {
+        let b = self.0.take();
+        mem::forget(self);
+        match b {
+            Some(b) => b,
+            None => unreachable!("taken once"),
+        }
+    }
+}
+
+impl<B: FnOnce() -> RB, RB> Drop for RunOnUnwind<B, RB> {
+    #[cold]
+    fn drop(&mut self) {
+        if let Some(b) = self.0.take() {
+            // `a` is unwinding: run `b` anyway; a second panic from `b` is dropped so that
+            // `a`'s panic is the one that propagates.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(b));
+        }
     }
 }
 
@@ -57,13 +102,13 @@ where
     // If `a` panics, the guard's drop waits for `b` before the panic continues.
     let guard = JoinGuard {
         wt,
-        job_b_ref,
-        latch: &job_b.latch,
+        latch: job_b.latch.core(),
     };
     let ra = a();
     mem::forget(guard);
 
-    while !job_b.latch.probe() {
+    // Usually nobody stole `b` and it is the bottom-most job: take it back and run it here.
+    loop {
         match wt.pop() {
             Some(job) if job == job_b_ref => {
                 let rb = job_b.run_inline();
@@ -71,20 +116,22 @@ where
             }
             // Work left on our deque above `b` (e.g. `spawn`ed by `a`): run it first.
             Some(job) => wt.execute(job),
+            // `b` was stolen: work (and steal) until its thief is done.
             None => {
                 wt.wait_until(job_b.latch.core());
-                break;
+                return (ra, job_b.into_result());
             }
         }
+        if job_b.latch.probe() {
+            return (ra, job_b.into_result());
+        }
     }
-    (ra, job_b.into_result())
 }
 
 /// Waits for `b` when `a` unwinds, so `b`'s stack job is never freed while in use.
 struct JoinGuard<'a> {
     wt: &'a WorkerThread,
-    job_b_ref: JobRef,
-    latch: &'a SpinLatch<'a>,
+    latch: &'a CoreLatch,
 }
 
 impl Drop for JoinGuard<'_> {
@@ -94,14 +141,12 @@ impl Drop for JoinGuard<'_> {
         let abort = AbortOnUnwind;
         while !self.latch.probe() {
             match self.wt.pop() {
-                Some(job) if job == self.job_b_ref => {
-                    // Run `b` as if stolen: its result (or panic) lands in the job and is
-                    // dropped with it; `a`'s panic is the one that propagates.
-                    self.wt.execute(job);
-                }
+                // `b` (or work pushed above it) still on our deque: run it as if stolen. `b`'s
+                // result or panic lands in its job and is dropped with it; `a`'s panic is the
+                // one that propagates.
                 Some(job) => self.wt.execute(job),
                 None => {
-                    self.wt.wait_until(self.latch.core());
+                    self.wt.wait_until(self.latch);
                     break;
                 }
             }

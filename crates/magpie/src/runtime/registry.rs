@@ -31,6 +31,8 @@ pub(crate) struct RegistryConfig {
     pub(crate) idle: Arc<dyn IdlePolicy>,
     pub(crate) signal: c_int,
     pub(crate) panic_handler: Option<Arc<PanicHandler>>,
+    /// See [`crate::ThreadPoolBuilder::join_push_limit`].
+    pub(crate) join_push_limit: usize,
 }
 
 /// A worker's deque, owner side. An enum rather than a trait object so that `push`/`pop`
@@ -354,6 +356,7 @@ pub(crate) struct WorkerThread {
     victims: RefCell<Box<dyn VictimSelector>>,
     victim_buf: RefCell<Vec<usize>>,
     idle: RefCell<Box<dyn IdleState>>,
+    join_push_limit: usize,
 }
 
 impl WorkerThread {
@@ -381,6 +384,20 @@ impl WorkerThread {
 
     fn info(&self) -> &ThreadInfo {
         &self.registry.infos[self.index]
+    }
+
+    /// Whether `join` should make its second closure a task (push it) rather than run both
+    /// closures in sequence: while this worker holds fewer than `join_push_limit` tasks no
+    /// thief can take without asking (all of a Chase-Lev deque, the private part of a split
+    /// deque), or when a thief has asked this worker for work.
+    #[inline]
+    pub(crate) fn join_should_push(&self) -> bool {
+        match &self.deque {
+            LocalDeque::ChaseLev(d) => d.len() < self.join_push_limit,
+            LocalDeque::Split(d) => {
+                d.private_len() < self.join_push_limit || d.exposure_requested()
+            }
+        }
     }
 
     /// Pushes a job on this worker's deque (hot path of `join`).
@@ -544,6 +561,7 @@ fn main_loop(registry: Arc<Registry>, index: usize, deque: LocalDeque) {
         ),
         victim_buf: RefCell::new(Vec::with_capacity(registry.num_workers())),
         idle: RefCell::new(registry.config.idle.state(index)),
+        join_push_limit: registry.config.join_push_limit,
         deque,
         index,
         registry,
@@ -555,8 +573,10 @@ fn main_loop(registry: Arc<Registry>, index: usize, deque: LocalDeque) {
     // worker state.
     {
         let _bind = match &worker.deque {
+            // SAFETY: the guard lives in this block and is dropped before `worker` (which owns
+            // the deque and keeps the counters' registry alive).
             LocalDeque::Split(d) if d.exposure().uses_signal() => Some(
-                d.bind_current_thread(worker.registry.config.signal, worker.counters())
+                unsafe { d.bind_current_thread(worker.registry.config.signal, worker.counters()) }
                     .unwrap_or_else(|e| panic!("magpie worker {index}: {e}")),
             ),
             _ => None,
