@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
-use common::{deques, fib};
+use common::{deques, fib, pool_with, JOIN_MODES};
 use magpie::ThreadPoolBuilder;
 
 /// fib(40) in release builds (a few seconds), fib(32) in debug builds.
@@ -86,12 +86,12 @@ fn comb_rest_in_a(i: usize, hits: &[AtomicU8]) -> u64 {
 fn unbalanced_comb_recursion() {
     let want = (COMB as u64) * (COMB as u64 - 1) / 2;
     for deque in deques() {
-        for n in [1, 2, 4, 8] {
-            let pool = ThreadPoolBuilder::new()
-                .num_workers(n)
-                .deque(deque)
-                .build()
-                .unwrap();
+        for (joins, n) in JOIN_MODES
+            .iter()
+            .flat_map(|&j| [1, 2, 4, 8].map(move |n| (j, n)))
+        {
+            // Default stack size: `pool_with` does not set one.
+            let pool = pool_with(deque, n, joins);
             for (name, comb) in [
                 ("rest in b", comb_rest_in_b as fn(usize, &[AtomicU8]) -> u64),
                 ("rest in a", comb_rest_in_a),
@@ -99,7 +99,7 @@ fn unbalanced_comb_recursion() {
                 for round in 0..3 {
                     let hits: Vec<AtomicU8> = (0..COMB).map(|_| AtomicU8::new(0)).collect();
                     let sum = pool.install(|| comb(0, &hits));
-                    let what = format!("{deque}, {n} workers, {name}, round {round}");
+                    let what = format!("{deque}, {joins:?}, {n} workers, {name}, round {round}");
                     assert_eq!(sum, want, "{what}");
                     for (i, h) in hits.iter().enumerate() {
                         assert_eq!(h.load(Relaxed), 1, "{what}: tooth {i}");

@@ -12,10 +12,18 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{assert_pool_works, deques, fib, pool};
+use common::{assert_pool_works, deques, fib, pool, pool_with, Joins, JOIN_MODES};
 use magpie::ThreadPoolBuilder;
 
 const WORKERS: [usize; 3] = [1, 2, 4];
+
+/// Every join mode with every worker count.
+fn modes() -> Vec<(Joins, usize)> {
+    JOIN_MODES
+        .iter()
+        .flat_map(|&j| WORKERS.iter().map(move |&n| (j, n)))
+        .collect()
+}
 
 /// Runs `f`, expects a panic, returns its payload.
 fn expect_panic<R>(f: impl FnOnce() -> R) -> Box<dyn Any + Send> {
@@ -43,8 +51,8 @@ fn busy() -> u64 {
 #[test]
 fn panic_in_a_propagates_b_runs_once() {
     for deque in deques() {
-        for n in WORKERS {
-            let pool = pool(deque, n);
+        for (joins, n) in modes() {
+            let pool = pool_with(deque, n, joins);
             for round in 0..20 {
                 let (a_ran, b_ran) = (AtomicUsize::new(0), AtomicUsize::new(0));
                 let p = expect_panic(|| {
@@ -62,7 +70,7 @@ fn panic_in_a_propagates_b_runs_once() {
                         )
                     })
                 });
-                let what = format!("{deque}, {n} workers, round {round}");
+                let what = format!("{deque}, {joins:?}, {n} workers, round {round}");
                 assert_eq!(str_payload(&*p), "a panicked", "{what}");
                 assert_eq!(a_ran.load(Relaxed), 1, "{what}: a");
                 assert_eq!(b_ran.load(Relaxed), 1, "{what}: b");
@@ -75,8 +83,8 @@ fn panic_in_a_propagates_b_runs_once() {
 #[test]
 fn panic_in_b_propagates_a_runs_once() {
     for deque in deques() {
-        for n in WORKERS {
-            let pool = pool(deque, n);
+        for (joins, n) in modes() {
+            let pool = pool_with(deque, n, joins);
             for round in 0..20 {
                 let (a_ran, b_ran) = (AtomicUsize::new(0), AtomicUsize::new(0));
                 let p = expect_panic(|| {
@@ -94,7 +102,7 @@ fn panic_in_b_propagates_a_runs_once() {
                         )
                     })
                 });
-                let what = format!("{deque}, {n} workers, round {round}");
+                let what = format!("{deque}, {joins:?}, {n} workers, round {round}");
                 assert_eq!(str_payload(&*p), "b panicked", "{what}");
                 assert_eq!(a_ran.load(Relaxed), 1, "{what}: a");
                 assert_eq!(b_ran.load(Relaxed), 1, "{what}: b");
@@ -107,8 +115,8 @@ fn panic_in_b_propagates_a_runs_once() {
 #[test]
 fn panic_in_both_a_wins() {
     for deque in deques() {
-        for n in WORKERS {
-            let pool = pool(deque, n);
+        for (joins, n) in modes() {
+            let pool = pool_with(deque, n, joins);
             for round in 0..20 {
                 let (a_ran, b_ran) = (AtomicUsize::new(0), AtomicUsize::new(0));
                 // Alternate which half finishes first: a's payload must win either way.
@@ -129,7 +137,7 @@ fn panic_in_both_a_wins() {
                         )
                     })
                 });
-                let what = format!("{deque}, {n} workers, round {round}");
+                let what = format!("{deque}, {joins:?}, {n} workers, round {round}");
                 assert_eq!(str_payload(&*p), "a wins", "{what}");
                 assert_eq!(a_ran.load(Relaxed), 1, "{what}: a");
                 assert_eq!(b_ran.load(Relaxed), 1, "{what}: b");
@@ -163,8 +171,8 @@ fn panic_payload_type_preserved() {
 fn panic_in_scope_body_spawned_jobs_still_run() {
     const JOBS: usize = 200;
     for deque in deques() {
-        for n in WORKERS {
-            let pool = pool(deque, n);
+        for (joins, n) in modes() {
+            let pool = pool_with(deque, n, joins);
             let hits: Vec<AtomicU8> = (0..JOBS).map(|_| AtomicU8::new(0)).collect();
             let p = expect_panic(|| {
                 pool.scope(|s| {
@@ -178,7 +186,7 @@ fn panic_in_scope_body_spawned_jobs_still_run() {
                     panic!("scope body")
                 })
             });
-            let what = format!("{deque}, {n} workers");
+            let what = format!("{deque}, {joins:?}, {n} workers");
             assert_eq!(str_payload(&*p), "scope body", "{what}");
             for (i, h) in hits.iter().enumerate() {
                 assert_eq!(h.load(Relaxed), 1, "{what}: job {i}");
@@ -193,8 +201,8 @@ fn panic_in_spawned_scope_job_others_still_run() {
     const JOBS: usize = 200;
     const BAD: usize = 37;
     for deque in deques() {
-        for n in WORKERS {
-            let pool = pool(deque, n);
+        for (joins, n) in modes() {
+            let pool = pool_with(deque, n, joins);
             let hits: Vec<AtomicU8> = (0..JOBS).map(|_| AtomicU8::new(0)).collect();
             let body_done = AtomicUsize::new(0);
             let p = expect_panic(|| {
@@ -216,7 +224,7 @@ fn panic_in_spawned_scope_job_others_still_run() {
                     body_done.fetch_add(1, Relaxed);
                 })
             });
-            let what = format!("{deque}, {n} workers");
+            let what = format!("{deque}, {joins:?}, {n} workers");
             assert_eq!(str_payload(&*p), "job 37", "{what}");
             assert_eq!(body_done.load(Relaxed), 1, "{what}: body");
             for (i, h) in hits.iter().enumerate() {
@@ -249,8 +257,8 @@ fn panic_deep_in_join_tree_inside_scope() {
     }
 
     for deque in deques() {
-        for n in WORKERS {
-            let pool = pool(deque, n);
+        for (joins, n) in modes() {
+            let pool = pool_with(deque, n, joins);
             let hits: Vec<AtomicU8> = (0..2 * LEAVES).map(|_| AtomicU8::new(0)).collect();
             let sibling_sum = AtomicUsize::new(0);
             let p = expect_panic(|| {
@@ -265,7 +273,7 @@ fn panic_deep_in_join_tree_inside_scope() {
                     });
                 })
             });
-            let what = format!("{deque}, {n} workers");
+            let what = format!("{deque}, {joins:?}, {n} workers");
             assert_eq!(str_payload(&*p), "deep leaf", "{what}");
             for (i, h) in hits.iter().enumerate() {
                 assert_eq!(h.load(Relaxed), 1, "{what}: leaf {i}");
@@ -350,5 +358,74 @@ fn spawn_panic_without_handler_pool_survives() {
         pool.spawn(move || tx.send(fib(15)).unwrap());
         assert_eq!(rx.recv_timeout(Duration::from_secs(10)), Ok(610), "{deque}");
         assert_pool_works(&pool);
+    }
+}
+
+/// Panicking joins at the leaves of a join tree, caught right there: deep in the tree the
+/// worker holds several tasks, so a coarsened join runs `a` and `b` in sequence instead of
+/// pushing `b`; the panic contract must hold on that path too (and on the eager one).
+#[test]
+fn panics_caught_inside_deep_join_trees() {
+    // Depth 8 already puts most leaves under a worker holding more than the default
+    // join_push_limit of 4 tasks; every leaf panics once or twice, so keep it small.
+    const LEAVES: usize = 1 << 8;
+
+    /// Leaf `i`: a join whose `a` panics when `i % 3 == 0`, whose `b` panics when
+    /// `i % 3 == 1`, and both when `i % 3 == 2`; the leaf checks the payload itself.
+    fn tree(lo: usize, hi: usize, a_ran: &[AtomicU8], b_ran: &[AtomicU8]) -> usize {
+        if hi - lo == 1 {
+            let i = lo;
+            let p = expect_panic(|| {
+                magpie::join(
+                    || {
+                        a_ran[i].fetch_add(1, Relaxed);
+                        if i % 3 != 1 {
+                            panic!("leaf a");
+                        }
+                    },
+                    || {
+                        b_ran[i].fetch_add(1, Relaxed);
+                        if i % 3 != 0 {
+                            panic!("leaf b");
+                        }
+                    },
+                )
+            });
+            let want = if i % 3 == 1 { "leaf b" } else { "leaf a" };
+            assert_eq!(str_payload(&*p), want, "leaf {i}");
+            return 1;
+        }
+        let mid = lo + (hi - lo) / 2;
+        let (x, y) = magpie::join(
+            || tree(lo, mid, a_ran, b_ran),
+            || tree(mid, hi, a_ran, b_ran),
+        );
+        x + y
+    }
+
+    for deque in deques() {
+        for (joins, n) in modes() {
+            let pool = pool_with(deque, n, joins);
+            let what = format!("{deque}, {joins:?}, {n} workers");
+            let a_ran: Vec<AtomicU8> = (0..LEAVES).map(|_| AtomicU8::new(0)).collect();
+            let b_ran: Vec<AtomicU8> = (0..LEAVES).map(|_| AtomicU8::new(0)).collect();
+            pool.reset_stats();
+            let leaves = pool.install(|| tree(0, LEAVES, &a_ran, &b_ran));
+            assert_eq!(leaves, LEAVES, "{what}");
+            if common::COUNTERS && joins == Joins::Coarsened && n == 1 {
+                // With one worker nobody steals: the sequential path must have been taken
+                // (2 * LEAVES - 1 joins in all, far fewer pushes).
+                let pushes = pool.stats().total().pushes;
+                assert!(
+                    pushes < LEAVES as u64,
+                    "{what}: {pushes} pushes, no coarsening?"
+                );
+            }
+            for i in 0..LEAVES {
+                assert_eq!(a_ran[i].load(Relaxed), 1, "{what}: a of leaf {i}");
+                assert_eq!(b_ran[i].load(Relaxed), 1, "{what}: b of leaf {i}");
+            }
+            assert_pool_works(&pool);
+        }
     }
 }

@@ -20,15 +20,37 @@ pub fn deques() -> Vec<DequeKind> {
     }
 }
 
+/// How `join` decides to make a task of its `b`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Joins {
+    /// The default `join_push_limit`: `b` is pushed only while the worker holds few tasks
+    /// (or a thief asked); otherwise `a` and `b` run in sequence.
+    Coarsened,
+    /// `join_push_limit(usize::MAX)`: every `b` is pushed (the classic work-first join).
+    Eager,
+}
+
+/// Both join modes.
+pub const JOIN_MODES: [Joins; 2] = [Joins::Coarsened, Joins::Eager];
+
 /// A pool with `n` workers on `deque` and the default policies.
 pub fn pool(deque: DequeKind, n: usize) -> ThreadPool {
-    ThreadPoolBuilder::new()
+    pool_with(deque, n, Joins::Coarsened)
+}
+
+/// A pool with `n` workers on `deque`, the default policies, and the given join mode.
+pub fn pool_with(deque: DequeKind, n: usize, joins: Joins) -> ThreadPool {
+    let b = ThreadPoolBuilder::new()
         .num_workers(n)
         .deque(deque)
         .victims("random")
-        .idle("park")
-        .build()
-        .unwrap_or_else(|e| panic!("building a {n}-worker {deque} pool: {e}"))
+        .idle("park");
+    let b = match joins {
+        Joins::Coarsened => b,
+        Joins::Eager => b.join_push_limit(usize::MAX),
+    };
+    b.build()
+        .unwrap_or_else(|e| panic!("building a {n}-worker {deque} pool ({joins:?}): {e}"))
 }
 
 /// fib with no cutoff: every call above the leaves is a `magpie::join`.
