@@ -1,6 +1,7 @@
 //! Deep recursion on default worker stacks: fib(40) with no cutoff (every call a `join`),
 //! and very unbalanced "comb" recursions where one side of every join is a leaf and the
 //! other the rest of the comb, so the recursion depth equals the comb's length.
+#![cfg(not(loom))]
 
 mod common;
 

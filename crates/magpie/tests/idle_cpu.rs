@@ -3,6 +3,7 @@
 //! second must cost under 100 ms of process CPU time, a wake-up under 1 s.
 //!
 //! The tests of this file measure the whole process, so they run one at a time (a lock).
+#![cfg(not(loom))]
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! spawned scope job, from deep inside a join tree inside a scope, and from `spawn`ed jobs
 //! (which go to the pool's panic handler). In each case the other work still runs exactly
 //! once, the payload is the expected one, and the pool works afterwards.
+#![cfg(not(loom))]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Several pools at once: concurrent pools, nested `install` across pools, worker
 //! identity, shutdown on drop, and builder / environment errors.
+#![cfg(not(loom))]
 
 mod common;
 
