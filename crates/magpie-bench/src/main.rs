@@ -1,1 +1,343 @@
-fn main() {}
+//! `magpie-bench`: side-by-side fork-join benchmarks of magpie (with each of its deques),
+//! rayon, chili and a sequential baseline, every kernel written once over [`join::Join`].
+//!
+//! ```text
+//! cargo run --release -p magpie-bench -- forkjoin [--json] [--runs N] [--workers 1,2]
+//!     [--kernels fib,tree,...] [--runtimes sequential,magpie,rayon,chili] [--deques ...] [--quick]
+//! ```
+
+#![warn(missing_docs)]
+
+#[cfg(all(feature = "counted", feature = "uncounted"))]
+compile_error!(
+    "features `counted` (a default) and `uncounted` exclude each other: \
+     build the uncounted variant with `--no-default-features --features uncounted`"
+);
+
+mod counting;
+mod harness;
+mod join;
+mod kernels;
+
+use clap::{Parser, Subcommand};
+use harness::{Pool, Row, RuntimeKind};
+use kernels::{Inputs, KernelId, Sizes};
+use magpie::deque::DequeKind;
+use std::collections::HashMap;
+use std::panic::{self, AssertUnwindSafe};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Side-by-side fork-join benchmarks: magpie vs rayon vs chili vs sequential.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Runs every kernel on every runtime and worker count, and reports median/min/max.
+    Forkjoin(ForkjoinArgs),
+    /// Reads `forkjoin --json` outputs of the counted and uncounted builds and prints, per
+    /// configuration, the ratio counted/uncounted of the medians (median over files).
+    CountingRatio(CountingArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct CountingArgs {
+    /// JSON outputs of the default build (magpie counters on).
+    #[arg(long, value_delimiter = ',', required = true)]
+    counted: Vec<std::path::PathBuf>,
+    /// JSON outputs of the `--no-default-features --features uncounted` build.
+    #[arg(long, value_delimiter = ',', required = true)]
+    uncounted: Vec<std::path::PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+struct ForkjoinArgs {
+    /// Print only a JSON array of result rows on stdout (the table goes to stderr).
+    #[arg(long)]
+    json: bool,
+    /// Timed runs per configuration (after one untimed warm-up).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    runs: u32,
+    /// Worker counts for the parallel runtimes.
+    #[arg(long, value_delimiter = ',', default_values_t = [1, 2])]
+    workers: Vec<usize>,
+    /// Kernels to run.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = KernelId::ALL)]
+    kernels: Vec<KernelId>,
+    /// Runtimes to run (a sequential reference result is always computed for checking).
+    #[arg(long, value_enum, value_delimiter = ',',
+          default_values_t = [RuntimeKind::Sequential, RuntimeKind::Magpie, RuntimeKind::Rayon, RuntimeKind::Chili])]
+    runtimes: Vec<RuntimeKind>,
+    /// magpie's deques to run (each is its own magpie row).
+    #[arg(long, value_delimiter = ',', default_values_t = DequeKind::ALL)]
+    deques: Vec<DequeKind>,
+    /// Measure one configuration at a time (only its pool alive), instead of the default
+    /// interleaved rounds (every pool built up front; each round runs every configuration
+    /// once, so that a drift in machine load hits all configurations alike).
+    #[arg(long)]
+    blocked: bool,
+    /// Small problem sizes, for a smoke test.
+    #[arg(long)]
+    quick: bool,
+}
+
+impl std::fmt::Display for KernelId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl std::fmt::Display for RuntimeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Forkjoin(args) => forkjoin(&args),
+        Command::CountingRatio(args) => {
+            counting::report(&args.counted, &args.uncounted).map(|t| print!("{t}"))
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("magpie-bench: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The configurations to measure, in order: (runtime, deque (magpie only), workers).
+fn configurations(args: &ForkjoinArgs) -> Vec<(RuntimeKind, DequeKind, usize)> {
+    let mut out = Vec::new();
+    if args.runtimes.contains(&RuntimeKind::Sequential) {
+        out.push((RuntimeKind::Sequential, DequeKind::default(), 1));
+    }
+    for &w in &args.workers {
+        for rt in [RuntimeKind::Rayon, RuntimeKind::Chili, RuntimeKind::Magpie] {
+            if !args.runtimes.contains(&rt) {
+                continue;
+            }
+            if rt == RuntimeKind::Magpie {
+                for &d in &args.deques {
+                    out.push((rt, d, w));
+                }
+            } else {
+                out.push((rt, DequeKind::default(), w));
+            }
+        }
+    }
+    out
+}
+
+fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
+    if args.workers.contains(&0) {
+        return Err("--workers: worker counts must be at least 1".into());
+    }
+    let sizes = if args.quick {
+        Sizes::QUICK
+    } else {
+        Sizes::FULL
+    };
+    let mut kernels = args.kernels.clone();
+    kernels.dedup();
+    eprintln!(
+        "magpie-bench forkjoin: {} timed runs + 1 warm-up per configuration, {}; magpie \
+         counters {}",
+        args.runs,
+        if args.blocked {
+            "one configuration at a time"
+        } else {
+            "in interleaved rounds"
+        },
+        if cfg!(feature = "counted") {
+            "on"
+        } else {
+            "compiled out"
+        }
+    );
+    eprintln!("building inputs…");
+    let mut inputs = Inputs::new(sizes, &kernels);
+
+    // Reference results, from the sequential runtime.
+    let seq = Pool::Sequential;
+    let mut reference: HashMap<KernelId, u64> = HashMap::new();
+    for &k in &kernels {
+        let (_, digest) = seq.execute(k, &mut inputs)?;
+        reference.insert(k, digest);
+    }
+
+    let mut configs: Vec<Config> = configurations(args)
+        .into_iter()
+        .map(|(runtime, deque, workers)| Config::new(runtime, deque, workers))
+        .collect();
+    if args.blocked {
+        for c in &mut configs {
+            c.build();
+            for &k in &kernels {
+                eprint!("{k:<10} {}: ", c.name);
+                for run in 0..=args.runs {
+                    c.execute(k, run, &mut inputs, reference[&k])?;
+                }
+                eprintln!();
+            }
+            c.pool = None; // only this configuration's pool is ever alive
+        }
+    } else {
+        for c in &mut configs {
+            c.build();
+        }
+        for &k in &kernels {
+            for run in 0..=args.runs {
+                if run == 0 {
+                    eprint!("{k:<10} warm-up ");
+                } else {
+                    eprint!("{k:<10} round {run}: ");
+                }
+                for c in &mut configs {
+                    c.execute(k, run, &mut inputs, reference[&k])?;
+                }
+                eprintln!();
+            }
+        }
+    }
+
+    let mut rows: Vec<Row> = Vec::new();
+    for &k in &kernels {
+        for c in &configs {
+            if c.failed.is_none() {
+                if let Some(times) = c.times.get(&k) {
+                    rows.push(harness::summarize(
+                        k, c.runtime, &c.variant, c.workers, times,
+                    ));
+                }
+            }
+        }
+    }
+    let failed: Vec<String> = configs.iter().filter_map(|c| c.failed.clone()).collect();
+
+    let mut text = String::new();
+    for &k in &kernels {
+        text.push_str(&harness::table(k, &sizes.describe(k), &rows));
+        text.push('\n');
+    }
+    if args.json {
+        eprint!("{text}");
+        let json = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
+        println!("{json}");
+    } else {
+        print!("{text}");
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} configuration(s) failed and have no row:\n  {}",
+            failed.len(),
+            failed.join("\n  ")
+        ))
+    }
+}
+
+/// One (runtime, deque, workers) configuration: its pool and its timed runs per kernel.
+struct Config {
+    runtime: RuntimeKind,
+    deque: DequeKind,
+    variant: String,
+    workers: usize,
+    name: String,
+    pool: Option<Pool>,
+    times: HashMap<KernelId, Vec<Duration>>,
+    /// Why the configuration was dropped (it panicked), if it was.
+    failed: Option<String>,
+}
+
+impl Config {
+    fn new(runtime: RuntimeKind, deque: DequeKind, workers: usize) -> Config {
+        let variant = if runtime == RuntimeKind::Magpie {
+            deque.name().to_string()
+        } else {
+            String::new()
+        };
+        let name = format!("{runtime:<10} {variant:<17} {workers:>2} worker(s)");
+        Config {
+            runtime,
+            deque,
+            variant,
+            workers,
+            name,
+            pool: None,
+            times: HashMap::new(),
+            failed: None,
+        }
+    }
+
+    /// Builds the pool. A panic (say, an unfinished deque) drops the configuration; a build
+    /// error is a panic-free failure of the same kind.
+    fn build(&mut self) {
+        let (runtime, deque, workers) = (self.runtime, self.deque, self.workers);
+        match panic::catch_unwind(|| Pool::build(runtime, deque, workers)) {
+            Ok(Ok(pool)) => self.pool = Some(pool),
+            Ok(Err(e)) => self.fail(e),
+            Err(payload) => self.fail(format!("panicked: {}", panic_message(&*payload))),
+        }
+    }
+
+    fn fail(&mut self, why: String) {
+        eprintln!("\nmagpie-bench: {} FAILED ({why}); skipping it", self.name);
+        self.failed = Some(format!("{}: {why}", self.name.trim_end()));
+        self.pool = None;
+    }
+
+    /// One execution of kernel `k` (run 0 is the untimed warm-up), checked against the
+    /// sequential `reference`: a wrong result is an error that aborts the benchmark; a
+    /// panic drops this configuration.
+    fn execute(
+        &mut self,
+        k: KernelId,
+        run: u32,
+        inputs: &mut Inputs,
+        reference: u64,
+    ) -> Result<(), String> {
+        let Some(pool) = &self.pool else {
+            return Ok(());
+        };
+        match panic::catch_unwind(AssertUnwindSafe(|| pool.execute(k, inputs))) {
+            Ok(Ok((t, digest))) => {
+                if digest != reference {
+                    return Err(format!(
+                        "{k} on {}: wrong result on run {run} ({}): {digest:#x}, sequential gave \
+                         {reference:#x}",
+                        self.name.trim_end(),
+                        if run == 0 { "warm-up" } else { "timed" },
+                    ));
+                }
+                if run > 0 {
+                    self.times.entry(k).or_default().push(t);
+                    eprint!("{:.4} ", t.as_secs_f64());
+                }
+            }
+            Ok(Err(e)) => return Err(format!("{k} on {}: {e}", self.name.trim_end())),
+            Err(payload) => {
+                self.fail(format!("panicked on {k}: {}", panic_message(&*payload)));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic".into())
+}

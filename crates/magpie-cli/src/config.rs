@@ -12,7 +12,7 @@ use std::os::raw::c_int;
 
 use magpie::deque::{signal::DEFAULT_SIGNAL, DequeKind};
 use magpie::policy::{idle, victim};
-use magpie::runtime::parse_signal;
+use magpie::runtime::{parse_join_limit, parse_signal, DEFAULT_JOIN_PUSH_LIMIT};
 use magpie::{BuildError, ThreadPool, ThreadPoolBuilder};
 
 /// Where a setting's value came from.
@@ -64,6 +64,8 @@ pub struct Flags {
     pub idle: Option<String>,
     /// `--signal`.
     pub signal: Option<String>,
+    /// `--join-limit`.
+    pub join_limit: Option<String>,
 }
 
 /// A fully resolved and validated pool configuration.
@@ -79,6 +81,8 @@ pub struct Config {
     pub idle: Setting<String>,
     /// The exposure signal of the signal-based deques.
     pub signal: Setting<c_int>,
+    /// `join`'s task-coarsening limit (`usize::MAX`: push every join).
+    pub join_limit: Setting<usize>,
 }
 
 /// A configuration problem: a message naming the bad value and what is accepted.
@@ -215,12 +219,28 @@ impl Config {
             },
         };
 
+        let join_limit = match pick(&flags.join_limit, "--join-limit", "MAGPIE_JOIN_LIMIT", env) {
+            None => Setting {
+                value: DEFAULT_JOIN_PUSH_LIMIT,
+                source: Source::Default,
+            },
+            Some((v, source)) => match parse_join_limit(&v) {
+                Ok(0) | Err(_) => {
+                    return Err(ConfigError(format!(
+                        "{source}: bad join limit {v:?}; expected a number of tasks (at least 1) or `eager`"
+                    )))
+                }
+                Ok(n) => Setting { value: n, source },
+            },
+        };
+
         Ok(Config {
             workers,
             deque,
             victims,
             idle,
             signal,
+            join_limit,
         })
     }
 
@@ -232,6 +252,7 @@ impl Config {
             .victims(&self.victims.value)
             .idle(&self.idle.value)
             .signal(self.signal.value)
+            .join_push_limit(self.join_limit.value)
     }
 
     /// Builds a pool for `deque` and `workers`.

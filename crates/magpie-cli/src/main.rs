@@ -77,6 +77,12 @@ struct Cli {
     #[arg(long, global = true, value_name = "SIG")]
     signal: Option<String>,
 
+    /// join makes its second closure a task only while the worker holds fewer than N private
+    /// tasks (or a thief asked for work); `eager` pushes every join [env: MAGPIE_JOIN_LIMIT]
+    /// [default: 4]
+    #[arg(long, global = true, value_name = "N|eager")]
+    join_limit: Option<String>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -105,6 +111,11 @@ fn info(c: &Config) {
     println!("victims  {}", show(&c.victims, &c.victims.value));
     println!("idle     {}", show(&c.idle, &c.idle.value));
     println!("signal   {}", show(&c.signal, signal_name(c.signal.value)));
+    let limit = match c.join_limit.value {
+        usize::MAX => "eager".to_string(),
+        n => n.to_string(),
+    };
+    println!("join     {}", show(&c.join_limit, limit));
     println!();
     println!("{}", accepted_names());
 }
@@ -117,6 +128,7 @@ fn main() -> ExitCode {
         victims: cli.victims,
         idle: cli.idle,
         signal: cli.signal,
+        join_limit: cli.join_limit,
     };
     let fail = |e: config::ConfigError| {
         eprintln!("magpie: error: {e}");

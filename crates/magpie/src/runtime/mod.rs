@@ -20,7 +20,8 @@ mod scope;
 #[cfg(not(loom))]
 pub use self::{
     builder::{
-        parse_signal, BuildError, IntoDequeKind, ThreadPoolBuilder, DEFAULT_STACK_SIZE, ENV_VARS,
+        parse_join_limit, parse_signal, BuildError, IntoDequeKind, ThreadPoolBuilder,
+        DEFAULT_JOIN_PUSH_LIMIT, DEFAULT_STACK_SIZE, ENV_VARS,
     },
     join::join,
     pool::{PoolStats, ThreadPool},
