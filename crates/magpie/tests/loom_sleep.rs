@@ -100,15 +100,11 @@ fn published_work_is_seen_or_wakes() {
     });
 }
 
-/// (b) exactly as the runtime runs it: no fence between the sleeper's
-/// `sleeping.fetch_add(1, SeqCst)` and its re-check. Loom finds a lost wake-up (deadlock).
-/// Under loom this is partly a false alarm (loom weakens SeqCst accesses to AcqRel), but it
-/// points at a real gap: the C++/Rust memory model only orders the re-check after the
-/// increment if *every* load in `has_work` is SeqCst, and the deques' length hints are
-/// plain Acquire / Relaxed loads. Ignored until `Sleep::sleep` gets a `fence(SeqCst)` after
-/// the increment (protocol step 1 → 2); run with `--ignored` to reproduce.
+/// (b) exactly as the runtime runs it: the re-check in `has_work` is a plain SeqCst load
+/// and relies on `Sleep::sleep`'s own `fence(SeqCst)` after `sleeping.fetch_add` (protocol
+/// step 1 → 2). Without that fence loom finds a lost wake-up (a deadlock): the test that
+/// found the gap, kept as its regression test.
 #[test]
-#[ignore = "lost wake-up without a sleeper-side fence(SeqCst) in Sleep::sleep; see doc comment"]
 fn published_work_without_sleeper_fence() {
     model(None, || {
         let sleep = Arc::new(Sleep::new(1));

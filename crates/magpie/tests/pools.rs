@@ -231,13 +231,10 @@ fn drop_idle_pool_joins_its_threads() {
     }
 }
 
-/// RUNTIME BUG (reproduction): a `build_global` that fails because the global pool already
-/// exists has started a whole registry first (`ThreadPoolBuilder::build_global` calls
-/// `into_registry()` before `set_global` finds the slot taken); the `Arc<Registry>` is then
-/// dropped without `terminate()`, so its workers (which hold their own clones) wait forever:
-/// every failed call leaks `num_workers` threads.
+/// A `build_global` that fails because the global pool already exists must not start (and
+/// leak) workers: it once built a whole registry before finding the slot taken, and every
+/// failed call leaked `num_workers` threads.
 #[test]
-#[ignore = "runtime bug: a failed build_global leaks the worker threads it started"]
 fn failed_build_global_leaks_no_threads() {
     let _g = lock_global();
     ensure_global();
@@ -386,12 +383,12 @@ fn from_env_errors_name_the_variable() {
         assert_names_all(&msg, accepted);
     }
 
-    // A zero join limit parses as a number but is refused at build time.
+    // A zero join limit is refused naming the variable.
     clear();
     std::env::set_var("MAGPIE_JOIN_LIMIT", "0");
-    let (_, msg) = build_err(ThreadPoolBuilder::from_env().num_workers(1));
-    assert!(msg.contains("join"), "{msg}");
-    // (It does not name the variable: see `join_limit_zero_in_env_names_the_variable`.)
+    let (e, msg) = build_err(ThreadPoolBuilder::from_env().num_workers(1));
+    assert!(matches!(e, BuildError::Env { .. }), "{e:?}");
+    assert!(msg.contains("MAGPIE_JOIN_LIMIT"), "{msg}");
 
     // Valid values are applied.
     clear();
@@ -439,12 +436,9 @@ fn from_env_errors_name_the_variable() {
     }
 }
 
-/// RUNTIME ISSUE (reproduction): `MAGPIE_JOIN_LIMIT=0` parses (`parse_join_limit` accepts
-/// any number) and only fails in `into_config` with the builder's message ("join_push_limit
-/// must be at least 1 ..."), which does not name the environment variable, unlike every
-/// other bad `MAGPIE_*` value.
+/// `MAGPIE_JOIN_LIMIT=0` is refused naming the variable, like every other bad `MAGPIE_*`
+/// value (it once slipped through to the builder's generic message).
 #[test]
-#[ignore = "runtime issue: MAGPIE_JOIN_LIMIT=0 error does not name the variable"]
 fn join_limit_zero_in_env_names_the_variable() {
     let _g = lock_global();
     let saved = std::env::var_os("MAGPIE_JOIN_LIMIT");

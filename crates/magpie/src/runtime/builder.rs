@@ -354,8 +354,8 @@ impl ThreadPoolBuilder {
     /// assert!(magpie::ThreadPoolBuilder::new().build_global().is_err());
     /// ```
     pub fn build_global(self) -> Result<(), BuildError> {
-        let registry = self.into_registry()?;
-        super::set_global(|| Ok(registry))
+        // Start the workers only once it is known there is no global pool yet.
+        super::set_global(|| self.into_registry())
     }
 }
 
@@ -382,9 +382,10 @@ pub const DEFAULT_JOIN_PUSH_LIMIT: usize = 4;
 pub fn parse_join_limit(s: &str) -> Result<usize, String> {
     match s.trim().to_ascii_lowercase().as_str() {
         "eager" | "unlimited" | "max" => Ok(usize::MAX),
-        t => t
-            .parse::<usize>()
-            .map_err(|_| "expected a number of tasks (≥ 1) or `eager`".to_string()),
+        t => match t.parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err("expected a number of tasks (at least 1) or `eager`".to_string()),
+        },
     }
 }
 

@@ -65,6 +65,7 @@ impl CoreLatch {
 }
 
 /// A latch a job can set when it completes.
+#[cfg_attr(loom, allow(dead_code))]
 pub(crate) trait Latch {
     /// Sets the latch and wakes its waiter if needed.
     ///

@@ -32,7 +32,7 @@ pub use self::{
 mod global {
     use super::registry::{Registry, WorkerThread};
     use super::{BuildError, ThreadPoolBuilder};
-    use std::sync::{Arc, OnceLock};
+    use std::sync::{Arc, Mutex, OnceLock};
 
     static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
 
@@ -52,24 +52,25 @@ mod global {
         })
     }
 
+    /// Serialises `build_global` calls, so that at most one builds a registry at a time.
+    static SETTING: Mutex<()> = Mutex::new(());
+
+    /// Installs the registry `make` builds as the global one. `make` runs only if there is
+    /// no global pool yet; a failure leaves the global pool unset (a later use builds the
+    /// default). If the default was built concurrently, the new registry is shut down.
     pub(crate) fn set_global(
         make: impl FnOnce() -> Result<Arc<Registry>, BuildError>,
     ) -> Result<(), BuildError> {
-        let mut result = Err(BuildError::GlobalAlreadyInitialized);
-        GLOBAL.get_or_init(|| match make() {
-            Ok(r) => {
-                result = Ok(());
-                r
-            }
-            Err(e) => {
-                result = Err(e);
-                // Fall back so the OnceLock is initialised consistently.
-                ThreadPoolBuilder::new()
-                    .into_registry()
-                    .unwrap_or_else(|e| panic!("magpie: cannot start the global pool: {e}"))
-            }
-        });
-        result
+        let _serial = SETTING.lock().unwrap_or_else(|e| e.into_inner());
+        if GLOBAL.get().is_some() {
+            return Err(BuildError::GlobalAlreadyInitialized);
+        }
+        let registry = make()?;
+        GLOBAL.set(registry).map_err(|lost| {
+            // `global_registry()` won the race: stop the workers we started.
+            lost.terminate();
+            BuildError::GlobalAlreadyInitialized
+        })
     }
 
     /// The index of the current thread in its pool, if it is a worker of some pool.

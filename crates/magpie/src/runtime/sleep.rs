@@ -22,7 +22,7 @@
 //! owner runs its own private work), only parallelism is delayed: the timed wait of step 3
 //! bounds the delay to [`PARK_TIMEOUT`].
 
-use crate::sync::atomic::{AtomicUsize, Ordering};
+use crate::sync::atomic::{fence, AtomicUsize, Ordering};
 use crate::sync::{Condvar, Mutex};
 use crossbeam_utils::CachePadded;
 
@@ -85,6 +85,9 @@ impl Sleep {
         }
         *asleep = true;
         self.sleeping.fetch_add(1, Ordering::SeqCst);
+        // The Dekker pair needs a full fence here: `has_work` reads queues with Acquire or
+        // Relaxed loads, which a SeqCst RMW alone does not order (found by loom).
+        fence(Ordering::SeqCst);
         if has_work() {
             *asleep = false;
             self.sleeping.fetch_sub(1, Ordering::SeqCst);
