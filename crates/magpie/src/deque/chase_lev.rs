@@ -258,6 +258,12 @@ impl<T> Clone for Stealer<T> {
 }
 
 impl<T: Send> Worker<T> {
+    /// `[bottom, top]`: their difference is the number of tasks (a racy gauge for the
+    /// runtime's join coarsening, which reads it without a match on the deque kind).
+    pub(crate) fn gauge(&self) -> [&crate::sync::atomic::AtomicIsize; 2] {
+        [&self.inner.bottom, &self.inner.top]
+    }
+
     /// A new, empty deque with [`DEFAULT_CAPACITY`] slots (it grows when full).
     pub fn new() -> Self {
         Self::with_capacity(DEFAULT_CAPACITY)

@@ -576,6 +576,12 @@ unsafe impl<T: Send> Send for Stealer<T> {}
 unsafe impl<T: Send> Sync for Stealer<T> {}
 
 impl<T: Send> Worker<T> {
+    /// `[bot, public_bot]`: their difference is the number of private tasks (the gauge of
+    /// the runtime's join coarsening, which reads it without a match on the deque kind).
+    pub(crate) fn gauge(&self) -> [&AtomicIsize; 2] {
+        [&self.inner.bot, &self.inner.public_bot]
+    }
+
     /// A new, empty split deque with the given exposure.
     pub fn new(exposure: Exposure) -> Self {
         Self::with_capacity(exposure, DEFAULT_CAPACITY)

@@ -4,7 +4,7 @@
 use std::cell::{Cell, RefCell};
 use std::os::raw::c_int;
 use std::ptr;
-use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -356,7 +356,13 @@ pub(crate) struct WorkerThread {
     victims: RefCell<Box<dyn VictimSelector>>,
     victim_buf: RefCell<Vec<usize>>,
     idle: RefCell<Box<dyn IdleState>>,
-    join_push_limit: usize,
+    join_push_limit: isize,
+    /// `[hi, lo]`: `hi - lo` counts the tasks of this worker's deque that no thief can take
+    /// without asking (see `join_should_push`). Point into `deque`, which `self` owns.
+    gauge: [*const AtomicIsize; 2],
+    /// `lcws-user`: exposure requests are only served when the owner looks (push/pop), so a
+    /// coarsened join must look too. Signal variants are served by their handler.
+    polls_exposure: bool,
 }
 
 impl WorkerThread {
@@ -392,12 +398,15 @@ impl WorkerThread {
     /// deque), or when a thief has asked this worker for work.
     #[inline]
     pub(crate) fn join_should_push(&self) -> bool {
-        match &self.deque {
-            LocalDeque::ChaseLev(d) => d.len() < self.join_push_limit,
-            LocalDeque::Split(d) => {
-                d.private_len() < self.join_push_limit || d.exposure_requested()
-            }
-        }
+        // SAFETY: `gauge` points into `self.deque`, alive as long as `self`.
+        let (hi, lo) = unsafe { (&*self.gauge[0], &*self.gauge[1]) };
+        hi.load(Ordering::Relaxed) - lo.load(Ordering::Relaxed) < self.join_push_limit
+            || (self.polls_exposure && self.exposure_requested())
+    }
+
+    #[cold]
+    fn exposure_requested(&self) -> bool {
+        matches!(&self.deque, LocalDeque::Split(d) if d.exposure_requested())
     }
 
     /// Pushes a job on this worker's deque (hot path of `join`).
@@ -561,7 +570,12 @@ fn main_loop(registry: Arc<Registry>, index: usize, deque: LocalDeque) {
         ),
         victim_buf: RefCell::new(Vec::with_capacity(registry.num_workers())),
         idle: RefCell::new(registry.config.idle.state(index)),
-        join_push_limit: registry.config.join_push_limit,
+        join_push_limit: isize::try_from(registry.config.join_push_limit).unwrap_or(isize::MAX),
+        gauge: match &deque {
+            LocalDeque::ChaseLev(d) => d.gauge().map(|a| a as *const AtomicIsize),
+            LocalDeque::Split(d) => d.gauge().map(|a| a as *const AtomicIsize),
+        },
+        polls_exposure: matches!(&deque, LocalDeque::Split(d) if !d.exposure().uses_signal()),
         deque,
         index,
         registry,
