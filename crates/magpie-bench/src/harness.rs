@@ -62,8 +62,10 @@ impl Pool {
                 ),
                 ..Default::default()
             })),
+            // From the environment, so that MAGPIE_JOIN_LIMIT (and the policies) apply;
+            // the worker count and deque are the benchmark's.
             RuntimeKind::Magpie => Pool::Magpie(
-                magpie::ThreadPoolBuilder::new()
+                magpie::ThreadPoolBuilder::from_env()
                     .num_workers(workers)
                     .deque(deque)
                     .build()

@@ -5,6 +5,10 @@
 //! cargo run --release -p magpie-bench -- forkjoin [--json] [--runs N] [--workers 1,2]
 //!     [--kernels fib,tree,...] [--runtimes sequential,magpie,rayon,chili] [--deques ...] [--quick]
 //! ```
+//!
+//! magpie pools start from `ThreadPoolBuilder::from_env()`, so the `MAGPIE_*` variables
+//! apply (the worker count and deque are the benchmark's): `MAGPIE_JOIN_LIMIT=eager`
+//! measures the classic work-first join that pushes every `b`.
 
 #![warn(missing_docs)]
 

@@ -582,6 +582,11 @@ impl<T: Send> Worker<T> {
         [&self.inner.bot, &self.inner.public_bot]
     }
 
+    /// The targeted flag thieves set to ask for exposure (polled by `lcws-user` owners).
+    pub(crate) fn targeted_flag(&self) -> &AtomicBool {
+        &self.inner.targeted
+    }
+
     /// A new, empty split deque with the given exposure.
     pub fn new(exposure: Exposure) -> Self {
         Self::with_capacity(exposure, DEFAULT_CAPACITY)

@@ -360,9 +360,10 @@ pub(crate) struct WorkerThread {
     /// `[hi, lo]`: `hi - lo` counts the tasks of this worker's deque that no thief can take
     /// without asking (see `join_should_push`). Point into `deque`, which `self` owns.
     gauge: [*const AtomicIsize; 2],
-    /// `lcws-user`: exposure requests are only served when the owner looks (push/pop), so a
-    /// coarsened join must look too. Signal variants are served by their handler.
-    polls_exposure: bool,
+    /// `lcws-user`: its targeted flag. Exposure requests are only served when the owner
+    /// looks (push/pop), so a coarsened join must look too. Null for the other deques
+    /// (signal variants are served by their handler). Points into `deque`.
+    exposure_flag: *const AtomicBool,
 }
 
 impl WorkerThread {
@@ -401,12 +402,9 @@ impl WorkerThread {
         // SAFETY: `gauge` points into `self.deque`, alive as long as `self`.
         let (hi, lo) = unsafe { (&*self.gauge[0], &*self.gauge[1]) };
         hi.load(Ordering::Relaxed) - lo.load(Ordering::Relaxed) < self.join_push_limit
-            || (self.polls_exposure && self.exposure_requested())
-    }
-
-    #[cold]
-    fn exposure_requested(&self) -> bool {
-        matches!(&self.deque, LocalDeque::Split(d) if d.exposure_requested())
+            // SAFETY: non-null `exposure_flag` points into `self.deque`.
+            || (!self.exposure_flag.is_null()
+                && unsafe { &*self.exposure_flag }.load(Ordering::Relaxed))
     }
 
     /// Pushes a job on this worker's deque (hot path of `join`).
@@ -575,7 +573,10 @@ fn main_loop(registry: Arc<Registry>, index: usize, deque: LocalDeque) {
             LocalDeque::ChaseLev(d) => d.gauge().map(|a| a as *const AtomicIsize),
             LocalDeque::Split(d) => d.gauge().map(|a| a as *const AtomicIsize),
         },
-        polls_exposure: matches!(&deque, LocalDeque::Split(d) if !d.exposure().uses_signal()),
+        exposure_flag: match &deque {
+            LocalDeque::Split(d) if !d.exposure().uses_signal() => d.targeted_flag(),
+            _ => ptr::null(),
+        },
         deque,
         index,
         registry,
