@@ -225,6 +225,7 @@ impl<T> Drop for Inner<T> {
             // slots, so freeing them drops no element (the live ones were moved to newer
             // buffers and dropped above).
             for &old in unsafe { &*retired } {
+                // SAFETY: as above: `old` came from `Box::into_raw` and is freed once.
                 drop(unsafe { Box::from_raw(old) });
             }
         });

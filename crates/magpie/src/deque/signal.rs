@@ -102,6 +102,19 @@ fn max_signal() -> c_int {
     31
 }
 
+/// Unblocks `signal` on the calling thread (its mask was inherited from its creator).
+pub fn unblock_on_this_thread(signal: c_int) {
+    // SAFETY: `sigset_t` is plain data; `sigemptyset`/`sigaddset` initialise it, and
+    // `pthread_sigmask` only changes this thread's mask. Failure (an invalid signal, already
+    // refused by `install`) leaves the mask as it was.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, signal);
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+    }
+}
+
 /// Installs magpie's exposure handler for `signal` (idempotent; never uninstalled).
 ///
 /// Fails with [`SignalError::Invalid`] for signals that cannot be used (see [`validate`]) and

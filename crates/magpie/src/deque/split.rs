@@ -55,7 +55,9 @@ use std::sync::atomic::compiler_fence;
 
 /// Initial number of slots.
 const DEFAULT_CAPACITY: usize = 64;
-/// Largest array: indices must fit the 32-bit `top` of `age`.
+/// Largest array: indices must fit the 32-bit `top` of `age`. (The other half of `age` is a
+/// 32-bit tag bumped at every index reset: an ABA needs 2^32 resets while one thief stays
+/// stalled between its read of `age` and its CAS — theoretical.)
 const MAX_CAPACITY: usize = 1 << 31;
 
 #[inline(always)]
@@ -92,9 +94,10 @@ impl<T> Buffer<T> {
         self.slots.len() as isize
     }
 
-    /// Slot `i`, which every caller has already checked to be in `0..cap` (the owner against
-    /// `cap` before writing, thieves against `public_bot <= bot <= cap` of the buffer they
-    /// loaded after `public_bot`): the hot path skips the second bounds check. Checked under
+    /// Slot `i`, which every caller has already checked to be in `0..cap`: the owner against
+    /// `cap` before writing; a thief reads `top < pb` where `pb` was Release-published after
+    /// any buffer at least `pb` long, and loads the buffer after its Acquire of `pb`, so
+    /// `top < pb <= cap`. The hot path skips the second bounds check. Checked under
     /// loom and in debug builds.
     #[inline(always)]
     fn slot(&self, i: isize) -> &UnsafeCell<MaybeUninit<T>> {
@@ -143,8 +146,10 @@ impl<T> Buffer<T> {
     /// `MaybeUninit`, which is always allowed for a live buffer.
     unsafe fn read(&self, i: isize) -> MaybeUninit<T> {
         self.slot(i).with(|p| {
-            // SAFETY: `p` points into a live slot; copying a `MaybeUninit` is always valid.
-            unsafe { ptr::read(p) }
+            // SAFETY: `p` points into a live slot; copying a `MaybeUninit` is always valid. A
+            // volatile read, because a stale thief's copy may race an owner rewrite after an
+            // index reset (then its CAS fails and the copy is discarded), as in chase_lev.
+            unsafe { ptr::read_volatile(p) }
         })
     }
 }
@@ -480,10 +485,13 @@ impl<T> Inner<T> {
         } else {
             // Erratum fixed: private work exists iff `public_bot < bot` (a racy hint).
             let b = self.bot.load(Ordering::Relaxed);
-            if pb < b {
+            if pb < b && !(self.exposure == Exposure::Conservative && b - pb < 2) {
                 self.request_exposure(b - pb, c);
                 Steal::Private
             } else {
+                // Nothing public, and nothing the owner would expose: a conservative owner
+                // never exposes its last private task (LCWS §4.1.1). Reporting `Empty`
+                // lets an idle thief park instead of spinning on a task it cannot get.
                 Steal::Empty
             }
         }
@@ -533,6 +541,7 @@ impl<T> Drop for Inner<T> {
             // SAFETY: exclusive access; every retired array came from `Box::into_raw` and is
             // freed once (their slots are bitwise copies, not dropped).
             for old in unsafe { (*r).drain(..) } {
+                // SAFETY: as above: `old` came from `Box::into_raw` and is freed once.
                 drop(unsafe { Box::from_raw(old) });
             }
         });
@@ -662,6 +671,9 @@ impl<T: Send> Worker<T> {
     ) -> Result<BindGuard<'a>, SignalError> {
         if self.inner.exposure.uses_signal() {
             signal::install(signal)?;
+            // Threads inherit their creator's signal mask: an application that blocks the
+            // signal (for `sigwait`/`signalfd`) would leave every request pending forever.
+            signal::unblock_on_this_thread(signal);
         } else {
             signal::validate(signal)?;
         }
@@ -921,7 +933,11 @@ mod tests {
         let t = ctr();
         assert_eq!(s.steal(&t), Steal::Success(0));
         assert_eq!(s.steal(&t), Steal::Success(1));
-        assert_eq!(s.steal(&t), Steal::Private);
+        assert_eq!(
+            s.steal(&t),
+            Steal::Empty,
+            "the last private task is never exposed"
+        );
         assert_eq!(t.snapshot().exposure_requests, 0);
         assert!(!w.inner.targeted.load(Ordering::Relaxed));
     }

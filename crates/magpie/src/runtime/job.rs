@@ -175,8 +175,8 @@ impl<F: FnOnce() + Send> Job for HeapJob<F> {
     }
 }
 
-/// Drops a value without running its destructor when unwinding would be unsound; used to
-/// make the abort-on-double-panic policy explicit.
+/// Aborts the process if dropped, i.e. if unwinding passes through a region where it would
+/// be unsound (a job's bookkeeping); `disarm` it on the normal path.
 pub(crate) struct AbortOnUnwind;
 
 impl Drop for AbortOnUnwind {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use crossbeam_deque::{Injector, Steal as InjectorSteal};
 use crossbeam_utils::CachePadded;
 
-use super::job::{JobRef, StackJob};
+use super::job::{AbortOnUnwind, JobRef, StackJob};
 use super::latch::{CoreLatch, LockLatch, SpinLatch};
 use super::sleep::{Sleep, Wakeup};
 use crate::deque::{chase_lev, split, DequeKind, DequeOwner, DequeStealer, Steal};
@@ -298,7 +298,12 @@ impl Registry {
                     .map(|s| s.to_string())
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "<non-string panic payload>".into());
-                eprintln!("magpie: a spawned job panicked (no panic_handler set): {msg}");
+                // Not `eprintln!`, which panics if stderr is closed (EPIPE).
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "magpie: a spawned job panicked (no panic_handler set): {msg}"
+                );
             }
         }
     }
@@ -430,11 +435,17 @@ impl WorkerThread {
     }
 
     /// Runs a job taken from a deque or the injector.
+    ///
+    /// Jobs catch their closures' panics, so nothing should unwind out of here; if something
+    /// still does (a panic payload whose `Drop` panics, say), unwinding on would free stack
+    /// frames (`join`'s `b`, a scope) that other workers are still writing to: abort instead.
     #[inline]
     pub(crate) fn execute(&self, job: JobRef) {
+        let abort = AbortOnUnwind;
         // SAFETY: every JobRef handed out by the deques and the injector is taken once and
         // its data is kept alive by whoever waits for it.
         unsafe { job.execute() }
+        abort.disarm();
     }
 
     fn find_work(&self) -> Search {
@@ -588,12 +599,25 @@ fn main_loop(registry: Arc<Registry>, index: usize, deque: LocalDeque) {
     // worker state.
     {
         let _bind = match &worker.deque {
-            // SAFETY: the guard lives in this block and is dropped before `worker` (which owns
-            // the deque and keeps the counters' registry alive).
-            LocalDeque::Split(d) if d.exposure().uses_signal() => Some(
-                unsafe { d.bind_current_thread(worker.registry.config.signal, worker.counters()) }
-                    .unwrap_or_else(|e| panic!("magpie worker {index}: {e}")),
-            ),
+            // If binding fails (a foreign handler took the signal after `build()` checked it),
+            // the worker keeps running unbound: thieves then only set its flag, so it shares
+            // less work, but nothing hangs.
+            LocalDeque::Split(d) if d.exposure().uses_signal() => {
+                let signal = worker.registry.config.signal;
+                // SAFETY: the guard lives in this block and is dropped before `worker` (which
+                // owns the deque and keeps the counters' registry alive); it is never leaked.
+                match unsafe { d.bind_current_thread(signal, worker.counters()) } {
+                    Ok(guard) => Some(guard),
+                    Err(e) => {
+                        use std::io::Write;
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "magpie worker {index}: {e}; continuing without signal exposure"
+                        );
+                        None
+                    }
+                }
+            }
             _ => None,
         };
         let terminate = &worker.registry.infos[index].terminate;

@@ -16,11 +16,12 @@
 //! queues; the publisher writes a queue then reads `sleeping`; with SeqCst on both sides one
 //! of them sees the other, so injected work and latch sets never get lost.
 //!
-//! The one exception is a local push on an LCWS split deque, whose owner deliberately runs
-//! no fence (that is the point of LCWS): it reads `sleeping` with a plain load and may miss
-//! a worker that is falling asleep at that very moment. Nothing can deadlock from that (the
-//! owner runs its own private work), only parallelism is delayed: the timed wait of step 3
-//! bounds the delay to [`PARK_TIMEOUT`].
+//! The exceptions are the local pushes (an LCWS owner deliberately runs no fence, that is the
+//! point of LCWS; a Chase-Lev push runs only a Release fence) and work exposed by a signal
+//! handler, which wakes nobody: the pusher reads `sleeping` with a plain load and may miss a
+//! worker that is falling asleep at that very moment. Nothing can deadlock from that (the
+//! owner runs its own work), only parallelism is delayed: the timed wait of step 3 bounds
+//! the delay to [`PARK_TIMEOUT`].
 
 use crate::sync::atomic::{fence, AtomicUsize, Ordering};
 use crate::sync::{Condvar, Mutex};
