@@ -237,14 +237,7 @@ impl Registry {
         OP: FnOnce(&WorkerThread, bool) -> R + Send,
         R: Send,
     {
-        let job = StackJob::new(
-            |_| {
-                let wt = WorkerThread::current();
-                // SAFETY: injected jobs only run on workers of this pool, whose TLS is set.
-                op(unsafe { &*wt }, true)
-            },
-            LockLatch::new(),
-        );
+        let job = StackJob::new(on_injecting_worker(op), LockLatch::new());
         // SAFETY: `job` stays on this stack until its latch is set (we wait below).
         self.inject(unsafe { job.as_job_ref() });
         job.latch.wait();
@@ -257,14 +250,7 @@ impl Registry {
         OP: FnOnce(&WorkerThread, bool) -> R + Send,
         R: Send,
     {
-        let job = StackJob::new(
-            |_| {
-                let wt = WorkerThread::current();
-                // SAFETY: injected jobs only run on workers of this pool, whose TLS is set.
-                op(unsafe { &*wt }, true)
-            },
-            SpinLatch::cross(current),
-        );
+        let job = StackJob::new(on_injecting_worker(op), SpinLatch::cross(current));
         // SAFETY: `job` stays on this stack until its latch is set (we wait below).
         self.inject(unsafe { job.as_job_ref() });
         // Keep serving our own pool while the other pool runs `op`: no deadlock even if
@@ -339,6 +325,20 @@ impl Registry {
         for info in &self.infos {
             info.counters.reset();
         }
+    }
+}
+
+/// Wraps `op` for injection: it runs on whichever worker of the pool takes the job
+/// (`injected = true`).
+fn on_injecting_worker<OP, R>(op: OP) -> impl FnOnce(bool) -> R + Send
+where
+    OP: FnOnce(&WorkerThread, bool) -> R + Send,
+    R: Send,
+{
+    |_| {
+        let wt = WorkerThread::current();
+        // SAFETY: injected jobs only run on workers of this pool, whose TLS is set.
+        op(unsafe { &*wt }, true)
     }
 }
 
