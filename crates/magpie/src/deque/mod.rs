@@ -31,8 +31,10 @@ pub enum Steal<T> {
     Success(T),
     /// Lost a race with another thread; trying again may succeed.
     Retry,
-    /// A split deque's public part is empty but its owner holds private work. The steal call
-    /// has already asked the owner to expose some (flag or signal); try again later.
+    /// A split deque's public part is empty but its owner holds private work it will expose
+    /// on request. The steal call has already asked for it (flag or signal, unless a request
+    /// is still pending); try again later. (A conservative owner with a single private task
+    /// never exposes it: that deque reports [`Steal::Empty`].)
     Private,
 }
 
