@@ -38,3 +38,8 @@ pub use runtime::{
     ThreadPool, ThreadPoolBuilder,
 };
 pub use stats::WorkerStats;
+
+/// The README's code examples, compiled and run as doc tests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
