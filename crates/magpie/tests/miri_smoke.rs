@@ -43,7 +43,11 @@ fn join_and_scope_on_small_pools() {
             });
             assert_eq!(hits.load(Ordering::Relaxed), 28 + 800, "{deque}");
             let t = pool.stats().total();
-            assert_eq!(t.private_pops + t.public_pops + t.steals, t.pushes, "{deque}: {t:?}");
+            assert_eq!(
+                t.private_pops + t.public_pops + t.steals,
+                t.pushes,
+                "{deque}: {t:?}"
+            );
         }
     }
 }
