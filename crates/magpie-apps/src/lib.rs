@@ -10,6 +10,14 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod input;
+pub mod knapsack;
+pub mod maxclique;
+pub mod ns;
+pub mod shared;
+pub mod tsp;
+pub mod uts;
+
 /// Fibonacci by naive doubly recursive fork-join with **no** sequential cutoff: every call
 /// above the leaves forks. It does almost no work per task, so it measures the cost of
 /// `join` itself (push, pop, and steals when they happen).
