@@ -29,6 +29,8 @@
 pub mod deque;
 pub mod policy;
 pub mod runtime;
+#[cfg(not(loom))]
+pub mod search;
 pub mod stats;
 pub mod sync;
 

@@ -1,0 +1,434 @@
+//! One traversal for every search kind and skeleton: a kind says what happens at a node
+//! ([`Kind::visit`]); a skeleton says which subtrees become tasks.
+
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use super::{Enumerate, Objective, Options, Outcome, SearchSpace, SearchStats, Skeleton};
+
+/// What visiting a node decided.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Visit {
+    /// Expand its children.
+    Expand,
+    /// Do not expand it; a failed bound (`by_bound`) also cuts later siblings under
+    /// prune-level.
+    Skip { by_bound: bool },
+}
+
+/// The behaviour of one search kind.
+trait Kind<S: SearchSpace + ?Sized>: Sync {
+    /// Per-task state (an enumeration's partial fold).
+    type Local: Send;
+    fn local(&self) -> Self::Local;
+    fn visit(&self, local: &mut Self::Local, node: &S::Node, depth: usize) -> Visit;
+    /// Folds a finished task's state into the shared result.
+    fn finish(&self, local: Self::Local);
+    /// True once the search must stop (decision found, or a panic elsewhere).
+    fn stopped(&self) -> bool;
+    /// Asks every task to stop (a panic in user code).
+    fn cancel(&self);
+}
+
+/// Shared counters and settings of one search run.
+struct Run<'o> {
+    opts: &'o Options,
+    expanded: AtomicU64,
+    pruned: AtomicU64,
+    tasks: AtomicU64,
+    per_worker: Vec<AtomicU64>,
+}
+
+#[derive(Default)]
+struct LocalStats {
+    expanded: u64,
+    pruned: u64,
+}
+
+impl Run<'_> {
+    fn add(&self, s: &LocalStats) {
+        self.expanded.fetch_add(s.expanded, Ordering::Relaxed);
+        self.pruned.fetch_add(s.pruned, Ordering::Relaxed);
+        let w = crate::current_worker_index().unwrap_or(0);
+        if let Some(slot) = self.per_worker.get(w) {
+            slot.fetch_add(s.expanded, Ordering::Relaxed);
+        }
+    }
+
+    fn may_expand(&self, depth: usize) -> bool {
+        self.opts.max_depth.map_or(true, |m| depth < m)
+    }
+}
+
+/// Cancels the search if a task unwinds (a panic in user code), so that the other workers
+/// stop within one node instead of finishing the whole tree.
+struct CancelOnUnwind<'k, S: SearchSpace + ?Sized, K: Kind<S>>(
+    &'k K,
+    std::marker::PhantomData<&'k S>,
+);
+
+impl<S: SearchSpace + ?Sized, K: Kind<S>> Drop for CancelOnUnwind<'_, S, K> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.cancel();
+        }
+    }
+}
+
+/// Visits `child` and, if it is to be expanded, returns it; `None` means skipped, and `cut`
+/// is set when its later siblings must be skipped too (prune-level).
+fn consider<S, K>(
+    kind: &K,
+    run: &Run<'_>,
+    local: &mut K::Local,
+    stats: &mut LocalStats,
+    child: &S::Node,
+    depth: usize,
+) -> (bool, bool)
+where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    stats.expanded += 1;
+    match kind.visit(local, child, depth) {
+        Visit::Expand => (true, false),
+        Visit::Skip { by_bound } => {
+            if by_bound {
+                stats.pruned += 1;
+            }
+            (false, by_bound && run.opts.prune_level)
+        }
+    }
+}
+
+/// Depth-first below `node` (already visited) on this thread.
+fn dfs<S, K>(
+    space: &S,
+    kind: &K,
+    run: &Run<'_>,
+    local: &mut K::Local,
+    stats: &mut LocalStats,
+    node: &S::Node,
+    depth: usize,
+) where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    if !run.may_expand(depth) {
+        return;
+    }
+    for child in space.children(node) {
+        if kind.stopped() {
+            return;
+        }
+        let (expand, cut) = consider(kind, run, local, stats, &child, depth + 1);
+        if expand {
+            dfs(space, kind, run, local, stats, &child, depth + 1);
+        } else if cut {
+            break;
+        }
+    }
+}
+
+/// A DepthBounded task: `node` (already visited) at `depth`.
+fn depth_bounded_task<'s, S, K>(
+    scope: &crate::Scope<'s>,
+    space: &'s S,
+    kind: &'s K,
+    run: &'s Run<'s>,
+    spawn_depth: usize,
+    node: S::Node,
+    depth: usize,
+) where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    let guard = CancelOnUnwind::<S, K>(kind, std::marker::PhantomData);
+    let mut local = kind.local();
+    let mut stats = LocalStats::default();
+    if depth < spawn_depth && run.may_expand(depth) {
+        let mut spawn = Vec::new();
+        for child in space.children(&node) {
+            if kind.stopped() {
+                break;
+            }
+            let (expand, cut) = consider(kind, run, &mut local, &mut stats, &child, depth + 1);
+            if expand {
+                spawn.push(child);
+            } else if cut {
+                break;
+            }
+        }
+        run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
+        // Spawn in reverse: the owner pops the last spawned first, so it runs the children
+        // in heuristic order while thieves take the least promising ones.
+        for child in spawn.into_iter().rev() {
+            scope.spawn(move |s| {
+                depth_bounded_task(s, space, kind, run, spawn_depth, child, depth + 1)
+            });
+        }
+    } else if !kind.stopped() {
+        dfs(space, kind, run, &mut local, &mut stats, &node, depth);
+    }
+    kind.finish(local);
+    run.add(&stats);
+    std::mem::forget(guard);
+}
+
+/// Runs `kind` over `space` with `skeleton` on the current pool; returns the statistics.
+fn run_search<S, K>(space: &S, kind: &K, skeleton: Skeleton, opts: &Options) -> SearchStats
+where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    let start = Instant::now();
+    let run = Run {
+        opts,
+        expanded: AtomicU64::new(0),
+        pruned: AtomicU64::new(0),
+        tasks: AtomicU64::new(0),
+        per_worker: (0..crate::current_num_workers())
+            .map(|_| AtomicU64::new(0))
+            .collect(),
+    };
+    let root = space.root();
+    let mut local = kind.local();
+    let mut stats = LocalStats::default();
+    let (expand, _) = consider(kind, &run, &mut local, &mut stats, &root, 0);
+    kind.finish(local);
+    run.add(&stats);
+    if expand {
+        match skeleton {
+            Skeleton::Sequential => {
+                let guard = CancelOnUnwind::<S, K>(kind, std::marker::PhantomData);
+                let mut local = kind.local();
+                let mut stats = LocalStats::default();
+                dfs(space, kind, &run, &mut local, &mut stats, &root, 0);
+                kind.finish(local);
+                run.add(&stats);
+                std::mem::forget(guard);
+            }
+            Skeleton::DepthBounded { spawn_depth } => {
+                let run = &run;
+                crate::scope(|s| depth_bounded_task(s, space, kind, run, spawn_depth, root, 0));
+            }
+        }
+    }
+    SearchStats {
+        expanded: run.expanded.into_inner(),
+        pruned: run.pruned.into_inner(),
+        tasks: run.tasks.into_inner(),
+        per_worker: run
+            .per_worker
+            .into_iter()
+            .map(AtomicU64::into_inner)
+            .collect(),
+        time: start.elapsed(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Enumeration
+
+struct Enumeration<'e, E, A> {
+    fold: &'e E,
+    result: Mutex<Option<A>>,
+    cancelled: AtomicBool,
+}
+
+impl<S, E> Kind<S> for Enumeration<'_, E, E::Acc>
+where
+    S: SearchSpace + ?Sized,
+    E: Enumerate<S>,
+{
+    type Local = E::Acc;
+    fn local(&self) -> E::Acc {
+        self.fold.empty()
+    }
+    fn visit(&self, acc: &mut E::Acc, node: &S::Node, depth: usize) -> Visit {
+        self.fold.visit(acc, node, depth);
+        Visit::Expand
+    }
+    fn finish(&self, acc: E::Acc) {
+        let mut r = self.result.lock().unwrap_or_else(|e| e.into_inner());
+        let merged = match r.take() {
+            Some(prev) => self.fold.merge(prev, acc),
+            None => acc,
+        };
+        *r = Some(merged);
+    }
+    fn stopped(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+    fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed)
+    }
+}
+
+/// Enumeration: folds `fold` over every node of `space` (down to `opts.max_depth`), with
+/// `skeleton`, on the current pool (the global pool outside any pool).
+pub fn enumerate<S, E>(space: &S, fold: &E, skeleton: Skeleton, opts: &Options) -> Outcome<E::Acc>
+where
+    S: SearchSpace + ?Sized,
+    E: Enumerate<S>,
+{
+    let kind = Enumeration {
+        fold,
+        result: Mutex::new(None),
+        cancelled: AtomicBool::new(false),
+    };
+    let stats = run_search(space, &kind, skeleton, opts);
+    let value = kind
+        .result
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .unwrap_or_else(|| fold.empty());
+    Outcome { value, stats }
+}
+
+// ---------------------------------------------------------------------------------------
+// Decision
+
+struct Decision<N> {
+    target: i64,
+    found: Mutex<Option<N>>,
+    stop: AtomicBool,
+}
+
+/// A kind bound to its space (the objective and bound need it).
+struct With<'s, S: ?Sized, K> {
+    space: &'s S,
+    kind: K,
+}
+
+impl<S> Kind<S> for With<'_, S, Decision<S::Node>>
+where
+    S: Objective + ?Sized,
+    S::Node: Clone,
+{
+    type Local = ();
+    fn local(&self) {}
+    fn visit(&self, _: &mut (), node: &S::Node, _depth: usize) -> Visit {
+        if self.kind.stop.load(Ordering::Relaxed) {
+            return Visit::Skip { by_bound: false };
+        }
+        if self.space.objective(node) >= self.kind.target {
+            let mut found = self.kind.found.lock().unwrap_or_else(|e| e.into_inner());
+            if found.is_none() {
+                *found = Some(node.clone());
+            }
+            self.kind.stop.store(true, Ordering::Relaxed);
+            return Visit::Skip { by_bound: false };
+        }
+        if self.space.bound(node) < self.kind.target {
+            return Visit::Skip { by_bound: true };
+        }
+        Visit::Expand
+    }
+    fn finish(&self, _: ()) {}
+    fn stopped(&self) -> bool {
+        self.kind.stop.load(Ordering::Relaxed)
+    }
+    fn cancel(&self) {
+        self.kind.stop.store(true, Ordering::Relaxed)
+    }
+}
+
+/// Decision: finds a node whose objective is at least `target`, stopping every worker as
+/// soon as one is found; `None` if the whole tree has none. Subtrees whose bound is below
+/// the target are skipped.
+pub fn decide<S>(
+    space: &S,
+    target: i64,
+    skeleton: Skeleton,
+    opts: &Options,
+) -> Outcome<Option<S::Node>>
+where
+    S: Objective + ?Sized,
+    S::Node: Clone,
+{
+    let kind = With {
+        space,
+        kind: Decision {
+            target,
+            found: Mutex::new(None),
+            stop: AtomicBool::new(false),
+        },
+    };
+    let stats = run_search(space, &kind, skeleton, opts);
+    let value = kind
+        .kind
+        .found
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    Outcome { value, stats }
+}
+
+// ---------------------------------------------------------------------------------------
+// Optimisation
+
+/// The shared incumbent: the best value (read by every worker at every node) and its node.
+struct Incumbent<N> {
+    best: AtomicI64,
+    node: Mutex<Option<(i64, N)>>,
+    cancelled: AtomicBool,
+}
+
+impl<S> Kind<S> for With<'_, S, Incumbent<S::Node>>
+where
+    S: Objective + ?Sized,
+    S::Node: Clone,
+{
+    type Local = ();
+    fn local(&self) {}
+    fn visit(&self, _: &mut (), node: &S::Node, _depth: usize) -> Visit {
+        let inc = &self.kind;
+        if self.space.bound(node) <= inc.best.load(Ordering::Relaxed) {
+            return Visit::Skip { by_bound: true };
+        }
+        let value = self.space.objective(node);
+        if value > inc.best.load(Ordering::Relaxed) {
+            let mut slot = inc.node.lock().unwrap_or_else(|e| e.into_inner());
+            // Re-check under the lock: only strictly better nodes replace the incumbent.
+            if value > inc.best.load(Ordering::Relaxed) {
+                *slot = Some((value, node.clone()));
+                inc.best.store(value, Ordering::Relaxed);
+            }
+        }
+        Visit::Expand
+    }
+    fn finish(&self, _: ()) {}
+    fn stopped(&self) -> bool {
+        self.kind.cancelled.load(Ordering::Relaxed)
+    }
+    fn cancel(&self) {
+        self.kind.cancelled.store(true, Ordering::Relaxed)
+    }
+}
+
+/// Optimisation (branch and bound, maximising [`Objective::objective`]): returns the best
+/// value and a node reaching it, or `None` if no node beats `opts.initial_bound`. Every
+/// worker sees an improved incumbent at its next node and prunes subtrees whose
+/// [`Objective::bound`] cannot beat it.
+pub fn optimise<S>(space: &S, skeleton: Skeleton, opts: &Options) -> Outcome<Option<(i64, S::Node)>>
+where
+    S: Objective + ?Sized,
+    S::Node: Clone,
+{
+    let kind = With {
+        space,
+        kind: Incumbent {
+            best: AtomicI64::new(opts.initial_bound.unwrap_or(i64::MIN)),
+            node: Mutex::new(None),
+            cancelled: AtomicBool::new(false),
+        },
+    };
+    let stats = run_search(space, &kind, skeleton, opts);
+    let value = kind
+        .kind
+        .node
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    Outcome { value, stats }
+}

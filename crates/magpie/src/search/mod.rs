@@ -1,0 +1,182 @@
+//! Exact combinatorial search (YewPar-style) on a magpie pool.
+//!
+//! What a user writes: a [`SearchSpace`] — immutable problem data, a node type, and a *lazy*
+//! generator of a node's children in heuristic order (an iterator: children are made on
+//! demand, so pruning and early stops skip the work of making the rest). Optimisation and
+//! decision searches add an [`Objective`] (maximised; minimise by negating) and, for
+//! pruning, an admissible [`Objective::bound`].
+//!
+//! Search kinds: [`enumerate`] folds an [`Enumerate`] monoid over every node; [`decide`]
+//! stops every worker once a node reaches a target objective; [`optimise`] is branch and
+//! bound with one shared incumbent. Skeletons ([`Skeleton`]) say how the tree is split into
+//! tasks; every skeleton gives the answer [`Skeleton::Sequential`] gives (for optimisation:
+//! the same optimum value; which optimal node is reported may differ).
+//!
+//! ```
+//! use magpie::search::{self, NodeCount, SearchSpace, Skeleton, Options};
+//!
+//! /// N-Queens: a node is the column of the queen in each filled row.
+//! struct Queens(usize);
+//! impl SearchSpace for Queens {
+//!     type Node = Vec<usize>;
+//!     type Children<'a> = Box<dyn Iterator<Item = Vec<usize>> + 'a>;
+//!     fn root(&self) -> Vec<usize> { Vec::new() }
+//!     fn children<'a>(&'a self, node: &Vec<usize>) -> Self::Children<'a> {
+//!         let node = node.clone();
+//!         Box::new((0..self.0).filter_map(move |c| {
+//!             let r = node.len();
+//!             let ok = node.iter().enumerate().all(|(i, &q)| q != c && q.abs_diff(c) != r - i);
+//!             ok.then(|| { let mut n = node.clone(); n.push(c); n })
+//!         }).filter(move |_| node.len() < self.0))
+//!     }
+//! }
+//!
+//! let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+//! let per_depth = pool.install(|| {
+//!     search::enumerate(&Queens(6), &search::CountPerDepth, Skeleton::DepthBounded { spawn_depth: 2 }, &Options::default()).value
+//! });
+//! assert_eq!(per_depth[6], 4); // 4 solutions of 6-Queens
+//! let nodes = search::enumerate(&Queens(6), &NodeCount, Skeleton::Sequential, &Options::default()).value;
+//! assert_eq!(nodes, per_depth.iter().sum::<u64>());
+//! ```
+
+mod engine;
+
+use std::time::Duration;
+
+pub use engine::{decide, enumerate, optimise};
+
+/// A search tree given lazily: the root and a generator of each node's children.
+pub trait SearchSpace: Sync {
+    /// A search-tree node. Cloned when a subtree becomes a task.
+    type Node: Send;
+    /// The lazy child generator. It may borrow the space but not the parent node (copy what
+    /// it needs from the parent), so that skeletons can keep generators on a stack.
+    type Children<'a>: Iterator<Item = Self::Node> + 'a
+    where
+        Self: 'a;
+
+    /// The root.
+    fn root(&self) -> Self::Node;
+
+    /// The children of `node`, in heuristic order (best first).
+    fn children<'a>(&'a self, node: &Self::Node) -> Self::Children<'a>;
+}
+
+/// The objective of an optimisation or decision search: maximised.
+pub trait Objective: SearchSpace {
+    /// The objective value of `node` (as a solution).
+    fn objective(&self, node: &Self::Node) -> i64;
+
+    /// An admissible upper bound on the objective of every node in `node`'s subtree
+    /// (`node` included). Optimisation prunes a subtree whose bound cannot beat the
+    /// incumbent. Default: no pruning.
+    fn bound(&self, _node: &Self::Node) -> i64 {
+        i64::MAX
+    }
+}
+
+/// A monoid folded over every node of an enumeration.
+pub trait Enumerate<S: SearchSpace + ?Sized>: Sync {
+    /// The accumulated value.
+    type Acc: Send;
+    /// The identity element.
+    fn empty(&self) -> Self::Acc;
+    /// Adds one node (at `depth`, the root being 0) to `acc`.
+    fn visit(&self, acc: &mut Self::Acc, node: &S::Node, depth: usize);
+    /// Combines two accumulators (associative).
+    fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
+}
+
+/// Counts the nodes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NodeCount;
+
+impl<S: SearchSpace + ?Sized> Enumerate<S> for NodeCount {
+    type Acc = u64;
+    fn empty(&self) -> u64 {
+        0
+    }
+    fn visit(&self, acc: &mut u64, _node: &S::Node, _depth: usize) {
+        *acc += 1;
+    }
+    fn merge(&self, a: u64, b: u64) -> u64 {
+        a + b
+    }
+}
+
+/// Counts the nodes at each depth (index = depth).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CountPerDepth;
+
+impl<S: SearchSpace + ?Sized> Enumerate<S> for CountPerDepth {
+    type Acc = Vec<u64>;
+    fn empty(&self) -> Vec<u64> {
+        Vec::new()
+    }
+    fn visit(&self, acc: &mut Vec<u64>, _node: &S::Node, depth: usize) {
+        if acc.len() <= depth {
+            acc.resize(depth + 1, 0);
+        }
+        acc[depth] += 1;
+    }
+    fn merge(&self, mut a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
+        if a.len() < b.len() {
+            a.resize(b.len(), 0);
+        }
+        for (x, y) in a.iter_mut().zip(b) {
+            *x += y;
+        }
+        a
+    }
+}
+
+/// How the search tree is split into tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skeleton {
+    /// Depth-first on the calling worker, no tasks.
+    Sequential,
+    /// Every node above depth `spawn_depth` makes each of its children a task; below it the
+    /// search is sequential.
+    DepthBounded {
+        /// Children of nodes at depth `< spawn_depth` become tasks.
+        spawn_depth: usize,
+    },
+}
+
+/// Settings shared by the search kinds.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Do not expand nodes deeper than this (the root is depth 0).
+    pub max_depth: Option<usize>,
+    /// Optimisation: once a child fails the bound, skip its later siblings (children come in
+    /// heuristic order, so they are no better), as YewPar's "prune level" does.
+    pub prune_level: bool,
+    /// Optimisation: start with this incumbent value (only strictly better nodes are kept).
+    pub initial_bound: Option<i64>,
+}
+
+/// Counters of one search.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchStats {
+    /// Nodes visited (children generated and processed; the root included).
+    pub expanded: u64,
+    /// Subtrees cut by the bound (optimisation).
+    pub pruned: u64,
+    /// Tasks spawned by the skeleton.
+    pub tasks: u64,
+    /// Nodes visited by each worker of the pool (index = worker).
+    pub per_worker: Vec<u64>,
+    /// Wall-clock time of the search.
+    pub time: Duration,
+}
+
+/// The result of a search: its value and statistics.
+#[derive(Debug, Clone)]
+pub struct Outcome<T> {
+    /// The answer: the fold (enumeration), the found node (decision), the best value and
+    /// node (optimisation).
+    pub value: T,
+    /// What the search did.
+    pub stats: SearchStats,
+}

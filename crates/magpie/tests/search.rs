@@ -1,0 +1,355 @@
+//! The search kinds and skeletons against exact oracles, and every skeleton × worker count ×
+//! deque against the Sequential answer.
+#![cfg(not(loom))]
+
+mod common;
+
+use magpie::search::{self, CountPerDepth, NodeCount, Objective, Options, SearchSpace, Skeleton};
+use magpie::ThreadPoolBuilder;
+
+/// N-Queens: a node holds the queens' columns of the filled rows (as bitmasks for speed).
+struct Queens(u32);
+
+#[derive(Clone)]
+struct Board {
+    row: u32,
+    cols: u32,
+    diag1: u32,
+    diag2: u32,
+}
+
+impl SearchSpace for Queens {
+    type Node = Board;
+    type Children<'a> = Box<dyn Iterator<Item = Board> + 'a>;
+    fn root(&self) -> Board {
+        Board {
+            row: 0,
+            cols: 0,
+            diag1: 0,
+            diag2: 0,
+        }
+    }
+    fn children<'a>(&'a self, b: &Board) -> Self::Children<'a> {
+        let n = self.0;
+        let b = b.clone();
+        if b.row == n {
+            return Box::new(std::iter::empty());
+        }
+        let full = (1u32 << n) - 1;
+        let free = full & !(b.cols | b.diag1 | b.diag2);
+        Box::new((0..n).filter(move |c| free & (1 << c) != 0).map(move |c| {
+            let bit = 1u32 << c;
+            Board {
+                row: b.row + 1,
+                cols: b.cols | bit,
+                diag1: ((b.diag1 | bit) << 1) & full,
+                diag2: (b.diag2 | bit) >> 1,
+            }
+        }))
+    }
+}
+
+/// 0/1 knapsack with items in profit/weight order; the bound is Dantzig's.
+struct Knapsack {
+    items: Vec<(i64, i64)>, // (profit, weight), sorted by profit/weight descending
+    capacity: i64,
+}
+
+#[derive(Clone, Debug)]
+struct Pack {
+    next: usize,
+    profit: i64,
+    weight: i64,
+}
+
+impl Knapsack {
+    fn random(n: usize, seed: u64) -> Self {
+        let mut x = seed | 1;
+        let mut rnd = |m: i64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            1 + (x % m as u64) as i64
+        };
+        let mut items: Vec<(i64, i64)> = (0..n).map(|_| (rnd(100), rnd(60))).collect();
+        items.sort_by(|a, b| (b.0 * a.1).cmp(&(a.0 * b.1)));
+        let capacity = items.iter().map(|i| i.1).sum::<i64>() / 2;
+        Knapsack { items, capacity }
+    }
+
+    /// The dynamic-programming optimum (the oracle).
+    fn dp(&self) -> i64 {
+        let mut best = vec![0i64; self.capacity as usize + 1];
+        for &(p, w) in &self.items {
+            for c in (w as usize..=self.capacity as usize).rev() {
+                best[c] = best[c].max(best[c - w as usize] + p);
+            }
+        }
+        best[self.capacity as usize]
+    }
+}
+
+impl SearchSpace for Knapsack {
+    type Node = Pack;
+    type Children<'a> = std::vec::IntoIter<Pack>;
+    fn root(&self) -> Pack {
+        Pack {
+            next: 0,
+            profit: 0,
+            weight: 0,
+        }
+    }
+    fn children<'a>(&'a self, p: &Pack) -> Self::Children<'a> {
+        let mut out = Vec::with_capacity(2);
+        if p.next < self.items.len() {
+            let (ip, iw) = self.items[p.next];
+            if p.weight + iw <= self.capacity {
+                out.push(Pack {
+                    next: p.next + 1,
+                    profit: p.profit + ip,
+                    weight: p.weight + iw,
+                });
+            }
+            out.push(Pack {
+                next: p.next + 1,
+                ..p.clone()
+            });
+        }
+        out.into_iter()
+    }
+}
+
+impl Objective for Knapsack {
+    fn objective(&self, p: &Pack) -> i64 {
+        p.profit
+    }
+    fn bound(&self, p: &Pack) -> i64 {
+        let (mut profit, mut room) = (p.profit, self.capacity - p.weight);
+        for &(ip, iw) in &self.items[p.next..] {
+            if iw <= room {
+                profit += ip;
+                room -= iw;
+            } else {
+                return profit + ip * room / iw;
+            }
+        }
+        profit
+    }
+}
+
+const QUEENS_SOLUTIONS: [u64; 11] = [1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724];
+
+fn skeletons() -> Vec<Skeleton> {
+    vec![
+        Skeleton::Sequential,
+        Skeleton::DepthBounded { spawn_depth: 1 },
+        Skeleton::DepthBounded { spawn_depth: 3 },
+    ]
+}
+
+#[test]
+fn enumeration_counts_queens_solutions_on_every_skeleton_pool_and_deque() {
+    let reference: Vec<Vec<u64>> = (1..=10u32)
+        .map(|n| {
+            search::enumerate(
+                &Queens(n),
+                &CountPerDepth,
+                Skeleton::Sequential,
+                &Options::default(),
+            )
+            .value
+        })
+        .collect();
+    for n in 1..=10usize {
+        assert_eq!(
+            reference[n - 1].get(n).copied().unwrap_or(0),
+            QUEENS_SOLUTIONS[n],
+            "n = {n}"
+        );
+    }
+    for deque in common::deques() {
+        for workers in [1, 2, 4, 8] {
+            let pool = ThreadPoolBuilder::new()
+                .num_workers(workers)
+                .deque(deque)
+                .build()
+                .unwrap();
+            for skeleton in skeletons() {
+                let got = pool.install(|| {
+                    search::enumerate(&Queens(9), &CountPerDepth, skeleton, &Options::default())
+                });
+                assert_eq!(got.value, reference[8], "{deque} w={workers} {skeleton:?}");
+                assert_eq!(got.stats.expanded, reference[8].iter().sum::<u64>());
+                assert_eq!(got.stats.per_worker.iter().sum::<u64>(), got.stats.expanded);
+            }
+        }
+    }
+}
+
+#[test]
+fn max_depth_stops_the_expansion() {
+    let opts = Options {
+        max_depth: Some(3),
+        ..Options::default()
+    };
+    let full = search::enumerate(
+        &Queens(8),
+        &CountPerDepth,
+        Skeleton::Sequential,
+        &Options::default(),
+    )
+    .value;
+    for skeleton in skeletons() {
+        let cut = search::enumerate(&Queens(8), &CountPerDepth, skeleton, &opts).value;
+        assert_eq!(cut, full[..=3].to_vec(), "{skeleton:?}");
+    }
+}
+
+#[test]
+fn optimisation_finds_the_dp_optimum_everywhere() {
+    for seed in 1..=6u64 {
+        let k = Knapsack::random(28, seed);
+        let optimum = k.dp();
+        for deque in common::deques() {
+            let pool = ThreadPoolBuilder::new()
+                .num_workers(2)
+                .deque(deque)
+                .build()
+                .unwrap();
+            for skeleton in skeletons() {
+                for prune_level in [false, true] {
+                    let opts = Options {
+                        prune_level,
+                        ..Options::default()
+                    };
+                    let got = pool.install(|| search::optimise(&k, skeleton, &opts));
+                    let (value, node) = got.value.expect("a solution exists");
+                    assert_eq!(
+                        value, optimum,
+                        "seed {seed} {deque} {skeleton:?} prune_level {prune_level}"
+                    );
+                    assert_eq!(node.profit, optimum);
+                    assert!(node.weight <= k.capacity);
+                    assert!(got.stats.pruned > 0, "the bound prunes something");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn an_initial_bound_at_the_optimum_finds_nothing_better() {
+    let k = Knapsack::random(24, 9);
+    let optimum = k.dp();
+    let opts = Options {
+        initial_bound: Some(optimum),
+        ..Options::default()
+    };
+    assert!(search::optimise(&k, Skeleton::Sequential, &opts)
+        .value
+        .is_none());
+    let opts = Options {
+        initial_bound: Some(optimum - 1),
+        ..Options::default()
+    };
+    assert_eq!(
+        search::optimise(&k, Skeleton::Sequential, &opts)
+            .value
+            .unwrap()
+            .0,
+        optimum
+    );
+}
+
+#[test]
+fn decision_finds_a_target_and_stops_early() {
+    let k = Knapsack::random(18, 4);
+    let optimum = k.dp();
+    let full = search::enumerate(&k, &NodeCount, Skeleton::Sequential, &Options::default()).value;
+    for deque in common::deques() {
+        for workers in [1, 2, 4] {
+            let pool = ThreadPoolBuilder::new()
+                .num_workers(workers)
+                .deque(deque)
+                .build()
+                .unwrap();
+            for skeleton in skeletons() {
+                let hit =
+                    pool.install(|| search::decide(&k, optimum - 5, skeleton, &Options::default()));
+                let node = hit.value.expect("a node reaching optimum - 5 exists");
+                assert!(node.profit >= optimum - 5 && node.weight <= k.capacity);
+                assert!(
+                    hit.stats.expanded < full,
+                    "stopped early: {} of {full}",
+                    hit.stats.expanded
+                );
+                let miss =
+                    pool.install(|| search::decide(&k, optimum + 1, skeleton, &Options::default()));
+                assert!(miss.value.is_none(), "{deque} w={workers} {skeleton:?}");
+            }
+        }
+    }
+}
+
+/// A space whose generator panics at one node.
+struct Exploding;
+
+impl SearchSpace for Exploding {
+    type Node = u32;
+    type Children<'a> = std::vec::IntoIter<u32>;
+    fn root(&self) -> u32 {
+        0
+    }
+    fn children<'a>(&'a self, n: &u32) -> Self::Children<'a> {
+        if *n == 77 {
+            panic!("boom at 77");
+        }
+        if *n >= 400 {
+            return Vec::new().into_iter();
+        }
+        vec![2 * n + 1, 2 * n + 2].into_iter()
+    }
+}
+
+#[test]
+fn a_panic_in_user_code_reaches_the_caller_and_the_pool_survives() {
+    for deque in common::deques() {
+        let pool = ThreadPoolBuilder::new()
+            .num_workers(2)
+            .deque(deque)
+            .build()
+            .unwrap();
+        for skeleton in skeletons() {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.install(|| {
+                    search::enumerate(&Exploding, &NodeCount, skeleton, &Options::default())
+                })
+            }));
+            let payload = r.expect_err("the panic propagates");
+            assert_eq!(
+                payload.downcast_ref::<&str>(),
+                Some(&"boom at 77"),
+                "{deque} {skeleton:?}"
+            );
+        }
+        let n = pool.install(|| {
+            search::enumerate(
+                &Queens(6),
+                &NodeCount,
+                Skeleton::DepthBounded { spawn_depth: 2 },
+                &Options::default(),
+            )
+            .value
+        });
+        assert_eq!(
+            n,
+            search::enumerate(
+                &Queens(6),
+                &NodeCount,
+                Skeleton::Sequential,
+                &Options::default()
+            )
+            .value
+        );
+    }
+}
