@@ -23,11 +23,12 @@
 //!     fn root(&self) -> Vec<usize> { Vec::new() }
 //!     fn children<'a>(&'a self, node: &Vec<usize>) -> Self::Children<'a> {
 //!         let node = node.clone();
-//!         Box::new((0..self.0).filter_map(move |c| {
-//!             let r = node.len();
-//!             let ok = node.iter().enumerate().all(|(i, &q)| q != c && q.abs_diff(c) != r - i);
-//!             ok.then(|| { let mut n = node.clone(); n.push(c); n })
-//!         }).filter(move |_| node.len() < self.0))
+//!         let row = node.len();
+//!         let columns = if row < self.0 { 0..self.0 } else { 0..0 }; // a full board is a leaf
+//!         Box::new(columns.filter_map(move |c| {
+//!             let safe = node.iter().enumerate().all(|(i, &q)| q != c && q.abs_diff(c) != row - i);
+//!             safe.then(|| { let mut next = node.clone(); next.push(c); next })
+//!         }))
 //!     }
 //! }
 //!
