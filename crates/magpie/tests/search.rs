@@ -4,8 +4,11 @@
 
 mod common;
 
-use magpie::search::{self, CountPerDepth, NodeCount, Objective, Options, SearchSpace, Skeleton};
+use magpie::search::{
+    self, CountPerDepth, NodeCount, Objective, Options, SearchSpace, Skeleton, TaskOrder,
+};
 use magpie::ThreadPoolBuilder;
+use std::sync::Mutex;
 
 /// N-Queens: a node holds the queens' columns of the filled rows (as bitmasks for speed).
 struct Queens(u32);
@@ -144,6 +147,20 @@ fn skeletons() -> Vec<Skeleton> {
         Skeleton::Sequential,
         Skeleton::DepthBounded { spawn_depth: 1 },
         Skeleton::DepthBounded { spawn_depth: 3 },
+        Skeleton::Budget { backtracks: 1 },
+        Skeleton::Budget { backtracks: 100 },
+        Skeleton::Ordered {
+            spawn_depth: 0,
+            order: TaskOrder::Sequential,
+        },
+        Skeleton::Ordered {
+            spawn_depth: 2,
+            order: TaskOrder::Sequential,
+        },
+        Skeleton::Ordered {
+            spawn_depth: 3,
+            order: TaskOrder::Discrepancy,
+        },
     ]
 }
 
@@ -352,4 +369,80 @@ fn a_panic_in_user_code_reaches_the_caller_and_the_pool_survives() {
             .value
         );
     }
+}
+
+/// A complete binary tree of depth 6; a node is (depth, path bits, most significant first).
+/// Its generator logs each node whose children are asked for, so the start of each task is
+/// observable.
+struct LoggedTree(Mutex<Vec<(u32, u32)>>);
+
+impl SearchSpace for LoggedTree {
+    type Node = (u32, u32);
+    type Children<'a> = std::vec::IntoIter<(u32, u32)>;
+    fn root(&self) -> (u32, u32) {
+        (0, 0)
+    }
+    fn children<'a>(&'a self, &(depth, path): &(u32, u32)) -> Self::Children<'a> {
+        self.0.lock().unwrap().push((depth, path));
+        if depth == 6 {
+            return Vec::new().into_iter();
+        }
+        vec![(depth + 1, path << 1), (depth + 1, (path << 1) | 1)].into_iter()
+    }
+}
+
+#[test]
+fn ordered_tasks_start_once_each_in_sequential_or_discrepancy_order() {
+    let pool = ThreadPoolBuilder::new().num_workers(1).build().unwrap();
+    for (order, expected) in [
+        (
+            TaskOrder::Sequential,
+            vec![0b000, 0b001, 0b010, 0b011, 0b100, 0b101, 0b110, 0b111],
+        ),
+        // Fewest right turns first, ties in depth-first order.
+        (
+            TaskOrder::Discrepancy,
+            vec![0b000, 0b001, 0b010, 0b100, 0b011, 0b101, 0b110, 0b111],
+        ),
+    ] {
+        let tree = LoggedTree(Mutex::new(Vec::new()));
+        let skeleton = Skeleton::Ordered {
+            spawn_depth: 3,
+            order,
+        };
+        let n = pool
+            .install(|| search::enumerate(&tree, &NodeCount, skeleton, &Options::default()).value);
+        assert_eq!(n, 127);
+        let starts: Vec<u32> = tree
+            .0
+            .into_inner()
+            .unwrap()
+            .into_iter()
+            .filter(|&(d, _)| d == 3)
+            .map(|(_, p)| p)
+            .collect();
+        assert_eq!(starts, expected, "{order:?}");
+    }
+}
+
+#[test]
+fn budget_spawns_tasks_and_still_counts_every_node() {
+    let pool = ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+    let tree = LoggedTree(Mutex::new(Vec::new()));
+    let got = pool.install(|| {
+        search::enumerate(
+            &tree,
+            &NodeCount,
+            Skeleton::Budget { backtracks: 2 },
+            &Options::default(),
+        )
+    });
+    assert_eq!(got.value, 127);
+    assert!(got.stats.tasks > 0, "a budget of 2 backtracks spawns");
+    let visited = tree.0.into_inner().unwrap();
+    assert_eq!(
+        visited.len(),
+        127,
+        "every node's children were generated exactly once"
+    );
 }

@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::{Enumerate, Objective, Options, Outcome, SearchSpace, SearchStats, Skeleton};
+use super::{
+    Enumerate, Objective, Options, Outcome, SearchSpace, SearchStats, Skeleton, TaskOrder,
+};
 
 /// What visiting a node decided.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -176,6 +178,200 @@ fn depth_bounded_task<'s, S, K>(
     std::mem::forget(guard);
 }
 
+/// A Budget task: depth-first below `node` (already visited, at `depth`) with an explicit
+/// stack of generators; every `budget` backtracks, the remaining children of the shallowest
+/// generator that has any become tasks.
+fn budget_task<'s, S, K>(
+    scope: &crate::Scope<'s>,
+    space: &'s S,
+    kind: &'s K,
+    run: &'s Run<'s>,
+    budget: u64,
+    node: S::Node,
+    depth: usize,
+) where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    let guard = CancelOnUnwind::<S, K>(kind, std::marker::PhantomData);
+    let mut local = kind.local();
+    let mut stats = LocalStats::default();
+    // (generator, depth of the nodes it yields)
+    let mut stack: Vec<(S::Children<'s>, usize)> = Vec::new();
+    if run.may_expand(depth) {
+        stack.push((space.children(&node), depth + 1));
+    }
+    let mut backtracks = 0u64;
+    while let Some((generator, child_depth)) = stack.last_mut() {
+        if kind.stopped() {
+            break;
+        }
+        let child_depth = *child_depth;
+        match generator.next() {
+            None => {
+                stack.pop();
+                backtracks += 1;
+                if backtracks >= budget {
+                    backtracks = 0;
+                    // Spawn the rest of the shallowest level that still has nodes.
+                    if let Some((shallowest, d)) = stack.first_mut() {
+                        let d = *d;
+                        let mut spawn = Vec::new();
+                        for child in shallowest.by_ref() {
+                            let (expand, cut) =
+                                consider(kind, run, &mut local, &mut stats, &child, d);
+                            if expand {
+                                spawn.push(child);
+                            } else if cut {
+                                break;
+                            }
+                        }
+                        run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
+                        for child in spawn.into_iter().rev() {
+                            scope
+                                .spawn(move |s| budget_task(s, space, kind, run, budget, child, d));
+                        }
+                    }
+                }
+            }
+            Some(child) => {
+                let (expand, cut) =
+                    consider(kind, run, &mut local, &mut stats, &child, child_depth);
+                if expand {
+                    if run.may_expand(child_depth) {
+                        stack.push((space.children(&child), child_depth + 1));
+                    }
+                } else if cut {
+                    // Prune-level: drop this generator's later siblings.
+                    stack.pop();
+                }
+            }
+        }
+    }
+    kind.finish(local);
+    run.add(&stats);
+    std::mem::forget(guard);
+}
+
+/// Ordered: visits the tree above `spawn_depth` on this thread and collects the nodes at
+/// `spawn_depth` with their discrepancy counts, in depth-first order.
+#[allow(clippy::too_many_arguments)]
+fn collect_frontier<S, K>(
+    space: &S,
+    kind: &K,
+    run: &Run<'_>,
+    local: &mut K::Local,
+    stats: &mut LocalStats,
+    node: &S::Node,
+    depth: usize,
+    discrepancies: usize,
+    spawn_depth: usize,
+    out: &mut Vec<(usize, S::Node)>,
+) where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    if !run.may_expand(depth) {
+        return;
+    }
+    for (i, child) in space.children(node).enumerate() {
+        if kind.stopped() {
+            return;
+        }
+        let (expand, cut) = consider(kind, run, local, stats, &child, depth + 1);
+        if expand {
+            let disc = discrepancies + usize::from(i > 0);
+            if depth + 1 >= spawn_depth {
+                out.push((disc, child));
+            } else {
+                collect_frontier(
+                    space,
+                    kind,
+                    run,
+                    local,
+                    stats,
+                    &child,
+                    depth + 1,
+                    disc,
+                    spawn_depth,
+                    out,
+                );
+            }
+        } else if cut {
+            break;
+        }
+    }
+}
+
+/// Ordered: tasks are the frontier nodes, started in `order` by every worker taking the next
+/// number from one counter, so each starts exactly once and in order.
+fn ordered<S, K>(
+    space: &S,
+    kind: &K,
+    run: &Run<'_>,
+    root: &S::Node,
+    spawn_depth: usize,
+    order: TaskOrder,
+) where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+    S::Node: Send,
+{
+    let mut local = kind.local();
+    let mut stats = LocalStats::default();
+    let mut frontier = Vec::new();
+    if spawn_depth == 0 {
+        frontier.push((0, space.root()));
+    } else {
+        collect_frontier(
+            space,
+            kind,
+            run,
+            &mut local,
+            &mut stats,
+            root,
+            0,
+            0,
+            spawn_depth,
+            &mut frontier,
+        );
+    }
+    kind.finish(local);
+    run.add(&stats);
+    if order == TaskOrder::Discrepancy {
+        // Stable: ties keep depth-first order.
+        frontier.sort_by_key(|(d, _)| *d);
+    }
+    let tasks: Vec<Mutex<Option<S::Node>>> = frontier
+        .into_iter()
+        .map(|(_, n)| Mutex::new(Some(n)))
+        .collect();
+    run.tasks.fetch_add(tasks.len() as u64, Ordering::Relaxed);
+    let next = AtomicU64::new(0);
+    let (tasks, next) = (&tasks, &next);
+    crate::scope(|s| {
+        for _ in 0..crate::current_num_workers() {
+            s.spawn(move |_| {
+                let guard = CancelOnUnwind::<S, K>(kind, std::marker::PhantomData);
+                let mut local = kind.local();
+                let mut stats = LocalStats::default();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                    if i >= tasks.len() || kind.stopped() {
+                        break;
+                    }
+                    let node = tasks[i].lock().unwrap_or_else(|e| e.into_inner()).take();
+                    let node = node.expect("each ordered task starts once");
+                    dfs(space, kind, run, &mut local, &mut stats, &node, spawn_depth);
+                }
+                kind.finish(local);
+                run.add(&stats);
+                std::mem::forget(guard);
+            });
+        }
+    });
+}
+
 /// Runs `kind` over `space` with `skeleton` on the current pool; returns the statistics.
 fn run_search<S, K>(space: &S, kind: &K, skeleton: Skeleton, opts: &Options) -> SearchStats
 where
@@ -212,6 +408,14 @@ where
             Skeleton::DepthBounded { spawn_depth } => {
                 let run = &run;
                 crate::scope(|s| depth_bounded_task(s, space, kind, run, spawn_depth, root, 0));
+            }
+            Skeleton::Budget { backtracks } => {
+                let run = &run;
+                let budget = backtracks.max(1);
+                crate::scope(|s| budget_task(s, space, kind, run, budget, root, 0));
+            }
+            Skeleton::Ordered { spawn_depth, order } => {
+                ordered(space, kind, &run, &root, spawn_depth, order);
             }
         }
     }

@@ -143,6 +143,32 @@ pub enum Skeleton {
         /// Children of nodes at depth `< spawn_depth` become tasks.
         spawn_depth: usize,
     },
+    /// Depth-first with an explicit stack of child generators; after `backtracks`
+    /// backtracks, the unexplored siblings of the shallowest level that still has some
+    /// become tasks (and the count restarts).
+    Budget {
+        /// Backtracks between two spawns (≥ 1).
+        backtracks: u64,
+    },
+    /// The nodes at depth `spawn_depth` become tasks, numbered in `order` and started in
+    /// that order, each exactly once, for replicable runs. The nodes above them are visited
+    /// first, on the calling worker.
+    Ordered {
+        /// Depth of the task nodes.
+        spawn_depth: usize,
+        /// The order in which tasks start.
+        order: TaskOrder,
+    },
+}
+
+/// The order of [`Skeleton::Ordered`]'s tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskOrder {
+    /// Depth-first order (what a sequential search would reach first starts first).
+    Sequential,
+    /// Fewest discrepancies first (a discrepancy is taking a child other than the first,
+    /// i.e. going against the heuristic), ties in depth-first order.
+    Discrepancy,
 }
 
 /// Settings shared by the search kinds.
