@@ -149,6 +149,8 @@ fn skeletons() -> Vec<Skeleton> {
         Skeleton::DepthBounded { spawn_depth: 3 },
         Skeleton::Budget { backtracks: 1 },
         Skeleton::Budget { backtracks: 100 },
+        Skeleton::StackStealing { steal_all: false },
+        Skeleton::StackStealing { steal_all: true },
         Skeleton::Ordered {
             spawn_depth: 0,
             order: TaskOrder::Sequential,

@@ -372,6 +372,208 @@ fn ordered<S, K>(
     });
 }
 
+/// StackStealing: per-worker request slots and mailboxes.
+///
+/// Protocol: `requests[v]` is `OPEN` while worker `v` has work and takes requests, `CLOSED`
+/// while it is idle, or `r + 1` while worker `r` waits for an answer. A busy worker checks
+/// its slot at every node and answers by putting nodes (already visited) into
+/// `mailbox[r]`; a non-empty answer counts the receiver active (`active += 1`) before it is
+/// delivered, so `active` reaches 0 only when no worker has or is about to get work. A worker
+/// that runs out of work closes its slot, answering a pending request with an empty list,
+/// so no requester waits forever.
+struct StackSteal<N> {
+    requests: Vec<crossbeam_utils::CachePadded<AtomicU64>>,
+    mailbox: Vec<Mutex<Option<Vec<(N, usize)>>>>,
+    active: AtomicU64,
+    steal_all: bool,
+}
+
+const OPEN: u64 = 0;
+const CLOSED: u64 = u64::MAX;
+
+/// One StackStealing search worker.
+#[allow(clippy::too_many_arguments)]
+fn stack_stealing_worker<'s, S, K>(
+    space: &'s S,
+    kind: &'s K,
+    run: &'s Run<'s>,
+    shared: &StackSteal<S::Node>,
+    me: usize,
+    initial: Option<(S::Node, usize)>,
+) where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    let guard = CancelOnUnwind::<S, K>(kind, std::marker::PhantomData);
+    let mut local = kind.local();
+    let mut stats = LocalStats::default();
+    let workers = shared.requests.len();
+    let mut rng = crate::policy::XorShift64Star::new(me as u64 + 77);
+    // Nodes received (visited, not yet expanded), then the generator stack.
+    // Whether `active` counts this worker: the root's worker from the start, the others once
+    // a giver hands them work (the giver counts them).
+    let mut counted = initial.is_some();
+    let mut pending: Vec<(S::Node, usize)> = initial.into_iter().collect();
+    let mut stack: Vec<(S::Children<'s>, usize)> = Vec::new();
+    'outer: loop {
+        // Work: expand until there is nothing left here.
+        loop {
+            if kind.stopped() {
+                stack.clear();
+                pending.clear();
+                break;
+            }
+            let r = shared.requests[me].load(Ordering::Acquire);
+            if r != OPEN && r != CLOSED {
+                let mut give = Vec::new();
+                if let Some(n) = pending.pop() {
+                    give.push(n);
+                }
+                for (generator, depth) in stack.iter_mut() {
+                    if !give.is_empty() && !shared.steal_all {
+                        break;
+                    }
+                    for child in generator.by_ref() {
+                        let (expand, cut) =
+                            consider(kind, run, &mut local, &mut stats, &child, *depth);
+                        if expand {
+                            give.push((child, *depth));
+                            if !shared.steal_all {
+                                break;
+                            }
+                        } else if cut {
+                            break;
+                        }
+                    }
+                    if !give.is_empty() {
+                        break;
+                    }
+                }
+                if !give.is_empty() {
+                    shared.active.fetch_add(1, Ordering::AcqRel);
+                }
+                *shared.mailbox[(r - 1) as usize]
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner()) = Some(give);
+                shared.requests[me].store(OPEN, Ordering::Release);
+            }
+            match stack.last_mut() {
+                Some((generator, depth)) => {
+                    let depth = *depth;
+                    match generator.next() {
+                        None => {
+                            stack.pop();
+                        }
+                        Some(child) => {
+                            let (expand, cut) =
+                                consider(kind, run, &mut local, &mut stats, &child, depth);
+                            if expand {
+                                if run.may_expand(depth) {
+                                    stack.push((space.children(&child), depth + 1));
+                                }
+                            } else if cut {
+                                stack.pop();
+                            }
+                        }
+                    }
+                }
+                None => match pending.pop() {
+                    Some((node, depth)) => {
+                        if run.may_expand(depth) {
+                            stack.push((space.children(&node), depth + 1));
+                        }
+                    }
+                    None => break,
+                },
+            }
+        }
+        // Idle: close the slot (answering a pending request), then look for work.
+        let prev = shared.requests[me].swap(CLOSED, Ordering::AcqRel);
+        if prev != OPEN && prev != CLOSED {
+            *shared.mailbox[(prev - 1) as usize]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
+        }
+        // From here this worker either leaves or is handed work (and counted again).
+        if counted {
+            shared.active.fetch_sub(1, Ordering::AcqRel);
+        }
+        loop {
+            // `stopped` covers a found decision and a panic elsewhere: a worker that panicked
+            // never decrements `active` nor answers its slot.
+            if shared.active.load(Ordering::Acquire) == 0 || workers == 1 || kind.stopped() {
+                break 'outer;
+            }
+            let mut victim = rng.below(workers - 1);
+            if victim >= me {
+                victim += 1;
+            }
+            let asked = shared.requests[victim]
+                .compare_exchange(OPEN, me as u64 + 1, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok();
+            if !asked {
+                std::thread::yield_now();
+                continue;
+            }
+            let answer = loop {
+                if let Some(a) = shared.mailbox[me]
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take()
+                {
+                    break a;
+                }
+                if kind.stopped() {
+                    break 'outer;
+                }
+                std::thread::yield_now();
+            };
+            if !answer.is_empty() {
+                // The giver already counted us active.
+                counted = true;
+                shared.requests[me].store(OPEN, Ordering::Release);
+                pending = answer;
+                continue 'outer;
+            }
+        }
+    }
+    kind.finish(local);
+    run.add(&stats);
+    std::mem::forget(guard);
+}
+
+fn stack_stealing<S, K>(space: &S, kind: &K, run: &Run<'_>, root: S::Node, steal_all: bool)
+where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    let workers = crate::current_num_workers().max(1);
+    let shared = StackSteal {
+        requests: (0..workers)
+            .map(|w| {
+                crossbeam_utils::CachePadded::new(AtomicU64::new(if w == 0 {
+                    OPEN
+                } else {
+                    CLOSED
+                }))
+            })
+            .collect(),
+        mailbox: (0..workers).map(|_| Mutex::new(None)).collect(),
+        active: AtomicU64::new(1),
+        steal_all,
+    };
+    run.tasks.fetch_add(workers as u64, Ordering::Relaxed);
+    let shared = &shared;
+    crate::scope(|s| {
+        for w in 1..workers {
+            s.spawn(move |_| stack_stealing_worker(space, kind, run, shared, w, None));
+        }
+        // Worker 0 holds the root and runs right here, so the only worker whose slot is open
+        // from the start is surely running (thieves wait on open slots only).
+        stack_stealing_worker(space, kind, run, shared, 0, Some((root, 0)));
+    });
+}
+
 /// Runs `kind` over `space` with `skeleton` on the current pool; returns the statistics.
 fn run_search<S, K>(space: &S, kind: &K, skeleton: Skeleton, opts: &Options) -> SearchStats
 where
@@ -413,6 +615,9 @@ where
                 let run = &run;
                 let budget = backtracks.max(1);
                 crate::scope(|s| budget_task(s, space, kind, run, budget, root, 0));
+            }
+            Skeleton::StackStealing { steal_all } => {
+                stack_stealing(space, kind, &run, root, steal_all);
             }
             Skeleton::Ordered { spawn_depth, order } => {
                 ordered(space, kind, &run, &root, spawn_depth, order);

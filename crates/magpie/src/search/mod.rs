@@ -150,6 +150,14 @@ pub enum Skeleton {
         /// Backtracks between two spawns (≥ 1).
         backtracks: u64,
     },
+    /// One search worker per pool worker, each depth-first over its own stack of child
+    /// generators. An idle worker asks a busy one (chosen at random) for work; the busy one
+    /// answers at its next node with the shallowest unexplored sibling on its stack — or all
+    /// of that level's siblings with `steal_all`.
+    StackStealing {
+        /// Hand over every unexplored sibling of the shallowest level, not just one.
+        steal_all: bool,
+    },
     /// The nodes at depth `spawn_depth` become tasks, numbered in `order` and started in
     /// that order, each exactly once, for replicable runs. The nodes above them are visited
     /// first, on the calling worker.
