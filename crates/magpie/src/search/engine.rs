@@ -383,10 +383,13 @@ fn ordered<S, K>(
 /// so no requester waits forever.
 struct StackSteal<N> {
     requests: Vec<crossbeam_utils::CachePadded<AtomicU64>>,
-    mailbox: Vec<Mutex<Option<Vec<(N, usize)>>>>,
+    mailbox: Vec<Mailbox<N>>,
     active: AtomicU64,
     steal_all: bool,
 }
+
+/// Where a thief receives the answer to its request: nodes with their depths.
+type Mailbox<N> = Mutex<Option<Vec<(N, usize)>>>;
 
 const OPEN: u64 = 0;
 const CLOSED: u64 = u64::MAX;
