@@ -454,12 +454,39 @@ pub fn colour_order(g: &Graph, candidates: &Bitset) -> (Vec<usize>, Vec<usize>) 
     (order, colours)
 }
 
-/// [`colour_order`] into reusable buffers (cleared first).
+/// Scratch space for [`colour_words`], reused across calls.
+#[derive(Default)]
+struct ColourScratch {
+    uncoloured: Vec<u64>,
+    class: Vec<u64>,
+}
+
+/// [`colour_order`] into reusable buffers (cleared first); `candidates` are the words of a
+/// bitset over the graph's vertices.
 fn colour_into(g: &Graph, candidates: &Bitset, order: &mut Vec<usize>, colours: &mut Vec<usize>) {
+    colour_words(
+        g,
+        &candidates.words,
+        &mut ColourScratch::default(),
+        order,
+        colours,
+    );
+}
+
+fn colour_words(
+    g: &Graph,
+    candidates: &[u64],
+    scratch: &mut ColourScratch,
+    order: &mut Vec<usize>,
+    colours: &mut Vec<usize>,
+) {
     order.clear();
     colours.clear();
-    let mut uncoloured = candidates.words.clone();
-    let mut class = vec![0u64; uncoloured.len()];
+    let ColourScratch { uncoloured, class } = scratch;
+    uncoloured.clear();
+    uncoloured.extend_from_slice(candidates);
+    class.clear();
+    class.resize(uncoloured.len(), 0);
     let mut colour = 0;
     let mut start = 0; // words before `start` are all coloured
     while start < uncoloured.len() {
@@ -476,12 +503,13 @@ fn colour_into(g: &Graph, candidates: &Bitset, order: &mut Vec<usize>, colours: 
                 k += 1;
                 continue;
             }
-            let v = k * 64 + w.trailing_zeros() as usize;
-            uncoloured[k] &= !(1 << (v % 64));
-            class[k] &= !(1 << (v % 64));
-            let adj = &g.rows[v].words;
-            for j in k..class.len() {
-                class[j] &= !adj[j];
+            let bit = w & w.wrapping_neg();
+            let v = k * 64 + bit.trailing_zeros() as usize;
+            uncoloured[k] &= !bit;
+            class[k] &= !bit;
+            let adj = &g.rows[v].words[k..];
+            for (c, a) in class[k..].iter_mut().zip(adj) {
+                *c &= !a;
             }
             order.push(v);
             colours.push(colour);
@@ -654,7 +682,16 @@ pub fn find_clique_of_size(g: &Graph, k: usize) -> Option<Vec<usize>> {
     })
 }
 
-/// The recursive branch-and-bound over the degree-sorted graph.
+/// One depth's buffers: its candidate words and its colouring.
+#[derive(Default)]
+struct Level {
+    candidates: Vec<u64>,
+    order: Vec<usize>,
+    colours: Vec<usize>,
+}
+
+/// The recursive branch-and-bound over the degree-sorted graph (buffers reused per depth, so
+/// a node allocates nothing once its depth has been reached before).
 struct Search {
     graph: Graph,
     order: Vec<usize>, // sorted id -> original id
@@ -665,6 +702,8 @@ struct Search {
     stop_at_first: bool,
     done: bool,
     nodes: u64,
+    levels: Vec<Level>,
+    scratch: ColourScratch,
 }
 
 impl Search {
@@ -679,28 +718,45 @@ impl Search {
             stop_at_first,
             done: false,
             nodes: 0,
+            levels: Vec::new(),
+            scratch: ColourScratch::default(),
         }
     }
 
     fn run(&mut self) {
-        let root = Bitset::full(self.graph.n());
         self.nodes = 1;
-        self.expand(root);
+        self.levels.push(Level {
+            candidates: Bitset::full(self.graph.n()).words,
+            ..Level::default()
+        });
+        self.expand(0);
     }
 
-    fn expand(&mut self, mut candidates: Bitset) {
-        let mut order = Vec::new();
-        let mut colours = Vec::new();
-        colour_into(&self.graph, &candidates, &mut order, &mut colours);
-        for i in (0..order.len()).rev() {
-            if self.clique.len() + colours[i] <= self.target {
-                return;
+    /// Expands the node whose candidates are in `levels[depth]`.
+    fn expand(&mut self, depth: usize) {
+        if self.levels.len() <= depth + 1 {
+            self.levels.push(Level::default());
+        }
+        let mut level = std::mem::take(&mut self.levels[depth]);
+        let mut child = std::mem::take(&mut self.levels[depth + 1].candidates);
+        colour_words(
+            &self.graph,
+            &level.candidates,
+            &mut self.scratch,
+            &mut level.order,
+            &mut level.colours,
+        );
+        for i in (0..level.order.len()).rev() {
+            if self.clique.len() + level.colours[i] <= self.target {
+                break;
             }
-            let v = order[i];
+            let v = level.order[i];
             self.clique.push(v);
             self.nodes += 1;
-            let child = candidates.intersection(self.graph.neighbours(v));
-            if child.is_empty() {
+            child.clear();
+            let adj = &self.graph.rows[v].words;
+            child.extend(level.candidates.iter().zip(adj).map(|(c, a)| c & a));
+            if child.iter().all(|&w| w == 0) {
                 if self.clique.len() > self.target {
                     self.best.clone_from(&self.clique);
                     self.target = self.clique.len();
@@ -709,14 +765,18 @@ impl Search {
                     }
                 }
             } else {
-                self.expand(child);
+                std::mem::swap(&mut self.levels[depth + 1].candidates, &mut child);
+                self.expand(depth + 1);
+                std::mem::swap(&mut self.levels[depth + 1].candidates, &mut child);
             }
             self.clique.pop();
             if self.done {
-                return;
+                break;
             }
-            candidates.remove(v);
+            level.candidates[v / 64] &= !(1 << (v % 64));
         }
+        self.levels[depth + 1].candidates = child;
+        self.levels[depth] = level;
     }
 
     fn best_original(&self) -> Vec<usize> {
