@@ -226,11 +226,17 @@ impl Graph {
     }
 
     /// The number of neighbours of `v`.
+    ///
+    /// # Panics
+    /// If `v >= n`.
     pub fn degree(&self, v: usize) -> usize {
         self.rows[v].count()
     }
 
     /// The neighbours of `v` as a bitset over `0..n`.
+    ///
+    /// # Panics
+    /// If `v >= n`.
     pub fn neighbours(&self, v: usize) -> &Bitset {
         &self.rows[v]
     }
@@ -676,10 +682,7 @@ pub fn find_clique_of_size(g: &Graph, k: usize) -> Option<Vec<usize>> {
     }
     let mut s = Search::new(g, k - 1, true);
     s.run();
-    (s.best.len() >= k).then(|| {
-        s.best.truncate(k);
-        s.best_original()
-    })
+    (s.best.len() == k).then(|| s.best_original())
 }
 
 /// One depth's buffers: its candidate words and its colouring.
@@ -753,6 +756,13 @@ impl Search {
             let v = level.order[i];
             self.clique.push(v);
             self.nodes += 1;
+            if self.stop_at_first && self.clique.len() > self.target {
+                // The decision variant: a clique of the wanted size, no need to extend it.
+                self.best.clone_from(&self.clique);
+                self.clique.pop();
+                self.done = true;
+                break;
+            }
             child.clear();
             let adj = &self.graph.rows[v].words;
             child.extend(level.candidates.iter().zip(adj).map(|(c, a)| c & a));
