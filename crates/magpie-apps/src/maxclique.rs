@@ -1,1 +1,891 @@
-//! (being written)
+//! Maximum clique: the domain layer (DIMACS reader, bitset graph, colouring bound, search
+//! nodes) and a plain sequential branch-and-bound as the reference solver.
+//!
+//! The bound is the greedy sequential colouring of McCreesh–Prosser (MCS) and San Segundo
+//! (BBMC), computed on bitset colour classes by [`colour_order`]: a branch explores the
+//! candidate vertices from the back of the colour order and stops as soon as
+//! `|clique| + colours[i]` cannot beat the incumbent.
+//!
+//! **Vertex numbering.** A [`Graph`] numbers its vertices `0..n` ([`Graph::adjacent`],
+//! [`Graph::degree`], [`colour_order`], [`CliqueNode`]). The solver-level functions
+//! [`max_clique`], [`max_clique_counted`], [`find_clique_of_size`] and [`is_clique`] speak in
+//! the 1-based ids of the DIMACS file (`internal + 1`), sorted ascending.
+//!
+//! ```
+//! use magpie_apps::maxclique::{is_clique, max_clique, parse_dimacs};
+//! // The triangle 1-2-3 with a pendant vertex 4 on vertex 3.
+//! let g = parse_dimacs("c example\np edge 4 4\ne 1 2\ne 2 3\ne 3 1\ne 3 4\n", "g.clq").unwrap();
+//! let c = max_clique(&g);
+//! assert_eq!(c, vec![1, 2, 3]);
+//! assert!(is_clique(&g, &c));
+//! ```
+
+use crate::input::InputError;
+use std::path::Path;
+
+/// The largest `N` [`parse_dimacs`] accepts (the adjacency matrix takes `N²/8` bytes: 512 MiB
+/// here), so a corrupt header cannot make the reader allocate without bound.
+pub const MAX_VERTICES: usize = 1 << 16;
+
+// ---------------------------------------------------------------------------------------------
+// Bitset
+// ---------------------------------------------------------------------------------------------
+
+/// A fixed-capacity set of `0..capacity` stored as 64-bit words (bit `i % 64` of word `i / 64`).
+///
+/// ```
+/// use magpie_apps::maxclique::Bitset;
+/// let mut s = Bitset::new(100);
+/// s.insert(3);
+/// s.insert(70);
+/// assert!(s.contains(70) && !s.contains(4));
+/// assert_eq!(s.count(), 2);
+/// assert_eq!(s.iter().collect::<Vec<_>>(), vec![3, 70]);
+/// s.remove(3);
+/// assert_eq!(s.first(), Some(70));
+/// assert_eq!(Bitset::full(5).iter().collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Bitset {
+    words: Vec<u64>,
+    capacity: usize,
+}
+
+impl Bitset {
+    /// The empty set over `0..capacity`.
+    pub fn new(capacity: usize) -> Self {
+        Bitset {
+            words: vec![0; capacity.div_ceil(64)],
+            capacity,
+        }
+    }
+
+    /// The full set `0..capacity`.
+    pub fn full(capacity: usize) -> Self {
+        let mut s = Bitset {
+            words: vec![u64::MAX; capacity.div_ceil(64)],
+            capacity,
+        };
+        if !capacity.is_multiple_of(64) {
+            if let Some(last) = s.words.last_mut() {
+                *last = u64::MAX >> (64 - capacity % 64);
+            }
+        }
+        s
+    }
+
+    /// The size of the universe `0..capacity` (not the number of members: see [`Bitset::count`]).
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// The words, least significant bit first.
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// Adds `i`. Panics if `i >= capacity`.
+    pub fn insert(&mut self, i: usize) {
+        assert!(
+            i < self.capacity,
+            "bit {i} out of range 0..{}",
+            self.capacity
+        );
+        self.words[i / 64] |= 1 << (i % 64);
+    }
+
+    /// Removes `i` (no effect if absent or out of range).
+    pub fn remove(&mut self, i: usize) {
+        if i < self.capacity {
+            self.words[i / 64] &= !(1 << (i % 64));
+        }
+    }
+
+    /// Whether `i` is a member (`false` when out of range).
+    pub fn contains(&self, i: usize) -> bool {
+        i < self.capacity && self.words[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// The number of members.
+    pub fn count(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Whether the set has no members.
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+
+    /// The smallest member.
+    pub fn first(&self) -> Option<usize> {
+        self.words
+            .iter()
+            .enumerate()
+            .find(|(_, &w)| w != 0)
+            .map(|(k, w)| k * 64 + w.trailing_zeros() as usize)
+    }
+
+    /// `self ∩= other` (the sets must have the same capacity).
+    pub fn intersect_with(&mut self, other: &Bitset) {
+        debug_assert_eq!(self.capacity, other.capacity);
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a &= b;
+        }
+    }
+
+    /// `self ∖= other` (the sets must have the same capacity).
+    pub fn difference_with(&mut self, other: &Bitset) {
+        debug_assert_eq!(self.capacity, other.capacity);
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a &= !b;
+        }
+    }
+
+    /// `self ∩ other` as a new set.
+    pub fn intersection(&self, other: &Bitset) -> Bitset {
+        let mut s = self.clone();
+        s.intersect_with(other);
+        s
+    }
+
+    /// The members in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(k, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    None
+                } else {
+                    let b = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    Some(k * 64 + b)
+                }
+            })
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Graph
+// ---------------------------------------------------------------------------------------------
+
+/// An undirected simple graph on vertices `0..n`, stored as one adjacency [`Bitset`] per vertex.
+///
+/// ```
+/// use magpie_apps::maxclique::Graph;
+/// let g = Graph::from_edges(4, &[(0, 1), (1, 2), (1, 3), (1, 2)]);
+/// assert_eq!(g.n(), 4);
+/// assert!(g.adjacent(2, 1) && !g.adjacent(0, 2) && !g.adjacent(1, 1));
+/// assert_eq!(g.degree(1), 3);
+/// assert_eq!(g.edge_count(), 3); // the duplicate edge counts once
+/// assert_eq!(g.neighbours(1).iter().collect::<Vec<_>>(), vec![0, 2, 3]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Graph {
+    rows: Vec<Bitset>,
+}
+
+impl Graph {
+    /// The graph on `0..n` with no edges.
+    pub fn new(n: usize) -> Self {
+        Graph {
+            rows: vec![Bitset::new(n); n],
+        }
+    }
+
+    /// The graph on `0..n` with the given edges (duplicates are harmless).
+    ///
+    /// # Panics
+    /// On a self-loop or an endpoint `>= n` (see [`Graph::add_edge`]).
+    pub fn from_edges(n: usize, edges: &[(usize, usize)]) -> Self {
+        let mut g = Graph::new(n);
+        for &(u, v) in edges {
+            g.add_edge(u, v);
+        }
+        g
+    }
+
+    /// Adds the edge `{u, v}` (no effect if present).
+    ///
+    /// # Panics
+    /// If `u == v` or either endpoint is `>= n`.
+    pub fn add_edge(&mut self, u: usize, v: usize) {
+        assert!(u != v, "self-loop on vertex {u}");
+        self.rows[u].insert(v);
+        self.rows[v].insert(u);
+    }
+
+    /// The number of vertices.
+    pub fn n(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether `u` and `v` are adjacent (`false` for `u == v` and out-of-range vertices).
+    pub fn adjacent(&self, u: usize, v: usize) -> bool {
+        u < self.n() && self.rows[u].contains(v)
+    }
+
+    /// The number of neighbours of `v`.
+    ///
+    /// # Panics
+    /// If `v >= n`.
+    pub fn degree(&self, v: usize) -> usize {
+        self.rows[v].count()
+    }
+
+    /// The neighbours of `v` as a bitset over `0..n`.
+    ///
+    /// # Panics
+    /// If `v >= n`.
+    pub fn neighbours(&self, v: usize) -> &Bitset {
+        &self.rows[v]
+    }
+
+    /// The number of (distinct) edges.
+    pub fn edge_count(&self) -> usize {
+        self.rows.iter().map(Bitset::count).sum::<usize>() / 2
+    }
+
+    /// The complement graph (same vertices; adjacent exactly when not adjacent here).
+    ///
+    /// ```
+    /// use magpie_apps::maxclique::Graph;
+    /// let g = Graph::from_edges(3, &[(0, 1)]).complement();
+    /// assert_eq!(g.edge_count(), 2);
+    /// assert!(g.adjacent(0, 2) && g.adjacent(1, 2) && !g.adjacent(0, 1));
+    /// ```
+    pub fn complement(&self) -> Graph {
+        let n = self.n();
+        let mut rows = Vec::with_capacity(n);
+        for (v, row) in self.rows.iter().enumerate() {
+            let mut r = Bitset::full(n);
+            r.difference_with(row);
+            r.remove(v);
+            rows.push(r);
+        }
+        Graph { rows }
+    }
+
+    /// The graph with its vertices renumbered so that new vertex `i` is old vertex
+    /// `order[i]`; `order` must be a permutation of `0..n`.
+    ///
+    /// # Panics
+    /// If `order` is not a permutation of `0..n`.
+    ///
+    /// ```
+    /// use magpie_apps::maxclique::Graph;
+    /// let g = Graph::from_edges(3, &[(0, 1)]);
+    /// let h = g.permuted(&[2, 0, 1]);
+    /// assert!(h.adjacent(1, 2) && !h.adjacent(0, 1));
+    /// ```
+    pub fn permuted(&self, order: &[usize]) -> Graph {
+        let n = self.n();
+        assert_eq!(order.len(), n, "permutation of the wrong length");
+        let mut new_id = vec![usize::MAX; n];
+        for (i, &old) in order.iter().enumerate() {
+            assert!(
+                old < n && new_id[old] == usize::MAX,
+                "not a permutation of 0..{n}"
+            );
+            new_id[old] = i;
+        }
+        let mut h = Graph::new(n);
+        for (i, &old) in order.iter().enumerate() {
+            for w in self.rows[old].iter() {
+                h.rows[i].insert(new_id[w]);
+            }
+        }
+        h
+    }
+
+    /// The order used by McCreesh–Prosser: vertices by non-increasing degree, ties by
+    /// increasing id. Returns the renumbered graph and `order` with `order[new] = old`.
+    ///
+    /// ```
+    /// use magpie_apps::maxclique::Graph;
+    /// // A star centred on 2, plus the edge 0-1.
+    /// let g = Graph::from_edges(4, &[(2, 0), (2, 1), (2, 3), (0, 1)]);
+    /// let (h, order) = g.sorted_by_degree();
+    /// assert_eq!(order, vec![2, 0, 1, 3]);
+    /// assert_eq!((0..4).map(|v| h.degree(v)).collect::<Vec<_>>(), vec![3, 2, 2, 1]);
+    /// assert!(h.adjacent(1, 2)); // old 0-1
+    /// ```
+    pub fn sorted_by_degree(&self) -> (Graph, Vec<usize>) {
+        let degrees: Vec<usize> = (0..self.n()).map(|v| self.degree(v)).collect();
+        let mut order: Vec<usize> = (0..self.n()).collect();
+        order.sort_by_key(|&v| (std::cmp::Reverse(degrees[v]), v));
+        (self.permuted(&order), order)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DIMACS reader
+// ---------------------------------------------------------------------------------------------
+
+/// Reads a DIMACS ASCII clique file (see [`parse_dimacs`]); errors name the file and line.
+///
+/// ```
+/// let p = magpie_apps::shared::path("instances/dimacs/johnson8-2-4.clq");
+/// let g = magpie_apps::maxclique::read_dimacs(&p).unwrap();
+/// assert_eq!((g.n(), g.edge_count()), (28, 210));
+/// ```
+pub fn read_dimacs(path: impl AsRef<Path>) -> Result<Graph, InputError> {
+    let path = path.as_ref();
+    let text = InputError::read_to_string(path)?;
+    parse_dimacs(&text, path)
+}
+
+/// Parses DIMACS ASCII clique text; `name` is the file named in errors.
+///
+/// Accepted: comment lines (starting with `c`) and blank lines anywhere, exactly one `p edge N M` (or
+/// `p col N M`) line before any edge, then `e U V` lines with `1 <= U, V <= N`, `U != V`.
+/// The edges are counted rather than trusting `M` (which must still be a number); duplicate
+/// edges are harmless. Every other deviation is an [`InputError`] naming `name` and the line
+/// (a file with no `p` line at all is reported for the file as a whole).
+///
+/// ```
+/// use magpie_apps::maxclique::parse_dimacs;
+/// let g = parse_dimacs("c tiny\np col 3 99\ne 1 2\ne 2 1\n", "t.clq").unwrap();
+/// assert_eq!((g.n(), g.edge_count()), (3, 1));
+/// let e = parse_dimacs("p edge 3 1\ne 1 4\n", "t.clq").unwrap_err();
+/// assert_eq!(e.to_string(), "t.clq:2: vertex 4 out of range 1..=3");
+/// ```
+pub fn parse_dimacs(text: &str, name: impl AsRef<Path>) -> Result<Graph, InputError> {
+    let name = name.as_ref();
+    let mut graph: Option<(Graph, usize)> = None; // the graph and the line of its `p` line
+    for (idx, raw) in text.lines().enumerate() {
+        let line_no = idx + 1;
+        let err = |msg: String| InputError::at(name, line_no, msg);
+        let mut tokens = raw.split_whitespace();
+        let Some(kind) = tokens.next() else {
+            continue; // blank line
+        };
+        if kind.starts_with('c') {
+            continue; // comment (`c …`, also written `c---…` in some files)
+        }
+        match kind {
+            "p" => {
+                if let Some((_, first)) = graph {
+                    return Err(err(format!(
+                        "duplicate `p` line (the first is on line {first})"
+                    )));
+                }
+                let fields: Vec<&str> = tokens.collect();
+                if fields.len() != 3 {
+                    return Err(err(format!(
+                        "expected `p edge N M`, found `{}`",
+                        raw.trim()
+                    )));
+                }
+                if fields[0] != "edge" && fields[0] != "col" {
+                    return Err(err(format!(
+                        "unknown problem format `{}` (expected `edge` or `col`)",
+                        fields[0]
+                    )));
+                }
+                let n = parse_number(fields[1], "vertex count").map_err(&err)?;
+                parse_number(fields[2], "edge count").map_err(&err)?;
+                if n > MAX_VERTICES {
+                    return Err(err(format!(
+                        "{n} vertices is more than the supported {MAX_VERTICES}"
+                    )));
+                }
+                graph = Some((Graph::new(n), line_no));
+            }
+            "e" => {
+                let Some((g, _)) = graph.as_mut() else {
+                    return Err(err("`e` line before the `p` line".to_string()));
+                };
+                let fields: Vec<&str> = tokens.collect();
+                if fields.len() != 2 {
+                    return Err(err(format!("expected `e U V`, found `{}`", raw.trim())));
+                }
+                let n = g.n();
+                let mut ends = [0usize; 2];
+                for (end, field) in ends.iter_mut().zip(&fields) {
+                    let v = parse_number(field, "vertex number").map_err(&err)?;
+                    if v == 0 || v > n {
+                        return Err(err(format!("vertex {v} out of range 1..={n}")));
+                    }
+                    *end = v;
+                }
+                if ends[0] == ends[1] {
+                    return Err(err(format!("self-loop on vertex {}", ends[0])));
+                }
+                g.add_edge(ends[0] - 1, ends[1] - 1);
+            }
+            other => {
+                return Err(err(format!(
+                    "unknown line type `{other}` (expected `c`, `p` or `e`)"
+                )))
+            }
+        }
+    }
+    match graph {
+        Some((g, _)) => Ok(g),
+        None => Err(InputError::file(name, "missing `p edge N M` line")),
+    }
+}
+
+fn parse_number(s: &str, what: &str) -> Result<usize, String> {
+    s.parse::<usize>()
+        .map_err(|_| format!("malformed {what} `{s}`"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Colouring bound
+// ---------------------------------------------------------------------------------------------
+
+/// Greedy sequential colouring of `candidates` with bitset colour classes (MCS / BBMC style).
+///
+/// Colour classes are built one at a time: class `c` takes, in increasing vertex order, every
+/// still-uncoloured candidate not adjacent to a vertex already in class `c`. Returns the
+/// vertices in colouring order and, parallel to it, their colours (`1, 1, …, 2, …`,
+/// non-decreasing). Any clique among `order[..=i]` has at most `colours[i]` vertices, so a
+/// branch-and-bound takes vertices from the back and stops at the first `i` with
+/// `|clique| + colours[i] <= best`.
+///
+/// ```
+/// use magpie_apps::maxclique::{colour_order, Bitset, Graph};
+/// // The path 0-1-2-3 plus the triangle 1-2-4.
+/// let g = Graph::from_edges(5, &[(0, 1), (1, 2), (2, 3), (1, 4), (2, 4)]);
+/// let (order, colours) = colour_order(&g, &Bitset::full(5));
+/// assert_eq!(order, vec![0, 2, 1, 3, 4]);
+/// assert_eq!(colours, vec![1, 1, 2, 2, 3]);
+/// ```
+pub fn colour_order(g: &Graph, candidates: &Bitset) -> (Vec<usize>, Vec<usize>) {
+    let mut order = Vec::with_capacity(candidates.count());
+    let mut colours = Vec::with_capacity(order.capacity());
+    colour_into(g, candidates, &mut order, &mut colours);
+    (order, colours)
+}
+
+/// Scratch space for [`colour_words`], reused across calls.
+#[derive(Default)]
+struct ColourScratch {
+    uncoloured: Vec<u64>,
+    class: Vec<u64>,
+}
+
+/// [`colour_order`] into reusable buffers (cleared first); `candidates` are the words of a
+/// bitset over the graph's vertices.
+fn colour_into(g: &Graph, candidates: &Bitset, order: &mut Vec<usize>, colours: &mut Vec<usize>) {
+    colour_words(
+        g,
+        &candidates.words,
+        &mut ColourScratch::default(),
+        order,
+        colours,
+    );
+}
+
+fn colour_words(
+    g: &Graph,
+    candidates: &[u64],
+    scratch: &mut ColourScratch,
+    order: &mut Vec<usize>,
+    colours: &mut Vec<usize>,
+) {
+    order.clear();
+    colours.clear();
+    let ColourScratch { uncoloured, class } = scratch;
+    uncoloured.clear();
+    uncoloured.extend_from_slice(candidates);
+    class.clear();
+    class.resize(uncoloured.len(), 0);
+    let mut colour = 0;
+    let mut start = 0; // words before `start` are all coloured
+    while start < uncoloured.len() {
+        if uncoloured[start] == 0 {
+            start += 1;
+            continue;
+        }
+        colour += 1;
+        class[start..].copy_from_slice(&uncoloured[start..]);
+        let mut k = start;
+        while k < class.len() {
+            let w = class[k];
+            if w == 0 {
+                k += 1;
+                continue;
+            }
+            let bit = w & w.wrapping_neg();
+            let v = k * 64 + bit.trailing_zeros() as usize;
+            uncoloured[k] &= !bit;
+            class[k] &= !bit;
+            let adj = &g.rows[v].words[k..];
+            for (c, a) in class[k..].iter_mut().zip(adj) {
+                *c &= !a;
+            }
+            order.push(v);
+            colours.push(colour);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Search nodes
+// ---------------------------------------------------------------------------------------------
+
+/// A node of the clique search tree: a clique and the vertices that extend it (every
+/// candidate is adjacent to every clique member). Vertices are the graph's `0..n`.
+///
+/// ```
+/// use magpie_apps::maxclique::{CliqueNode, Graph};
+/// let g = Graph::from_edges(4, &[(0, 1), (1, 2), (0, 2), (2, 3)]);
+/// let root = CliqueNode::root(&g);
+/// assert!(root.clique.is_empty() && root.candidates.count() == 4);
+/// let kids: Vec<(usize, CliqueNode)> = root.children(&g).collect();
+/// // Colouring order [0, 3, 1, 2] with colours [1, 1, 2, 3]: vertex 2 first, with bound 3.
+/// assert_eq!(kids[0].0, 3);
+/// assert_eq!(kids[0].1.clique, vec![2]);
+/// assert_eq!(kids[0].1.candidates.iter().collect::<Vec<_>>(), vec![0, 1, 3]);
+/// // Then vertex 1 (vertex 2 no longer a candidate), bound 2.
+/// assert_eq!((kids[1].0, kids[1].1.clique.clone()), (2, vec![1]));
+/// assert_eq!(kids[1].1.candidates.iter().collect::<Vec<_>>(), vec![0]);
+/// assert_eq!(kids.len(), 4);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CliqueNode {
+    /// The clique so far, in the order its vertices were added.
+    pub clique: Vec<usize>,
+    /// The vertices adjacent to every member of `clique` that may still be added.
+    pub candidates: Bitset,
+}
+
+impl CliqueNode {
+    /// The root: the empty clique, every vertex a candidate.
+    pub fn root(g: &Graph) -> Self {
+        CliqueNode {
+            clique: Vec::new(),
+            candidates: Bitset::full(g.n()),
+        }
+    }
+
+    /// The children in heuristic order, lazily: the colouring ([`colour_order`]) is computed
+    /// once, then each `next()` builds one child, adding the candidate at the back of the
+    /// colour order and restricting the candidates to its neighbours among those not yet
+    /// branched on. Each item is `(bound, child)`: no clique in the child's subtree has more
+    /// than `bound = |clique| + colour` vertices. Bounds are non-increasing along the
+    /// iteration, so a search may stop at the first child whose bound does not beat its
+    /// incumbent.
+    pub fn children<'g>(&self, g: &'g Graph) -> Children<'g> {
+        let (order, colours) = colour_order(g, &self.candidates);
+        Children {
+            graph: g,
+            clique: self.clique.clone(),
+            remaining: self.candidates.clone(),
+            order,
+            colours,
+        }
+    }
+}
+
+/// The lazy child generator of a [`CliqueNode`] (see [`CliqueNode::children`]).
+#[derive(Debug, Clone)]
+pub struct Children<'g> {
+    graph: &'g Graph,
+    clique: Vec<usize>,
+    remaining: Bitset,
+    order: Vec<usize>,
+    colours: Vec<usize>,
+}
+
+impl Iterator for Children<'_> {
+    type Item = (usize, CliqueNode);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let v = self.order.pop()?;
+        let colour = self.colours.pop()?;
+        let bound = self.clique.len() + colour;
+        self.remaining.remove(v);
+        let mut clique = Vec::with_capacity(self.clique.len() + 1);
+        clique.extend_from_slice(&self.clique);
+        clique.push(v);
+        let candidates = self.remaining.intersection(self.graph.neighbours(v));
+        Some((bound, CliqueNode { clique, candidates }))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.order.len(), Some(self.order.len()))
+    }
+}
+
+impl ExactSizeIterator for Children<'_> {}
+
+// ---------------------------------------------------------------------------------------------
+// Sequential solvers
+// ---------------------------------------------------------------------------------------------
+
+/// Whether `vertices` (1-based ids, as returned by [`max_clique`]) are distinct, in range
+/// and pairwise adjacent. The empty list is a clique.
+///
+/// ```
+/// use magpie_apps::maxclique::{is_clique, Graph};
+/// let g = Graph::from_edges(3, &[(0, 1), (1, 2)]);
+/// assert!(is_clique(&g, &[1, 2]) && is_clique(&g, &[]) && is_clique(&g, &[3]));
+/// assert!(!is_clique(&g, &[1, 3]) && !is_clique(&g, &[2, 2]) && !is_clique(&g, &[0]));
+/// ```
+pub fn is_clique(g: &Graph, vertices: &[usize]) -> bool {
+    if vertices.iter().any(|&v| v == 0 || v > g.n()) {
+        return false;
+    }
+    vertices
+        .iter()
+        .enumerate()
+        .all(|(i, &u)| vertices[i + 1..].iter().all(|&v| g.adjacent(u - 1, v - 1)))
+}
+
+/// A maximum clique by plain sequential recursive branch-and-bound (McCreesh–Prosser MCS
+/// order, San Segundo bitset colouring bound), as 1-based ids sorted ascending.
+///
+/// ```
+/// use magpie_apps::maxclique::{max_clique, Graph};
+/// let g = Graph::from_edges(5, &[(0, 1), (1, 2), (0, 2), (2, 3), (3, 4)]);
+/// assert_eq!(max_clique(&g), vec![1, 2, 3]);
+/// assert_eq!(max_clique(&Graph::new(0)), Vec::<usize>::new());
+/// ```
+pub fn max_clique(g: &Graph) -> Vec<usize> {
+    max_clique_counted(g).0
+}
+
+/// [`max_clique`] and the number of search-tree nodes it visited: the root plus every
+/// clique it branched to.
+///
+/// ```
+/// use magpie_apps::maxclique::{max_clique_counted, Graph};
+/// let (c, nodes) = max_clique_counted(&Graph::from_edges(3, &[(0, 1)]));
+/// assert_eq!((c, nodes), (vec![1, 2], 3));
+/// ```
+pub fn max_clique_counted(g: &Graph) -> (Vec<usize>, u64) {
+    let mut s = Search::new(g, 0, false);
+    s.run();
+    (s.best_original(), s.nodes)
+}
+
+/// A clique of exactly `k` vertices (1-based ids, ascending), or `None` if there is none; the
+/// search stops at the first one found and otherwise prunes with `k` as the target.
+///
+/// ```
+/// use magpie_apps::maxclique::{find_clique_of_size, Graph};
+/// let g = Graph::from_edges(4, &[(0, 1), (1, 2), (0, 2), (2, 3)]);
+/// assert_eq!(find_clique_of_size(&g, 3), Some(vec![1, 2, 3]));
+/// assert_eq!(find_clique_of_size(&g, 4), None);
+/// assert_eq!(find_clique_of_size(&g, 0), Some(vec![]));
+/// ```
+pub fn find_clique_of_size(g: &Graph, k: usize) -> Option<Vec<usize>> {
+    if k == 0 {
+        return Some(Vec::new());
+    }
+    if k > g.n() {
+        return None;
+    }
+    let mut s = Search::new(g, k - 1, true);
+    s.run();
+    (s.best.len() == k).then(|| s.best_original())
+}
+
+/// One depth's buffers: its candidate words and its colouring.
+#[derive(Default)]
+struct Level {
+    candidates: Vec<u64>,
+    order: Vec<usize>,
+    colours: Vec<usize>,
+}
+
+/// The recursive branch-and-bound over the degree-sorted graph (buffers reused per depth, so
+/// a node allocates nothing once its depth has been reached before).
+struct Search {
+    graph: Graph,
+    order: Vec<usize>, // sorted id -> original id
+    clique: Vec<usize>,
+    best: Vec<usize>,
+    /// The size to beat (`best.len()` or, for the decision variant, `k - 1`).
+    target: usize,
+    stop_at_first: bool,
+    done: bool,
+    nodes: u64,
+    levels: Vec<Level>,
+    scratch: ColourScratch,
+}
+
+impl Search {
+    fn new(g: &Graph, target: usize, stop_at_first: bool) -> Self {
+        let (graph, order) = g.sorted_by_degree();
+        Search {
+            graph,
+            order,
+            clique: Vec::new(),
+            best: Vec::new(),
+            target,
+            stop_at_first,
+            done: false,
+            nodes: 0,
+            levels: Vec::new(),
+            scratch: ColourScratch::default(),
+        }
+    }
+
+    fn run(&mut self) {
+        self.nodes = 1;
+        self.levels.push(Level {
+            candidates: Bitset::full(self.graph.n()).words,
+            ..Level::default()
+        });
+        self.expand(0);
+    }
+
+    /// Expands the node whose candidates are in `levels[depth]`.
+    fn expand(&mut self, depth: usize) {
+        if self.levels.len() <= depth + 1 {
+            self.levels.push(Level::default());
+        }
+        let mut level = std::mem::take(&mut self.levels[depth]);
+        let mut child = std::mem::take(&mut self.levels[depth + 1].candidates);
+        colour_words(
+            &self.graph,
+            &level.candidates,
+            &mut self.scratch,
+            &mut level.order,
+            &mut level.colours,
+        );
+        for i in (0..level.order.len()).rev() {
+            if self.clique.len() + level.colours[i] <= self.target {
+                break;
+            }
+            let v = level.order[i];
+            self.clique.push(v);
+            self.nodes += 1;
+            if self.stop_at_first && self.clique.len() > self.target {
+                // The decision variant: a clique of the wanted size, no need to extend it.
+                self.best.clone_from(&self.clique);
+                self.clique.pop();
+                self.done = true;
+                break;
+            }
+            child.clear();
+            let adj = &self.graph.rows[v].words;
+            child.extend(level.candidates.iter().zip(adj).map(|(c, a)| c & a));
+            if child.iter().all(|&w| w == 0) {
+                if self.clique.len() > self.target {
+                    self.best.clone_from(&self.clique);
+                    self.target = self.clique.len();
+                    if self.stop_at_first {
+                        self.done = true;
+                    }
+                }
+            } else {
+                std::mem::swap(&mut self.levels[depth + 1].candidates, &mut child);
+                self.expand(depth + 1);
+                std::mem::swap(&mut self.levels[depth + 1].candidates, &mut child);
+            }
+            self.clique.pop();
+            if self.done {
+                break;
+            }
+            level.candidates[v / 64] &= !(1 << (v % 64));
+        }
+        self.levels[depth + 1].candidates = child;
+        self.levels[depth] = level;
+    }
+
+    fn best_original(&self) -> Vec<usize> {
+        let mut c: Vec<usize> = self.best.iter().map(|&v| self.order[v] + 1).collect();
+        c.sort_unstable();
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bitset_edges() {
+        let s = Bitset::full(64);
+        assert_eq!(s.words(), &[u64::MAX]);
+        assert_eq!(Bitset::full(65).count(), 65);
+        assert_eq!(Bitset::full(0).count(), 0);
+        assert!(Bitset::new(0).is_empty() && Bitset::new(0).first().is_none());
+        let mut s = Bitset::new(130);
+        s.insert(129);
+        s.insert(64);
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![64, 129]);
+        s.remove(500); // out of range: no effect
+        assert!(!s.contains(500));
+        assert_eq!(s.capacity(), 130);
+    }
+
+    #[test]
+    fn colouring_is_proper_and_complete() {
+        let mut rng = magpie::policy::XorShift64Star::new(5);
+        for n in [1, 10, 63, 64, 65, 130] {
+            let mut g = Graph::new(n);
+            for u in 0..n {
+                for v in u + 1..n {
+                    if rng.next_u64().is_multiple_of(2) {
+                        g.add_edge(u, v);
+                    }
+                }
+            }
+            let mut cand = Bitset::new(n);
+            for v in 0..n {
+                if !rng.next_u64().is_multiple_of(3) {
+                    cand.insert(v);
+                }
+            }
+            let (order, colours) = colour_order(&g, &cand);
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, cand.iter().collect::<Vec<_>>());
+            assert!(colours.windows(2).all(|w| w[0] <= w[1] && w[1] <= w[0] + 1));
+            for i in 0..order.len() {
+                for j in i + 1..order.len() {
+                    if colours[i] == colours[j] {
+                        assert!(!g.adjacent(order[i], order[j]));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn children_bounds_non_increasing_and_candidates_adjacent() {
+        let g = Graph::from_edges(
+            6,
+            &[
+                (0, 1),
+                (0, 2),
+                (1, 2),
+                (2, 3),
+                (3, 4),
+                (4, 5),
+                (3, 5),
+                (2, 4),
+            ],
+        );
+        let root = CliqueNode::root(&g);
+        let kids: Vec<_> = root.children(&g).collect();
+        assert_eq!(kids.len(), 6);
+        assert!(kids.windows(2).all(|w| w[0].0 >= w[1].0));
+        for (_, k) in &kids {
+            let v = k.clique[0];
+            assert!(k.candidates.iter().all(|w| g.adjacent(v, w)));
+        }
+        let grand: Vec<_> = kids[0].1.children(&g).collect();
+        assert!(grand.iter().all(|(b, k)| *b >= 1 && k.clique.len() == 2));
+    }
+
+    #[test]
+    fn reader_handles_crlf_and_trailing_spaces() {
+        let g = parse_dimacs("p edge 3 2   \r\ne 1 2\r\n\r\ne 2 3\r\n", "x").unwrap();
+        assert_eq!(g.edge_count(), 2);
+    }
+
+    #[test]
+    fn reader_rejects_huge_n_without_allocating() {
+        let e = parse_dimacs("p edge 99999999999 1\n", "x").unwrap_err();
+        assert!(e.to_string().starts_with("x:1: "), "{e}");
+        assert!(e.message.contains("more than the supported"));
+    }
+}
