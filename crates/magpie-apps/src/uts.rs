@@ -940,11 +940,16 @@ impl Params {
     /// assert_eq!(kids[3].state, rng_spawn(&root.state, 3));
     /// ```
     pub fn children(&self, node: &Node) -> Children {
+        self.children_n(node, self.num_children(node))
+    }
+
+    /// [`Params::children`] when `n` is already known to be `num_children(node)`.
+    fn children_n(&self, node: &Node, n: u32) -> Children {
         Children {
             parent: node.state,
             height: node.height,
             next: 0,
-            end: self.num_children(node),
+            end: n,
             granularity: self.granularity as u32,
         }
     }
@@ -1031,7 +1036,7 @@ pub fn count_from(params: &Params, node: &Node) -> Counts {
         if n == 0 {
             c.leaves += 1;
         } else {
-            stack.extend(params.children(&v));
+            stack.extend(params.children_n(&v, n));
         }
     }
     c
