@@ -114,7 +114,7 @@ pub fn tour_length(inst: &Instance, cities: &[usize]) -> i64 {
 /// use magpie_apps::tsp::{Instance, TspNode};
 /// let inst = Instance::from_matrix(3, vec![0, 1, 2, 1, 0, 4, 2, 4, 0]);
 /// let root = TspNode::root(&inst);
-/// assert_eq!(root.lower_bound(&inst), 7);
+/// assert_eq!(root.lower_bound(&inst), 6); // MST {1,2} = 4, plus 1 + 1 from the ends
 /// let kids: Vec<TspNode> = root.children(&inst).collect();
 /// assert_eq!(kids[0].path, vec![0, 1]); // nearest city first
 /// assert_eq!(kids[1].path, vec![0, 2]);
