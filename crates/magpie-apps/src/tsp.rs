@@ -31,7 +31,13 @@ pub struct Instance {
     name: String,
     n: usize,
     d: Vec<i64>,
+    /// Held–Karp node penalties (in units of `1 / SCALE`) from a root subgradient ascent;
+    /// any values keep [`TspNode::lower_bound`] sound, good ones make it tight.
+    pi: Vec<i64>,
 }
+
+/// Penalised distances are `SCALE * d(i, j) + pi[i] + pi[j]` (exact integers).
+const SCALE: i64 = 16;
 
 impl Instance {
     /// An instance from a full `n × n` row-major matrix (0-based cities).
@@ -49,7 +55,101 @@ impl Instance {
             name: String::new(),
             n,
             d: matrix,
+            pi: Vec::new(),
         }
+        .with_penalties()
+    }
+
+    /// Penalised distance (scaled by `SCALE`).
+    fn pd(&self, i: usize, j: usize) -> i64 {
+        SCALE * self.d[i * self.n + j] + self.pi[i] + self.pi[j]
+    }
+
+    /// Sets `pi` by subgradient ascent on the root's 1-tree bound (Held–Karp), keeping the
+    /// best penalties found (all zero if nothing beats them).
+    fn with_penalties(mut self) -> Instance {
+        let n = self.n;
+        self.pi = vec![0; n];
+        if n < 3 {
+            return self;
+        }
+        let mut sum = 0;
+        for i in 0..n {
+            for j in i + 1..n {
+                sum += self.dist(i, j);
+            }
+        }
+        let avg = sum / (n * (n - 1) / 2) as i64;
+        let mut step = (SCALE * avg / 10).max(1);
+        let (mut best_val, _) = self.one_tree();
+        let mut best_pi = self.pi.clone();
+        let mut since = 0;
+        for _ in 0..(50 * n).max(500) {
+            let (val, deg) = self.one_tree();
+            if val > best_val {
+                best_val = val;
+                best_pi = self.pi.clone();
+                since = 0;
+            } else {
+                since += 1;
+                if since >= 10 {
+                    step /= 2;
+                    since = 0;
+                    if step == 0 {
+                        break;
+                    }
+                }
+            }
+            if deg.iter().all(|&g| g == 2) {
+                break;
+            }
+            for (p, &g) in self.pi.iter_mut().zip(&deg).skip(1) {
+                *p += step * (g as i64 - 2);
+            }
+        }
+        self.pi = best_pi;
+        self
+    }
+
+    /// The root's 1-tree under the penalised distances: its value minus `2 * sum(pi)` (a
+    /// scaled lower bound on every tour) and the degrees.
+    fn one_tree(&self) -> (i64, Vec<u32>) {
+        let n = self.n;
+        let mut deg = vec![0u32; n];
+        // Prim on cities 1..n.
+        let mut key: Vec<i64> = (0..n).map(|v| self.pd(1, v)).collect();
+        let mut parent = vec![1usize; n];
+        let mut done = vec![false; n];
+        done[0] = true;
+        done[1] = true;
+        let mut cost = 0;
+        for _ in 2..n {
+            let mut j = usize::MAX;
+            for t in 2..n {
+                if !done[t] && (j == usize::MAX || key[t] < key[j]) {
+                    j = t;
+                }
+            }
+            done[j] = true;
+            cost += key[j];
+            deg[j] += 1;
+            deg[parent[j]] += 1;
+            for t in 2..n {
+                if !done[t] && self.pd(j, t) < key[t] {
+                    key[t] = self.pd(j, t);
+                    parent[t] = j;
+                }
+            }
+        }
+        // The two cheapest edges from city 0.
+        let mut e: Vec<(i64, usize)> = (1..n).map(|v| (self.pd(0, v), v)).collect();
+        e.sort_unstable();
+        for &(c, v) in &e[..2] {
+            cost += c;
+            deg[v] += 1;
+        }
+        deg[0] = 2;
+        (cost - 2 * self.pi.iter().sum::<i64>(), deg)
     }
 
     /// The NAME from the file (empty for [`Instance::from_matrix`]).
@@ -157,7 +257,9 @@ impl TspNode {
     }
 
     /// A lower bound on the length of every tour extending this path: the path length plus
-    /// the larger of two sound bounds on the rest (the closing path from the last city
+    /// the larger of two sound bounds on the rest, both computed on Held–Karp penalised
+    /// distances `d(i, j) + π_i + π_j` (π from a subgradient ascent on the root's 1-tree when
+    /// the instance is built; the penalties are subtracted again, so any π keeps it sound) (the closing path from the last city
     /// through every unvisited city back to city 0):
     ///
     /// * **degree bound**: every unvisited city has two edges to unvisited cities or the two
@@ -175,18 +277,19 @@ impl TspNode {
             return self.tour_length(inst);
         }
         let un: Vec<usize> = (0..n).filter(|&c| !self.visited[c]).collect();
-        // Degree bound (doubled).
+        let d = |i: usize, j: usize| inst.pd(i, j);
+        // Degree bound (doubled), on penalised distances.
         let mut twice = 0;
         let mut min_start = i64::MAX;
         let mut min_last = i64::MAX;
         for &u in &un {
-            let (mut a, mut b) = (inst.dist(u, start), inst.dist(u, last));
+            let (mut a, mut b) = (d(u, start), d(u, last));
             if b < a {
                 std::mem::swap(&mut a, &mut b);
             }
             for &v in &un {
                 if v != u {
-                    let x = inst.dist(u, v);
+                    let x = d(u, v);
                     if x < a {
                         b = a;
                         a = x;
@@ -196,14 +299,14 @@ impl TspNode {
                 }
             }
             twice += a + b;
-            min_start = min_start.min(inst.dist(start, u));
-            min_last = min_last.min(inst.dist(last, u));
+            min_start = min_start.min(d(start, u));
+            min_last = min_last.min(d(last, u));
         }
         twice += min_start + min_last;
-        let degree = (twice + 1).div_euclid(2);
-        // MST bound (Prim).
+        let degree = -((-twice).div_euclid(2)); // ceil(twice / 2)
+                                                // MST bound (Prim), on penalised distances.
         let k = un.len();
-        let mut key: Vec<i64> = un.iter().map(|&u| inst.dist(un[0], u)).collect();
+        let mut key: Vec<i64> = un.iter().map(|&u| d(un[0], u)).collect();
         let mut done = vec![false; k];
         done[0] = true;
         let mut mst = 0;
@@ -218,12 +321,16 @@ impl TspNode {
             mst += key[j];
             for t in 0..k {
                 if !done[t] {
-                    key[t] = key[t].min(inst.dist(un[j], un[t]));
+                    key[t] = key[t].min(d(un[j], un[t]));
                 }
             }
         }
         let tree = mst + min_start + min_last;
-        self.length + degree.max(tree)
+        // The closing path has penalised length SCALE * length + 2 pi(U) + pi(start) + pi(last).
+        let pen: i64 =
+            2 * un.iter().map(|&u| inst.pi[u]).sum::<i64>() + inst.pi[start] + inst.pi[last];
+        let x = degree.max(tree) - pen;
+        self.length - (-x).div_euclid(SCALE) // + ceil(x / SCALE)
     }
 
     /// Lazy child generator: the path extended by each unvisited city, nearest to the last
@@ -645,7 +752,13 @@ pub fn parse(path: impl AsRef<Path>, text: &str) -> Result<Instance, InputError>
             }
         }
     }
-    Ok(Instance { name, n, d })
+    Ok(Instance {
+        name,
+        n,
+        d,
+        pi: Vec::new(),
+    }
+    .with_penalties())
 }
 
 /// TSPLIB's distance function for the coordinate types.
