@@ -257,10 +257,10 @@ impl TspNode {
     }
 
     /// A lower bound on the length of every tour extending this path: the path length plus
-    /// the larger of two sound bounds on the rest, both computed on Held–Karp penalised
+    /// the larger of two sound bounds on the rest (the closing path from the last city
+    /// through every unvisited city back to city 0), both computed on Held–Karp penalised
     /// distances `d(i, j) + π_i + π_j` (π from a subgradient ascent on the root's 1-tree when
-    /// the instance is built; the penalties are subtracted again, so any π keeps it sound) (the closing path from the last city
-    /// through every unvisited city back to city 0):
+    /// the instance is built; the penalties are subtracted again, so any π keeps it sound):
     ///
     /// * **degree bound**: every unvisited city has two edges to unvisited cities or the two
     ///   ends, each end has one edge to an unvisited city; half the sum of these cheapest
