@@ -1,1 +1,846 @@
-//! (being written)
+//! Symmetric travelling salesman (optimisation): a TSPLIB reader, a sound lower bound for
+//! partial tours, a search-tree node with a lazy child generator and a sequential branch and
+//! bound.
+//!
+//! Distances follow TSPLIB95's integer rules exactly: `nint` for EUC_2D, `ceil` for CEIL_2D,
+//! the pseudo-Euclidean ATT rule and the GEO rule (degrees.minutes coordinates, `PI =
+//! 3.141592`, `RRR = 6378.388`; the degree part is truncated, as in TSPLIB's reference code).
+//! EXPLICIT matrices in FULL_MATRIX, UPPER_ROW, LOWER_ROW, UPPER_DIAG_ROW and LOWER_DIAG_ROW
+//! are read too.
+//!
+//! Cities are 0-based inside ([`Instance::dist`], [`TspNode::path`]) and 1-based in
+//! [`Tour::cities`], [`tour_length`] and files.
+//!
+//! ```
+//! use magpie_apps::tsp::{parse, solve};
+//! let text = "NAME: sq\nTYPE: TSP\nDIMENSION: 4\nEDGE_WEIGHT_TYPE: EUC_2D\n\
+//!             NODE_COORD_SECTION\n1 0 0\n2 3 0\n3 0 4\n4 3 4\nEOF\n";
+//! let inst = parse("sq.tsp", text).unwrap();
+//! assert_eq!(inst.dist(0, 3), 5);
+//! let t = solve(&inst);
+//! assert_eq!(t.length, 14);
+//! assert_eq!(t.cities, vec![1, 2, 4, 3]);
+//! ```
+
+use crate::input::InputError;
+use std::path::Path;
+
+/// A symmetric TSP instance: `n` cities and an integer distance matrix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instance {
+    name: String,
+    n: usize,
+    d: Vec<i64>,
+    /// Held–Karp node penalties (in units of `1 / SCALE`) from a root subgradient ascent;
+    /// any values keep [`TspNode::lower_bound`] sound, good ones make it tight.
+    pi: Vec<i64>,
+}
+
+/// Penalised distances are `SCALE * d(i, j) + pi[i] + pi[j]` (exact integers).
+const SCALE: i64 = 16;
+
+impl Instance {
+    /// An instance from a full `n × n` row-major matrix (0-based cities).
+    ///
+    /// # Panics
+    /// If `matrix.len() != n * n`.
+    ///
+    /// ```
+    /// let inst = magpie_apps::tsp::Instance::from_matrix(2, vec![0, 7, 7, 0]);
+    /// assert_eq!(inst.dist(1, 0), 7);
+    /// ```
+    pub fn from_matrix(n: usize, matrix: Vec<i64>) -> Instance {
+        assert_eq!(matrix.len(), n * n, "from_matrix: need n * n entries");
+        Instance {
+            name: String::new(),
+            n,
+            d: matrix,
+            pi: Vec::new(),
+        }
+        .with_penalties()
+    }
+
+    /// Penalised distance (scaled by `SCALE`).
+    fn pd(&self, i: usize, j: usize) -> i64 {
+        SCALE * self.d[i * self.n + j] + self.pi[i] + self.pi[j]
+    }
+
+    /// Sets `pi` by subgradient ascent on the root's 1-tree bound (Held–Karp), keeping the
+    /// best penalties found (all zero if nothing beats them).
+    fn with_penalties(mut self) -> Instance {
+        let n = self.n;
+        self.pi = vec![0; n];
+        if n < 3 {
+            return self;
+        }
+        let mut sum = 0;
+        for i in 0..n {
+            for j in i + 1..n {
+                sum += self.dist(i, j);
+            }
+        }
+        let avg = sum / (n * (n - 1) / 2) as i64;
+        let mut step = (SCALE * avg / 10).max(1);
+        let (mut best_val, _) = self.one_tree();
+        let mut best_pi = self.pi.clone();
+        let mut since = 0;
+        for _ in 0..(50 * n).max(500) {
+            let (val, deg) = self.one_tree();
+            if val > best_val {
+                best_val = val;
+                best_pi = self.pi.clone();
+                since = 0;
+            } else {
+                since += 1;
+                if since >= 10 {
+                    step /= 2;
+                    since = 0;
+                    if step == 0 {
+                        break;
+                    }
+                }
+            }
+            if deg.iter().all(|&g| g == 2) {
+                break;
+            }
+            for (p, &g) in self.pi.iter_mut().zip(&deg).skip(1) {
+                *p += step * (g as i64 - 2);
+            }
+        }
+        self.pi = best_pi;
+        self
+    }
+
+    /// The root's 1-tree under the penalised distances: its value minus `2 * sum(pi)` (a
+    /// scaled lower bound on every tour) and the degrees.
+    fn one_tree(&self) -> (i64, Vec<u32>) {
+        let n = self.n;
+        let mut deg = vec![0u32; n];
+        // Prim on cities 1..n.
+        let mut key: Vec<i64> = (0..n).map(|v| self.pd(1, v)).collect();
+        let mut parent = vec![1usize; n];
+        let mut done = vec![false; n];
+        done[0] = true;
+        done[1] = true;
+        let mut cost = 0;
+        for _ in 2..n {
+            let mut j = usize::MAX;
+            for t in 2..n {
+                if !done[t] && (j == usize::MAX || key[t] < key[j]) {
+                    j = t;
+                }
+            }
+            done[j] = true;
+            cost += key[j];
+            deg[j] += 1;
+            deg[parent[j]] += 1;
+            for t in 2..n {
+                if !done[t] && self.pd(j, t) < key[t] {
+                    key[t] = self.pd(j, t);
+                    parent[t] = j;
+                }
+            }
+        }
+        // The two cheapest edges from city 0.
+        let mut e: Vec<(i64, usize)> = (1..n).map(|v| (self.pd(0, v), v)).collect();
+        e.sort_unstable();
+        for &(c, v) in &e[..2] {
+            cost += c;
+            deg[v] += 1;
+        }
+        deg[0] = 2;
+        (cost - 2 * self.pi.iter().sum::<i64>(), deg)
+    }
+
+    /// The NAME from the file (empty for [`Instance::from_matrix`]).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Number of cities.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether there are no cities.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Distance between 0-based cities `i` and `j`.
+    pub fn dist(&self, i: usize, j: usize) -> i64 {
+        self.d[i * self.n + j]
+    }
+}
+
+/// A closed tour: its length and the cities in order (1-based ids, starting with city 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tour {
+    /// Total length including the closing edge.
+    pub length: i64,
+    /// The cities in visiting order, 1-based.
+    pub cities: Vec<usize>,
+}
+
+/// Length of the closed tour through `cities` (1-based ids), including the edge back to the
+/// first city.
+///
+/// # Panics
+/// If an id is 0 or above `inst.len()`.
+///
+/// ```
+/// use magpie_apps::tsp::{tour_length, Instance};
+/// let inst = Instance::from_matrix(3, vec![0, 1, 2, 1, 0, 4, 2, 4, 0]);
+/// assert_eq!(tour_length(&inst, &[1, 2, 3]), 7);
+/// ```
+pub fn tour_length(inst: &Instance, cities: &[usize]) -> i64 {
+    let k = cities.len();
+    (0..k)
+        .map(|i| {
+            let (a, b) = (cities[i], cities[(i + 1) % k]);
+            assert!(
+                (1..=inst.n).contains(&a) && (1..=inst.n).contains(&b),
+                "tour_length: city id out of range 1..={}",
+                inst.n
+            );
+            inst.dist(a - 1, b - 1)
+        })
+        .sum()
+}
+
+/// A node of the search tree: a path from city 0 (city 1 in the file) through distinct cities.
+///
+/// ```
+/// use magpie_apps::tsp::{Instance, TspNode};
+/// let inst = Instance::from_matrix(3, vec![0, 1, 2, 1, 0, 4, 2, 4, 0]);
+/// let root = TspNode::root(&inst);
+/// assert_eq!(root.lower_bound(&inst), 6); // MST {1,2} = 4, plus 1 + 1 from the ends
+/// let kids: Vec<TspNode> = root.children(&inst).collect();
+/// assert_eq!(kids[0].path, vec![0, 1]); // nearest city first
+/// assert_eq!(kids[1].path, vec![0, 2]);
+/// assert_eq!(kids[0].length, 1);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TspNode {
+    /// The cities visited so far, in order, 0-based; starts with city 0.
+    pub path: Vec<usize>,
+    /// `visited[c]` when city `c` is on the path.
+    pub visited: Vec<bool>,
+    /// Length of the (open) path.
+    pub length: i64,
+}
+
+impl TspNode {
+    /// The path `[0]`.
+    ///
+    /// # Panics
+    /// If the instance has no cities.
+    pub fn root(inst: &Instance) -> TspNode {
+        assert!(inst.n > 0, "TspNode::root: empty instance");
+        let mut visited = vec![false; inst.n];
+        visited[0] = true;
+        TspNode {
+            path: vec![0],
+            visited,
+            length: 0,
+        }
+    }
+
+    /// Whether every city is on the path.
+    pub fn is_complete(&self, inst: &Instance) -> bool {
+        self.path.len() == inst.n
+    }
+
+    /// Length of the closed tour when complete (path plus the edge back to city 0).
+    pub fn tour_length(&self, inst: &Instance) -> i64 {
+        self.length + inst.dist(*self.path.last().unwrap(), 0)
+    }
+
+    /// A lower bound on the length of every tour extending this path: the path length plus
+    /// the larger of two sound bounds on the rest (the closing path from the last city
+    /// through every unvisited city back to city 0), both computed on Held–Karp penalised
+    /// distances `d(i, j) + π_i + π_j` (π from a subgradient ascent on the root's 1-tree when
+    /// the instance is built; the penalties are subtracted again, so any π keeps it sound):
+    ///
+    /// * **degree bound**: every unvisited city has two edges to unvisited cities or the two
+    ///   ends, each end has one edge to an unvisited city; half the sum of these cheapest
+    ///   edges, rounded up;
+    /// * **MST bound**: a minimum spanning tree of the unvisited cities plus the cheapest edge
+    ///   from each end to them.
+    ///
+    /// It is exact for complete paths (the closed tour's length).
+    pub fn lower_bound(&self, inst: &Instance) -> i64 {
+        let n = inst.n;
+        let start = 0;
+        let last = *self.path.last().unwrap();
+        if self.path.len() == n {
+            return self.tour_length(inst);
+        }
+        let un: Vec<usize> = (0..n).filter(|&c| !self.visited[c]).collect();
+        let d = |i: usize, j: usize| inst.pd(i, j);
+        // Degree bound (doubled), on penalised distances.
+        let mut twice = 0;
+        let mut min_start = i64::MAX;
+        let mut min_last = i64::MAX;
+        for &u in &un {
+            let (mut a, mut b) = (d(u, start), d(u, last));
+            if b < a {
+                std::mem::swap(&mut a, &mut b);
+            }
+            for &v in &un {
+                if v != u {
+                    let x = d(u, v);
+                    if x < a {
+                        b = a;
+                        a = x;
+                    } else if x < b {
+                        b = x;
+                    }
+                }
+            }
+            twice += a + b;
+            min_start = min_start.min(d(start, u));
+            min_last = min_last.min(d(last, u));
+        }
+        twice += min_start + min_last;
+        let degree = -((-twice).div_euclid(2)); // ceil(twice / 2)
+                                                // MST bound (Prim), on penalised distances.
+        let k = un.len();
+        let mut key: Vec<i64> = un.iter().map(|&u| d(un[0], u)).collect();
+        let mut done = vec![false; k];
+        done[0] = true;
+        let mut mst = 0;
+        for _ in 1..k {
+            let mut j = usize::MAX;
+            for t in 0..k {
+                if !done[t] && (j == usize::MAX || key[t] < key[j]) {
+                    j = t;
+                }
+            }
+            done[j] = true;
+            mst += key[j];
+            for t in 0..k {
+                if !done[t] {
+                    key[t] = key[t].min(d(un[j], un[t]));
+                }
+            }
+        }
+        let tree = mst + min_start + min_last;
+        // The closing path has penalised length SCALE * length + 2 pi(U) + pi(start) + pi(last).
+        let pen: i64 =
+            2 * un.iter().map(|&u| inst.pi[u]).sum::<i64>() + inst.pi[start] + inst.pi[last];
+        let x = degree.max(tree) - pen;
+        self.length - (-x).div_euclid(SCALE) // + ceil(x / SCALE)
+    }
+
+    /// Lazy child generator: the path extended by each unvisited city, nearest to the last
+    /// city first (ties by city number). Children are built one at a time as asked for.
+    pub fn children<'a>(&'a self, inst: &'a Instance) -> Children<'a> {
+        let last = *self.path.last().unwrap();
+        let mut cand: Vec<usize> = (0..inst.n).filter(|&c| !self.visited[c]).collect();
+        cand.sort_by_key(|&c| (inst.dist(last, c), c));
+        Children {
+            inst,
+            parent: self,
+            cand,
+            next: 0,
+        }
+    }
+
+    /// This complete node as a [`Tour`] (1-based ids).
+    ///
+    /// # Panics
+    /// If the node is not complete.
+    pub fn tour(&self, inst: &Instance) -> Tour {
+        assert!(self.is_complete(inst), "TspNode::tour: path not complete");
+        Tour {
+            length: self.tour_length(inst),
+            cities: self.path.iter().map(|c| c + 1).collect(),
+        }
+    }
+}
+
+/// The lazy child generator of a [`TspNode`] (see [`TspNode::children`]).
+#[derive(Debug)]
+pub struct Children<'a> {
+    inst: &'a Instance,
+    parent: &'a TspNode,
+    cand: Vec<usize>,
+    next: usize,
+}
+
+impl Iterator for Children<'_> {
+    type Item = TspNode;
+
+    fn next(&mut self) -> Option<TspNode> {
+        let &c = self.cand.get(self.next)?;
+        self.next += 1;
+        let p = self.parent;
+        let mut path = Vec::with_capacity(p.path.len() + 1);
+        path.extend_from_slice(&p.path);
+        path.push(c);
+        let mut visited = p.visited.clone();
+        visited[c] = true;
+        Some(TspNode {
+            length: p.length + self.inst.dist(*p.path.last().unwrap(), c),
+            path,
+            visited,
+        })
+    }
+}
+
+/// An optimal tour by plain sequential depth-first branch and bound over [`TspNode`]s
+/// (nearest city first; a child is pruned when its [`TspNode::lower_bound`] is not below the
+/// best tour so far). The search starts with the [`heuristic_tour`] as the incumbent. The
+/// reference and the sequential baseline for parallel skeletons.
+///
+/// # Panics
+/// If the instance has no cities.
+///
+/// ```
+/// use magpie_apps::tsp::{solve, Instance};
+/// let inst = Instance::from_matrix(3, vec![0, 1, 2, 1, 0, 4, 2, 4, 0]);
+/// assert_eq!(solve(&inst), magpie_apps::tsp::Tour { length: 7, cities: vec![1, 2, 3] });
+/// ```
+pub fn solve(inst: &Instance) -> Tour {
+    let root = TspNode::root(inst);
+    let start = heuristic_tour(inst);
+    let mut best: Option<TspNode> = None;
+    let mut best_len = start.length;
+    branch(inst, &root, &mut best, &mut best_len);
+    match best {
+        Some(node) => node.tour(inst),
+        None => start,
+    }
+}
+
+/// A good (not necessarily optimal) tour: nearest neighbour from every city, each improved
+/// by 2-opt until no move helps; the shortest, rotated to start at city 1.
+///
+/// # Panics
+/// If the instance has no cities.
+///
+/// ```
+/// use magpie_apps::tsp::{heuristic_tour, tour_length, Instance};
+/// let inst = Instance::from_matrix(3, vec![0, 1, 2, 1, 0, 4, 2, 4, 0]);
+/// let t = heuristic_tour(&inst);
+/// assert_eq!(t.length, 7);
+/// assert_eq!(tour_length(&inst, &t.cities), 7);
+/// ```
+pub fn heuristic_tour(inst: &Instance) -> Tour {
+    let n = inst.n;
+    assert!(n > 0, "heuristic_tour: empty instance");
+    let len = |t: &[usize]| -> i64 { (0..n).map(|i| inst.dist(t[i], t[(i + 1) % n])).sum() };
+    let mut best: Option<(i64, Vec<usize>)> = None;
+    for s in 0..n {
+        let mut used = vec![false; n];
+        let mut t = vec![s];
+        used[s] = true;
+        while t.len() < n {
+            let last = *t.last().unwrap();
+            let next = (0..n)
+                .filter(|&c| !used[c])
+                .min_by_key(|&c| (inst.dist(last, c), c))
+                .unwrap();
+            used[next] = true;
+            t.push(next);
+        }
+        // 2-opt: reverse t[i+1..=j] when it shortens the tour.
+        let mut improved = true;
+        while improved {
+            improved = false;
+            for i in 0..n.saturating_sub(2) {
+                for j in i + 2..n {
+                    let (a, b) = (t[i], t[i + 1]);
+                    let (c, d) = (t[j], t[(j + 1) % n]);
+                    if a == d {
+                        continue;
+                    }
+                    if inst.dist(a, c) + inst.dist(b, d) < inst.dist(a, b) + inst.dist(c, d) {
+                        t[i + 1..=j].reverse();
+                        improved = true;
+                    }
+                }
+            }
+        }
+        let l = len(&t);
+        if best.as_ref().is_none_or(|b| l < b.0) {
+            best = Some((l, t));
+        }
+    }
+    let (length, mut t) = best.unwrap();
+    let z = t.iter().position(|&c| c == 0).unwrap();
+    t.rotate_left(z);
+    Tour {
+        length,
+        cities: t.into_iter().map(|c| c + 1).collect(),
+    }
+}
+
+fn branch(inst: &Instance, node: &TspNode, best: &mut Option<TspNode>, best_len: &mut i64) {
+    if node.is_complete(inst) {
+        let len = node.tour_length(inst);
+        if len < *best_len {
+            *best_len = len;
+            *best = Some(node.clone());
+        }
+        return;
+    }
+    for child in node.children(inst) {
+        if child.lower_bound(inst) < *best_len {
+            branch(inst, &child, best, best_len);
+        }
+    }
+}
+
+/// Reads a TSPLIB `.tsp` file (see [`parse`]).
+///
+/// ```
+/// let p = magpie_apps::shared::path("instances/tsplib/burma14.tsp");
+/// let inst = magpie_apps::tsp::read(p).unwrap();
+/// assert_eq!(inst.len(), 14);
+/// assert_eq!(magpie_apps::tsp::solve(&inst).length, 3323);
+/// ```
+pub fn read(path: impl AsRef<Path>) -> Result<Instance, InputError> {
+    let path = path.as_ref();
+    parse(path, &InputError::read_to_string(path)?)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Weight {
+    Euc2d,
+    Ceil2d,
+    Att,
+    Geo,
+    Explicit,
+}
+
+/// Reads the whole-line numeric entries of a section: `count` entries of `per_line` fields
+/// each (`per_line == 0`: a free stream of `count` numbers across lines).
+fn section(
+    path: &Path,
+    lines: &[&str],
+    at: &mut usize,
+    count: usize,
+    per_line: usize,
+    what: &str,
+) -> Result<Vec<(usize, Vec<f64>)>, InputError> {
+    let mut out: Vec<(usize, Vec<f64>)> = Vec::new();
+    let mut got = 0;
+    while got < count {
+        let Some(line) = lines.get(*at) else {
+            return Err(InputError::at(
+                path,
+                lines.len().max(1),
+                format!("file ends early: expected {count} {what}, found {got}"),
+            ));
+        };
+        let ln = *at + 1;
+        *at += 1;
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        if toks.is_empty() {
+            continue;
+        }
+        let mut nums = Vec::with_capacity(toks.len());
+        for t in &toks {
+            match t.parse::<f64>() {
+                Ok(v) if v.is_finite() => nums.push(v),
+                _ => {
+                    return Err(InputError::at(
+                        path,
+                        ln,
+                        format!("`{t}` is not a number (expected {count} {what}, found {got})"),
+                    ))
+                }
+            }
+        }
+        if per_line > 0 {
+            if nums.len() != per_line {
+                return Err(InputError::at(
+                    path,
+                    ln,
+                    format!("expected {per_line} fields, found {}", nums.len()),
+                ));
+            }
+            got += 1;
+        } else {
+            got += nums.len();
+            if got > count {
+                return Err(InputError::at(
+                    path,
+                    ln,
+                    format!("too many {what}: expected {count}, found {got}"),
+                ));
+            }
+        }
+        out.push((ln, nums));
+    }
+    Ok(out)
+}
+
+/// Parses TSPLIB text; `path` only labels errors. Errors name the line: unknown keywords or
+/// keyword values, a section before DIMENSION, a missing DIMENSION, EDGE_WEIGHT_TYPE or
+/// section, wrong numbers of coordinates or weights, and a file that ends early.
+///
+/// ```
+/// use magpie_apps::tsp::parse;
+/// let e = parse("x.tsp", "TYPE: TSP\nEDGE_WEIGHT_TYPE: MAN_2D\n").unwrap_err();
+/// assert_eq!(e.to_string(), "x.tsp:2: unsupported EDGE_WEIGHT_TYPE `MAN_2D`");
+/// let t = "DIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: UPPER_ROW\n\
+///          EDGE_WEIGHT_SECTION\n1 2\n4\nEOF\n";
+/// assert_eq!(parse("x.tsp", t).unwrap().dist(2, 1), 4);
+/// ```
+pub fn parse(path: impl AsRef<Path>, text: &str) -> Result<Instance, InputError> {
+    let path = path.as_ref();
+    let err = |line: usize, msg: String| InputError::at(path, line, msg);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut name = String::new();
+    let mut n: Option<usize> = None;
+    let mut wtype: Option<Weight> = None;
+    let mut format: Option<(String, usize)> = None;
+    let mut coords: Option<Vec<(f64, f64)>> = None;
+    let mut weights: Option<(usize, Vec<f64>)> = None;
+    let mut at = 0;
+    while at < lines.len() {
+        let ln = at + 1;
+        let line = lines[at].trim();
+        at += 1;
+        if line.is_empty() {
+            continue;
+        }
+        let (key, value) = match line.split_once(':') {
+            Some((k, v)) => (k.trim(), v.trim()),
+            None => (line, ""),
+        };
+        let need_n = |what: &str| n.ok_or_else(|| err(ln, format!("{what} before DIMENSION")));
+        match key {
+            "NAME" => name = value.to_string(),
+            "COMMENT" | "DISPLAY_DATA_TYPE" | "NODE_COORD_TYPE" => {}
+            "TYPE" => {
+                if value != "TSP" {
+                    return Err(err(ln, format!("unsupported TYPE `{value}` (only TSP)")));
+                }
+            }
+            "DIMENSION" => match value.parse::<usize>() {
+                Ok(d) if d > 0 => n = Some(d),
+                _ => return Err(err(ln, format!("bad DIMENSION `{value}`"))),
+            },
+            "EDGE_WEIGHT_TYPE" => {
+                wtype = Some(match value {
+                    "EUC_2D" => Weight::Euc2d,
+                    "CEIL_2D" => Weight::Ceil2d,
+                    "ATT" => Weight::Att,
+                    "GEO" => Weight::Geo,
+                    "EXPLICIT" => Weight::Explicit,
+                    _ => return Err(err(ln, format!("unsupported EDGE_WEIGHT_TYPE `{value}`"))),
+                })
+            }
+            "EDGE_WEIGHT_FORMAT" => match value {
+                "FUNCTION" | "FULL_MATRIX" | "UPPER_ROW" | "LOWER_ROW" | "UPPER_DIAG_ROW"
+                | "LOWER_DIAG_ROW" => format = Some((value.to_string(), ln)),
+                _ => return Err(err(ln, format!("unsupported EDGE_WEIGHT_FORMAT `{value}`"))),
+            },
+            "NODE_COORD_SECTION" => {
+                let n = need_n("NODE_COORD_SECTION")?;
+                let rows = section(path, &lines, &mut at, n, 3, "coordinate lines")?;
+                let mut c = vec![None; n];
+                for (ln, r) in rows {
+                    let id = r[0];
+                    if id.fract() != 0.0 || id < 1.0 || id > n as f64 {
+                        return Err(err(ln, format!("city id {id} out of range 1..={n}")));
+                    }
+                    let slot = &mut c[id as usize - 1];
+                    if slot.is_some() {
+                        return Err(err(ln, format!("city {id} given twice")));
+                    }
+                    *slot = Some((r[1], r[2]));
+                }
+                coords = Some(c.into_iter().map(Option::unwrap).collect());
+            }
+            "DISPLAY_DATA_SECTION" => {
+                let n = need_n("DISPLAY_DATA_SECTION")?;
+                section(path, &lines, &mut at, n, 3, "display lines")?;
+            }
+            "EDGE_WEIGHT_SECTION" => {
+                let n = need_n("EDGE_WEIGHT_SECTION")?;
+                let Some((f, _)) = &format else {
+                    return Err(err(
+                        ln,
+                        "EDGE_WEIGHT_SECTION without EDGE_WEIGHT_FORMAT".into(),
+                    ));
+                };
+                let count = match f.as_str() {
+                    "FULL_MATRIX" => n * n,
+                    "UPPER_ROW" | "LOWER_ROW" => n * (n - 1) / 2,
+                    "UPPER_DIAG_ROW" | "LOWER_DIAG_ROW" => n * (n + 1) / 2,
+                    _ => {
+                        return Err(err(
+                            ln,
+                            format!("EDGE_WEIGHT_SECTION with EDGE_WEIGHT_FORMAT {f}"),
+                        ))
+                    }
+                };
+                let rows = section(path, &lines, &mut at, count, 0, "weights")?;
+                let mut all = Vec::with_capacity(count);
+                for (ln, r) in rows {
+                    for w in r {
+                        if w.fract() != 0.0 || w < 0.0 {
+                            return Err(err(
+                                ln,
+                                format!("weight {w} is not a non-negative integer"),
+                            ));
+                        }
+                        all.push(w);
+                    }
+                }
+                weights = Some((ln, all));
+            }
+            "EOF" => break,
+            _ if key.starts_with(|c: char| c.is_ascii_digit() || c == '-') => {
+                return Err(err(
+                    ln,
+                    format!("unexpected data `{line}` (too many entries in the section above?)"),
+                ))
+            }
+            _ => return Err(err(ln, format!("unknown keyword `{key}`"))),
+        }
+    }
+    let n = n.ok_or_else(|| InputError::file(path, "missing DIMENSION"))?;
+    let wtype = wtype.ok_or_else(|| InputError::file(path, "missing EDGE_WEIGHT_TYPE"))?;
+    let mut d = vec![0i64; n * n];
+    if wtype == Weight::Explicit {
+        let (_, w) =
+            weights.ok_or_else(|| InputError::file(path, "missing EDGE_WEIGHT_SECTION"))?;
+        let f = format.expect("checked with the section").0;
+        let mut it = w.into_iter().map(|x| x as i64);
+        for i in 0..n {
+            let js: Box<dyn Iterator<Item = usize>> = match f.as_str() {
+                "FULL_MATRIX" => Box::new(0..n),
+                "UPPER_ROW" => Box::new(i + 1..n),
+                "LOWER_ROW" => Box::new(0..i),
+                "UPPER_DIAG_ROW" => Box::new(i..n),
+                _ => Box::new(0..=i), // LOWER_DIAG_ROW
+            };
+            for j in js {
+                let v = it.next().expect("counted");
+                if f == "FULL_MATRIX" {
+                    d[i * n + j] = v;
+                } else if i != j {
+                    d[i * n + j] = v;
+                    d[j * n + i] = v;
+                }
+            }
+        }
+        for i in 0..n {
+            d[i * n + i] = 0;
+        }
+    } else {
+        if let Some((f, ln)) = &format {
+            if f != "FUNCTION" {
+                return Err(err(
+                    *ln,
+                    format!("EDGE_WEIGHT_FORMAT {f} needs EDGE_WEIGHT_TYPE EXPLICIT"),
+                ));
+            }
+        }
+        let c = coords.ok_or_else(|| InputError::file(path, "missing NODE_COORD_SECTION"))?;
+        for i in 0..n {
+            for j in 0..n {
+                if i != j {
+                    d[i * n + j] = coord_dist(wtype, c[i], c[j]);
+                }
+            }
+        }
+    }
+    Ok(Instance {
+        name,
+        n,
+        d,
+        pi: Vec::new(),
+    }
+    .with_penalties())
+}
+
+/// TSPLIB's distance function for the coordinate types.
+fn coord_dist(w: Weight, a: (f64, f64), b: (f64, f64)) -> i64 {
+    let (xd, yd) = (a.0 - b.0, a.1 - b.1);
+    match w {
+        Weight::Euc2d => ((xd * xd + yd * yd).sqrt() + 0.5) as i64,
+        Weight::Ceil2d => (xd * xd + yd * yd).sqrt().ceil() as i64,
+        Weight::Att => {
+            let r = ((xd * xd + yd * yd) / 10.0).sqrt();
+            let t = (r + 0.5) as i64;
+            if (t as f64) < r {
+                t + 1
+            } else {
+                t
+            }
+        }
+        Weight::Geo => {
+            // TSPLIB's truncated value, on purpose: the published distances use it.
+            #[allow(clippy::approx_constant)]
+            const PI: f64 = 3.141592;
+            const RRR: f64 = 6378.388;
+            let rad = |x: f64| {
+                let deg = x.trunc();
+                let min = x - deg;
+                PI * (deg + 5.0 * min / 3.0) / 180.0
+            };
+            let (lat_a, lon_a, lat_b, lon_b) = (rad(a.0), rad(a.1), rad(b.0), rad(b.1));
+            let q1 = (lon_a - lon_b).cos();
+            let q2 = (lat_a - lat_b).cos();
+            let q3 = (lat_a + lat_b).cos();
+            (RRR * (0.5 * ((1.0 + q1) * q2 - (1.0 - q1) * q3)).acos() + 1.0) as i64
+        }
+        Weight::Explicit => unreachable!("explicit weights have no coordinates"),
+    }
+}
+
+/// Reads a TSPLIB `.tour` file's TOUR_SECTION (1-based ids up to the closing `-1`).
+///
+/// ```
+/// use magpie_apps::{shared, tsp};
+/// let inst = tsp::read(shared::path("instances/tsplib/ulysses16.tsp")).unwrap();
+/// let tour = tsp::read_tour(shared::path("instances/tsplib/ulysses16.opt.tour")).unwrap();
+/// assert_eq!(tsp::tour_length(&inst, &tour), 6859);
+/// ```
+pub fn read_tour(path: impl AsRef<Path>) -> Result<Vec<usize>, InputError> {
+    let path = path.as_ref();
+    parse_tour(path, &InputError::read_to_string(path)?)
+}
+
+/// Parses a TSPLIB tour (see [`read_tour`]); `path` only labels errors.
+///
+/// ```
+/// let t = magpie_apps::tsp::parse_tour("t", "TYPE: TOUR\nTOUR_SECTION\n1 3\n2\n-1\nEOF\n");
+/// assert_eq!(t.unwrap(), vec![1, 3, 2]);
+/// ```
+pub fn parse_tour(path: impl AsRef<Path>, text: &str) -> Result<Vec<usize>, InputError> {
+    let path = path.as_ref();
+    let mut in_tour = false;
+    let mut tour = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if !in_tour {
+            if line == "TOUR_SECTION" {
+                in_tour = true;
+            }
+            continue;
+        }
+        for t in line.split_whitespace() {
+            match t.parse::<i64>() {
+                Ok(-1) => return Ok(tour),
+                Ok(v) if v >= 1 => tour.push(v as usize),
+                _ => return Err(InputError::at(path, i + 1, format!("bad city id `{t}`"))),
+            }
+        }
+    }
+    Err(InputError::file(
+        path,
+        if in_tour {
+            "file ends before the closing -1"
+        } else {
+            "no TOUR_SECTION"
+        },
+    ))
+}

@@ -1,0 +1,375 @@
+//! Knapsack: optima of the shared instances (values from the README / optimum files / the
+//! Pisinger `z` column, never from our own runs), random instances against the DP oracle,
+//! malformed input.
+
+use magpie_apps::knapsack::{
+    parse_pisinger, parse_plain, read, solve, solve_dp, Instance, KnapNode, Solution,
+};
+use magpie_apps::shared;
+use std::time::Instant;
+
+fn check_solution(inst: &Instance, sol: &Solution, optimum: u64, what: &str) {
+    assert_eq!(sol.profit, optimum, "{what}: profit");
+    assert!(
+        sol.items.windows(2).all(|w| w[0] < w[1]),
+        "{what}: items sorted"
+    );
+    let (p, w) = inst.evaluate(&sol.items);
+    assert_eq!(p, optimum, "{what}: profit of the chosen items");
+    assert!(w <= inst.capacity(), "{what}: weight {w} > capacity");
+    assert!(
+        inst.upper_bound() >= optimum,
+        "{what}: Dantzig bound below optimum"
+    );
+}
+
+fn check_stated_selection(inst: &Instance, optimum: u64, what: &str) {
+    let sel = inst.stated_selection().expect("selection");
+    let items: Vec<usize> = (0..sel.len()).filter(|&i| sel[i]).collect();
+    let (p, w) = inst.evaluate(&items);
+    assert_eq!(p, optimum, "{what}: stated selection's profit");
+    assert!(w <= inst.capacity(), "{what}: stated selection infeasible");
+}
+
+/// Optimum from the README table (section 3a); kept here so a damaged optimum file is noticed.
+const README_OPTIMA: &[(&str, u64)] = &[
+    ("f1_l-d_kp_10_269", 295),
+    ("f2_l-d_kp_20_878", 1024),
+    ("f3_l-d_kp_4_20", 35),
+    ("f4_l-d_kp_4_11", 23),
+    ("f6_l-d_kp_10_60", 52),
+    ("f7_l-d_kp_7_50", 107),
+    ("f8_l-d_kp_23_10000", 9767),
+    ("f9_l-d_kp_5_80", 130),
+    ("f10_l-d_kp_20_879", 1025),
+    ("knapPI_1_100_1000_1", 9147),
+    ("knapPI_1_200_1000_1", 11238),
+    ("knapPI_1_500_1000_1", 28857),
+    ("knapPI_1_1000_1000_1", 54503),
+    ("knapPI_1_2000_1000_1", 110625),
+    ("knapPI_1_5000_1000_1", 276457),
+    ("knapPI_1_10000_1000_1", 563647),
+    ("knapPI_2_100_1000_1", 1514),
+    ("knapPI_2_200_1000_1", 1634),
+    ("knapPI_2_500_1000_1", 4566),
+    ("knapPI_2_1000_1000_1", 9052),
+    ("knapPI_2_5000_1000_1", 44356),
+    ("knapPI_2_10000_1000_1", 90204),
+    ("knapPI_3_100_1000_1", 2397),
+    ("knapPI_3_200_1000_1", 2697),
+    ("knapPI_3_500_1000_1", 7117),
+    ("knapPI_3_2000_1000_1", 28919),
+    ("knapPI_3_5000_1000_1", 72505),
+    ("knapPI_3_10000_1000_1", 146919),
+];
+
+/// Instances that plain B&B with the Dantzig bound does not finish in a few seconds: the
+/// large strongly correlated ones (knapPI_3_2000 ran for over 9 minutes without finishing;
+/// 5000 and 10000 are larger instances of the same type). Their optima are still checked
+/// against the files' own optimal selection vectors.
+const TOO_SLOW: &[&str] = &[
+    "knapPI_3_2000_1000_1",
+    "knapPI_3_5000_1000_1",
+    "knapPI_3_10000_1000_1",
+];
+
+fn folder_instance(dir: &str, name: &str) -> (Instance, u64) {
+    let p = shared::path(&format!("instances/knapsack/{dir}/{name}"));
+    let o = shared::path(&format!("instances/knapsack/{dir}-optimum/{name}"));
+    let opt_text = std::fs::read_to_string(&o).unwrap();
+    let opt: u64 = opt_text.trim().parse().unwrap();
+    let readme = README_OPTIMA.iter().find(|x| x.0 == name).unwrap().1;
+    assert_eq!(opt, readme, "{name}: optimum file vs README");
+    let mut v = read(&p).unwrap();
+    assert_eq!(v.len(), 1);
+    (v.pop().unwrap(), opt)
+}
+
+#[test]
+fn low_dimensional_and_large_scale_optima() {
+    for &(name, _) in README_OPTIMA {
+        let dir = if name.starts_with('f') {
+            "low-dimensional"
+        } else {
+            "large_scale"
+        };
+        let (inst, opt) = folder_instance(dir, name);
+        if TOO_SLOW.contains(&name) {
+            check_stated_selection(&inst, opt, name);
+            assert!(
+                inst.upper_bound() >= opt,
+                "{name}: Dantzig bound below optimum"
+            );
+            continue;
+        }
+        assert_eq!(inst.name(), name);
+        let t = Instant::now();
+        let sol = solve(&inst);
+        eprintln!("{name}: n {} solved in {:?}", inst.len(), t.elapsed());
+        check_solution(&inst, &sol, opt, name);
+        if dir == "large_scale" {
+            check_stated_selection(&inst, opt, name);
+        }
+        if inst.len() <= 200 {
+            assert_eq!(solve_dp(&inst).profit, opt, "{name}: DP");
+        }
+    }
+}
+
+#[test]
+fn real_valued_f5() {
+    // README: optimum 481.0694 (real-valued data, rounded to 4 decimals).
+    let name = "f5_l-d_kp_15_375";
+    let p = shared::path(&format!("instances/knapsack/low-dimensional/{name}"));
+    let o = shared::path(&format!(
+        "instances/knapsack/low-dimensional-optimum/{name}"
+    ));
+    assert_eq!(std::fs::read_to_string(o).unwrap().trim(), "481.0694");
+    let inst = read(&p).unwrap().pop().unwrap();
+    assert_eq!(inst.decimals(), 6);
+    assert_eq!(inst.capacity(), 375_000_000);
+    let sol = solve(&inst);
+    let (pr, w) = inst.evaluate(&sol.items);
+    assert_eq!(pr, sol.profit);
+    assert!(w <= inst.capacity());
+    let value = sol.profit as f64 / 1e6;
+    assert!((value - 481.0694).abs() < 5e-5, "f5: {value}");
+}
+
+#[test]
+fn pisinger_optima() {
+    for f in [
+        "hardinstances_pisinger/knapPI_11_20_1000.csv",
+        "smallcoeff_pisinger/knapPI_1_50_1000.csv",
+        "smallcoeff_pisinger/knapPI_9_50_1000.csv",
+        "largecoeff_pisinger/knapPI_1_50_100000.csv",
+        "largecoeff_pisinger/knapPI_1_100_100000.csv",
+    ] {
+        let p = shared::path(&format!("instances/knapsack/pisinger/{f}"));
+        let v = read(&p).unwrap();
+        assert_eq!(v.len(), 100, "{f}");
+        let t = Instant::now();
+        for inst in &v {
+            let z = inst.stated_optimum().unwrap();
+            let what = format!("{f} {}", inst.name());
+            check_stated_selection(inst, z, &what);
+            check_solution(inst, &solve(inst), z, &what);
+        }
+        eprintln!("{f}: 100 instances solved in {:?}", t.elapsed());
+    }
+    // The README's noted data problem: the first name lacks its leading `k`.
+    let p =
+        shared::path("instances/knapsack/pisinger/hardinstances_pisinger/knapPI_11_20_1000.csv");
+    let v = read(p).unwrap();
+    assert_eq!(v[0].name(), "napPI_11_20_1000_1");
+    assert_eq!(v[1].name(), "knapPI_11_20_1000_2");
+}
+
+/// xorshift64* for reproducible random instances.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+#[test]
+fn random_instances_match_dp() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for case in 0..3000 {
+        let n = rng.below(25) as usize;
+        let maxw = 1 + rng.below(60);
+        let items: Vec<(u64, u64)> = (0..n)
+            .map(|_| {
+                let w = 1 + rng.below(maxw);
+                // Some correlated, some equal-ratio items, some zero profits.
+                let p = match case % 3 {
+                    0 => rng.below(100),
+                    1 => w + rng.below(10),
+                    _ => 2 * w,
+                };
+                (p, w)
+            })
+            .collect();
+        let total: u64 = items.iter().map(|x| x.1).sum();
+        let cap = rng.below(total + 2);
+        let inst = Instance::new(cap, &items).unwrap();
+        let dp = solve_dp(&inst);
+        let bb = solve(&inst);
+        let what = format!("case {case}: cap {cap} items {items:?}");
+        check_solution(&inst, &bb, dp.profit, &what);
+        check_solution(&inst, &dp, dp.profit, &what);
+        // The bound of every node on the path to the optimum is at least the optimum.
+        assert!(KnapNode::root(&inst).bound(&inst) >= dp.profit, "{what}");
+    }
+}
+
+#[test]
+fn node_children_are_lazy_and_ordered() {
+    // Heuristic order: item 1 (ratio 5) then item 0 (ratio 2).
+    let inst = Instance::new(4, &[(6, 3), (10, 2)]).unwrap();
+    assert_eq!(inst.order(), &[1, 0]);
+    let root = KnapNode::root(&inst);
+    let mut kids = root.children(&inst);
+    let inc = kids.next().unwrap();
+    assert_eq!((inc.next_item, inc.profit, inc.weight), (1, 10, 2));
+    assert_eq!(inc.items(&inst), vec![1]);
+    // Including item 0 (weight 3) no longer fits: only the exclude child.
+    let grand: Vec<KnapNode> = inc.children(&inst).collect();
+    assert_eq!(grand.len(), 1);
+    assert_eq!(grand[0].profit, 10);
+    assert!(grand[0].is_leaf(&inst));
+    assert_eq!(grand[0].children(&inst).count(), 0);
+    let exc = kids.next().unwrap();
+    assert_eq!((exc.profit, exc.weight), (0, 0));
+    assert_eq!(exc.bound(&inst), 6);
+    assert!(kids.next().is_none());
+    assert_eq!(inst.upper_bound(), 10 + 4); // 10 + 2/3 of 6
+}
+
+#[test]
+fn edge_cases() {
+    let empty = Instance::new(10, &[]).unwrap();
+    assert_eq!(
+        solve(&empty),
+        Solution {
+            profit: 0,
+            items: vec![]
+        }
+    );
+    assert_eq!(solve_dp(&empty).profit, 0);
+    let none_fit = Instance::new(3, &[(5, 4), (7, 9)]).unwrap();
+    assert_eq!(solve(&none_fit).profit, 0);
+    assert_eq!(none_fit.upper_bound(), 3); // 3/4 of 5, rounded down
+    let zero_cap = Instance::new(0, &[(5, 1)]).unwrap();
+    assert_eq!(solve(&zero_cap).profit, 0);
+    assert_eq!(zero_cap.upper_bound(), 0);
+}
+
+fn plain_err(text: &str) -> String {
+    parse_plain("bad.txt", text).unwrap_err().to_string()
+}
+
+fn pis_err(text: &str) -> String {
+    parse_pisinger("bad.csv", text).unwrap_err().to_string()
+}
+
+#[test]
+fn malformed_plain() {
+    assert_eq!(plain_err(""), "bad.txt: empty file");
+    assert_eq!(
+        plain_err("3\n1 2\n"),
+        "bad.txt:1: expected `n capacity`, found 1 fields"
+    );
+    assert_eq!(
+        plain_err("x 5\n"),
+        "bad.txt:1: item count `x` is not a non-negative integer"
+    );
+    assert_eq!(
+        plain_err("1 -5\n1 1\n"),
+        "bad.txt:1: capacity: negative number `-5`"
+    );
+    assert_eq!(
+        plain_err("2 5\n1 2\n3\n"),
+        "bad.txt:3: expected `profit weight`, found 1 fields"
+    );
+    assert_eq!(
+        plain_err("2 5\n1 2\n3 abc\n"),
+        "bad.txt:3: weight: `abc` is not a number"
+    );
+    assert_eq!(
+        plain_err("2 5\n-1 2\n3 4\n"),
+        "bad.txt:2: profit: negative number `-1`"
+    );
+    assert_eq!(
+        plain_err("1 5\n1 0\n"),
+        "bad.txt:2: weight must be positive"
+    );
+    assert_eq!(
+        plain_err("3 5\n1 2\n\n3 4\n"),
+        "bad.txt:4: file ends after 2 of 3 items"
+    );
+    assert_eq!(
+        plain_err("2 5\n1 2\n3 4\n1 0 1\n"),
+        "bad.txt:4: after the 2 items only a selection line of 2 0/1 entries may follow"
+    );
+    assert_eq!(
+        plain_err("2 5\n1 2\n3 4\n1 0\n7\n"),
+        "bad.txt:5: unexpected data after the selection line"
+    );
+    // Blank lines and a missing final newline are fine.
+    let ok = parse_plain("ok", "\n2 5\n\n1 2\n3 4").unwrap();
+    assert_eq!(ok.len(), 2);
+    assert_eq!(ok.stated_selection(), None);
+}
+
+#[test]
+fn malformed_pisinger() {
+    let good = "a\nn 2\nc 5\nz 5\ntime 0.00\n1,3,4,0\n2,5,2,1\n-----\n";
+    assert_eq!(parse_pisinger("ok.csv", good).unwrap().len(), 1);
+    assert_eq!(pis_err(""), "bad.csv: no instances");
+    assert_eq!(
+        pis_err("a\nm 2\n"),
+        "bad.csv:2: expected `n VALUE`, found `m 2`"
+    );
+    assert_eq!(
+        pis_err("a\nn two\n"),
+        "bad.csv:2: n: `two` is not a non-negative integer"
+    );
+    assert_eq!(
+        pis_err("a\nn 2\nc -5\n"),
+        "bad.csv:3: capacity: negative number `-5`"
+    );
+    assert_eq!(
+        pis_err("a\nn 2\nc 5\n"),
+        "bad.csv:3: file ends early: expected `z` line"
+    );
+    assert_eq!(
+        pis_err("a\nn 2\nc 5\nz 5\ntime 0\n1,3,4,0\n"),
+        "bad.csv:6: file ends early: expected 2 items, found 1"
+    );
+    assert_eq!(
+        pis_err("a\nn 2\nc 5\nz 5\ntime 0\n1,3,4,0\n-----\n"),
+        "bad.csv:7: expected `index,profit,weight,x`, found 1 fields (file ends after 1 of 2 items?)"
+    );
+    assert_eq!(
+        pis_err("a\nn 2\nc 5\nz 5\ntime 0\n1,3,4,0\n3,5,2,1\n-----\n"),
+        "bad.csv:7: item index 3 should be 2"
+    );
+    assert_eq!(
+        pis_err("a\nn 2\nc 5\nz 5\ntime 0\n1,3,0,0\n2,5,2,1\n-----\n"),
+        "bad.csv:6: weight must be positive"
+    );
+    assert_eq!(
+        pis_err("a\nn 2\nc 5\nz 5\ntime 0\n1,3,4,0\n2,x,2,1\n-----\n"),
+        "bad.csv:7: profit: `x` is not a non-negative integer"
+    );
+    assert_eq!(
+        pis_err("a\nn 2\nc 5\nz 5\ntime 0\n1,3,4,2\n2,5,2,1\n-----\n"),
+        "bad.csv:6: x must be 0 or 1, found `2`"
+    );
+    assert_eq!(
+        pis_err("a\nn 2\nc 5\nz 5\ntime 0\n1,3,4,0\n2,5,2,1\n"),
+        "bad.csv:7: file ends early: expected `-----`"
+    );
+    assert_eq!(
+        pis_err("a\nn 1\nc 5\nz 5\ntime 0\n1,3,4,0\n2,5,2,1\n"),
+        "bad.csv:7: expected `-----` after 1 items, found `2,5,2,1`"
+    );
+}
+
+#[test]
+fn read_reports_missing_file() {
+    let e = read("/nonexistent/knap.txt").unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("/nonexistent/knap.txt: cannot read"),
+        "{e}"
+    );
+}
