@@ -76,26 +76,6 @@ fn omega_of_dsjc500_5() {
     check_omega("DSJC500_5.clq", 500, 62624, 13);
 }
 
-/// Timing helper, not part of the suite: `MAXCLIQUE_INSTANCE=brock400_1.clq cargo test
-/// --release -p magpie-apps --test maxclique -- --ignored --nocapture time_one`.
-#[test]
-#[ignore]
-fn time_one() {
-    let name = std::env::var("MAXCLIQUE_INSTANCE").expect("set MAXCLIQUE_INSTANCE");
-    let g = load(&name);
-    let t = Instant::now();
-    let (c, nodes) = max_clique_counted(&g);
-    let s = t.elapsed().as_secs_f64();
-    assert!(is_clique(&g, &c));
-    println!(
-        "{name}: n {} m {} ω {} time {s:.3}s nodes {nodes} ({:.0} nodes/s)",
-        g.n(),
-        g.edge_count(),
-        c.len(),
-        nodes as f64 / s
-    );
-}
-
 /// `(file, N, edges (e-lines))` for every file in `dimacs/`, from the README table.
 const ALL_SIZES: &[(&str, usize, usize)] = &[
     ("brock200_1.clq", 200, 14834),
