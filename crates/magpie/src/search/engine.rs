@@ -133,6 +133,36 @@ fn dfs<S, K>(
     }
 }
 
+/// Visits what `children` yields (nodes at `depth`) and returns the ones to expand,
+/// stopping at a prune-level cut or when the search stops: the siblings a skeleton turns
+/// into tasks.
+fn expandable<S, K>(
+    kind: &K,
+    run: &Run<'_>,
+    local: &mut K::Local,
+    stats: &mut LocalStats,
+    children: impl Iterator<Item = S::Node>,
+    depth: usize,
+) -> Vec<S::Node>
+where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    let mut out = Vec::new();
+    for child in children {
+        if kind.stopped() {
+            break;
+        }
+        let (expand, cut) = consider(kind, run, local, stats, &child, depth);
+        if expand {
+            out.push(child);
+        } else if cut {
+            break;
+        }
+    }
+    out
+}
+
 /// A DepthBounded task: `node` (already visited) at `depth`.
 fn depth_bounded_task<'s, S, K>(
     scope: &crate::Scope<'s>,
@@ -150,18 +180,14 @@ fn depth_bounded_task<'s, S, K>(
     let mut local = kind.local();
     let mut stats = LocalStats::default();
     if depth < spawn_depth && run.may_expand(depth) {
-        let mut spawn = Vec::new();
-        for child in space.children(&node) {
-            if kind.stopped() {
-                break;
-            }
-            let (expand, cut) = consider(kind, run, &mut local, &mut stats, &child, depth + 1);
-            if expand {
-                spawn.push(child);
-            } else if cut {
-                break;
-            }
-        }
+        let spawn = expandable(
+            kind,
+            run,
+            &mut local,
+            &mut stats,
+            space.children(&node),
+            depth + 1,
+        );
         run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
         // Spawn in reverse: the owner pops the last spawned first, so it runs the children
         // in heuristic order while thieves take the least promising ones.
@@ -216,16 +242,8 @@ fn budget_task<'s, S, K>(
                     // Spawn the rest of the shallowest level that still has nodes.
                     if let Some((shallowest, d)) = stack.first_mut() {
                         let d = *d;
-                        let mut spawn = Vec::new();
-                        for child in shallowest.by_ref() {
-                            let (expand, cut) =
-                                consider(kind, run, &mut local, &mut stats, &child, d);
-                            if expand {
-                                spawn.push(child);
-                            } else if cut {
-                                break;
-                            }
-                        }
+                        let spawn =
+                            expandable(kind, run, &mut local, &mut stats, shallowest.by_ref(), d);
                         run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
                         for child in spawn.into_iter().rev() {
                             scope
