@@ -5,18 +5,14 @@
 //! these are quick exact-value tests like any other.
 #![cfg(not(loom))]
 
+mod common;
+
+use common::fib;
+
 use magpie::deque::{chase_lev, split, DequeOwner, DequeStealer, Exposure, Steal};
 use magpie::stats::WorkerCounters;
 use magpie::ThreadPoolBuilder;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = magpie::join(|| fib(n - 1), || fib(n - 2));
-    a + b
-}
 
 #[test]
 fn join_and_scope_on_small_pools() {

@@ -1,16 +1,12 @@
 //! The signal path of the signal-based deques, end to end through a pool.
 #![cfg(not(loom))]
 
+mod common;
+
+use common::fib;
+
 use magpie::ThreadPoolBuilder;
 use std::time::{Duration, Instant};
-
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = magpie::join(|| fib(n - 1), || fib(n - 2));
-    a + b
-}
 
 /// Worker threads inherit the signal mask of the thread that builds the pool. An application
 /// that blocks the exposure signal (for `sigwait`/`signalfd`) must still get exposures: the

@@ -78,6 +78,22 @@ impl<S: SearchSpace + ?Sized, K: Kind<S>> Drop for CancelOnUnwind<'_, S, K> {
     }
 }
 
+/// Runs `body` as one task of the search: with its own local state and counters, folded
+/// into the shared result afterwards, and the search cancelled if `body` unwinds.
+fn as_task<S, K>(kind: &K, run: &Run<'_>, body: impl FnOnce(&mut K::Local, &mut LocalStats))
+where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    let guard = CancelOnUnwind::<S, K>(kind, std::marker::PhantomData);
+    let mut local = kind.local();
+    let mut stats = LocalStats::default();
+    body(&mut local, &mut stats);
+    kind.finish(local);
+    run.add(&stats);
+    std::mem::forget(guard);
+}
+
 /// Visits `child` and, if it is to be expanded, returns it; `None` means skipped, and `cut`
 /// is set when its later siblings must be skipped too (prune-level).
 fn consider<S, K>(
@@ -176,32 +192,21 @@ fn depth_bounded_task<'s, S, K>(
     S: SearchSpace + ?Sized,
     K: Kind<S>,
 {
-    let guard = CancelOnUnwind::<S, K>(kind, std::marker::PhantomData);
-    let mut local = kind.local();
-    let mut stats = LocalStats::default();
-    if depth < spawn_depth && run.may_expand(depth) {
-        let spawn = expandable(
-            kind,
-            run,
-            &mut local,
-            &mut stats,
-            space.children(&node),
-            depth + 1,
-        );
-        run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
-        // Spawn in reverse: the owner pops the last spawned first, so it runs the children
-        // in heuristic order while thieves take the least promising ones.
-        for child in spawn.into_iter().rev() {
-            scope.spawn(move |s| {
-                depth_bounded_task(s, space, kind, run, spawn_depth, child, depth + 1)
-            });
+    as_task::<S, K>(kind, run, |local, stats| {
+        if depth < spawn_depth && run.may_expand(depth) {
+            let spawn = expandable(kind, run, local, stats, space.children(&node), depth + 1);
+            run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
+            // Spawn in reverse: the owner pops the last spawned first, so it runs the children
+            // in heuristic order while thieves take the least promising ones.
+            for child in spawn.into_iter().rev() {
+                scope.spawn(move |s| {
+                    depth_bounded_task(s, space, kind, run, spawn_depth, child, depth + 1)
+                });
+            }
+        } else if !kind.stopped() {
+            dfs(space, kind, run, local, stats, &node, depth);
         }
-    } else if !kind.stopped() {
-        dfs(space, kind, run, &mut local, &mut stats, &node, depth);
-    }
-    kind.finish(local);
-    run.add(&stats);
-    std::mem::forget(guard);
+    });
 }
 
 /// A Budget task: depth-first below `node` (already visited, at `depth`) with an explicit
@@ -219,56 +224,51 @@ fn budget_task<'s, S, K>(
     S: SearchSpace + ?Sized,
     K: Kind<S>,
 {
-    let guard = CancelOnUnwind::<S, K>(kind, std::marker::PhantomData);
-    let mut local = kind.local();
-    let mut stats = LocalStats::default();
-    // (generator, depth of the nodes it yields)
-    let mut stack: Vec<(S::Children<'s>, usize)> = Vec::new();
-    if run.may_expand(depth) {
-        stack.push((space.children(&node), depth + 1));
-    }
-    let mut backtracks = 0u64;
-    while let Some((generator, child_depth)) = stack.last_mut() {
-        if kind.stopped() {
-            break;
+    as_task::<S, K>(kind, run, |local, stats| {
+        // (generator, depth of the nodes it yields)
+        let mut stack: Vec<(S::Children<'s>, usize)> = Vec::new();
+        if run.may_expand(depth) {
+            stack.push((space.children(&node), depth + 1));
         }
-        let child_depth = *child_depth;
-        match generator.next() {
-            None => {
-                stack.pop();
-                backtracks += 1;
-                if backtracks >= budget {
-                    backtracks = 0;
-                    // Spawn the rest of the shallowest level that still has nodes.
-                    if let Some((shallowest, d)) = stack.first_mut() {
-                        let d = *d;
-                        let spawn =
-                            expandable(kind, run, &mut local, &mut stats, shallowest.by_ref(), d);
-                        run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
-                        for child in spawn.into_iter().rev() {
-                            scope
-                                .spawn(move |s| budget_task(s, space, kind, run, budget, child, d));
+        let mut backtracks = 0u64;
+        while let Some((generator, child_depth)) = stack.last_mut() {
+            if kind.stopped() {
+                break;
+            }
+            let child_depth = *child_depth;
+            match generator.next() {
+                None => {
+                    stack.pop();
+                    backtracks += 1;
+                    if backtracks >= budget {
+                        backtracks = 0;
+                        // Spawn the rest of the shallowest level that still has nodes.
+                        if let Some((shallowest, d)) = stack.first_mut() {
+                            let d = *d;
+                            let spawn = expandable(kind, run, local, stats, shallowest.by_ref(), d);
+                            run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
+                            for child in spawn.into_iter().rev() {
+                                scope.spawn(move |s| {
+                                    budget_task(s, space, kind, run, budget, child, d)
+                                });
+                            }
                         }
                     }
                 }
-            }
-            Some(child) => {
-                let (expand, cut) =
-                    consider(kind, run, &mut local, &mut stats, &child, child_depth);
-                if expand {
-                    if run.may_expand(child_depth) {
-                        stack.push((space.children(&child), child_depth + 1));
+                Some(child) => {
+                    let (expand, cut) = consider(kind, run, local, stats, &child, child_depth);
+                    if expand {
+                        if run.may_expand(child_depth) {
+                            stack.push((space.children(&child), child_depth + 1));
+                        }
+                    } else if cut {
+                        // Prune-level: drop this generator's later siblings.
+                        stack.pop();
                     }
-                } else if cut {
-                    // Prune-level: drop this generator's later siblings.
-                    stack.pop();
                 }
             }
         }
-    }
-    kind.finish(local);
-    run.add(&stats);
-    std::mem::forget(guard);
+    });
 }
 
 /// Ordered: visits the tree above `spawn_depth` on this thread and collects the nodes at
@@ -370,21 +370,15 @@ fn ordered<S, K>(
     crate::scope(|s| {
         for _ in 0..crate::current_num_workers() {
             s.spawn(move |_| {
-                let guard = CancelOnUnwind::<S, K>(kind, std::marker::PhantomData);
-                let mut local = kind.local();
-                let mut stats = LocalStats::default();
-                loop {
+                as_task::<S, K>(kind, run, |local, stats| loop {
                     let i = next.fetch_add(1, Ordering::Relaxed) as usize;
                     if i >= tasks.len() || kind.stopped() {
                         break;
                     }
                     let node = tasks[i].lock().unwrap_or_else(|e| e.into_inner()).take();
                     let node = node.expect("each ordered task starts once");
-                    dfs(space, kind, run, &mut local, &mut stats, &node, spawn_depth);
-                }
-                kind.finish(local);
-                run.add(&stats);
-                std::mem::forget(guard);
+                    dfs(space, kind, run, local, stats, &node, spawn_depth);
+                });
             });
         }
     });
@@ -425,142 +419,137 @@ fn stack_stealing_worker<'s, S, K>(
     S: SearchSpace + ?Sized,
     K: Kind<S>,
 {
-    let guard = CancelOnUnwind::<S, K>(kind, std::marker::PhantomData);
-    let mut local = kind.local();
-    let mut stats = LocalStats::default();
-    let workers = shared.requests.len();
-    let mut rng = crate::policy::XorShift64Star::new(me as u64 + 77);
-    // Nodes received (visited, not yet expanded), then the generator stack.
-    // Whether `active` counts this worker: the root's worker from the start, the others once
-    // a giver hands them work (the giver counts them).
-    let mut counted = initial.is_some();
-    let mut pending: Vec<(S::Node, usize)> = initial.into_iter().collect();
-    let mut stack: Vec<(S::Children<'s>, usize)> = Vec::new();
-    'outer: loop {
-        // Work: expand until there is nothing left here.
-        loop {
-            if kind.stopped() {
-                stack.clear();
-                pending.clear();
-                break;
-            }
-            let r = shared.requests[me].load(Ordering::Acquire);
-            if r != OPEN && r != CLOSED {
-                let mut give = Vec::new();
-                if let Some(n) = pending.pop() {
-                    give.push(n);
+    as_task::<S, K>(kind, run, |local, stats| {
+        let workers = shared.requests.len();
+        let mut rng = crate::policy::XorShift64Star::new(me as u64 + 77);
+        // Nodes received (visited, not yet expanded), then the generator stack.
+        // Whether `active` counts this worker: the root's worker from the start, the others once
+        // a giver hands them work (the giver counts them).
+        let mut counted = initial.is_some();
+        let mut pending: Vec<(S::Node, usize)> = initial.into_iter().collect();
+        let mut stack: Vec<(S::Children<'s>, usize)> = Vec::new();
+        'outer: loop {
+            // Work: expand until there is nothing left here.
+            loop {
+                if kind.stopped() {
+                    stack.clear();
+                    pending.clear();
+                    break;
                 }
-                for (generator, depth) in stack.iter_mut() {
-                    if !give.is_empty() && !shared.steal_all {
-                        break;
+                let r = shared.requests[me].load(Ordering::Acquire);
+                if r != OPEN && r != CLOSED {
+                    let mut give = Vec::new();
+                    if let Some(n) = pending.pop() {
+                        give.push(n);
                     }
-                    for child in generator.by_ref() {
-                        let (expand, cut) =
-                            consider(kind, run, &mut local, &mut stats, &child, *depth);
-                        if expand {
-                            give.push((child, *depth));
-                            if !shared.steal_all {
+                    for (generator, depth) in stack.iter_mut() {
+                        if !give.is_empty() && !shared.steal_all {
+                            break;
+                        }
+                        for child in generator.by_ref() {
+                            let (expand, cut) = consider(kind, run, local, stats, &child, *depth);
+                            if expand {
+                                give.push((child, *depth));
+                                if !shared.steal_all {
+                                    break;
+                                }
+                            } else if cut {
                                 break;
                             }
-                        } else if cut {
+                        }
+                        if !give.is_empty() {
                             break;
                         }
                     }
                     if !give.is_empty() {
-                        break;
+                        shared.active.fetch_add(1, Ordering::AcqRel);
                     }
+                    *shared.mailbox[(r - 1) as usize]
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner()) = Some(give);
+                    shared.requests[me].store(OPEN, Ordering::Release);
                 }
-                if !give.is_empty() {
-                    shared.active.fetch_add(1, Ordering::AcqRel);
-                }
-                *shared.mailbox[(r - 1) as usize]
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner()) = Some(give);
-                shared.requests[me].store(OPEN, Ordering::Release);
-            }
-            match stack.last_mut() {
-                Some((generator, depth)) => {
-                    let depth = *depth;
-                    match generator.next() {
-                        None => {
-                            stack.pop();
-                        }
-                        Some(child) => {
-                            let (expand, cut) =
-                                consider(kind, run, &mut local, &mut stats, &child, depth);
-                            if expand {
-                                if run.may_expand(depth) {
-                                    stack.push((space.children(&child), depth + 1));
-                                }
-                            } else if cut {
+                match stack.last_mut() {
+                    Some((generator, depth)) => {
+                        let depth = *depth;
+                        match generator.next() {
+                            None => {
                                 stack.pop();
+                            }
+                            Some(child) => {
+                                let (expand, cut) =
+                                    consider(kind, run, local, stats, &child, depth);
+                                if expand {
+                                    if run.may_expand(depth) {
+                                        stack.push((space.children(&child), depth + 1));
+                                    }
+                                } else if cut {
+                                    stack.pop();
+                                }
                             }
                         }
                     }
-                }
-                None => match pending.pop() {
-                    Some((node, depth)) => {
-                        if run.may_expand(depth) {
-                            stack.push((space.children(&node), depth + 1));
+                    None => match pending.pop() {
+                        Some((node, depth)) => {
+                            if run.may_expand(depth) {
+                                stack.push((space.children(&node), depth + 1));
+                            }
                         }
-                    }
-                    None => break,
-                },
-            }
-        }
-        // Idle: close the slot (answering a pending request), then look for work.
-        let prev = shared.requests[me].swap(CLOSED, Ordering::AcqRel);
-        if prev != OPEN && prev != CLOSED {
-            *shared.mailbox[(prev - 1) as usize]
-                .lock()
-                .unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
-        }
-        // From here this worker either leaves or is handed work (and counted again).
-        if counted {
-            shared.active.fetch_sub(1, Ordering::AcqRel);
-        }
-        loop {
-            // `stopped` covers a found decision and a panic elsewhere: a worker that panicked
-            // never decrements `active` nor answers its slot.
-            if shared.active.load(Ordering::Acquire) == 0 || workers == 1 || kind.stopped() {
-                break 'outer;
-            }
-            let mut victim = rng.below(workers - 1);
-            if victim >= me {
-                victim += 1;
-            }
-            let asked = shared.requests[victim]
-                .compare_exchange(OPEN, me as u64 + 1, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok();
-            if !asked {
-                std::thread::yield_now();
-                continue;
-            }
-            let answer = loop {
-                if let Some(a) = shared.mailbox[me]
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .take()
-                {
-                    break a;
+                        None => break,
+                    },
                 }
-                if kind.stopped() {
+            }
+            // Idle: close the slot (answering a pending request), then look for work.
+            let prev = shared.requests[me].swap(CLOSED, Ordering::AcqRel);
+            if prev != OPEN && prev != CLOSED {
+                *shared.mailbox[(prev - 1) as usize]
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
+            }
+            // From here this worker either leaves or is handed work (and counted again).
+            if counted {
+                shared.active.fetch_sub(1, Ordering::AcqRel);
+            }
+            loop {
+                // `stopped` covers a found decision and a panic elsewhere: a worker that panicked
+                // never decrements `active` nor answers its slot.
+                if shared.active.load(Ordering::Acquire) == 0 || workers == 1 || kind.stopped() {
                     break 'outer;
                 }
-                std::thread::yield_now();
-            };
-            if !answer.is_empty() {
-                // The giver already counted us active.
-                counted = true;
-                shared.requests[me].store(OPEN, Ordering::Release);
-                pending = answer;
-                continue 'outer;
+                let mut victim = rng.below(workers - 1);
+                if victim >= me {
+                    victim += 1;
+                }
+                let asked = shared.requests[victim]
+                    .compare_exchange(OPEN, me as u64 + 1, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok();
+                if !asked {
+                    std::thread::yield_now();
+                    continue;
+                }
+                let answer = loop {
+                    if let Some(a) = shared.mailbox[me]
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take()
+                    {
+                        break a;
+                    }
+                    if kind.stopped() {
+                        break 'outer;
+                    }
+                    std::thread::yield_now();
+                };
+                if !answer.is_empty() {
+                    // The giver already counted us active.
+                    counted = true;
+                    shared.requests[me].store(OPEN, Ordering::Release);
+                    pending = answer;
+                    continue 'outer;
+                }
             }
         }
-    }
-    kind.finish(local);
-    run.add(&stats);
-    std::mem::forget(guard);
+    });
 }
 
 fn stack_stealing<S, K>(space: &S, kind: &K, run: &Run<'_>, root: S::Node, steal_all: bool)
@@ -620,13 +609,9 @@ where
     if expand {
         match skeleton {
             Skeleton::Sequential => {
-                let guard = CancelOnUnwind::<S, K>(kind, std::marker::PhantomData);
-                let mut local = kind.local();
-                let mut stats = LocalStats::default();
-                dfs(space, kind, &run, &mut local, &mut stats, &root, 0);
-                kind.finish(local);
-                run.add(&stats);
-                std::mem::forget(guard);
+                as_task::<S, K>(kind, &run, |local, stats| {
+                    dfs(space, kind, &run, local, stats, &root, 0);
+                });
             }
             Skeleton::DepthBounded { spawn_depth } => {
                 let run = &run;
