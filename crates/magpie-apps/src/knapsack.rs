@@ -93,6 +93,10 @@ impl Instance {
             Ok(out)
         };
         let pp = prefix(&sp, "profit")?;
+        if pp.last().is_some_and(|&t| t > i64::MAX as u64) {
+            // Search objectives are i64.
+            return Err("total profit exceeds 2^63 - 1".to_string());
+        }
         let pw = prefix(&sw, "weight")?;
         Ok(Instance {
             name: String::new(),
@@ -266,11 +270,14 @@ impl KnapNode {
 
     /// Lazy child generator: the child that includes item `next_item` (if it fits) and then
     /// the one that excludes it; nothing at a leaf. Each child is built only when asked for.
-    pub fn children<'a>(&'a self, inst: &'a Instance) -> Children<'a> {
+    /// The generator keeps its own copy of the node (the exclude child takes it over), so it
+    /// borrows only the instance.
+    pub fn children<'a>(&self, inst: &'a Instance) -> Children<'a> {
+        let leaf = self.is_leaf(inst);
         Children {
             inst,
-            parent: self,
-            stage: if self.is_leaf(inst) { 2 } else { 0 },
+            parent: if leaf { None } else { Some(self.clone()) },
+            include_tried: false,
         }
     }
 
@@ -297,44 +304,69 @@ impl KnapNode {
 #[derive(Debug)]
 pub struct Children<'a> {
     inst: &'a Instance,
-    parent: &'a KnapNode,
-    stage: u8,
+    /// The parent, until the exclude child takes it over.
+    parent: Option<KnapNode>,
+    include_tried: bool,
 }
 
 impl Iterator for Children<'_> {
     type Item = KnapNode;
 
     fn next(&mut self) -> Option<KnapNode> {
-        let p = self.parent;
+        let p = self.parent.as_ref()?;
         let k = p.next_item;
-        loop {
-            match self.stage {
-                0 => {
-                    self.stage = 1;
-                    let w = self.inst.sw[k];
-                    if p.weight + w <= self.inst.capacity {
-                        let mut chosen = p.chosen.clone();
-                        chosen[k / 64] |= 1 << (k % 64);
-                        return Some(KnapNode {
-                            next_item: k + 1,
-                            profit: p.profit + self.inst.sp[k],
-                            weight: p.weight + w,
-                            chosen,
-                        });
-                    }
-                }
-                1 => {
-                    self.stage = 2;
-                    return Some(KnapNode {
-                        next_item: k + 1,
-                        profit: p.profit,
-                        weight: p.weight,
-                        chosen: p.chosen.clone(),
-                    });
-                }
-                _ => return None,
+        if !self.include_tried {
+            self.include_tried = true;
+            let w = self.inst.sw[k];
+            if p.weight + w <= self.inst.capacity {
+                let mut chosen = p.chosen.clone();
+                chosen[k / 64] |= 1 << (k % 64);
+                return Some(KnapNode {
+                    next_item: k + 1,
+                    profit: p.profit + self.inst.sp[k],
+                    weight: p.weight + w,
+                    chosen,
+                });
             }
         }
+        let mut exclude = self.parent.take()?;
+        exclude.next_item = k + 1;
+        Some(exclude)
+    }
+}
+
+/// The search tree for [`magpie::search`]: include/exclude over [`KnapNode`]s in heuristic
+/// order; the objective is the profit, the bound [`KnapNode::bound`]. Children come include
+/// first, so their bounds are not in order: do not use prune-level.
+///
+/// ```
+/// use magpie::search::{optimise, Options, Skeleton};
+/// use magpie_apps::knapsack::Instance;
+/// let inst = Instance::new(50, &[(60, 10), (100, 20), (120, 30)]).unwrap();
+/// let best = optimise(&inst, Skeleton::Sequential, &Options::default()).value.unwrap();
+/// assert_eq!(best.0, 220);
+/// assert_eq!(best.1.items(&inst), vec![1, 2]);
+/// ```
+impl magpie::search::SearchSpace for Instance {
+    type Node = KnapNode;
+    type Children<'a> = Children<'a>;
+
+    fn root(&self) -> KnapNode {
+        KnapNode::root(self)
+    }
+
+    fn children<'a>(&'a self, node: &KnapNode) -> Children<'a> {
+        node.children(self)
+    }
+}
+
+impl magpie::search::Objective for Instance {
+    fn objective(&self, node: &KnapNode) -> i64 {
+        node.profit as i64 // the total profit fits in i64 (checked by `Instance::new`)
+    }
+
+    fn bound(&self, node: &KnapNode) -> i64 {
+        node.bound(self) as i64
     }
 }
 

@@ -13,6 +13,7 @@
 pub mod input;
 pub mod knapsack;
 pub mod maxclique;
+pub mod nqueens;
 pub mod ns;
 pub mod shared;
 pub mod tsp;

@@ -613,6 +613,106 @@ impl Iterator for Children<'_> {
 
 impl ExactSizeIterator for Children<'_> {}
 
+/// The clique search tree for [`magpie::search`], over the graph renumbered by
+/// non-increasing degree (McCreesh–Prosser order, as [`max_clique`] uses). Nodes are
+/// [`BoundedClique`]s; the objective is the clique's size and the bound the colour bound its
+/// parent computed, so children come in non-increasing bound order and prune-level is sound
+/// (YewPar uses it for max clique).
+///
+/// ```
+/// use magpie::search::{decide, optimise, Options, Skeleton};
+/// use magpie_apps::maxclique::{CliqueSpace, Graph};
+/// let g = Graph::from_edges(5, &[(0, 1), (1, 2), (0, 2), (2, 3), (3, 4)]);
+/// let space = CliqueSpace::new(&g);
+/// let opts = Options { prune_level: true, ..Options::default() };
+/// let (omega, node) = optimise(&space, Skeleton::Sequential, &opts).value.unwrap();
+/// assert_eq!((omega, space.clique(&node)), (3, vec![1, 2, 3]));
+/// let found = decide(&space, 3, Skeleton::Sequential, &opts).value.unwrap();
+/// assert_eq!(space.clique(&found), vec![1, 2, 3]);
+/// assert!(decide(&space, 4, Skeleton::Sequential, &opts).value.is_none());
+/// ```
+#[derive(Debug, Clone)]
+pub struct CliqueSpace {
+    graph: Graph,
+    /// Renumbered id -> the input graph's id.
+    order: Vec<usize>,
+}
+
+/// A [`CliqueNode`] (in [`CliqueSpace`]'s numbering) with the bound its parent's colouring
+/// gave it: no clique in its subtree has more than `bound` vertices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundedClique {
+    /// Upper bound on the size of every clique in this subtree.
+    pub bound: usize,
+    /// The clique and its candidates.
+    pub node: CliqueNode,
+}
+
+impl CliqueSpace {
+    /// The search space of `g`'s cliques.
+    pub fn new(g: &Graph) -> Self {
+        let (graph, order) = g.sorted_by_degree();
+        CliqueSpace { graph, order }
+    }
+
+    /// `node`'s clique as ids of the input graph, 1-based, ascending (as [`max_clique`]).
+    pub fn clique(&self, node: &BoundedClique) -> Vec<usize> {
+        let mut c: Vec<usize> = node
+            .node
+            .clique
+            .iter()
+            .map(|&v| self.order[v] + 1)
+            .collect();
+        c.sort_unstable();
+        c
+    }
+}
+
+/// The lazy child generator of a [`BoundedClique`]: [`CliqueNode::children`] with each
+/// child's bound kept in the node.
+#[derive(Debug, Clone)]
+pub struct BoundedChildren<'g>(Children<'g>);
+
+impl Iterator for BoundedChildren<'_> {
+    type Item = BoundedClique;
+
+    fn next(&mut self) -> Option<BoundedClique> {
+        self.0
+            .next()
+            .map(|(bound, node)| BoundedClique { bound, node })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl magpie::search::SearchSpace for CliqueSpace {
+    type Node = BoundedClique;
+    type Children<'a> = BoundedChildren<'a>;
+
+    fn root(&self) -> BoundedClique {
+        BoundedClique {
+            bound: self.graph.n(),
+            node: CliqueNode::root(&self.graph),
+        }
+    }
+
+    fn children<'a>(&'a self, node: &BoundedClique) -> BoundedChildren<'a> {
+        BoundedChildren(node.node.children(&self.graph))
+    }
+}
+
+impl magpie::search::Objective for CliqueSpace {
+    fn objective(&self, node: &BoundedClique) -> i64 {
+        node.node.clique.len() as i64
+    }
+
+    fn bound(&self, node: &BoundedClique) -> i64 {
+        node.bound as i64
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sequential solvers
 // ---------------------------------------------------------------------------------------------

@@ -352,10 +352,10 @@ impl Semigroup {
     /// }).collect();
     /// assert_eq!(grandkids, [3, 4, 5, 5]); // <4,5,6,7>, <3,5,7>, <3,4>, <2,7>
     /// ```
-    pub fn children(&self) -> Children<'_> {
+    pub fn children(&self) -> Children {
         self.assert_expandable();
         Children {
-            parent: self,
+            parent: self.clone(),
             mask: self.child_mask(),
         }
     }
@@ -438,15 +438,15 @@ impl fmt::Debug for Semigroup {
 }
 
 /// The lazy iterator over a node's children, from [`Semigroup::children`]: builds each child
-/// only when asked for it.
+/// only when asked for it. It keeps its own copy of the parent, so it borrows nothing.
 #[derive(Clone, Debug)]
-pub struct Children<'a> {
-    parent: &'a Semigroup,
+pub struct Children {
+    parent: Semigroup,
     /// Removed generators still to yield (bit `x`).
     mask: u128,
 }
 
-impl Iterator for Children<'_> {
+impl Iterator for Children {
     type Item = Semigroup;
 
     #[inline]
@@ -465,9 +465,61 @@ impl Iterator for Children<'_> {
     }
 }
 
-impl ExactSizeIterator for Children<'_> {}
+impl ExactSizeIterator for Children {}
 
-impl std::iter::FusedIterator for Children<'_> {}
+impl std::iter::FusedIterator for Children {}
+
+/// The tree of numerical semigroups by genus down to genus `max_genus`, for
+/// [`magpie::search`]: the root is ℕ, a node's children are [`Semigroup::children`], and a
+/// node of genus `max_genus` is a leaf. With [`magpie::search::CountPerDepth`], entry `h` of
+/// the result is `n_h` (a node's depth is its genus).
+///
+/// ```
+/// use magpie::search::{enumerate, CountPerDepth, Options, Skeleton};
+/// let tree = magpie_apps::ns::Tree::new(7).unwrap();
+/// let counts = enumerate(&tree, &CountPerDepth, Skeleton::Sequential, &Options::default()).value;
+/// assert_eq!(counts, [1, 1, 2, 4, 7, 12, 23, 39]);
+/// assert!(magpie_apps::ns::Tree::new(65).is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tree {
+    max_genus: usize,
+}
+
+impl Tree {
+    /// The tree down to genus `max_genus` (at most [`MAX_GENUS`]).
+    pub fn new(max_genus: u64) -> Result<Tree, InputError> {
+        Ok(Tree {
+            max_genus: validate_genus(max_genus)?,
+        })
+    }
+
+    /// The deepest genus searched.
+    pub fn max_genus(&self) -> usize {
+        self.max_genus
+    }
+}
+
+impl magpie::search::SearchSpace for Tree {
+    type Node = Semigroup;
+    type Children<'a> = Children;
+
+    fn root(&self) -> Semigroup {
+        Semigroup::root()
+    }
+
+    fn children(&self, node: &Semigroup) -> Children {
+        if node.genus() < self.max_genus {
+            node.children()
+        } else {
+            // A leaf: an empty generator, without expanding (genus MAX_GENUS cannot be).
+            Children {
+                parent: node.clone(),
+                mask: 0,
+            }
+        }
+    }
+}
 
 /// Counts the numerical semigroups of each genus `0..=max_genus` (`n_0, …, n_max_genus`) by a
 /// plain sequential recursive depth-first walk of the tree, building every node with

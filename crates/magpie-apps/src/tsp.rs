@@ -334,14 +334,15 @@ impl TspNode {
     }
 
     /// Lazy child generator: the path extended by each unvisited city, nearest to the last
-    /// city first (ties by city number). Children are built one at a time as asked for.
-    pub fn children<'a>(&'a self, inst: &'a Instance) -> Children<'a> {
+    /// city first (ties by city number). Children are built one at a time as asked for. The
+    /// generator keeps its own copy of the node, so it borrows only the instance.
+    pub fn children<'a>(&self, inst: &'a Instance) -> Children<'a> {
         let last = *self.path.last().unwrap();
         let mut cand: Vec<usize> = (0..inst.n).filter(|&c| !self.visited[c]).collect();
         cand.sort_by_key(|&c| (inst.dist(last, c), c));
         Children {
             inst,
-            parent: self,
+            parent: self.clone(),
             cand,
             next: 0,
         }
@@ -364,7 +365,7 @@ impl TspNode {
 #[derive(Debug)]
 pub struct Children<'a> {
     inst: &'a Instance,
-    parent: &'a TspNode,
+    parent: TspNode,
     cand: Vec<usize>,
     next: usize,
 }
@@ -375,7 +376,7 @@ impl Iterator for Children<'_> {
     fn next(&mut self) -> Option<TspNode> {
         let &c = self.cand.get(self.next)?;
         self.next += 1;
-        let p = self.parent;
+        let p = &self.parent;
         let mut path = Vec::with_capacity(p.path.len() + 1);
         path.extend_from_slice(&p.path);
         path.push(c);
@@ -386,6 +387,47 @@ impl Iterator for Children<'_> {
             path,
             visited,
         })
+    }
+}
+
+/// The search tree for [`magpie::search`] (minimising the tour length as maximising its
+/// negation): the objective of a complete path is `-(tour length)` and of any other node
+/// `i64::MIN` (not a tour); the bound is `-`[`TspNode::lower_bound`]. Children come nearest
+/// city first, which does not order their bounds: do not use prune-level.
+///
+/// ```
+/// use magpie::search::{optimise, Options, Skeleton};
+/// use magpie_apps::tsp::{heuristic_tour, Instance};
+/// let inst = Instance::from_matrix(4, vec![0, 1, 9, 1, 1, 0, 1, 9, 9, 1, 0, 1, 1, 9, 1, 0]);
+/// let opts = Options { initial_bound: Some(-heuristic_tour(&inst).length - 1), ..Options::default() };
+/// let (value, node) = optimise(&inst, Skeleton::Sequential, &opts).value.unwrap();
+/// assert_eq!(value, -4);
+/// assert_eq!(node.tour(&inst).cities, vec![1, 2, 3, 4]);
+/// ```
+impl magpie::search::SearchSpace for Instance {
+    type Node = TspNode;
+    type Children<'a> = Children<'a>;
+
+    fn root(&self) -> TspNode {
+        TspNode::root(self)
+    }
+
+    fn children<'a>(&'a self, node: &TspNode) -> Children<'a> {
+        node.children(self)
+    }
+}
+
+impl magpie::search::Objective for Instance {
+    fn objective(&self, node: &TspNode) -> i64 {
+        if node.is_complete(self) {
+            -node.tour_length(self)
+        } else {
+            i64::MIN
+        }
+    }
+
+    fn bound(&self, node: &TspNode) -> i64 {
+        -node.lower_bound(self)
     }
 }
 

@@ -1001,6 +1001,52 @@ impl Counts {
     }
 }
 
+/// The tree of `Params` for [`magpie::search`]: root and children as [`Params::root`] and
+/// [`Params::children`]. Fold it with [`Tally`] for the reference statistics.
+///
+/// ```
+/// use magpie::search::{enumerate, NodeCount, Options, Skeleton};
+/// use magpie_apps::uts::{count, Params, Tally};
+/// let t = Params::from_flags("-t 1 -a 3 -d 6 -b 4 -r 19").unwrap();
+/// let seq = Skeleton::Sequential;
+/// let counts = enumerate(&t, &Tally(&t), seq, &Options::default()).value;
+/// assert_eq!(counts, count(&t));
+/// assert_eq!(enumerate(&t, &NodeCount, seq, &Options::default()).value, counts.nodes);
+/// ```
+impl magpie::search::SearchSpace for Params {
+    type Node = Node;
+    type Children<'a> = Children;
+
+    fn root(&self) -> Node {
+        Params::root(self)
+    }
+
+    fn children(&self, node: &Node) -> Children {
+        Params::children(self, node)
+    }
+}
+
+/// The enumeration fold giving a tree's [`Counts`] (nodes, leaves, depth); it needs the
+/// parameters to tell leaves.
+#[derive(Debug, Clone, Copy)]
+pub struct Tally<'p>(pub &'p Params);
+
+impl magpie::search::Enumerate<Params> for Tally<'_> {
+    type Acc = Counts;
+
+    fn empty(&self) -> Counts {
+        Counts::default()
+    }
+
+    fn visit(&self, acc: &mut Counts, node: &Node, _depth: usize) {
+        *acc = acc.merge(Counts::node(node.height, self.0.num_children(node)));
+    }
+
+    fn merge(&self, a: Counts, b: Counts) -> Counts {
+        a.merge(b)
+    }
+}
+
 /// Counts the whole tree of `params` by a plain sequential depth-first search (explicit stack,
 /// so even the deepest binomial trees do not overflow the call stack). The reference for every
 /// other traversal.

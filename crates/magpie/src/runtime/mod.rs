@@ -99,9 +99,19 @@ mod global {
             None => global_registry().num_workers(),
         }
     }
+
+    /// Successful steals so far by every worker of the current pool (the global pool
+    /// outside any pool); 0 when built without the `counters` feature.
+    pub(crate) fn current_pool_steals() -> u64 {
+        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+        match unsafe { WorkerThread::current().as_ref() } {
+            Some(wt) => wt.registry().total_steals(),
+            None => global_registry().total_steals(),
+        }
+    }
 }
 
 #[cfg(not(loom))]
 pub use global::{current_num_workers, current_worker_index};
 #[cfg(not(loom))]
-pub(crate) use global::{global_registry, set_global};
+pub(crate) use global::{current_pool_steals, global_registry, set_global};

@@ -320,6 +320,11 @@ impl Registry {
             .collect()
     }
 
+    /// The sum of every worker's successful steals.
+    pub(crate) fn total_steals(&self) -> u64 {
+        self.infos.iter().map(|i| i.counters.steals.get()).sum()
+    }
+
     pub(crate) fn reset_stats(&self) {
         self.stats_reset_at.store(self.now_ns(), Ordering::Relaxed);
         for info in &self.infos {

@@ -39,6 +39,9 @@ struct Run<'o> {
     expanded: AtomicU64,
     pruned: AtomicU64,
     tasks: AtomicU64,
+    backtracks: AtomicU64,
+    /// StackStealing: answered requests that carried work.
+    handoffs: AtomicU64,
     per_worker: Vec<AtomicU64>,
 }
 
@@ -46,12 +49,15 @@ struct Run<'o> {
 struct LocalStats {
     expanded: u64,
     pruned: u64,
+    /// Child generators run to their end (a node's subtree finished, leaves included).
+    backtracks: u64,
 }
 
 impl Run<'_> {
     fn add(&self, s: &LocalStats) {
         self.expanded.fetch_add(s.expanded, Ordering::Relaxed);
         self.pruned.fetch_add(s.pruned, Ordering::Relaxed);
+        self.backtracks.fetch_add(s.backtracks, Ordering::Relaxed);
         let w = crate::current_worker_index().unwrap_or(0);
         if let Some(slot) = self.per_worker.get(w) {
             slot.fetch_add(s.expanded, Ordering::Relaxed);
@@ -147,6 +153,7 @@ fn dfs<S, K>(
             break;
         }
     }
+    stats.backtracks += 1;
 }
 
 /// Visits what `children` yields (nodes at `depth`) and returns the ones to expand,
@@ -240,6 +247,7 @@ fn budget_task<'s, S, K>(
                 None => {
                     stack.pop();
                     backtracks += 1;
+                    stats.backtracks += 1;
                     if backtracks >= budget {
                         backtracks = 0;
                         // Spawn the rest of the shallowest level that still has nodes.
@@ -475,6 +483,7 @@ fn stack_stealing_worker<'s, S, K>(
                         match generator.next() {
                             None => {
                                 stack.pop();
+                                stats.backtracks += 1;
                             }
                             Some(child) => {
                                 let (expand, cut) =
@@ -541,6 +550,7 @@ fn stack_stealing_worker<'s, S, K>(
                     std::thread::yield_now();
                 };
                 if !answer.is_empty() {
+                    run.handoffs.fetch_add(1, Ordering::Relaxed);
                     // The giver already counted us active.
                     counted = true;
                     shared.requests[me].store(OPEN, Ordering::Release);
@@ -591,11 +601,14 @@ where
     K: Kind<S>,
 {
     let start = Instant::now();
+    let steals_before = crate::runtime::current_pool_steals();
     let run = Run {
         opts,
         expanded: AtomicU64::new(0),
         pruned: AtomicU64::new(0),
         tasks: AtomicU64::new(0),
+        backtracks: AtomicU64::new(0),
+        handoffs: AtomicU64::new(0),
         per_worker: (0..crate::current_num_workers())
             .map(|_| AtomicU64::new(0))
             .collect(),
@@ -634,6 +647,10 @@ where
         expanded: run.expanded.into_inner(),
         pruned: run.pruned.into_inner(),
         tasks: run.tasks.into_inner(),
+        backtracks: run.backtracks.into_inner(),
+        // Other searches on the same pool at the same time add their steals too.
+        steals: crate::runtime::current_pool_steals().saturating_sub(steals_before)
+            + run.handoffs.into_inner(),
         per_worker: run
             .per_worker
             .into_iter()

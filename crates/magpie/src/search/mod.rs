@@ -200,6 +200,13 @@ pub struct SearchStats {
     pub pruned: u64,
     /// Tasks spawned by the skeleton.
     pub tasks: u64,
+    /// Backtracks: child generators run to their end (one per expanded node whose subtree
+    /// was finished, leaves included; a search stopped early counts fewer).
+    pub backtracks: u64,
+    /// Work moved between workers: the pool's successful steals during the search (with
+    /// the default `counters` feature; other work on the same pool at the same time counts
+    /// too) plus, for StackStealing, the requests answered with work.
+    pub steals: u64,
     /// Nodes visited by each worker of the pool (index = worker).
     pub per_worker: Vec<u64>,
     /// Wall-clock time of the search.

@@ -1,0 +1,179 @@
+//! N-Queens (enumeration) as a search tree: a node places queens on the first rows of an
+//! n×n board (bitmasks of the attacked columns and diagonals), its children place one more
+//! queen on the next row in every safe column, lowest column first. Every node at depth `n`
+//! is a solution.
+//!
+//! ```
+//! use magpie::search::{enumerate, Options, Skeleton};
+//! use magpie_apps::nqueens::{count, Board, Solutions};
+//! let board = Board::new(8).unwrap();
+//! let n = enumerate(&board, &Solutions(8), Skeleton::Sequential, &Options::default()).value;
+//! assert_eq!(n, 92);
+//! assert_eq!(count(8), 92);
+//! ```
+
+use crate::input::InputError;
+
+/// The board of an N-Queens search for [`magpie::search`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Board {
+    n: u32,
+}
+
+impl Board {
+    /// An n×n board, `1 ≤ n ≤` [`crate::NQUEENS_MAX`].
+    ///
+    /// ```
+    /// assert!(magpie_apps::nqueens::Board::new(0).is_err());
+    /// assert!(magpie_apps::nqueens::Board::new(33).is_err());
+    /// ```
+    pub fn new(n: u64) -> Result<Board, InputError> {
+        match u32::try_from(n) {
+            Ok(n) if (1..=crate::NQUEENS_MAX).contains(&n) => Ok(Board { n }),
+            _ => Err(InputError::file(
+                "--n",
+                format!("board size {n} is out of range 1..={}", crate::NQUEENS_MAX),
+            )),
+        }
+    }
+
+    /// The board size.
+    pub fn n(&self) -> u32 {
+        self.n
+    }
+
+    fn all(&self) -> u64 {
+        u64::MAX >> (64 - self.n)
+    }
+}
+
+/// Queens on the first rows: bit `c` of `cols` is set when column `c` holds a queen; `left`
+/// and `right` are the columns of the next row attacked along the two diagonals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Placement {
+    /// Occupied columns.
+    pub cols: u64,
+    /// Columns of the next row attacked along a down-left diagonal.
+    pub left: u64,
+    /// Columns of the next row attacked along a down-right diagonal.
+    pub right: u64,
+}
+
+/// The children of a [`Placement`], lowest free column first.
+#[derive(Debug, Clone)]
+pub struct Children {
+    all: u64,
+    parent: Placement,
+    free: u64,
+}
+
+impl Iterator for Children {
+    type Item = Placement;
+
+    #[inline]
+    fn next(&mut self) -> Option<Placement> {
+        if self.free == 0 {
+            return None;
+        }
+        let bit = self.free & self.free.wrapping_neg();
+        self.free ^= bit;
+        let p = self.parent;
+        Some(Placement {
+            cols: p.cols | bit,
+            left: ((p.left | bit) << 1) & self.all,
+            right: (p.right | bit) >> 1,
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let k = self.free.count_ones() as usize;
+        (k, Some(k))
+    }
+}
+
+impl ExactSizeIterator for Children {}
+
+impl magpie::search::SearchSpace for Board {
+    type Node = Placement;
+    type Children<'a> = Children;
+
+    fn root(&self) -> Placement {
+        Placement::default()
+    }
+
+    #[inline]
+    fn children(&self, node: &Placement) -> Children {
+        let all = self.all();
+        Children {
+            all,
+            parent: *node,
+            free: all & !(node.cols | node.left | node.right),
+        }
+    }
+}
+
+/// The enumeration fold counting solutions: the nodes at depth `n` (all `n` queens placed).
+#[derive(Debug, Clone, Copy)]
+pub struct Solutions(pub u32);
+
+impl magpie::search::Enumerate<Board> for Solutions {
+    type Acc = u64;
+
+    fn empty(&self) -> u64 {
+        0
+    }
+
+    #[inline]
+    fn visit(&self, acc: &mut u64, _node: &Placement, depth: usize) {
+        *acc += u64::from(depth == self.0 as usize);
+    }
+
+    fn merge(&self, a: u64, b: u64) -> u64 {
+        a + b
+    }
+}
+
+/// The number of solutions by a plain sequential recursive search over the same bitmasks:
+/// the reference for the search skeletons.
+///
+/// # Panics
+/// If `n` is 0 or above [`crate::NQUEENS_MAX`].
+///
+/// ```
+/// assert_eq!(magpie_apps::nqueens::count(6), 4);
+/// assert_eq!(magpie_apps::nqueens::count(1), 1);
+/// ```
+pub fn count(n: u32) -> u64 {
+    let board = Board::new(u64::from(n)).unwrap_or_else(|e| panic!("nqueens::count: {e}"));
+    fn place(all: u64, cols: u64, left: u64, right: u64) -> u64 {
+        if cols == all {
+            return 1;
+        }
+        let mut free = all & !(cols | left | right);
+        let mut total = 0;
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            total += place(
+                all,
+                cols | bit,
+                ((left | bit) << 1) & all,
+                (right | bit) >> 1,
+            );
+        }
+        total
+    }
+    place(board.all(), 0, 0, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_match_the_known_sequence() {
+        for (n, &want) in crate::NQUEENS_SOLUTIONS.iter().enumerate().skip(1).take(11) {
+            assert_eq!(count(n as u32), want, "n = {n}");
+        }
+    }
+}
