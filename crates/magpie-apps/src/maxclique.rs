@@ -470,13 +470,21 @@ struct ColourScratch {
 /// [`colour_order`] into reusable buffers (cleared first); `candidates` are the words of a
 /// bitset over the graph's vertices.
 fn colour_into(g: &Graph, candidates: &Bitset, order: &mut Vec<usize>, colours: &mut Vec<usize>) {
-    colour_words(
-        g,
-        &candidates.words,
-        &mut ColourScratch::default(),
-        order,
-        colours,
-    );
+    thread_local! {
+        // One per thread, so that colouring a search node allocates nothing here.
+        static SCRATCH: std::cell::RefCell<ColourScratch> = std::cell::RefCell::default();
+    }
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => colour_words(g, &candidates.words, &mut scratch, order, colours),
+        // Unreachable today (colouring does not re-enter), but never panic over scratch space.
+        Err(_) => colour_words(
+            g,
+            &candidates.words,
+            &mut ColourScratch::default(),
+            order,
+            colours,
+        ),
+    });
 }
 
 fn colour_words(
@@ -570,6 +578,16 @@ impl CliqueNode {
     /// iteration, so a search may stop at the first child whose bound does not beat its
     /// incumbent.
     pub fn children<'g>(&self, g: &'g Graph) -> Children<'g> {
+        if self.candidates.is_empty() {
+            // A leaf (most nodes are): no colouring, no copies.
+            return Children {
+                graph: g,
+                clique: Vec::new(),
+                remaining: Bitset::new(0),
+                order: Vec::new(),
+                colours: Vec::new(),
+            };
+        }
         let (order, colours) = colour_order(g, &self.candidates);
         Children {
             graph: g,

@@ -114,14 +114,19 @@ where
     S: SearchSpace + ?Sized,
     K: Kind<S>,
 {
-    stats.expanded += 1;
     match kind.visit(local, child, depth) {
-        Visit::Expand => (true, false),
-        Visit::Skip { by_bound } => {
-            if by_bound {
-                stats.pruned += 1;
-            }
-            (false, by_bound && run.opts.prune_level)
+        Visit::Expand => {
+            stats.expanded += 1;
+            (true, false)
+        }
+        Visit::Skip { by_bound: true } => {
+            stats.pruned += 1;
+            (false, run.opts.prune_level)
+        }
+        Visit::Skip { by_bound: false } => {
+            // A found target or a stopped search: visited, not expanded further.
+            stats.expanded += 1;
+            (false, false)
         }
     }
 }

@@ -194,9 +194,9 @@ pub struct Options {
 /// Counters of one search.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SearchStats {
-    /// Nodes visited (children generated and processed; the root included).
+    /// Nodes visited and not pruned (the root included): the search tree actually explored.
     pub expanded: u64,
-    /// Subtrees cut by the bound (optimisation).
+    /// Nodes generated, then cut by the bound (with their subtrees) without being explored.
     pub pruned: u64,
     /// Tasks spawned by the skeleton.
     pub tasks: u64,
