@@ -205,6 +205,33 @@ impl Graph {
         g
     }
 
+    /// A random graph G(n, p): each of the `n(n-1)/2` edges present with probability
+    /// `density` (clamped to 0..=1), drawn from a seeded generator, so the same arguments
+    /// give the same graph on every machine.
+    ///
+    /// ```
+    /// use magpie_apps::maxclique::Graph;
+    /// let g = Graph::random(100, 0.5, 7);
+    /// assert_eq!(g, Graph::random(100, 0.5, 7));
+    /// assert!((2000..2950).contains(&g.edge_count())); // about 4950 / 2
+    /// assert_eq!(Graph::random(10, 1.0, 1).edge_count(), 45);
+    /// assert_eq!(Graph::random(10, 0.0, 1).edge_count(), 0);
+    /// ```
+    pub fn random(n: usize, density: f64, seed: u64) -> Self {
+        let mut rng = magpie::policy::XorShift64Star::new(seed);
+        // Compare 53 random bits against the threshold: exact for 0 and 1.
+        let threshold = (density.clamp(0.0, 1.0) * (1u64 << 53) as f64) as u64;
+        let mut g = Graph::new(n);
+        for u in 0..n {
+            for v in u + 1..n {
+                if (rng.next_u64() >> 11) < threshold {
+                    g.add_edge(u, v);
+                }
+            }
+        }
+        g
+    }
+
     /// Adds the edge `{u, v}` (no effect if present).
     ///
     /// # Panics

@@ -1,192 +1,302 @@
-//! `magpie demo`: a short fork-join tour over the deques, with every result checked.
+//! `magpie demo`: a tour of exact search on magpie, sequential then parallel on each deque,
+//! every result checked against a known value.
 
 use std::time::{Duration, Instant};
 
 use magpie::deque::DequeKind;
-use magpie::{ThreadPool, WorkerStats};
-use magpie_apps::{fib, nqueens, quicksort, random_u64s, sum, NQUEENS_SOLUTIONS};
+use magpie::search::{self, CountPerDepth, Options, Skeleton};
+use magpie::ThreadPool;
+use magpie_apps::maxclique::{is_clique, CliqueSpace, Graph};
+use magpie_apps::{nqueens, ns, uts, NQUEENS_SOLUTIONS};
 
-use crate::config::{signal_name, Config, ConfigError};
+use crate::config::{Config, ConfigError};
 
-const FIB_N: u64 = 30;
-const FIB_WANT: u64 = 832_040;
-const QUEENS_N: u32 = 10;
-const SORT_LEN: usize = 1_000_000;
-const SUM_LEN: usize = 10_000_000;
-
-/// The inputs, built once, and the expected results computed sequentially.
-struct Inputs {
-    unsorted: Vec<u64>,
-    sorted: Vec<u64>,
-    values: Vec<u64>,
-    values_sum: u64,
+/// The random graph of the max-clique workload: G(n, p) from a fixed seed, and its clique
+/// number (found by `magpie_apps::maxclique::max_clique` on this exact graph; the generator
+/// is deterministic, see `Graph::random`).
+struct RandomGraph {
+    n: usize,
+    density: f64,
+    seed: u64,
+    /// 0: unknown, computed by the plain solver before the tour.
+    omega: usize,
 }
 
-impl Inputs {
-    fn new() -> Self {
-        let unsorted = random_u64s(SORT_LEN, 0x5eed, 0);
-        let mut sorted = unsorted.clone();
-        sorted.sort_unstable();
-        let values = random_u64s(SUM_LEN, 0xadd, 1_000_000);
-        let values_sum = values.iter().sum();
-        Inputs {
-            unsorted,
-            sorted,
-            values,
-            values_sum,
-        }
-    }
+/// The sizes of one tour.
+struct Sizes {
+    uts_tree: &'static str,
+    genus: u64,
+    queens: u32,
+    graph: RandomGraph,
 }
 
-#[derive(Clone, Copy)]
-enum Kernel {
-    Fib,
-    NQueens,
-    Quicksort,
-    Sum,
+/// About half a minute on two cores: every workload takes a second or two sequentially.
+const FULL: Sizes = Sizes {
+    uts_tree: "T1",
+    genus: 30,
+    queens: 13,
+    graph: RandomGraph {
+        n: 200,
+        density: 0.8,
+        seed: 2026,
+        omega: 25,
+    },
+};
+
+/// A few seconds (`magpie demo --quick`, used by the tests).
+const QUICK: Sizes = Sizes {
+    uts_tree: "default",
+    genus: 18,
+    queens: 9,
+    graph: RandomGraph {
+        n: 60,
+        density: 0.5,
+        seed: 2026,
+        omega: 0,
+    },
+};
+
+/// One search problem of the tour.
+enum Workload {
+    Uts(uts::Params, &'static uts::NamedTree),
+    Ns(ns::Tree),
+    Queens(nqueens::Board),
+    Clique(Box<Graph>, CliqueSpace, usize),
 }
 
-impl Kernel {
-    const ALL: [Kernel; 4] = [Kernel::Fib, Kernel::NQueens, Kernel::Quicksort, Kernel::Sum];
-
-    fn label(self) -> String {
-        match self {
-            Kernel::Fib => format!("fib({FIB_N})"),
-            Kernel::NQueens => format!("nqueens({QUEENS_N})"),
-            Kernel::Quicksort => "quicksort 1M".to_string(),
-            Kernel::Sum => "sum 10M".to_string(),
-        }
-    }
-}
-
-/// One run: elapsed time, the result as shown, and `None` if correct or what was expected.
-struct Outcome {
-    elapsed: Duration,
+/// What one run found: the answer as shown, nodes explored, and `None` if it is the known
+/// answer, else the expected one.
+struct Found {
     shown: String,
+    nodes: u64,
+    steals: u64,
     wrong: Option<String>,
 }
 
-fn check(got: u64, want: u64) -> (String, Option<String>) {
-    (got.to_string(), (got != want).then(|| want.to_string()))
-}
-
-fn run(pool: &ThreadPool, kernel: Kernel, inputs: &Inputs) -> Outcome {
-    let mut input = match kernel {
-        Kernel::Quicksort => inputs.unsorted.clone(),
-        _ => Vec::new(),
-    };
-    let start = Instant::now();
-    let (shown, wrong) = match kernel {
-        Kernel::Fib => check(pool.install(|| fib(FIB_N)), FIB_WANT),
-        Kernel::NQueens => check(
-            pool.install(|| nqueens(QUEENS_N)),
-            NQUEENS_SOLUTIONS[QUEENS_N as usize],
-        ),
-        Kernel::Quicksort => {
-            pool.install(|| quicksort(&mut input));
-            if input == inputs.sorted {
-                (format!("{} sorted", input.len()), None)
-            } else {
-                ("not sorted".to_string(), Some("sorted".to_string()))
+impl Workload {
+    fn label(&self, sizes: &Sizes) -> String {
+        match self {
+            Workload::Uts(_, t) => format!("UTS {}", t.name),
+            Workload::Ns(t) => format!("NS genus {}", t.max_genus()),
+            Workload::Queens(b) => format!("N-Queens {}", b.n()),
+            Workload::Clique(..) => {
+                format!("max clique G({}, {})", sizes.graph.n, sizes.graph.density)
             }
         }
-        Kernel::Sum => check(pool.install(|| sum(&inputs.values)), inputs.values_sum),
-    };
-    Outcome {
-        elapsed: start.elapsed(),
-        shown,
-        wrong,
+    }
+
+    /// The skeleton the parallel runs use: the one that suits the tree's shape.
+    fn parallel_skeleton(&self) -> Skeleton {
+        match self {
+            // Deep, very irregular trees: hand over work on request.
+            Workload::Uts(..) | Workload::Ns(_) => Skeleton::StackStealing { steal_all: false },
+            // Wide and shallow: the first two rows give enough tasks.
+            Workload::Queens(_) | Workload::Clique(..) => Skeleton::DepthBounded { spawn_depth: 2 },
+        }
+    }
+
+    fn run(&self, skeleton: Skeleton) -> Found {
+        let opts = Options::default();
+        match self {
+            Workload::Uts(params, tree) => {
+                let out = search::enumerate(params, &uts::Tally(params), skeleton, &opts);
+                let c = out.value;
+                Found {
+                    shown: format!("{} nodes", c.nodes),
+                    nodes: out.stats.expanded,
+                    steals: out.stats.steals,
+                    wrong: (c.nodes != tree.nodes
+                        || tree.leaves.is_some_and(|l| l != c.leaves)
+                        || tree.max_depth.is_some_and(|d| d != c.max_depth))
+                    .then(|| format!("{} nodes", tree.nodes)),
+                }
+            }
+            Workload::Ns(tree) => {
+                let out = search::enumerate(tree, &CountPerDepth, skeleton, &opts);
+                let g = tree.max_genus();
+                let want = &ns::EXPECTED_COUNTS[..=g];
+                Found {
+                    shown: format!("n_{g} = {}", out.value.get(g).copied().unwrap_or(0)),
+                    nodes: out.stats.expanded,
+                    steals: out.stats.steals,
+                    wrong: (out.value != want).then(|| format!("n_{g} = {}", want[g])),
+                }
+            }
+            Workload::Queens(board) => {
+                let n = board.n();
+                let out = search::enumerate(board, &nqueens::Solutions(n), skeleton, &opts);
+                let want = NQUEENS_SOLUTIONS[n as usize];
+                Found {
+                    shown: format!("{} solutions", out.value),
+                    nodes: out.stats.expanded,
+                    steals: out.stats.steals,
+                    wrong: (out.value != want).then(|| format!("{want} solutions")),
+                }
+            }
+            Workload::Clique(graph, space, omega) => {
+                let opts = Options {
+                    prune_level: true,
+                    ..Options::default()
+                };
+                let out = search::optimise(space, skeleton, &opts);
+                let clique = out
+                    .value
+                    .map(|(_, node)| space.clique(&node))
+                    .unwrap_or_default();
+                let ok = clique.len() == *omega && is_clique(graph, &clique);
+                Found {
+                    shown: format!("omega = {}", clique.len()),
+                    nodes: out.stats.expanded,
+                    steals: out.stats.steals,
+                    wrong: (!ok).then(|| format!("a clique of {omega}")),
+                }
+            }
+        }
     }
 }
 
+fn workloads(sizes: &Sizes) -> Vec<Workload> {
+    let tree = uts::NAMED_TREES
+        .iter()
+        .find(|t| t.name == sizes.uts_tree)
+        .expect("the demo's UTS tree is a named tree");
+    let params = uts::Params::named(tree.name).expect("named trees are valid");
+    let graph = Graph::random(sizes.graph.n, sizes.graph.density, sizes.graph.seed);
+    let space = CliqueSpace::new(&graph);
+    let omega = match sizes.graph.omega {
+        0 => magpie_apps::maxclique::max_clique(&graph).len(),
+        known => known,
+    };
+    vec![
+        Workload::Uts(params, tree),
+        Workload::Ns(ns::Tree::new(sizes.genus).expect("the demo's genus is valid")),
+        Workload::Queens(nqueens::Board::new(u64::from(sizes.queens)).expect("valid size")),
+        Workload::Clique(Box::new(graph), space, omega),
+    ]
+}
+
+fn skeleton_name(s: Skeleton) -> String {
+    match s {
+        Skeleton::Sequential => "sequential".into(),
+        Skeleton::DepthBounded { spawn_depth } => format!("depth-bounded d={spawn_depth}"),
+        Skeleton::Budget { backtracks } => format!("budget b={backtracks}"),
+        Skeleton::StackStealing { steal_all } => {
+            format!("stack-stealing{}", if steal_all { " all" } else { "" })
+        }
+        Skeleton::Ordered { spawn_depth, .. } => format!("ordered d={spawn_depth}"),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn row(
-    kernel: &str,
+    workload: &str,
+    skeleton: &str,
     deque: &str,
     workers: &str,
-    ms: &str,
+    secs: &str,
+    nodes: &str,
     result: &str,
+    speedup: &str,
+    steals: &str,
     ok: &str,
-    stats: [&str; 4],
 ) {
-    let [steals, requests, fences, cas] = stats;
     println!(
-        "{kernel:<13} {deque:<17} {workers:>7} {ms:>9}  {result:<16} {ok:<4} {steals:>8} {requests:>12} {fences:>10} {cas:>10}"
+        "{workload:<22} {skeleton:<18} {deque:<17} {workers:>7} {secs:>8} {nodes:>11}  {result:<20} {speedup:>7} {steals:>7}  {ok}"
     );
 }
 
-/// Runs the tour. Returns whether every result was correct.
-pub fn demo(config: &Config) -> Result<bool, ConfigError> {
+fn timed(pool: &ThreadPool, w: &Workload, skeleton: Skeleton) -> (Found, Duration) {
+    let start = Instant::now();
+    let found = pool.install(|| w.run(skeleton));
+    (found, start.elapsed())
+}
+
+/// Runs the tour (the short one with `quick`). Returns whether every result was correct.
+pub fn demo(config: &Config, quick: bool) -> Result<bool, ConfigError> {
+    let sizes = if quick { &QUICK } else { &FULL };
     let deques: Vec<DequeKind> = if config.deque.source.is_given() {
         vec![config.deque.value]
     } else {
         DequeKind::ALL.to_vec()
     };
-    let workers: Vec<usize> = if config.workers.source.is_given() {
-        vec![config.workers.value]
-    } else {
-        vec![1, 2]
-    };
+    let workers = config.workers.value;
     println!(
-        "magpie demo: fork-join kernels on {} deque(s) x {:?} worker(s); victims {}, idle {}, signal {}",
+        "magpie demo: exact search, sequential on 1 worker, then parallel on {workers} worker(s) \
+         with {} deque(s); victims {}, idle {}",
         deques.len(),
-        workers,
         config.victims.value,
         config.idle.value,
-        signal_name(config.signal.value)
     );
     println!(
-        "(single timed runs, not a benchmark; counters are totals over all workers of the run)"
+        "(single timed runs, not a benchmark; speedup = sequential time / this time; steals = \
+         tasks stolen plus stack-stealing hand-overs)"
     );
-    let inputs = Inputs::new();
+    let started = Instant::now();
+    let workloads = workloads(sizes);
     println!();
     row(
-        "kernel",
-        "deque",
-        "workers",
-        "time ms",
-        "result",
-        "ok",
-        ["steals", "expose reqs", "fences", "cas"],
+        "workload", "skeleton", "deque", "workers", "time s", "nodes", "result", "speedup",
+        "steals", "ok",
     );
-
-    let started = Instant::now();
+    let sequential_pool = config.build(DequeKind::default(), 1)?;
+    let parallel_pools = deques
+        .iter()
+        .map(|&d| Ok((d, config.build(d, workers)?)))
+        .collect::<Result<Vec<_>, ConfigError>>()?;
     let (mut runs, mut failures) = (0, 0);
-    for &deque in &deques {
-        for &n in &workers {
-            let pool = config.build(deque, n)?;
-            for kernel in Kernel::ALL {
-                pool.reset_stats();
-                let out = run(&pool, kernel, &inputs);
-                let t: WorkerStats = pool.stats().total();
-                runs += 1;
-                let ok = match &out.wrong {
-                    None => "ok".to_string(),
-                    Some(want) => {
-                        failures += 1;
-                        format!("WRONG (expected {want})")
-                    }
-                };
-                row(
-                    &kernel.label(),
-                    deque.name(),
-                    &n.to_string(),
-                    &format!("{:.1}", out.elapsed.as_secs_f64() * 1e3),
-                    &out.shown,
-                    &ok,
-                    [
-                        &t.steals.to_string(),
-                        &t.exposure_requests.to_string(),
-                        &t.fences.to_string(),
-                        &t.cas.to_string(),
-                    ],
-                );
+    let mut report = |label: &str,
+                      skeleton: Skeleton,
+                      deque: &str,
+                      n: usize,
+                      f: Found,
+                      t: Duration,
+                      base: Option<Duration>| {
+        runs += 1;
+        let ok = match &f.wrong {
+            None => "ok".to_string(),
+            Some(want) => {
+                failures += 1;
+                format!("WRONG (expected {want})")
             }
+        };
+        let speedup = base.map_or("-".to_string(), |b| {
+            format!("{:.2}x", b.as_secs_f64() / t.as_secs_f64().max(1e-9))
+        });
+        row(
+            label,
+            &skeleton_name(skeleton),
+            deque,
+            &n.to_string(),
+            &format!("{:.3}", t.as_secs_f64()),
+            &f.nodes.to_string(),
+            &f.shown,
+            &speedup,
+            &f.steals.to_string(),
+            &ok,
+        );
+    };
+    for w in &workloads {
+        let label = w.label(sizes);
+        let (found, base) = timed(&sequential_pool, w, Skeleton::Sequential);
+        report(&label, Skeleton::Sequential, "-", 1, found, base, None);
+        let skeleton = w.parallel_skeleton();
+        for (deque, pool) in &parallel_pools {
+            let (found, t) = timed(pool, w, skeleton);
+            report(
+                &label,
+                skeleton,
+                deque.name(),
+                workers,
+                found,
+                t,
+                Some(base),
+            );
         }
     }
     println!();
     if failures == 0 {
         println!(
-            "all {runs} results correct ({:.2} s)",
+            "all {runs} results correct ({:.1} s)",
             started.elapsed().as_secs_f64()
         );
     } else {

@@ -95,7 +95,11 @@ enum Command {
     /// (or only --deque / MAGPIE_DEQUE) with 1 and 2 workers (or only --workers /
     /// MAGPIE_NUM_WORKERS), checks each result against its known or sequential value and
     /// prints time and scheduler counters (steals, exposure requests, fences, CAS).
-    Demo,
+    Demo {
+        /// Small sizes: a few seconds instead of about half a minute
+        #[arg(long)]
+        quick: bool,
+    },
     /// Print the configuration that would be used and the accepted names
     Info,
 }
@@ -143,7 +147,7 @@ fn main() -> ExitCode {
             info(&config);
             ExitCode::SUCCESS
         }
-        Command::Demo => match demo::demo(&config) {
+        Command::Demo { quick } => match demo::demo(&config, quick) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(1),
             Err(e) => fail(e),

@@ -200,6 +200,8 @@ fn enumeration_counts_queens_solutions_on_every_skeleton_pool_and_deque() {
                 assert_eq!(got.value, reference[8], "{deque} w={workers} {skeleton:?}");
                 assert_eq!(got.stats.expanded, reference[8].iter().sum::<u64>());
                 assert_eq!(got.stats.per_worker.iter().sum::<u64>(), got.stats.expanded);
+                // Every node's child generator runs to its end exactly once.
+                assert_eq!(got.stats.backtracks, got.stats.expanded, "{skeleton:?}");
             }
         }
     }

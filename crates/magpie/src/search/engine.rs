@@ -207,6 +207,7 @@ fn depth_bounded_task<'s, S, K>(
     as_task::<S, K>(kind, run, |local, stats| {
         if depth < spawn_depth && run.may_expand(depth) {
             let spawn = expandable(kind, run, local, stats, space.children(&node), depth + 1);
+            stats.backtracks += 1;
             run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
             // Spawn in reverse: the owner pops the last spawned first, so it runs the children
             // in heuristic order while thieves take the least promising ones.
@@ -332,6 +333,7 @@ fn collect_frontier<S, K>(
             break;
         }
     }
+    stats.backtracks += 1;
 }
 
 /// Ordered: tasks are the frontier nodes, started in `order` by every worker taking the next
