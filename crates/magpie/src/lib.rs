@@ -36,8 +36,8 @@ pub mod sync;
 
 #[cfg(not(loom))]
 pub use runtime::{
-    current_num_workers, current_worker_index, join, scope, spawn, BuildError, PoolStats, Scope,
-    ThreadPool, ThreadPoolBuilder,
+    current_num_workers, current_worker_index, expose_work, join, scope, spawn, BuildError,
+    PoolStats, Scope, ThreadPool, ThreadPoolBuilder,
 };
 pub use stats::WorkerStats;
 

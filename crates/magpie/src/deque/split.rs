@@ -613,6 +613,18 @@ impl<T: Send> Worker<T> {
         self.inner.exposure
     }
 
+    /// Serves a pending exposure request now (user-space exposure only; the signal variants
+    /// are served by their handler): what `push` and `pop` do after their work, for an owner
+    /// that runs long without touching its deque. One relaxed load when nobody asked.
+    #[inline]
+    pub fn serve_exposure(&self, c: &WorkerCounters) {
+        let inner = &*self.inner;
+        if inner.exposure == Exposure::User && inner.targeted.load(Ordering::Relaxed) {
+            inner.targeted.store(false, Ordering::Relaxed);
+            inner.update_public_bottom(c);
+        }
+    }
+
     /// Whether a thief asked this deque's owner to expose work (its targeted flag is set).
     #[inline]
     pub fn exposure_requested(&self) -> bool {

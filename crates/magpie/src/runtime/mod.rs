@@ -100,6 +100,38 @@ mod global {
         }
     }
 
+    /// Lets thieves take this worker's queued tasks during long sequential code.
+    ///
+    /// The `lcws-user` deque exposes tasks to thieves only when its owner pushes or pops, so
+    /// a worker that queued tasks (a `scope` spawn, the second half of a `join`) and then
+    /// computes for a long time without forking again keeps them to itself. Calling this
+    /// now and then from such code (every few microseconds of work is plenty) serves any
+    /// pending request; the search skeletons call it every 64 nodes. It costs one
+    /// thread-local and one relaxed load when no thief asked, and does nothing with the other
+    /// deques (Chase-Lev tasks are always public; the signal-based deques are served by
+    /// their signal handler) or outside a pool.
+    ///
+    /// ```
+    /// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).deque("lcws-user").build().unwrap();
+    /// let total: u64 = pool.scope(|s| {
+    ///     s.spawn(|_| { /* a task a thief may take */ });
+    ///     (0..1_000_000u64).map(|i| {
+    ///         if i % 4096 == 0 {
+    ///             magpie::expose_work();
+    ///         }
+    ///         i
+    ///     }).sum()
+    /// });
+    /// assert_eq!(total, 499_999_500_000);
+    /// ```
+    #[inline]
+    pub fn expose_work() {
+        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+        if let Some(wt) = unsafe { WorkerThread::current().as_ref() } {
+            wt.serve_exposure();
+        }
+    }
+
     /// Successful steals so far by every worker of the current pool (the global pool
     /// outside any pool); 0 when built without the `counters` feature.
     pub(crate) fn current_pool_steals() -> u64 {
@@ -112,6 +144,6 @@ mod global {
 }
 
 #[cfg(not(loom))]
-pub use global::{current_num_workers, current_worker_index};
+pub use global::{current_num_workers, current_worker_index, expose_work};
 #[cfg(not(loom))]
 pub(crate) use global::{current_pool_steals, global_registry, set_global};

@@ -417,6 +417,15 @@ impl WorkerThread {
                 && unsafe { &*self.exposure_flag }.load(Ordering::Relaxed))
     }
 
+    /// Serves a thief's pending request for work, if this worker's deque needs its owner to
+    /// (see [`crate::expose_work`]).
+    #[inline]
+    pub(crate) fn serve_exposure(&self) {
+        if let LocalDeque::Split(d) = &self.deque {
+            d.serve_exposure(self.counters());
+        }
+    }
+
     /// Pushes a job on this worker's deque (hot path of `join`).
     #[inline]
     pub(crate) fn push(&self, job: JobRef) {

@@ -100,6 +100,9 @@ where
     std::mem::forget(guard);
 }
 
+/// Nodes between two calls of [`crate::expose_work`] in a search loop.
+const EXPOSE_EVERY: u64 = 64;
+
 /// Visits `child` and, if it is to be expanded, returns it; `None` means skipped, and `cut`
 /// is set when its later siblings must be skipped too (prune-level).
 fn consider<S, K>(
@@ -114,6 +117,11 @@ where
     S: SearchSpace + ?Sized,
     K: Kind<S>,
 {
+    if (stats.expanded + stats.pruned) % EXPOSE_EVERY == 0 {
+        // A split deque with user-space exposure serves a thief's request only when its
+        // owner touches the deque, which a long depth-first loop never does.
+        crate::expose_work();
+    }
     match kind.visit(local, child, depth) {
         Visit::Expand => {
             stats.expanded += 1;
@@ -163,7 +171,8 @@ fn dfs<S, K>(
 
 /// Visits what `children` yields (nodes at `depth`) and returns the ones to expand,
 /// stopping at a prune-level cut or when the search stops: the siblings a skeleton turns
-/// into tasks.
+/// into tasks. The flag says whether a prune-level cut stopped it (the later siblings are
+/// to be skipped).
 fn expandable<S, K>(
     kind: &K,
     run: &Run<'_>,
@@ -171,7 +180,7 @@ fn expandable<S, K>(
     stats: &mut LocalStats,
     children: impl Iterator<Item = S::Node>,
     depth: usize,
-) -> Vec<S::Node>
+) -> (Vec<S::Node>, bool)
 where
     S: SearchSpace + ?Sized,
     K: Kind<S>,
@@ -185,10 +194,37 @@ where
         if expand {
             out.push(child);
         } else if cut {
-            break;
+            return (out, true);
         }
     }
-    out
+    (out, false)
+}
+
+/// One level of an explicit depth-first stack: a child generator and the depth of the nodes
+/// it yields. `cut` marks a generator whose remaining children a prune-level cut skipped.
+struct Level<G> {
+    children: G,
+    depth: usize,
+    cut: bool,
+}
+
+impl<G: Iterator> Level<G> {
+    fn new(children: G, depth: usize) -> Self {
+        Level {
+            children,
+            depth,
+            cut: false,
+        }
+    }
+
+    /// The next child, unless the level was cut.
+    fn next(&mut self) -> Option<G::Item> {
+        if self.cut {
+            None
+        } else {
+            self.children.next()
+        }
+    }
 }
 
 /// A DepthBounded task: `node` (already visited) at `depth`.
@@ -206,7 +242,7 @@ fn depth_bounded_task<'s, S, K>(
 {
     as_task::<S, K>(kind, run, |local, stats| {
         if depth < spawn_depth && run.may_expand(depth) {
-            let spawn = expandable(kind, run, local, stats, space.children(&node), depth + 1);
+            let (spawn, _) = expandable(kind, run, local, stats, space.children(&node), depth + 1);
             stats.backtracks += 1;
             run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
             // Spawn in reverse: the owner pops the last spawned first, so it runs the children
@@ -238,34 +274,40 @@ fn budget_task<'s, S, K>(
     K: Kind<S>,
 {
     as_task::<S, K>(kind, run, |local, stats| {
-        // (generator, depth of the nodes it yields)
-        let mut stack: Vec<(S::Children<'s>, usize)> = Vec::new();
+        let mut stack: Vec<Level<S::Children<'s>>> = Vec::new();
         if run.may_expand(depth) {
-            stack.push((space.children(&node), depth + 1));
+            stack.push(Level::new(space.children(&node), depth + 1));
         }
         let mut backtracks = 0u64;
-        while let Some((generator, child_depth)) = stack.last_mut() {
+        while let Some(level) = stack.last_mut() {
             if kind.stopped() {
                 break;
             }
-            let child_depth = *child_depth;
-            match generator.next() {
+            let child_depth = level.depth;
+            match level.next() {
                 None => {
                     stack.pop();
                     backtracks += 1;
                     stats.backtracks += 1;
                     if backtracks >= budget {
                         backtracks = 0;
-                        // Spawn the rest of the shallowest level that still has nodes.
-                        if let Some((shallowest, d)) = stack.first_mut() {
-                            let d = *d;
-                            let spawn = expandable(kind, run, local, stats, shallowest.by_ref(), d);
+                        // Spawn the rest of the shallowest level that still has nodes to
+                        // expand (the levels drained here are popped when reached).
+                        for level in stack.iter_mut().filter(|l| !l.cut) {
+                            let d = level.depth;
+                            let (spawn, cut) =
+                                expandable(kind, run, local, stats, level.children.by_ref(), d);
+                            level.cut = cut;
+                            if spawn.is_empty() {
+                                continue;
+                            }
                             run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
                             for child in spawn.into_iter().rev() {
                                 scope.spawn(move |s| {
                                     budget_task(s, space, kind, run, budget, child, d)
                                 });
                             }
+                            break;
                         }
                     }
                 }
@@ -273,11 +315,11 @@ fn budget_task<'s, S, K>(
                     let (expand, cut) = consider(kind, run, local, stats, &child, child_depth);
                     if expand {
                         if run.may_expand(child_depth) {
-                            stack.push((space.children(&child), child_depth + 1));
+                            stack.push(Level::new(space.children(&child), child_depth + 1));
                         }
                     } else if cut {
-                        // Prune-level: drop this generator's later siblings.
-                        stack.pop();
+                        // Prune-level: skip this generator's later siblings.
+                        level.cut = true;
                     }
                 }
             }
@@ -442,7 +484,7 @@ fn stack_stealing_worker<'s, S, K>(
         // a giver hands them work (the giver counts them).
         let mut counted = initial.is_some();
         let mut pending: Vec<(S::Node, usize)> = initial.into_iter().collect();
-        let mut stack: Vec<(S::Children<'s>, usize)> = Vec::new();
+        let mut stack: Vec<Level<S::Children<'s>>> = Vec::new();
         'outer: loop {
             // Work: expand until there is nothing left here.
             loop {
@@ -457,23 +499,21 @@ fn stack_stealing_worker<'s, S, K>(
                     if let Some(n) = pending.pop() {
                         give.push(n);
                     }
-                    for (generator, depth) in stack.iter_mut() {
-                        if !give.is_empty() && !shared.steal_all {
+                    for level in stack.iter_mut() {
+                        if !give.is_empty() {
                             break;
                         }
-                        for child in generator.by_ref() {
-                            let (expand, cut) = consider(kind, run, local, stats, &child, *depth);
+                        while let Some(child) = level.next() {
+                            let (expand, cut) =
+                                consider(kind, run, local, stats, &child, level.depth);
                             if expand {
-                                give.push((child, *depth));
+                                give.push((child, level.depth));
                                 if !shared.steal_all {
                                     break;
                                 }
                             } else if cut {
-                                break;
+                                level.cut = true;
                             }
-                        }
-                        if !give.is_empty() {
-                            break;
                         }
                     }
                     if !give.is_empty() {
@@ -485,9 +525,9 @@ fn stack_stealing_worker<'s, S, K>(
                     shared.requests[me].store(OPEN, Ordering::Release);
                 }
                 match stack.last_mut() {
-                    Some((generator, depth)) => {
-                        let depth = *depth;
-                        match generator.next() {
+                    Some(level) => {
+                        let depth = level.depth;
+                        match level.next() {
                             None => {
                                 stack.pop();
                                 stats.backtracks += 1;
@@ -497,10 +537,10 @@ fn stack_stealing_worker<'s, S, K>(
                                     consider(kind, run, local, stats, &child, depth);
                                 if expand {
                                     if run.may_expand(depth) {
-                                        stack.push((space.children(&child), depth + 1));
+                                        stack.push(Level::new(space.children(&child), depth + 1));
                                     }
                                 } else if cut {
-                                    stack.pop();
+                                    level.cut = true;
                                 }
                             }
                         }
@@ -508,7 +548,7 @@ fn stack_stealing_worker<'s, S, K>(
                     None => match pending.pop() {
                         Some((node, depth)) => {
                             if run.may_expand(depth) {
-                                stack.push((space.children(&node), depth + 1));
+                                stack.push(Level::new(space.children(&node), depth + 1));
                             }
                         }
                         None => break,
