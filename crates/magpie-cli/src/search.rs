@@ -39,13 +39,14 @@ const SKELETONS: [&str; 5] = [
 /// The task orders of `ordered`.
 const ORDERS: [&str; 2] = ["sequential", "discrepancy"];
 
-/// The skeleton used without `--skeleton`.
+/// The skeleton used without `--skeleton`: depth-bounded, with [`DEFAULT_SPAWN_DEPTH`].
 ///
-/// Stack-stealing rather than depth-bounded: it needs no depth that suits one tree shape and
-/// not another (a numerical-semigroup tree has 2 nodes at depth 2, a 200-vertex clique
-/// graph 200 at depth 1), because an idle worker takes the shallowest unexplored sibling
-/// of a busy one whenever it runs out of work.
-const DEFAULT_SKELETON: &str = "stack-stealing";
+/// Its tasks are ordinary spawns made at the start, which every deque hands to thieves.
+/// Stack-stealing adapts better to unbalanced trees, but its helper tasks wait in the first
+/// worker's deque while that worker searches without touching its deque: under the default
+/// `lcws-user` deque (whose owner exposes work only when it uses the deque) they are never
+/// stolen and the whole search runs on one worker.
+const DEFAULT_SKELETON: &str = "depth-bounded";
 
 /// The text after `magpie search --help`.
 pub fn after_help() -> String {
@@ -61,8 +62,8 @@ pub fn after_help() -> String {
          required; NAME is one of the trees below)\n  \
          ns --genus G                  count numerical semigroups by genus, 0..=G (G <= {})\n  \
          nqueens --n N                 count the N-Queens solutions (1 <= N <= {})\n\n\
-         Skeletons (--skeleton) [default: {DEFAULT_SKELETON}: it adapts to any tree shape, with no\n\
-         depth or budget to tune]:\n  \
+         Skeletons (--skeleton) [default: {DEFAULT_SKELETON} with spawn depth {DEFAULT_SPAWN_DEPTH}: the root's\n\
+         children and grandchildren become tasks, enough for a few workers on most trees]:\n  \
          seq             depth-first on one worker, no tasks\n  \
          depth-bounded   children of nodes above --spawn-depth (default {DEFAULT_SPAWN_DEPTH}) become tasks\n  \
          budget          after --budget backtracks (default {DEFAULT_BUDGET}), the shallowest unexplored\n                  \
@@ -117,7 +118,7 @@ pub struct SearchArgs {
     #[arg(value_name = "FILE")]
     pub input: Option<PathBuf>,
 
-    /// Skeleton: seq, depth-bounded, budget, stack-stealing, ordered [default: stack-stealing]
+    /// Skeleton: seq, depth-bounded, budget, stack-stealing, ordered [default: depth-bounded]
     #[arg(long, value_name = "NAME", help_heading = "Skeleton")]
     pub skeleton: Option<String>,
 

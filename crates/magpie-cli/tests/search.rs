@@ -135,7 +135,12 @@ fn nqueens_8_has_92_solutions_with_every_skeleton() {
 fn nqueens_reports_the_skeleton_and_its_parameters() {
     let v = search_json(&["nqueens", "--n", "6"], &[]);
     assert_eq!(v["solutions"], 4);
-    assert_eq!(v["skeleton"], "stack-stealing");
+    assert_eq!(v["skeleton"], "depth-bounded");
+    assert_eq!(v["skeleton_params"], serde_json::json!({"spawn_depth": 2}));
+    let v = search_json(
+        &["nqueens", "--n", "6", "--skeleton", "stack-stealing"],
+        &[],
+    );
     assert_eq!(
         v["skeleton_params"],
         serde_json::json!({"steal_all": false})
@@ -614,7 +619,7 @@ fn options_that_do_not_apply_are_rejected() {
         ),
         (
             &["nqueens", "--n", "8", "--budget", "5"],
-            &["--budget", "stack-stealing, the default"],
+            &["--budget", "depth-bounded, the default"],
         ),
         (
             &["nqueens", "--n", "8", "--skeleton", "seq", "--budget", "5"],
