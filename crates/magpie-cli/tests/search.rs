@@ -1,9 +1,10 @@
 //! Runs the built `magpie search` binary: known answers for every application and skeleton,
 //! the JSON report, the text report, and the errors (exit 2, one line, no panic).
 //!
-//! Parallel runs use `--deque chase-lev` (or lcws-signal): the search engine's depth-first
-//! loops never touch the deque, so under the default lcws-user deque no task is ever exposed
-//! to a thief and every run would in fact be sequential.
+//! Parallel runs use `--deque chase-lev` (or lcws-signal): under the default lcws-user deque
+//! a worker exposes tasks only when it uses its deque, which the engine's depth-first loops
+//! never do, so stack-stealing (and often ordered and budget) would in fact run on one
+//! worker and leave the parallel paths untested.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
