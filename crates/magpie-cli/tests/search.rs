@@ -3,8 +3,8 @@
 //!
 //! Parallel runs use `--deque chase-lev` (or lcws-signal): under the default lcws-user deque
 //! a worker exposes tasks only when it uses its deque, which the engine's depth-first loops
-//! never do, so stack-stealing (and often ordered and budget) would in fact run on one
-//! worker and leave the parallel paths untested.
+//! never do, so stack-stealing and ordered (whose tasks are all spawned up front) would run
+//! on one worker and leave the parallel paths untested.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
