@@ -341,7 +341,8 @@ pub struct Row {
     pub ratio: Option<f64>,
     /// The target, as text (`<= 1.10`, `>= 1.85`).
     pub target: Option<String>,
-    /// `PASS` or `MISS` against the target, `ERROR` for a failed item.
+    /// `PASS` or `MISS` against the target, `ERROR` for a failed item, `DNF` for a
+    /// sequential item that did not finish within the timeout.
     pub verdict: Option<String>,
     pub note: String,
 }
@@ -468,7 +469,7 @@ impl Report {
         let targeted: Vec<&Row> = self
             .rows
             .iter()
-            .filter(|r| r.target.is_some() || r.verdict.as_deref() == Some("ERROR"))
+            .filter(|r| r.target.is_some() || matches!(r.verdict.as_deref(), Some("ERROR" | "DNF")))
             .collect();
         if !targeted.is_empty() {
             self.out(&table("summary — targeted rows", &targeted));

@@ -235,6 +235,7 @@ fn run_item(args: &SearchArgs, item: &Item, spec: &str) -> Result<Row, String> {
         c.row(EXP, item.app(), &item.instance())
     };
     if !finished {
+        row.verdict = Some("DNF".into());
         row.add_note(&format!(
             "did not finish within {} s (after {} timed run(s))",
             args.timeout,
