@@ -36,8 +36,10 @@
 //!    10 s sequential, so several minutes for the item), max clique on `--cliques` (brock400_1,
 //!    brock400_3; ≥ 1.7) with `--clique-skeletons` (dbs:2 only, so no screening). For max
 //!    clique, one 1-worker run is made first and its time and the item's expected duration
-//!    are printed; brock400_1 may take many minutes per sequential run. `--quick`: a small
-//!    UTS tree, genus 26, brock200_1.
+//!    are printed; brock400_1 takes many minutes per sequential run (460 s for
+//!    `max_clique_counted`, 198,359,839 nodes, on the loaded development VM; the skeleton
+//!    is slower), so the item takes over an hour there: limit it with `--cliques`.
+//!    `--quick`: a small UTS tree, genus 26, brock200_1.
 //! 3. **peers** — magpie's best skeleton (screened as above) vs the same search written on
 //!    rayon (`search/rayon_impl.rs`: children are `par_iter` tasks above a spawn depth,
 //!    plain sequential code below; the depths in `--rayon-depths` are screened too and the
