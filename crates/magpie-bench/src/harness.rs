@@ -128,23 +128,33 @@ pub fn summarize(
     workers: usize,
     times: &[Duration],
 ) -> Row {
-    let mut s: Vec<f64> = times.iter().map(Duration::as_secs_f64).collect();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    let median = if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    };
+    let (median, min, max) = median_min_max(times);
     Row {
         kernel: kernel.name(),
         runtime: runtime.name(),
         variant: variant.to_string(),
         workers,
         median_s: median,
-        min_s: s[0],
-        max_s: s[n - 1],
+        min_s: min,
+        max_s: max,
     }
+}
+
+/// Median, fastest and slowest of `times`, in seconds (the median of an even count is the
+/// mean of the middle two). All zero for no times.
+pub fn median_min_max(times: &[Duration]) -> (f64, f64, f64) {
+    let mut s: Vec<f64> = times.iter().map(Duration::as_secs_f64).collect();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n == 0 {
+        return (0.0, 0.0, 0.0);
+    }
+    let median = if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    };
+    (median, s[0], s[n - 1])
 }
 
 /// The human-readable table for one kernel's rows: median/min/max and the median's ratio

@@ -1,9 +1,16 @@
 //! `magpie-bench`: side-by-side fork-join benchmarks of magpie (with each of its deques),
-//! rayon, chili and a sequential baseline, every kernel written once over [`join::Join`].
+//! rayon, chili and a sequential baseline, every kernel written once over [`join::Join`];
+//! and the `search` suite of `magpie::search` on the apps of `magpie-apps` (see the
+//! `search` module for its experiments and targets).
 //!
 //! ```text
 //! cargo run --release -p magpie-bench -- forkjoin [--json] [--runs N] [--workers 1,2]
 //!     [--kernels fib,tree,...] [--runtimes sequential,magpie,rayon,chili] [--deques ...] [--quick]
+//!
+//! cargo run --release -p magpie-bench -- search [--runs N] [--json] [--quick]
+//!     [--experiments overhead,speedup,peers,sequential]
+//!     [--cliques brock400_1,brock400_3] [--sequential-items clique:brock400_1,ns:36,...]
+//!     [--timeout SECS]   (`search --help` lists the rest)
 //! ```
 //!
 //! magpie pools start from `ThreadPoolBuilder::from_env()`, so the `MAGPIE_*` variables
@@ -22,6 +29,7 @@ mod counting;
 mod harness;
 mod join;
 mod kernels;
+mod search;
 
 use clap::{Parser, Subcommand};
 use harness::{Pool, Row, RuntimeKind};
@@ -44,6 +52,9 @@ struct Cli {
 enum Command {
     /// Runs every kernel on every runtime and worker count, and reports median/min/max.
     Forkjoin(ForkjoinArgs),
+    /// The search suite: magpie::search skeletons on the apps (overhead vs plain recursion,
+    /// speedup, rayon peers, big sequential solves), every answer checked.
+    Search(search::SearchArgs),
     /// Reads `forkjoin --json` outputs of the counted and uncounted builds and prints, per
     /// configuration, the ratio counted/uncounted of the medians (median over files).
     CountingRatio(CountingArgs),
@@ -106,6 +117,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Forkjoin(args) => forkjoin(&args),
+        Command::Search(args) => search::run(&args),
         Command::CountingRatio(args) => {
             counting::report(&args.counted, &args.uncounted).map(|t| print!("{t}"))
         }

@@ -1,0 +1,362 @@
+//! One timed, checked solve of each app by each kind of solver: the jobs every experiment
+//! measures. A job times the solve alone (instances are loaded before, answers checked
+//! after) and returns the nodes it counted.
+
+use super::instances::{check_knapsack, Clique, Knapsack, Tsp};
+use super::measure::{Job, Sample};
+use super::plain;
+use magpie::search::{self, CountPerDepth, Options, Skeleton};
+use magpie::ThreadPool;
+use magpie_apps::maxclique::{self, CliqueSpace};
+use magpie_apps::nqueens::{self};
+use magpie_apps::{ns, uts};
+use std::time::Instant;
+
+/// Which solver a job runs.
+#[derive(Clone, Copy)]
+pub enum Solver<'p> {
+    /// The plain recursive solver of [`plain`] over the app's node generator.
+    Plain,
+    /// The app's own sequential reference solver (`uts::count`, `ns::count_by_genus`,
+    /// `nqueens::count`, `maxclique::max_clique_counted`, `knapsack::solve`, `tsp::solve`).
+    Reference,
+    /// `magpie::search` with this skeleton, on this pool.
+    Skeleton(&'p ThreadPool, Skeleton),
+}
+
+/// A UTS tree with its expected statistics.
+pub struct UtsTree {
+    pub label: String,
+    pub params: uts::Params,
+    pub expected: uts::Counts,
+}
+
+impl UtsTree {
+    /// A named tree (`T1`, `T1L`, …; checked against the spec's statistics) or reference
+    /// flags (checked against `uts::count`, run once here).
+    pub fn load(spec: &str) -> Result<UtsTree, String> {
+        if let Some(t) = uts::NamedTree::find(spec) {
+            let params = t.params();
+            let expected = match (t.leaves, t.max_depth) {
+                (Some(leaves), Some(max_depth)) => uts::Counts {
+                    nodes: t.nodes,
+                    leaves,
+                    max_depth,
+                },
+                _ => {
+                    let c = uts::count(&params);
+                    if c.nodes != t.nodes {
+                        return Err(format!(
+                            "uts {spec}: {} nodes, expected {}",
+                            c.nodes, t.nodes
+                        ));
+                    }
+                    c
+                }
+            };
+            return Ok(UtsTree {
+                label: t.name.to_string(),
+                params,
+                expected,
+            });
+        }
+        let params = uts::Params::from_flags(spec).map_err(|e| e.to_string())?;
+        let expected = uts::count(&params);
+        Ok(UtsTree {
+            label: spec.to_string(),
+            params,
+            expected,
+        })
+    }
+
+    fn check(&self, c: &uts::Counts) -> Result<(), String> {
+        if *c == self.expected {
+            Ok(())
+        } else {
+            Err(format!(
+                "uts {}: {c:?}, expected {:?}",
+                self.label, self.expected
+            ))
+        }
+    }
+}
+
+fn timed<R>(f: impl FnOnce() -> R) -> (std::time::Duration, R) {
+    let t = Instant::now();
+    let r = f();
+    (t.elapsed(), r)
+}
+
+/// The expanded-node count of a skeleton run of a deterministic tree must be the tree size.
+fn check_nodes(what: &str, got: u64, want: u64) -> Result<(), String> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("{what}: {got} nodes expanded, the tree has {want}"))
+    }
+}
+
+pub fn uts<'a>(tree: &'a UtsTree, solver: Solver<'a>) -> Job<'a> {
+    let p = &tree.params;
+    match solver {
+        Solver::Plain => Box::new(move || {
+            let (time, (c, nodes)) = timed(|| plain::enumerate(p, &uts::Tally(p)));
+            tree.check(&c)?;
+            check_nodes(&tree.label, nodes, tree.expected.nodes)?;
+            Ok(Sample {
+                time,
+                nodes: Some(nodes),
+            })
+        }),
+        Solver::Reference => Box::new(move || {
+            let (time, c) = timed(|| uts::count(p));
+            tree.check(&c)?;
+            Ok(Sample {
+                time,
+                nodes: Some(c.nodes),
+            })
+        }),
+        Solver::Skeleton(pool, skel) => Box::new(move || {
+            let (time, out) = timed(|| {
+                pool.install(|| search::enumerate(p, &uts::Tally(p), skel, &Options::default()))
+            });
+            tree.check(&out.value)?;
+            check_nodes(&tree.label, out.stats.expanded, tree.expected.nodes)?;
+            Ok(Sample {
+                time,
+                nodes: Some(out.stats.expanded),
+            })
+        }),
+    }
+}
+
+fn check_ns(genus: usize, counts: &[u64]) -> Result<u64, String> {
+    let want = &ns::EXPECTED_COUNTS[..=genus];
+    if counts == want {
+        Ok(want.iter().sum())
+    } else {
+        Err(format!(
+            "ns genus {genus}: counts {counts:?}, expected {want:?}"
+        ))
+    }
+}
+
+/// NS down to `genus` (at most 50: the oracle's length).
+pub fn ns<'a>(tree: &'a ns::Tree, solver: Solver<'a>) -> Job<'a> {
+    let g = tree.max_genus();
+    match solver {
+        Solver::Plain => Box::new(move || {
+            let (time, (counts, nodes)) = timed(|| plain::enumerate(tree, &CountPerDepth));
+            let total = check_ns(g, &counts)?;
+            check_nodes("ns", nodes, total)?;
+            Ok(Sample {
+                time,
+                nodes: Some(nodes),
+            })
+        }),
+        Solver::Reference => Box::new(move || {
+            let (time, counts) = timed(|| ns::count_by_genus(g));
+            let total = check_ns(g, &counts)?;
+            Ok(Sample {
+                time,
+                nodes: Some(total),
+            })
+        }),
+        Solver::Skeleton(pool, skel) => Box::new(move || {
+            let (time, out) = timed(|| {
+                pool.install(|| search::enumerate(tree, &CountPerDepth, skel, &Options::default()))
+            });
+            let total = check_ns(g, &out.value)?;
+            check_nodes("ns", out.stats.expanded, total)?;
+            Ok(Sample {
+                time,
+                nodes: Some(out.stats.expanded),
+            })
+        }),
+    }
+}
+
+fn check_queens(n: u32, count: u64) -> Result<(), String> {
+    let want = magpie_apps::NQUEENS_SOLUTIONS
+        .get(n as usize)
+        .copied()
+        .ok_or_else(|| format!("nqueens {n}: no known solution count"))?;
+    if count == want {
+        Ok(())
+    } else {
+        Err(format!("nqueens {n}: {count} solutions, expected {want}"))
+    }
+}
+
+pub fn nqueens<'a>(board: &'a nqueens::Board, solver: Solver<'a>) -> Job<'a> {
+    let n = board.n();
+    let fold = nqueens::Solutions(n);
+    match solver {
+        Solver::Plain => Box::new(move || {
+            let (time, (count, nodes)) = timed(|| plain::enumerate(board, &fold));
+            check_queens(n, count)?;
+            Ok(Sample {
+                time,
+                nodes: Some(nodes),
+            })
+        }),
+        Solver::Reference => Box::new(move || {
+            let (time, count) = timed(|| nqueens::count(n));
+            check_queens(n, count)?;
+            Ok(Sample { time, nodes: None })
+        }),
+        Solver::Skeleton(pool, skel) => Box::new(move || {
+            let (time, out) = timed(|| {
+                pool.install(|| search::enumerate(board, &fold, skel, &Options::default()))
+            });
+            check_queens(n, out.value)?;
+            Ok(Sample {
+                time,
+                nodes: Some(out.stats.expanded),
+            })
+        }),
+    }
+}
+
+/// Max clique: `space` must be `CliqueSpace::new(&clq.graph)`. The skeleton runs with
+/// `prune_level` (sound: children come in non-increasing bound order).
+pub fn maxclique<'a>(clq: &'a Clique, space: &'a CliqueSpace, solver: Solver<'a>) -> Job<'a> {
+    match solver {
+        Solver::Plain => Box::new(move || {
+            let (time, (clique, nodes)) = timed(|| plain::max_clique(&clq.sorted));
+            clq.check_sorted(&clique)?;
+            Ok(Sample {
+                time,
+                nodes: Some(nodes),
+            })
+        }),
+        Solver::Reference => Box::new(move || {
+            let (time, (clique, nodes)) = timed(|| maxclique::max_clique_counted(&clq.graph));
+            clq.check(&clique)?;
+            Ok(Sample {
+                time,
+                nodes: Some(nodes),
+            })
+        }),
+        Solver::Skeleton(pool, skel) => Box::new(move || {
+            let opts = Options {
+                prune_level: true,
+                ..Options::default()
+            };
+            let (time, out) = timed(|| pool.install(|| search::optimise(space, skel, &opts)));
+            let (value, node) = out
+                .value
+                .ok_or_else(|| format!("{}: the search found no clique", clq.name))?;
+            let clique = space.clique(&node);
+            if clique.len() as i64 != value {
+                return Err(format!(
+                    "{}: objective {value} for a clique of {}",
+                    clq.name,
+                    clique.len()
+                ));
+            }
+            clq.check(&clique)?;
+            Ok(Sample {
+                time,
+                nodes: Some(out.stats.expanded),
+            })
+        }),
+    }
+}
+
+/// Knapsack: every instance of `k` in one job (the times and nodes are totals).
+pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
+    match solver {
+        Solver::Plain => Box::new(move || {
+            let (time, results) = timed(|| {
+                k.instances
+                    .iter()
+                    .map(|(inst, _)| plain::optimise(inst, false, None))
+                    .collect::<Vec<_>>()
+            });
+            let mut nodes = 0;
+            for ((inst, want), (best, n)) in k.instances.iter().zip(results) {
+                let (value, node) = best.ok_or_else(|| format!("{}: no solution", inst.name()))?;
+                check_knapsack(inst, *want, value as u64, &node.items(inst))?;
+                nodes += n;
+            }
+            Ok(Sample {
+                time,
+                nodes: Some(nodes),
+            })
+        }),
+        Solver::Reference => Box::new(move || {
+            let (time, results) = timed(|| {
+                k.instances
+                    .iter()
+                    .map(|(inst, _)| magpie_apps::knapsack::solve(inst))
+                    .collect::<Vec<_>>()
+            });
+            for ((inst, want), sol) in k.instances.iter().zip(results) {
+                check_knapsack(inst, *want, sol.profit, &sol.items)?;
+            }
+            Ok(Sample { time, nodes: None })
+        }),
+        Solver::Skeleton(pool, skel) => Box::new(move || {
+            let (time, results) = timed(|| {
+                pool.install(|| {
+                    k.instances
+                        .iter()
+                        .map(|(inst, _)| search::optimise(inst, skel, &Options::default()))
+                        .collect::<Vec<_>>()
+                })
+            });
+            let mut nodes = 0;
+            for ((inst, want), out) in k.instances.iter().zip(results) {
+                let (value, node) = out
+                    .value
+                    .ok_or_else(|| format!("{}: no solution", inst.name()))?;
+                check_knapsack(inst, *want, value as u64, &node.items(inst))?;
+                nodes += out.stats.expanded;
+            }
+            Ok(Sample {
+                time,
+                nodes: Some(nodes),
+            })
+        }),
+    }
+}
+
+/// TSP with the heuristic tour's length as the initial bound (computed once, untimed, except
+/// by the reference `tsp::solve`, which computes it itself).
+pub fn tsp<'a>(t: &'a Tsp, solver: Solver<'a>) -> Job<'a> {
+    let initial = Some(-t.heuristic);
+    match solver {
+        Solver::Plain => Box::new(move || {
+            let (time, (best, nodes)) = timed(|| plain::optimise(&t.inst, false, initial));
+            t.check_outcome(best.as_ref().map(|(v, n)| (*v, n)))?;
+            Ok(Sample {
+                time,
+                nodes: Some(nodes),
+            })
+        }),
+        Solver::Reference => Box::new(move || {
+            let (time, tour) = timed(|| magpie_apps::tsp::solve(&t.inst));
+            if magpie_apps::tsp::tour_length(&t.inst, &tour.cities) != tour.length {
+                return Err(format!(
+                    "{}: the tour's length is not {}",
+                    t.name, tour.length
+                ));
+            }
+            t.check(tour.length)?;
+            Ok(Sample { time, nodes: None })
+        }),
+        Solver::Skeleton(pool, skel) => Box::new(move || {
+            let opts = Options {
+                initial_bound: initial,
+                ..Options::default()
+            };
+            let (time, out) = timed(|| pool.install(|| search::optimise(&t.inst, skel, &opts)));
+            t.check_outcome(out.value.as_ref().map(|(v, n)| (*v, n)))?;
+            Ok(Sample {
+                time,
+                nodes: Some(out.stats.expanded),
+            })
+        }),
+    }
+}

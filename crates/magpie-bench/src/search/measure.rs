@@ -1,0 +1,160 @@
+//! Timing for the `search` suite: contenders measured in alternating rounds, summarised into
+//! [`Row`]s (median/min/max as in the `forkjoin` harness), and ratio rows with targets.
+
+use super::Row;
+use crate::harness;
+use std::time::Duration;
+
+/// A warm-up run longer than this is not repeated: it is kept as the first timed run
+/// ("after a warm-up where affordable").
+pub const WARMUP_LIMIT: Duration = Duration::from_secs(20);
+
+/// One checked run: its time (of the solve alone, not of loading or checking) and the
+/// search-tree nodes it counted, if it counts them.
+#[derive(Debug, Clone, Copy)]
+pub struct Sample {
+    pub time: Duration,
+    pub nodes: Option<u64>,
+}
+
+/// A job: one solve, timed and checked against the oracle (`Err` on a wrong answer).
+pub type Job<'a> = Box<dyn FnMut() -> Result<Sample, String> + 'a>;
+
+/// Something measured: a label for the tables, its worker count and its job.
+pub struct Contender<'a> {
+    pub config: String,
+    pub workers: usize,
+    pub job: Job<'a>,
+    /// Timed runs.
+    pub samples: Vec<Sample>,
+    /// The untimed warm-up, when there was one.
+    pub warmup: Option<Sample>,
+}
+
+impl<'a> Contender<'a> {
+    pub fn new(
+        config: impl Into<String>,
+        workers: usize,
+        job: impl FnMut() -> Result<Sample, String> + 'a,
+    ) -> Self {
+        Contender {
+            config: config.into(),
+            workers,
+            job: Box::new(job),
+            samples: Vec::new(),
+            warmup: None,
+        }
+    }
+
+    /// Every node count seen (warm-up included), for consistency checks.
+    pub fn node_counts(&self) -> Vec<u64> {
+        self.warmup
+            .iter()
+            .chain(&self.samples)
+            .filter_map(|s| s.nodes)
+            .collect()
+    }
+
+    /// The summary row (experiment, app and instance filled in by the caller).
+    pub fn row(&self, experiment: &str, app: &str, instance: &str) -> Row {
+        let times: Vec<Duration> = self.samples.iter().map(|s| s.time).collect();
+        let (median, min, max) = harness::median_min_max(&times);
+        let mut nodes: Vec<u64> = self.samples.iter().filter_map(|s| s.nodes).collect();
+        nodes.sort_unstable();
+        let (nodes, note) = match (nodes.first(), nodes.last()) {
+            (Some(&lo), Some(&hi)) if lo == hi => (Some(lo), String::new()),
+            (Some(&lo), Some(&hi)) => (
+                Some(nodes[nodes.len() / 2]),
+                format!("nodes vary {lo}..{hi} (median shown)"),
+            ),
+            _ => (None, String::new()),
+        };
+        let mut row = Row::new(experiment, app, instance, &self.config, self.workers);
+        row.runs = times.len();
+        row.median_s = Some(median);
+        row.min_s = Some(min);
+        row.max_s = Some(max);
+        row.nodes = nodes;
+        row.nodes_per_s = nodes.map(|n| n as f64 / median);
+        if self.warmup.is_none() {
+            row.add_note("no warm-up (first run over the warm-up limit)");
+        }
+        row.add_note(&note);
+        row
+    }
+}
+
+/// Runs every contender `runs` times in alternating rounds (each round runs each contender
+/// once, so drift in the machine's load hits all alike), after one warm-up round. A warm-up
+/// run longer than [`WARMUP_LIMIT`] counts as that contender's first timed run (see
+/// [`keep_first`]). Progress goes to stderr, prefixed by `what`.
+pub fn measure(what: &str, contenders: &mut [Contender<'_>], runs: u32) -> Result<(), String> {
+    let runs = runs as usize;
+    eprint!("{what}: warm-up");
+    // Contenders that already ran once (a probe run) skip the warm-up round.
+    for c in contenders
+        .iter_mut()
+        .filter(|c| c.warmup.is_none() && c.samples.is_empty())
+    {
+        let s = run_one(what, c)?;
+        eprint!(" {}={:.3}", c.config, s.time.as_secs_f64());
+        keep_first(c, s);
+    }
+    eprintln!();
+    let mut round = 0;
+    while contenders.iter().any(|c| c.samples.len() < runs) {
+        round += 1;
+        eprint!("{what}: round {round}");
+        for c in contenders.iter_mut().filter(|c| c.samples.len() < runs) {
+            let s = run_one(what, c)?;
+            eprint!(" {}={:.3}", c.config, s.time.as_secs_f64());
+            c.samples.push(s);
+        }
+        eprintln!();
+    }
+    Ok(())
+}
+
+/// Files a contender's first run, made outside [`measure`]: the warm-up, or its first timed
+/// run if it took longer than [`WARMUP_LIMIT`].
+pub fn keep_first(c: &mut Contender<'_>, s: Sample) {
+    if s.time > WARMUP_LIMIT {
+        c.samples.push(s);
+    } else {
+        c.warmup = Some(s);
+    }
+}
+
+fn run_one(what: &str, c: &mut Contender<'_>) -> Result<Sample, String> {
+    (c.job)().map_err(|e| format!("{what}, {} ({} worker(s)): {e}", c.config, c.workers))
+}
+
+/// The median of a contender's timed runs.
+pub fn median(c: &Contender<'_>) -> f64 {
+    let times: Vec<Duration> = c.samples.iter().map(|s| s.time).collect();
+    harness::median_min_max(&times).0
+}
+
+/// Checks that every run of every contender in `group` counted the same number of nodes
+/// (deterministic searches that visit the same tree): returns that count.
+pub fn same_nodes(what: &str, group: &[&Contender<'_>]) -> Result<u64, String> {
+    let mut seen: Vec<(String, Vec<u64>)> = Vec::new();
+    for c in group {
+        seen.push((c.config.clone(), c.node_counts()));
+    }
+    let first = seen
+        .iter()
+        .find_map(|(_, n)| n.first().copied())
+        .ok_or_else(|| format!("{what}: no node counts to compare"))?;
+    if seen.iter().all(|(_, n)| n.iter().all(|&x| x == first)) {
+        Ok(first)
+    } else {
+        Err(format!(
+            "{what}: node counts differ between solvers that should visit the same tree: {}",
+            seen.iter()
+                .map(|(c, n)| format!("{c} {n:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    }
+}

@@ -1,0 +1,614 @@
+//! The `search` suite: `magpie::search` (YewPar-style skeletons) on the six apps of
+//! `magpie-apps`, against plain recursive solvers, the apps' hand-written references, and
+//! rayon. Every run's answer is checked (solution counts, tree statistics, optima) and every
+//! ratio is computed from medians measured in the same invocation.
+//!
+//! ```text
+//! cargo run --release -p magpie-bench -- search [--runs N] [--json] [--quick]
+//!     [--experiments overhead,speedup,peers,sequential] [--workers 2] [--deque NAME]
+//!     [--overhead-apps uts,ns,nqueens,maxclique,knapsack,tsp]
+//!     [--speedup-apps uts,ns,maxclique] [--genus 35] [--cliques brock400_1,brock400_3]
+//!     [--skeletons dbs:1,dbs:2,dbs:3,budget:10000,ss] [--clique-skeletons dbs:2]
+//!     [--peers-apps uts,nqueens] [--rayon-depths 2,4,6]
+//!     [--sequential-items clique:brock400_1,ns:36,...] [--sequential-solver reference]
+//!     [--timeout 1800]
+//! ```
+//!
+//! Experiments (each measures `--runs` timed runs, default 5, after one untimed warm-up run
+//! unless that run took over 20 s, in which case it is kept as the first timed run; the
+//! contenders of one comparison run alternately, one run each per round):
+//!
+//! 1. **overhead** — the `Sequential` skeleton on a 1-worker magpie pool vs a plain
+//!    recursive solver over the same node generator (`search/plain.rs`: same nodes, same
+//!    counting, none of the skeleton's machinery). Ratio skeleton/plain, target ≤ 1.10.
+//!    The app's own reference solver is a third, informational contender. Apps and instances
+//!    (`--quick` in brackets): uts T1 (T1 at depth 7), ns genus 28 (22), nqueens 13 (11),
+//!    maxclique brock200_1 (brock200_4; the informational row is the hand-tuned
+//!    `max_clique_counted`, whose node count must equal the skeleton's `expanded`), knapsack
+//!    all 100 instances of `pisinger/smallcoeff_pisinger/knapPI_9_50_1000.csv` (the file
+//!    solves in about 0.3 s; `knapPI_11_20_1000.csv`), tsp att48 (bayg29) with the heuristic
+//!    tour as the initial bound. The plain solver's node count must equal the skeleton's
+//!    `expanded`. About 1 min in all.
+//! 2. **speedup** — the best skeleton at `--workers` (2) workers vs the same skeleton at 1:
+//!    the `--skeletons` candidates are first screened at 2 workers (each measured), the
+//!    fastest is "best", then it runs alternately at 1 and 2 workers; speedup = median(1) /
+//!    median(2). uts T1 (target ≥ 1.85), ns genus `--genus` 35 (≥ 1.85; estimated
+//!    10 s sequential, so several minutes for the item), max clique on `--cliques` (brock400_1,
+//!    brock400_3; ≥ 1.7) with `--clique-skeletons` (dbs:2 only, so no screening). For max
+//!    clique, one 1-worker run is made first and its time and the item's expected duration
+//!    are printed; brock400_1 takes many minutes per sequential run (460 s for
+//!    `max_clique_counted`, 198,359,839 nodes, on the loaded development VM; the skeleton
+//!    is slower), so the item takes over an hour there: limit it with `--cliques`.
+//!    `--quick`: a small UTS tree, genus 26, brock200_1.
+//! 3. **peers** — magpie's best skeleton (screened as above) vs the same search written on
+//!    rayon (`search/rayon_impl.rs`: children are `par_iter` tasks above a spawn depth,
+//!    plain sequential code below; the depths in `--rayon-depths` are screened too and the
+//!    fastest is used), both at 2 workers. UTS T1 and N-Queens 14 (`--quick`: small tree,
+//!    N-Queens 11). Ratio magpie/rayon, target ≤ 1.0. Both are checked against the same
+//!    counts.
+//! 4. **sequential** — sequential solves of big instances, with node counts and nodes/s:
+//!    `--sequential-items` (default `clique:brock400_1, clique:brock800_2, ns:36, uts:T1L,
+//!    knapsack:knapPI_3_500_1000_1, tsp:eil51`; item syntax `clique:GRAPH`, `ns:GENUS`,
+//!    `uts:TREE` (a named tree), `knapsack:NAME|FILE|FILE#NAME`, `tsp:NAME`). Each item runs
+//!    in a child process (this binary again) that is killed after `--timeout` seconds
+//!    without finishing a run, reported as "did not finish". `--sequential-solver`:
+//!    `reference` (default: `max_clique_counted`, `ns::count_by_genus`, `uts::count`; for
+//!    knapsack and tsp, whose references count no nodes, the plain branch and bound, which
+//!    visits the same tree as `knapsack::solve` / `tsp::solve`), `plain`, or `skeleton` (the
+//!    `Sequential` skeleton on a 1-worker pool). `--runs` applies here too (a first run over
+//!    20 s is kept as a timed run, so long items make no warm-up); the big items take
+//!    minutes per run, so run this experiment on its own with `--runs 1` (or 3) and pick
+//!    items with `--sequential-items`. `--quick`: brock200_4, genus 24, UTS T3,
+//!    knapPI_3_200_1000_1, bayg29. Measured on the development VM (loaded, one run): eil51
+//!    about 5 s, st70 about 75 s (`tsp:st70`); eil76 not measured.
+//!
+//! Skeleton names: `seq`, `dbs:D` (DepthBounded), `budget:B`, `ss` / `ss-all`
+//! (StackStealing, one / all siblings), `ordered:D` / `ordered-disc:D`.
+//!
+//! Output: per experiment a table (stdout, or stderr with `--json`) with median/min/max,
+//! nodes and nodes/s per contender, then ratio rows with their target and PASS/MISS; with
+//! `--json`, a JSON array of all rows on stdout. Wrong answers are reported as ERROR rows
+//! and make the command fail after the other items ran.
+
+mod instances;
+mod jobs;
+mod measure;
+mod overhead;
+mod plain;
+mod rayon_impl;
+mod sequential;
+mod speedup;
+
+use magpie::search::{Skeleton, TaskOrder};
+use serde::Serialize;
+use std::fmt::{self, Write as _};
+
+/// The experiments, in their default order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Experiment {
+    Overhead,
+    Speedup,
+    Peers,
+    Sequential,
+}
+
+impl Experiment {
+    const ALL: [Experiment; 4] = [
+        Experiment::Overhead,
+        Experiment::Speedup,
+        Experiment::Peers,
+        Experiment::Sequential,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Experiment::Overhead => "overhead",
+            Experiment::Speedup => "speedup",
+            Experiment::Peers => "peers",
+            Experiment::Sequential => "sequential",
+        }
+    }
+}
+
+impl fmt::Display for Experiment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+/// The apps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum App {
+    Uts,
+    Ns,
+    Nqueens,
+    Maxclique,
+    Knapsack,
+    Tsp,
+}
+
+impl App {
+    const ALL: [App; 6] = [
+        App::Uts,
+        App::Ns,
+        App::Nqueens,
+        App::Maxclique,
+        App::Knapsack,
+        App::Tsp,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            App::Uts => "uts",
+            App::Ns => "ns",
+            App::Nqueens => "nqueens",
+            App::Maxclique => "maxclique",
+            App::Knapsack => "knapsack",
+            App::Tsp => "tsp",
+        }
+    }
+}
+
+impl fmt::Display for App {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+/// The sequential experiment's solver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SeqSolver {
+    /// The apps' reference solvers (knapsack, tsp: the plain B&B, which counts nodes).
+    Reference,
+    /// The plain recursive solvers over the apps' node generators.
+    Plain,
+    /// The `Sequential` skeleton on a 1-worker magpie pool.
+    Skeleton,
+}
+
+impl SeqSolver {
+    fn name(self) -> &'static str {
+        match self {
+            SeqSolver::Reference => "reference",
+            SeqSolver::Plain => "plain",
+            SeqSolver::Skeleton => "skeleton",
+        }
+    }
+}
+
+impl fmt::Display for SeqSolver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+/// A skeleton as named on the command line (`dbs:2`, `budget:10000`, `ss`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Skel(pub Skeleton);
+
+impl fmt::Display for Skel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = match self.0 {
+            Skeleton::Sequential => "seq".to_string(),
+            Skeleton::DepthBounded { spawn_depth } => format!("dbs:{spawn_depth}"),
+            Skeleton::Budget { backtracks } => format!("budget:{backtracks}"),
+            Skeleton::StackStealing { steal_all: false } => "ss".to_string(),
+            Skeleton::StackStealing { steal_all: true } => "ss-all".to_string(),
+            Skeleton::Ordered {
+                spawn_depth,
+                order: TaskOrder::Sequential,
+            } => format!("ordered:{spawn_depth}"),
+            Skeleton::Ordered {
+                spawn_depth,
+                order: TaskOrder::Discrepancy,
+            } => format!("ordered-disc:{spawn_depth}"),
+        };
+        f.pad(&s)
+    }
+}
+
+impl std::str::FromStr for Skel {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Skel, String> {
+        let (name, arg) = match s.split_once(':') {
+            Some((n, a)) => (n, Some(a)),
+            None => (s, None),
+        };
+        let num = |what: &str| -> Result<u64, String> {
+            arg.ok_or_else(|| format!("skeleton `{s}`: `{name}` needs `:{what}`"))?
+                .parse::<u64>()
+                .map_err(|e| format!("skeleton `{s}`: {e}"))
+        };
+        let no_arg = |k: Skeleton| match arg {
+            None => Ok(Skel(k)),
+            Some(_) => Err(format!("skeleton `{s}`: `{name}` takes no argument")),
+        };
+        match name {
+            "seq" | "sequential" => no_arg(Skeleton::Sequential),
+            "dbs" | "depth-bounded" => Ok(Skel(Skeleton::DepthBounded {
+                spawn_depth: num("DEPTH")? as usize,
+            })),
+            "budget" => {
+                let b = num("BACKTRACKS")?;
+                if b == 0 {
+                    return Err(format!("skeleton `{s}`: the budget must be at least 1"));
+                }
+                Ok(Skel(Skeleton::Budget { backtracks: b }))
+            }
+            "ss" | "stack-stealing" => no_arg(Skeleton::StackStealing { steal_all: false }),
+            "ss-all" => no_arg(Skeleton::StackStealing { steal_all: true }),
+            "ordered" => Ok(Skel(Skeleton::Ordered {
+                spawn_depth: num("DEPTH")? as usize,
+                order: TaskOrder::Sequential,
+            })),
+            "ordered-disc" => Ok(Skel(Skeleton::Ordered {
+                spawn_depth: num("DEPTH")? as usize,
+                order: TaskOrder::Discrepancy,
+            })),
+            _ => Err(format!(
+                "unknown skeleton `{s}` (known: seq, dbs:D, budget:B, ss, ss-all, ordered:D, \
+                 ordered-disc:D)"
+            )),
+        }
+    }
+}
+
+/// The default skeleton candidates for `speedup` and `peers`.
+const DEFAULT_SKELETONS: &str = "dbs:1,dbs:2,dbs:3,budget:10000,ss";
+
+/// Arguments of `magpie-bench search`.
+#[derive(Debug, clap::Args)]
+pub struct SearchArgs {
+    /// Print only a JSON array of result rows on stdout (the tables go to stderr).
+    #[arg(long)]
+    pub json: bool,
+    /// Timed runs per contender (median reported), after one warm-up run where that run
+    /// takes under 20 s.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub runs: u32,
+    /// Experiments to run, in this order.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = Experiment::ALL)]
+    pub experiments: Vec<Experiment>,
+    /// Small instances everywhere, for a smoke test (a minute or two in all).
+    #[arg(long)]
+    pub quick: bool,
+    /// The parallel worker count of speedup and peers (compared with 1).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(2..))]
+    pub workers: u64,
+    /// magpie's deque (default: MAGPIE_DEQUE, else magpie's default); other MAGPIE_*
+    /// variables apply too.
+    #[arg(long)]
+    pub deque: Option<String>,
+    /// overhead: the apps.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = App::ALL)]
+    pub overhead_apps: Vec<App>,
+    /// speedup: the workloads (uts, ns, maxclique).
+    #[arg(long, value_enum, value_delimiter = ',',
+          default_values_t = [App::Uts, App::Ns, App::Maxclique])]
+    pub speedup_apps: Vec<App>,
+    /// speedup: the NS genus (default 35; 26 with --quick).
+    #[arg(long)]
+    pub genus: Option<u64>,
+    /// speedup: DIMACS graphs for max clique, by name under shared/instances/dimacs/
+    /// (default brock400_1,brock400_3; brock200_1 with --quick).
+    #[arg(long, value_delimiter = ',')]
+    pub cliques: Option<Vec<String>>,
+    /// speedup and peers: the skeletons screened at --workers workers (the fastest is
+    /// "best").
+    #[arg(long, value_delimiter = ',', default_value = DEFAULT_SKELETONS)]
+    pub skeletons: Vec<Skel>,
+    /// speedup: the skeletons for max clique (screened likewise when more than one).
+    #[arg(long, value_delimiter = ',', default_value = "dbs:2")]
+    pub clique_skeletons: Vec<Skel>,
+    /// peers: the workloads (uts, nqueens).
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [App::Uts, App::Nqueens])]
+    pub peers_apps: Vec<App>,
+    /// peers: rayon spawn depths screened (children of nodes above this depth are rayon
+    /// tasks; default 2,4,6 for UTS and 2,3,4 for N-Queens).
+    #[arg(long, value_delimiter = ',')]
+    pub rayon_depths: Option<Vec<usize>>,
+    /// sequential: the items (clique:GRAPH, ns:GENUS, uts:TREE, knapsack:SPEC, tsp:NAME).
+    #[arg(long, value_delimiter = ',')]
+    pub sequential_items: Option<Vec<String>>,
+    /// sequential: the solver.
+    #[arg(long, value_enum, default_value_t = SeqSolver::Reference)]
+    pub sequential_solver: SeqSolver,
+    /// sequential: seconds each run may take before its process is killed.
+    #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
+    /// Internal: run one sequential item in this process and report on stdout.
+    #[arg(long, hide = true)]
+    pub child_item: Option<String>,
+}
+
+/// One result line: a measured contender, or (with `ratio`) a comparison of two.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub experiment: String,
+    pub app: String,
+    pub instance: String,
+    /// The solver or skeleton (`plain`, `Sequential`, `dbs:2`, `rayon d=4`…), or for a
+    /// ratio row what is divided by what.
+    pub config: String,
+    pub workers: usize,
+    /// Timed runs behind the median.
+    pub runs: usize,
+    pub median_s: Option<f64>,
+    pub min_s: Option<f64>,
+    pub max_s: Option<f64>,
+    /// Nodes of a run (expanded nodes for the skeletons; the median when they vary).
+    pub nodes: Option<u64>,
+    pub nodes_per_s: Option<f64>,
+    pub ratio: Option<f64>,
+    /// The target, as text (`<= 1.10`, `>= 1.85`).
+    pub target: Option<String>,
+    /// `PASS` or `MISS` against the target, `ERROR` for a failed item, `DNF` for a
+    /// sequential item that did not finish within the timeout.
+    pub verdict: Option<String>,
+    pub note: String,
+}
+
+impl Row {
+    pub fn new(experiment: &str, app: &str, instance: &str, config: &str, workers: usize) -> Row {
+        Row {
+            experiment: experiment.to_string(),
+            app: app.to_string(),
+            instance: instance.to_string(),
+            config: config.to_string(),
+            workers,
+            runs: 0,
+            median_s: None,
+            min_s: None,
+            max_s: None,
+            nodes: None,
+            nodes_per_s: None,
+            ratio: None,
+            target: None,
+            verdict: None,
+            note: String::new(),
+        }
+    }
+
+    pub fn add_note(&mut self, note: &str) {
+        if note.is_empty() {
+            return;
+        }
+        if !self.note.is_empty() {
+            self.note.push_str("; ");
+        }
+        self.note.push_str(note);
+    }
+}
+
+/// A target on a ratio.
+#[derive(Debug, Clone, Copy)]
+pub enum Target {
+    AtMost(f64),
+    AtLeast(f64),
+}
+
+impl Target {
+    fn text(self) -> String {
+        match self {
+            Target::AtMost(x) => format!("<= {x:.2}"),
+            Target::AtLeast(x) => format!(">= {x:.2}"),
+        }
+    }
+
+    fn met(self, ratio: f64) -> bool {
+        match self {
+            Target::AtMost(x) => ratio <= x,
+            Target::AtLeast(x) => ratio >= x,
+        }
+    }
+}
+
+/// `row` (made by [`Row::new`], no times) as a ratio row `num / den` (medians), with an
+/// optional target.
+pub fn ratio_row(mut row: Row, num: f64, den: f64, target: Option<Target>) -> Row {
+    let ratio = num / den;
+    row.ratio = Some(ratio);
+    if let Some(t) = target {
+        row.target = Some(t.text());
+        row.verdict = Some(if t.met(ratio) { "PASS" } else { "MISS" }.to_string());
+    } else {
+        row.add_note("informational");
+    }
+    row
+}
+
+/// The rows of a run, printed per experiment as they complete.
+pub struct Report {
+    rows: Vec<Row>,
+    errors: Vec<String>,
+    json: bool,
+}
+
+impl Report {
+    fn new(json: bool) -> Report {
+        Report {
+            rows: Vec::new(),
+            errors: Vec::new(),
+            json,
+        }
+    }
+
+    pub fn push(&mut self, row: Row) {
+        self.rows.push(row);
+    }
+
+    /// Records a failed item (wrong answer, missing file…): an ERROR row, and a failure of
+    /// the whole command at the end.
+    pub fn error(&mut self, experiment: &str, app: &str, instance: &str, e: String) {
+        eprintln!("magpie-bench search: {experiment} {app} {instance}: ERROR: {e}");
+        let mut row = Row::new(experiment, app, instance, "-", 0);
+        row.verdict = Some("ERROR".into());
+        row.note = e.clone();
+        self.rows.push(row);
+        self.errors
+            .push(format!("{experiment} {app} {instance}: {e}"));
+    }
+
+    fn out(&self, text: &str) {
+        if self.json {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
+        }
+    }
+
+    fn print_experiment(&self, e: Experiment, title: &str) {
+        let rows: Vec<&Row> = self
+            .rows
+            .iter()
+            .filter(|r| r.experiment == e.name())
+            .collect();
+        self.out(&table(&format!("{e} — {title}"), &rows));
+    }
+
+    fn finish(self) -> Result<(), String> {
+        let targeted: Vec<&Row> = self
+            .rows
+            .iter()
+            .filter(|r| r.target.is_some() || matches!(r.verdict.as_deref(), Some("ERROR" | "DNF")))
+            .collect();
+        if !targeted.is_empty() {
+            self.out(&table("summary — targeted rows", &targeted));
+        }
+        if self.json {
+            let json = serde_json::to_string_pretty(&self.rows).map_err(|e| e.to_string())?;
+            println!("{json}");
+        }
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} item(s) failed:\n  {}",
+                self.errors.len(),
+                self.errors.join("\n  ")
+            ))
+        }
+    }
+}
+
+fn table(title: &str, rows: &[&Row]) -> String {
+    let f = |x: Option<f64>, p: usize| x.map_or("-".to_string(), |v| format!("{v:.p$}"));
+    let mut out = String::new();
+    let _ = writeln!(out, "== {title}");
+    let _ =
+        writeln!(
+        out,
+        "{:<20} {:<26} {:<30} {:>2} {:>4} {:>9} {:>9} {:>9} {:>13} {:>9} {:>6} {:>8} {:<7} note",
+        "experiment/app", "instance", "config", "w", "runs", "median_s", "min_s", "max_s",
+        "nodes", "Mnodes/s", "ratio", "target", "verdict"
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{:<20} {:<26} {:<30} {:>2} {:>4} {:>9} {:>9} {:>9} {:>13} {:>9} {:>6} {:>8} {:<7} {}",
+            format!("{}/{}", r.experiment, r.app),
+            r.instance,
+            r.config,
+            r.workers,
+            r.runs,
+            f(r.median_s, 4),
+            f(r.min_s, 4),
+            f(r.max_s, 4),
+            r.nodes.map_or("-".to_string(), |n| n.to_string()),
+            f(r.nodes_per_s.map(|x| x / 1e6), 3),
+            f(r.ratio, 3),
+            r.target.as_deref().unwrap_or("-"),
+            r.verdict.as_deref().unwrap_or("-"),
+            r.note
+        );
+    }
+    out.push('\n');
+    out
+}
+
+/// A magpie pool of `workers` workers (from the environment, `--deque` overriding).
+pub fn pool(args: &SearchArgs, workers: usize) -> Result<magpie::ThreadPool, String> {
+    let mut b = magpie::ThreadPoolBuilder::from_env().num_workers(workers);
+    if let Some(d) = &args.deque {
+        b = b.deque(d.as_str());
+    }
+    b.build()
+        .map_err(|e| format!("building a {workers}-worker magpie pool: {e}"))
+}
+
+/// `magpie-bench search`.
+pub fn run(args: &SearchArgs) -> Result<(), String> {
+    if let Some(item) = &args.child_item {
+        return sequential::child(args, item);
+    }
+    let mut experiments = args.experiments.clone();
+    experiments.dedup();
+    let probe = pool(args, 1)?;
+    eprintln!(
+        "magpie-bench search: {} timed runs per contender (after a warm-up where it takes \
+         under {} s), {}; deque {}; magpie counters {}",
+        args.runs,
+        measure::WARMUP_LIMIT.as_secs(),
+        if args.quick {
+            "quick sizes"
+        } else {
+            "full sizes"
+        },
+        probe.deque(),
+        if cfg!(feature = "counted") {
+            "on"
+        } else {
+            "compiled out"
+        }
+    );
+    drop(probe);
+    let mut report = Report::new(args.json);
+    for e in experiments {
+        let start = std::time::Instant::now();
+        let title = match e {
+            Experiment::Overhead => overhead::run(args, &mut report),
+            Experiment::Speedup => speedup::run_speedup(args, &mut report),
+            Experiment::Peers => speedup::run_peers(args, &mut report),
+            Experiment::Sequential => sequential::run(args, &mut report),
+        };
+        eprintln!("{e}: done in {:.1} s\n", start.elapsed().as_secs_f64());
+        report.print_experiment(e, &title);
+    }
+    report.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skeleton_names_round_trip() {
+        for name in [
+            "seq",
+            "dbs:2",
+            "budget:10000",
+            "ss",
+            "ss-all",
+            "ordered:3",
+            "ordered-disc:1",
+        ] {
+            let s: Skel = name.parse().unwrap();
+            assert_eq!(s.to_string(), name);
+        }
+        assert!("budget:0".parse::<Skel>().is_err());
+        assert!("dbs".parse::<Skel>().is_err());
+        assert!("ss:1".parse::<Skel>().is_err());
+        assert!("nope".parse::<Skel>().is_err());
+    }
+
+    #[test]
+    fn targets() {
+        let base = || Row::new("e", "a", "i", "c", 2);
+        let r = ratio_row(base(), 1.9, 1.0, Some(Target::AtLeast(1.85)));
+        assert_eq!(r.verdict.as_deref(), Some("PASS"));
+        let r = ratio_row(base(), 1.2, 1.0, Some(Target::AtMost(1.10)));
+        assert_eq!(r.verdict.as_deref(), Some("MISS"));
+        assert_eq!(r.target.as_deref(), Some("<= 1.10"));
+    }
+}

@@ -1,0 +1,207 @@
+//! `overhead`: the `Sequential` skeleton on a 1-worker pool vs the plain recursive solver
+//! over the same node generator, and the app's reference solver (informational).
+
+use super::instances::{Clique, Knapsack, Tsp};
+use super::jobs::{self, Solver, UtsTree};
+use super::measure::{self, Contender};
+use super::{ratio_row, App, Report, Row, SearchArgs, Target};
+use magpie::search::Skeleton;
+use magpie_apps::maxclique::CliqueSpace;
+use magpie_apps::{nqueens, ns};
+
+const EXPERIMENT: &str = "overhead";
+
+/// The overhead target: skeleton / plain.
+pub const TARGET: f64 = 1.10;
+
+pub fn run(args: &SearchArgs, report: &mut Report) -> String {
+    let mut apps = args.overhead_apps.clone();
+    apps.dedup();
+    let pool = match super::pool(args, 1) {
+        Ok(p) => p,
+        Err(e) => {
+            report.error(EXPERIMENT, "-", "-", e);
+            return String::new();
+        }
+    };
+    for app in apps {
+        let (instance, result) = one(args, app, &pool, report);
+        if let Err(e) = result {
+            report.error(EXPERIMENT, app.name(), &instance, e);
+        }
+    }
+    format!(
+        "Sequential skeleton (1-worker pool) vs plain recursion on the same generator, \
+         median of {} alternating runs; target skeleton/plain <= {TARGET:.2}",
+        args.runs
+    )
+}
+
+fn one(
+    args: &SearchArgs,
+    app: App,
+    pool: &magpie::ThreadPool,
+    report: &mut Report,
+) -> (String, Result<(), String>) {
+    let seq = Solver::Skeleton(pool, Skeleton::Sequential);
+    let q = args.quick;
+    match app {
+        App::Uts => {
+            let spec = if q { "-t 1 -a 3 -d 7 -b 4 -r 19" } else { "T1" };
+            let label = if q { "T1 at depth 7" } else { "T1" };
+            let r = UtsTree::load(spec).and_then(|tree| {
+                compare(
+                    args,
+                    report,
+                    app,
+                    label,
+                    "uts::count",
+                    |s| jobs::uts(&tree, s),
+                    seq,
+                )
+            });
+            (label.into(), r)
+        }
+        App::Ns => {
+            let g = if q { 22 } else { 28 };
+            let label = format!("genus {g}");
+            let r = ns::Tree::new(g)
+                .map_err(|e| e.to_string())
+                .and_then(|tree| {
+                    compare(
+                        args,
+                        report,
+                        app,
+                        &label,
+                        "ns::count_by_genus",
+                        |s| jobs::ns(&tree, s),
+                        seq,
+                    )
+                });
+            (label, r)
+        }
+        App::Nqueens => {
+            let n = if q { 11 } else { 13 };
+            let label = format!("n = {n}");
+            let r = nqueens::Board::new(n)
+                .map_err(|e| e.to_string())
+                .and_then(|board| {
+                    compare(
+                        args,
+                        report,
+                        app,
+                        &label,
+                        "nqueens::count",
+                        |s| jobs::nqueens(&board, s),
+                        seq,
+                    )
+                });
+            (label, r)
+        }
+        App::Maxclique => {
+            let name = if q { "brock200_4" } else { "brock200_1" };
+            let r = Clique::load(name).and_then(|clq| {
+                let space = CliqueSpace::new(&clq.graph);
+                compare(
+                    args,
+                    report,
+                    app,
+                    name,
+                    "max_clique_counted",
+                    |s| jobs::maxclique(&clq, &space, s),
+                    seq,
+                )
+            });
+            (name.into(), r)
+        }
+        App::Knapsack => {
+            let file = if q {
+                "pisinger/hardinstances_pisinger/knapPI_11_20_1000.csv"
+            } else {
+                "pisinger/smallcoeff_pisinger/knapPI_9_50_1000.csv"
+            };
+            let label = file.rsplit('/').next().unwrap_or(file).to_string();
+            let r = Knapsack::load(file).and_then(|k| {
+                let label = format!("{label} (all {})", k.instances.len());
+                compare(
+                    args,
+                    report,
+                    app,
+                    &label,
+                    "knapsack::solve",
+                    |s| jobs::knapsack(&k, s),
+                    seq,
+                )
+            });
+            (label, r)
+        }
+        App::Tsp => {
+            let name = if q { "bayg29" } else { "att48" };
+            let r = Tsp::load(name).and_then(|t| {
+                compare(
+                    args,
+                    report,
+                    app,
+                    name,
+                    "tsp::solve",
+                    |s| jobs::tsp(&t, s),
+                    seq,
+                )
+            });
+            (name.into(), r)
+        }
+    }
+}
+
+/// Measures plain, Sequential and the reference alternately; checks that every solver that
+/// counts nodes counted the same; adds the rows.
+fn compare<'a>(
+    args: &SearchArgs,
+    report: &mut Report,
+    app: App,
+    instance: &str,
+    reference: &str,
+    job: impl Fn(Solver<'a>) -> measure::Job<'a>,
+    seq: Solver<'a>,
+) -> Result<(), String> {
+    let mut cs = vec![
+        Contender::new("plain", 1, job(Solver::Plain)),
+        Contender::new("Sequential", 1, job(seq)),
+        Contender::new(reference, 1, job(Solver::Reference)),
+    ];
+    let what = format!("{EXPERIMENT} {app} {instance}");
+    measure::measure(&what, &mut cs, args.runs)?;
+    let counting: Vec<&Contender> = cs.iter().filter(|c| !c.node_counts().is_empty()).collect();
+    measure::same_nodes(&what, &counting)?;
+    for c in &cs {
+        let mut row = c.row(EXPERIMENT, app.name(), instance);
+        if c.config == reference {
+            row.add_note("informational");
+        }
+        report.push(row);
+    }
+    let (plain, skel, refr) = (
+        measure::median(&cs[0]),
+        measure::median(&cs[1]),
+        measure::median(&cs[2]),
+    );
+    report.push(ratio_row(
+        Row::new(EXPERIMENT, app.name(), instance, "Sequential / plain", 1),
+        skel,
+        plain,
+        Some(Target::AtMost(TARGET)),
+    ));
+    report.push(ratio_row(
+        Row::new(
+            EXPERIMENT,
+            app.name(),
+            instance,
+            &format!("Sequential / {reference}"),
+            1,
+        ),
+        skel,
+        refr,
+        None,
+    ));
+    Ok(())
+}

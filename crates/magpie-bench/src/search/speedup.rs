@@ -1,0 +1,361 @@
+//! `speedup` (the best skeleton at 2 workers vs itself at 1) and `peers` (magpie's best
+//! skeleton vs the same search on rayon, both at 2 workers).
+
+use super::instances::Clique;
+use super::jobs::{self, Solver, UtsTree};
+use super::measure::{self, Contender, Job};
+use super::{ratio_row, rayon_impl, App, Report, Row, SearchArgs, Skel, Target};
+use magpie::ThreadPool;
+use magpie_apps::maxclique::CliqueSpace;
+use magpie_apps::{nqueens, ns};
+
+/// Speedup targets (1-worker median / 2-worker median).
+pub const UTS_TARGET: f64 = 1.85;
+pub const NS_TARGET: f64 = 1.85;
+pub const CLIQUE_TARGET: f64 = 1.7;
+/// Peers target (magpie median / rayon median).
+pub const PEERS_TARGET: f64 = 1.0;
+
+/// The small UTS tree of `--quick` (geometric, fixed shape, depth 8).
+const QUICK_UTS: &str = "-t 1 -a 3 -d 8 -b 4 -r 19";
+
+fn uts_tree(quick: bool) -> Result<(String, UtsTree), String> {
+    if quick {
+        Ok(("T1 at depth 8".into(), UtsTree::load(QUICK_UTS)?))
+    } else {
+        Ok(("T1".into(), UtsTree::load("T1")?))
+    }
+}
+
+pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
+    const EXP: &str = "speedup";
+    let w = args.workers as usize;
+    let pools = super::pool(args, 1).and_then(|p1| Ok((p1, super::pool(args, w)?)));
+    let (p1, pw) = match pools {
+        Ok(p) => p,
+        Err(e) => {
+            report.error(EXP, "-", "-", e);
+            return String::new();
+        }
+    };
+    let mut apps = args.speedup_apps.clone();
+    apps.dedup();
+    for app in apps {
+        match app {
+            App::Uts => {
+                let r = uts_tree(args.quick).and_then(|(label, tree)| {
+                    let r = speedup_item(
+                        args,
+                        report,
+                        app,
+                        &label,
+                        &args.skeletons,
+                        (&p1, &pw),
+                        |s| jobs::uts(&tree, s),
+                        Target::AtLeast(UTS_TARGET),
+                        false,
+                    );
+                    r.map_err(|e| format!("{label}: {e}"))
+                });
+                if let Err(e) = r {
+                    report.error(EXP, app.name(), "-", e);
+                }
+            }
+            App::Ns => {
+                let g = args.genus.unwrap_or(if args.quick { 26 } else { 35 });
+                let label = format!("genus {g}");
+                let r = ns::Tree::new(g)
+                    .map_err(|e| e.to_string())
+                    .and_then(|tree| {
+                        speedup_item(
+                            args,
+                            report,
+                            app,
+                            &label,
+                            &args.skeletons,
+                            (&p1, &pw),
+                            |s| jobs::ns(&tree, s),
+                            Target::AtLeast(NS_TARGET),
+                            false,
+                        )
+                    });
+                if let Err(e) = r {
+                    report.error(EXP, app.name(), &label, e);
+                }
+            }
+            App::Maxclique => {
+                let names = args.cliques.clone().unwrap_or_else(|| {
+                    if args.quick {
+                        vec!["brock200_1".into()]
+                    } else {
+                        vec!["brock400_1".into(), "brock400_3".into()]
+                    }
+                });
+                for name in names {
+                    let r = Clique::load(&name).and_then(|clq| {
+                        let space = CliqueSpace::new(&clq.graph);
+                        speedup_item(
+                            args,
+                            report,
+                            app,
+                            &name,
+                            &args.clique_skeletons,
+                            (&p1, &pw),
+                            |s| jobs::maxclique(&clq, &space, s),
+                            Target::AtLeast(CLIQUE_TARGET),
+                            true,
+                        )
+                    });
+                    if let Err(e) = r {
+                        report.error(EXP, app.name(), &name, e);
+                    }
+                }
+            }
+            _ => report.error(
+                EXP,
+                app.name(),
+                "-",
+                "no speedup workload for this app (uts, ns, maxclique)".into(),
+            ),
+        }
+    }
+    format!(
+        "best skeleton at {w} workers vs itself at 1 (best = fastest of the screened \
+         candidates at {w} workers), median of {} alternating runs; speedup = 1w / {w}w",
+        args.runs
+    )
+}
+
+/// Measures each candidate at the pool's worker count and returns the fastest (no
+/// measurement when there is only one).
+#[allow(clippy::too_many_arguments)]
+fn screen<'a>(
+    args: &SearchArgs,
+    report: &mut Report,
+    exp: &str,
+    app: App,
+    instance: &str,
+    candidates: &[Skel],
+    pool: &'a ThreadPool,
+    job: &impl Fn(Solver<'a>) -> Job<'a>,
+) -> Result<Skel, String> {
+    let mut candidates = candidates.to_vec();
+    candidates.dedup();
+    match candidates.as_slice() {
+        [] => return Err("no skeleton to measure".into()),
+        [only] => return Ok(*only),
+        _ => {}
+    }
+    let w = pool.num_workers();
+    let mut cs: Vec<Contender> = candidates
+        .iter()
+        .map(|s| Contender::new(s.to_string(), w, job(Solver::Skeleton(pool, s.0))))
+        .collect();
+    measure::measure(
+        &format!("{exp} {app} {instance} (screening)"),
+        &mut cs,
+        args.runs,
+    )?;
+    let mut best = 0;
+    for (i, c) in cs.iter().enumerate() {
+        let mut row = c.row(exp, app.name(), instance);
+        row.config = format!("{} (screening)", c.config);
+        report.push(row);
+        if measure::median(c) < measure::median(&cs[best]) {
+            best = i;
+        }
+    }
+    eprintln!(
+        "{exp} {app} {instance}: best at {w} workers: {}",
+        candidates[best]
+    );
+    Ok(candidates[best])
+}
+
+#[allow(clippy::too_many_arguments)]
+fn speedup_item<'a>(
+    args: &SearchArgs,
+    report: &mut Report,
+    app: App,
+    instance: &str,
+    candidates: &[Skel],
+    (p1, pw): (&'a ThreadPool, &'a ThreadPool),
+    job: impl Fn(Solver<'a>) -> Job<'a>,
+    target: Target,
+    probe_first: bool,
+) -> Result<(), String> {
+    const EXP: &str = "speedup";
+    let w = pw.num_workers();
+    let best = screen(args, report, EXP, app, instance, candidates, pw, &job)?;
+    let what = format!("{EXP} {app} {instance}");
+    let mut cs = vec![
+        Contender::new(best.to_string(), 1, job(Solver::Skeleton(p1, best.0))),
+        Contender::new(best.to_string(), w, job(Solver::Skeleton(pw, best.0))),
+    ];
+    if probe_first {
+        eprintln!("{what}: one 1-worker run ({best}) first, to size the item…");
+        let s = (cs[0].job)().map_err(|e| format!("{what}, {best} (1 worker): {e}"))?;
+        let t1 = s.time.as_secs_f64();
+        let more1 = if s.time > measure::WARMUP_LIMIT {
+            args.runs - 1
+        } else {
+            args.runs
+        };
+        // Expected 2-worker runs: warm-up (if under the limit) + runs, at ~1.8x.
+        let tw = t1 / 1.8;
+        let morew = args.runs + u32::from(tw <= measure::WARMUP_LIMIT.as_secs_f64());
+        eprintln!(
+            "{what}: one 1-worker run took {t1:.1} s; the rest of this item should take about \
+             {:.0} s",
+            f64::from(more1) * t1 + f64::from(morew) * tw
+        );
+        measure::keep_first(&mut cs[0], s);
+    }
+    measure::measure(&what, &mut cs, args.runs)?;
+    for c in &cs {
+        report.push(c.row(EXP, app.name(), instance));
+    }
+    report.push(ratio_row(
+        Row::new(
+            EXP,
+            app.name(),
+            instance,
+            &format!("speedup {best} 1w / {w}w"),
+            w,
+        ),
+        measure::median(&cs[0]),
+        measure::median(&cs[1]),
+        Some(target),
+    ));
+    Ok(())
+}
+
+pub fn run_peers(args: &SearchArgs, report: &mut Report) -> String {
+    const EXP: &str = "peers";
+    let w = args.workers as usize;
+    let pools = super::pool(args, w).and_then(|pw| {
+        let rayon = rayon::ThreadPoolBuilder::new()
+            .num_threads(w)
+            .build()
+            .map_err(|e| format!("building a rayon pool: {e}"))?;
+        Ok((pw, rayon))
+    });
+    let (pw, rp) = match pools {
+        Ok(p) => p,
+        Err(e) => {
+            report.error(EXP, "-", "-", e);
+            return String::new();
+        }
+    };
+    let mut apps = args.peers_apps.clone();
+    apps.dedup();
+    for app in apps {
+        let r = match app {
+            App::Uts => uts_tree(args.quick).and_then(|(label, tree)| {
+                let depths = args.rayon_depths.clone().unwrap_or(vec![2, 4, 6]);
+                peers_item(
+                    args,
+                    report,
+                    app,
+                    &label,
+                    &pw,
+                    |s| jobs::uts(&tree, s),
+                    &depths,
+                    |d| rayon_impl::uts(&tree, &rp, d as u32),
+                )
+                .map_err(|e| format!("{label}: {e}"))
+            }),
+            App::Nqueens => {
+                let n = if args.quick { 11 } else { 14 };
+                nqueens::Board::new(n)
+                    .map_err(|e| e.to_string())
+                    .and_then(|board| {
+                        let depths = args.rayon_depths.clone().unwrap_or(vec![2, 3, 4]);
+                        peers_item(
+                            args,
+                            report,
+                            app,
+                            &format!("n = {n}"),
+                            &pw,
+                            |s| jobs::nqueens(&board, s),
+                            &depths,
+                            |d| rayon_impl::nqueens(n as u32, &rp, d),
+                        )
+                    })
+                    .map_err(|e| format!("n = {n}: {e}"))
+            }
+            _ => Err("no peers workload for this app (uts, nqueens)".into()),
+        };
+        if let Err(e) = r {
+            report.error(EXP, app.name(), "-", e);
+        }
+    }
+    format!(
+        "magpie's best skeleton vs rayon (best spawn depth), both at {w} workers, median of {} \
+         alternating runs; target magpie/rayon <= {PEERS_TARGET:.2}",
+        args.runs
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn peers_item<'a>(
+    args: &SearchArgs,
+    report: &mut Report,
+    app: App,
+    instance: &str,
+    pw: &'a ThreadPool,
+    job: impl Fn(Solver<'a>) -> Job<'a>,
+    rayon_depths: &[usize],
+    rayon_job: impl Fn(usize) -> Job<'a>,
+) -> Result<(), String> {
+    const EXP: &str = "peers";
+    let w = pw.num_workers();
+    let best = screen(args, report, EXP, app, instance, &args.skeletons, pw, &job)?;
+    let mut depths = rayon_depths.to_vec();
+    depths.dedup();
+    let depth = match depths.as_slice() {
+        [] => return Err("no rayon spawn depth to measure".into()),
+        [only] => *only,
+        _ => {
+            let mut cs: Vec<Contender> = depths
+                .iter()
+                .map(|&d| Contender::new(format!("rayon d={d}"), w, rayon_job(d)))
+                .collect();
+            measure::measure(
+                &format!("{EXP} {app} {instance} (rayon screening)"),
+                &mut cs,
+                args.runs,
+            )?;
+            let mut b = 0;
+            for (i, c) in cs.iter().enumerate() {
+                let mut row = c.row(EXP, app.name(), instance);
+                row.config = format!("{} (screening)", c.config);
+                report.push(row);
+                if measure::median(c) < measure::median(&cs[b]) {
+                    b = i;
+                }
+            }
+            depths[b]
+        }
+    };
+    let what = format!("{EXP} {app} {instance}");
+    let mut cs = vec![
+        Contender::new(
+            format!("magpie {best}"),
+            w,
+            job(Solver::Skeleton(pw, best.0)),
+        ),
+        Contender::new(format!("rayon d={depth}"), w, rayon_job(depth)),
+    ];
+    measure::measure(&what, &mut cs, args.runs)?;
+    for c in &cs {
+        report.push(c.row(EXP, app.name(), instance));
+    }
+    report.push(ratio_row(
+        Row::new(EXP, app.name(), instance, "magpie / rayon", w),
+        measure::median(&cs[0]),
+        measure::median(&cs[1]),
+        Some(Target::AtMost(PEERS_TARGET)),
+    ));
+    Ok(())
+}
