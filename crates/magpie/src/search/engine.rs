@@ -64,6 +64,7 @@ impl Run<'_> {
         }
     }
 
+    #[inline(always)]
     fn may_expand(&self, depth: usize) -> bool {
         self.opts.max_depth.map_or(true, |m| depth < m)
     }
@@ -105,6 +106,7 @@ const EXPOSE_EVERY: u64 = 64;
 
 /// Visits `child` and, if it is to be expanded, returns it; `None` means skipped, and `cut`
 /// is set when its later siblings must be skipped too (prune-level).
+#[inline(always)]
 fn consider<S, K>(
     kind: &K,
     run: &Run<'_>,
@@ -152,21 +154,51 @@ fn dfs<S, K>(
     S: SearchSpace + ?Sized,
     K: Kind<S>,
 {
-    if !run.may_expand(depth) {
-        return;
+    Dfs {
+        space,
+        kind,
+        run,
+        local,
+        stats,
     }
-    for child in space.children(node) {
-        if kind.stopped() {
+    .below(node, depth);
+}
+
+/// The state of one depth-first walk, so that each recursive call passes one pointer
+/// instead of five (the call is most of the cost of a small node).
+struct Dfs<'c, 'o, S: SearchSpace + ?Sized, K: Kind<S>> {
+    space: &'c S,
+    kind: &'c K,
+    run: &'c Run<'o>,
+    local: &'c mut K::Local,
+    stats: &'c mut LocalStats,
+}
+
+impl<S: SearchSpace + ?Sized, K: Kind<S>> Dfs<'_, '_, S, K> {
+    fn below(&mut self, node: &S::Node, depth: usize) {
+        if !self.run.may_expand(depth) {
             return;
         }
-        let (expand, cut) = consider(kind, run, local, stats, &child, depth + 1);
-        if expand {
-            dfs(space, kind, run, local, stats, &child, depth + 1);
-        } else if cut {
-            break;
+        for child in self.space.children(node) {
+            if self.kind.stopped() {
+                return;
+            }
+            let (expand, cut) = consider(
+                self.kind,
+                self.run,
+                self.local,
+                self.stats,
+                &child,
+                depth + 1,
+            );
+            if expand {
+                self.below(&child, depth + 1);
+            } else if cut {
+                break;
+            }
         }
+        self.stats.backtracks += 1;
     }
-    stats.backtracks += 1;
 }
 
 /// Visits what `children` yields (nodes at `depth`) and returns the ones to expand,
@@ -725,6 +757,7 @@ where
     fn local(&self) -> E::Acc {
         self.fold.empty()
     }
+    #[inline(always)]
     fn visit(&self, acc: &mut E::Acc, node: &S::Node, depth: usize) -> Visit {
         self.fold.visit(acc, node, depth);
         Visit::Expand
@@ -737,6 +770,7 @@ where
         };
         *r = Some(merged);
     }
+    #[inline(always)]
     fn stopped(&self) -> bool {
         self.cancelled.load(Ordering::Relaxed)
     }
@@ -788,6 +822,7 @@ where
 {
     type Local = ();
     fn local(&self) {}
+    #[inline(always)]
     fn visit(&self, _: &mut (), node: &S::Node, _depth: usize) -> Visit {
         if self.kind.stop.load(Ordering::Relaxed) {
             return Visit::Skip { by_bound: false };
@@ -806,6 +841,7 @@ where
         Visit::Expand
     }
     fn finish(&self, _: ()) {}
+    #[inline(always)]
     fn stopped(&self) -> bool {
         self.kind.stop.load(Ordering::Relaxed)
     }
@@ -861,6 +897,7 @@ where
 {
     type Local = ();
     fn local(&self) {}
+    #[inline(always)]
     fn visit(&self, _: &mut (), node: &S::Node, _depth: usize) -> Visit {
         let inc = &self.kind;
         if self.space.bound(node) <= inc.best.load(Ordering::Relaxed) {
@@ -878,6 +915,7 @@ where
         Visit::Expand
     }
     fn finish(&self, _: ()) {}
+    #[inline(always)]
     fn stopped(&self) -> bool {
         self.kind.cancelled.load(Ordering::Relaxed)
     }
