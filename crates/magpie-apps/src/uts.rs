@@ -1002,7 +1002,8 @@ impl Counts {
 }
 
 /// The tree of `Params` for [`magpie::search`]: root and children as [`Params::root`] and
-/// [`Params::children`]. Fold it with [`Tally`] for the reference statistics.
+/// [`Params::children`], each node with its child count ([`SearchNode`]). Fold it with
+/// [`Tally`] for the reference statistics.
 ///
 /// ```
 /// use magpie::search::{enumerate, NodeCount, Options, Skeleton};
@@ -1014,20 +1015,70 @@ impl Counts {
 /// assert_eq!(enumerate(&t, &NodeCount, seq, &Options::default()).value, counts.nodes);
 /// ```
 impl magpie::search::SearchSpace for Params {
-    type Node = Node;
-    type Children<'a> = Children;
+    type Node = SearchNode;
+    type Children<'a> = SearchChildren<'a>;
 
-    fn root(&self) -> Node {
-        Params::root(self)
+    fn root(&self) -> SearchNode {
+        SearchNode::new(self, Params::root(self))
     }
 
-    fn children(&self, node: &Node) -> Children {
-        Params::children(self, node)
+    #[inline]
+    fn children<'a>(&'a self, node: &SearchNode) -> SearchChildren<'a> {
+        SearchChildren {
+            params: self,
+            children: self.children_n(&node.node, node.num_children),
+        }
     }
 }
 
-/// The enumeration fold giving a tree's [`Counts`] (nodes, leaves, depth); it needs the
-/// parameters to tell leaves.
+/// A node of the [`magpie::search`] tree of a [`Params`]: a [`Node`] and its number of
+/// children, computed once when the node is made (the fold and the generator both need it,
+/// and it costs a logarithm on geometric trees).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SearchNode {
+    /// The tree node.
+    pub node: Node,
+    /// [`Params::num_children`] of `node`.
+    pub num_children: u32,
+}
+
+impl SearchNode {
+    /// `node` with its child count under `params`.
+    #[inline]
+    pub fn new(params: &Params, node: Node) -> Self {
+        SearchNode {
+            num_children: params.num_children(&node),
+            node,
+        }
+    }
+}
+
+/// The lazy child generator of a [`SearchNode`].
+#[derive(Debug, Clone)]
+pub struct SearchChildren<'a> {
+    params: &'a Params,
+    children: Children,
+}
+
+impl Iterator for SearchChildren<'_> {
+    type Item = SearchNode;
+
+    #[inline]
+    fn next(&mut self) -> Option<SearchNode> {
+        self.children
+            .next()
+            .map(|node| SearchNode::new(self.params, node))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.children.size_hint()
+    }
+}
+
+impl ExactSizeIterator for SearchChildren<'_> {}
+
+/// The enumeration fold giving a tree's [`Counts`] (nodes, leaves, depth). (It keeps the
+/// parameters for compatibility; the child counts come with the nodes.)
 #[derive(Debug, Clone, Copy)]
 pub struct Tally<'p>(pub &'p Params);
 
@@ -1038,8 +1089,9 @@ impl magpie::search::Enumerate<Params> for Tally<'_> {
         Counts::default()
     }
 
-    fn visit(&self, acc: &mut Counts, node: &Node, _depth: usize) {
-        *acc = acc.merge(Counts::node(node.height, self.0.num_children(node)));
+    #[inline]
+    fn visit(&self, acc: &mut Counts, node: &SearchNode, _depth: usize) {
+        *acc = acc.merge(Counts::node(node.node.height, node.num_children));
     }
 
     fn merge(&self, a: Counts, b: Counts) -> Counts {
