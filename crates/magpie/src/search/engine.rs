@@ -29,6 +29,11 @@ trait Kind<S: SearchSpace + ?Sized>: Sync {
     fn finish(&self, local: Self::Local);
     /// True once the search must stop (decision found, or a panic elsewhere).
     fn stopped(&self) -> bool;
+    /// Whether a node visited earlier (a task's node, a handed-over node) is still worth
+    /// expanding: its bound may have fallen behind an incumbent found since.
+    fn still_promising(&self, _node: &S::Node) -> bool {
+        true
+    }
     /// Asks every task to stop (a panic in user code).
     fn cancel(&self);
 }
@@ -273,6 +278,10 @@ fn depth_bounded_task<'s, S, K>(
     K: Kind<S>,
 {
     as_task::<S, K>(kind, run, |local, stats| {
+        if !kind.still_promising(&node) {
+            stats.backtracks += 1; // its subtree is done: cut by the bound
+            return;
+        }
         if depth < spawn_depth && run.may_expand(depth) {
             let (spawn, _) = expandable(kind, run, local, stats, space.children(&node), depth + 1);
             stats.backtracks += 1;
@@ -306,6 +315,10 @@ fn budget_task<'s, S, K>(
     K: Kind<S>,
 {
     as_task::<S, K>(kind, run, |local, stats| {
+        if !kind.still_promising(&node) {
+            stats.backtracks += 1; // its subtree is done: cut by the bound
+            return;
+        }
         let mut stack: Vec<Level<S::Children<'s>>> = Vec::new();
         if run.may_expand(depth) {
             stack.push(Level::new(space.children(&node), depth + 1));
@@ -466,7 +479,11 @@ fn ordered<S, K>(
                     }
                     let node = tasks[i].lock().unwrap_or_else(|e| e.into_inner()).take();
                     let node = node.expect("each ordered task starts once");
-                    dfs(space, kind, run, local, stats, &node, spawn_depth);
+                    if kind.still_promising(&node) {
+                        dfs(space, kind, run, local, stats, &node, spawn_depth);
+                    } else {
+                        stats.backtracks += 1;
+                    }
                 });
             });
         }
@@ -579,7 +596,9 @@ fn stack_stealing_worker<'s, S, K>(
                     }
                     None => match pending.pop() {
                         Some((node, depth)) => {
-                            if run.may_expand(depth) {
+                            if !kind.still_promising(&node) {
+                                stats.backtracks += 1;
+                            } else if run.may_expand(depth) {
                                 stack.push(Level::new(space.children(&node), depth + 1));
                             }
                         }
@@ -845,6 +864,9 @@ where
     fn stopped(&self) -> bool {
         self.kind.stop.load(Ordering::Relaxed)
     }
+    fn still_promising(&self, node: &S::Node) -> bool {
+        self.space.bound(node) >= self.kind.target
+    }
     fn cancel(&self) {
         self.kind.stop.store(true, Ordering::Relaxed)
     }
@@ -918,6 +940,9 @@ where
     #[inline(always)]
     fn stopped(&self) -> bool {
         self.kind.cancelled.load(Ordering::Relaxed)
+    }
+    fn still_promising(&self, node: &S::Node) -> bool {
+        self.space.bound(node) > self.kind.best.load(Ordering::Relaxed)
     }
     fn cancel(&self) {
         self.kind.cancelled.store(true, Ordering::Relaxed)
