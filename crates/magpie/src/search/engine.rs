@@ -286,12 +286,32 @@ fn depth_bounded_task<'s, S, K>(
             let (spawn, _) = expandable(kind, run, local, stats, space.children(&node), depth + 1);
             stats.backtracks += 1;
             run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
-            // Spawn in reverse: the owner pops the last spawned first, so it runs the children
-            // in heuristic order while thieves take the least promising ones.
-            for child in spawn.into_iter().rev() {
+            // Each child is a task that whoever takes its slot first runs: the owner walks the
+            // slots in heuristic order, while the jobs pushed for thieves (oldest first, so a
+            // thief takes the most promising child the owner has not reached, as YewPar's
+            // depth pool does) run the slots they still find full. Pushing the jobs in
+            // reverse instead would hand thieves the least promising children, which in an
+            // optimisation mostly explore what a better incumbent would have pruned.
+            let slots: std::sync::Arc<[Mutex<Option<S::Node>>]> =
+                spawn.into_iter().map(|c| Mutex::new(Some(c))).collect();
+            let take = |slots: &[Mutex<Option<S::Node>>], i: usize| {
+                slots[i].lock().unwrap_or_else(|e| e.into_inner()).take()
+            };
+            for i in 1..slots.len() {
+                let slots = slots.clone();
                 scope.spawn(move |s| {
-                    depth_bounded_task(s, space, kind, run, spawn_depth, child, depth + 1)
+                    if let Some(child) = take(&slots, i) {
+                        depth_bounded_task(s, space, kind, run, spawn_depth, child, depth + 1)
+                    }
                 });
+            }
+            for i in 0..slots.len() {
+                if kind.stopped() {
+                    break;
+                }
+                if let Some(child) = take(&slots, i) {
+                    depth_bounded_task(scope, space, kind, run, spawn_depth, child, depth + 1);
+                }
             }
         } else if !kind.stopped() {
             dfs(space, kind, run, local, stats, &node, depth);
