@@ -99,6 +99,24 @@ impl<'scope> Scope<'scope> {
     where
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
+        self.spawn_job(body, false)
+    }
+
+    /// Like [`Scope::spawn`], but the job goes to the pool's shared queue, where any idle
+    /// worker finds it at once, instead of this worker's deque, where a split deque may keep
+    /// it private (the conservative exposure never exposes a lone task). For jobs meant to
+    /// start on *other* workers, such as the search workers of a skeleton.
+    pub(crate) fn spawn_shared<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.spawn_job(body, true)
+    }
+
+    fn spawn_job<BODY>(&self, body: BODY, shared: bool)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
         self.latch.increment();
         let scope_ptr = ScopePtr(self);
         let job = HeapJob::new(move || {
@@ -118,7 +136,7 @@ impl<'scope> Scope<'scope> {
         let wt = WorkerThread::current();
         // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
         match unsafe { wt.as_ref() } {
-            Some(wt) if wt.registry().id() == self.registry.id() => wt.push(job_ref),
+            Some(wt) if !shared && wt.registry().id() == self.registry.id() => wt.push(job_ref),
             _ => self.registry.inject(job_ref),
         }
     }

@@ -491,7 +491,7 @@ fn ordered<S, K>(
     let (tasks, next) = (&tasks, &next);
     crate::scope(|s| {
         for _ in 0..crate::current_num_workers() {
-            s.spawn(move |_| {
+            s.spawn_shared(move |_| {
                 as_task::<S, K>(kind, run, |local, stats| loop {
                     let i = next.fetch_add(1, Ordering::Relaxed) as usize;
                     if i >= tasks.len() || kind.stopped() {
@@ -704,7 +704,7 @@ where
     let shared = &shared;
     crate::scope(|s| {
         for w in 1..workers {
-            s.spawn(move |_| stack_stealing_worker(space, kind, run, shared, w, None));
+            s.spawn_shared(move |_| stack_stealing_worker(space, kind, run, shared, w, None));
         }
         // Worker 0 holds the root and runs right here, so the only worker whose slot is open
         // from the start is surely running (thieves wait on open slots only).
