@@ -30,7 +30,7 @@ struct Sizes {
     graph: RandomGraph,
 }
 
-/// About half a minute on two cores: every workload takes a second or two sequentially.
+/// About ten seconds on two cores: every workload takes under two seconds sequentially.
 const FULL: Sizes = Sizes {
     uts_tree: "T1",
     genus: 30,

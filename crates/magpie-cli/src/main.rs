@@ -99,9 +99,9 @@ enum Command {
     /// Runs UTS T1, numerical semigroups to genus 30, N-Queens 13 and maximum clique on a
     /// generated random graph, each sequentially on one worker and then in parallel on every
     /// deque (or only --deque) with --workers workers, checks every result against its known
-    /// value and prints them as a table (about half a minute on two cores).
+    /// value and prints them as a table (about ten seconds on two cores).
     Demo {
-        /// Small sizes: a few seconds instead of about half a minute
+        /// Small sizes: a fraction of a second instead of about ten seconds
         #[arg(long)]
         quick: bool,
     },
