@@ -145,25 +145,39 @@ impl magpie::search::Enumerate<Board> for Solutions {
 /// ```
 pub fn count(n: u32) -> u64 {
     let board = Board::new(u64::from(n)).unwrap_or_else(|e| panic!("nqueens::count: {e}"));
-    fn place(all: u64, cols: u64, left: u64, right: u64) -> u64 {
-        if cols == all {
-            return 1;
+    board.count_from(&Placement::default())
+}
+
+impl Board {
+    /// The number of solutions that extend `p`, by the plain sequential bitmask recursion
+    /// (what [`count`] runs from the empty board; parallel versions run it at their leaves).
+    ///
+    /// ```
+    /// use magpie_apps::nqueens::{Board, Placement};
+    /// let b = Board::new(6).unwrap();
+    /// assert_eq!(b.count_from(&Placement::default()), 4);
+    /// ```
+    pub fn count_from(&self, p: &Placement) -> u64 {
+        fn place(all: u64, cols: u64, left: u64, right: u64) -> u64 {
+            if cols == all {
+                return 1;
+            }
+            let mut free = all & !(cols | left | right);
+            let mut total = 0;
+            while free != 0 {
+                let bit = free & free.wrapping_neg();
+                free ^= bit;
+                total += place(
+                    all,
+                    cols | bit,
+                    ((left | bit) << 1) & all,
+                    (right | bit) >> 1,
+                );
+            }
+            total
         }
-        let mut free = all & !(cols | left | right);
-        let mut total = 0;
-        while free != 0 {
-            let bit = free & free.wrapping_neg();
-            free ^= bit;
-            total += place(
-                all,
-                cols | bit,
-                ((left | bit) << 1) & all,
-                (right | bit) >> 1,
-            );
-        }
-        total
+        place(self.all(), p.cols, p.left, p.right)
     }
-    place(board.all(), 0, 0, 0)
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use super::jobs::UtsTree;
 use super::measure::{Job, Sample};
+use magpie_apps::nqueens::{Board, Placement};
 use magpie_apps::uts::{self, Counts, Node, Params};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -41,28 +42,11 @@ pub fn uts<'a>(tree: &'a UtsTree, pool: &'a rayon::ThreadPool, spawn_depth: u32)
     })
 }
 
-fn queens_seq(all: u64, cols: u64, left: u64, right: u64) -> u64 {
-    if cols == all {
-        return 1;
-    }
-    let mut free = all & !(cols | left | right);
-    let mut total = 0;
-    while free != 0 {
-        let bit = free & free.wrapping_neg();
-        free ^= bit;
-        total += queens_seq(
-            all,
-            cols | bit,
-            ((left | bit) << 1) & all,
-            (right | bit) >> 1,
-        );
-    }
-    total
-}
-
-fn queens_rec(all: u64, cols: u64, left: u64, right: u64, row: usize, spawn_depth: usize) -> u64 {
+fn queens_rec(board: &Board, p: Placement, row: usize, spawn_depth: usize) -> u64 {
+    let all = u64::MAX >> (64 - board.n());
+    let Placement { cols, left, right } = p;
     if row >= spawn_depth || cols == all {
-        return queens_seq(all, cols, left, right);
+        return board.count_from(&p);
     }
     let mut free = all & !(cols | left | right);
     let mut bits = Vec::with_capacity(free.count_ones() as usize);
@@ -73,25 +57,23 @@ fn queens_rec(all: u64, cols: u64, left: u64, right: u64, row: usize, spawn_dept
     }
     bits.par_iter()
         .map(|&bit| {
-            queens_rec(
-                all,
-                cols | bit,
-                ((left | bit) << 1) & all,
-                (right | bit) >> 1,
-                row + 1,
-                spawn_depth,
-            )
+            let child = Placement {
+                cols: cols | bit,
+                left: ((left | bit) << 1) & all,
+                right: (right | bit) >> 1,
+            };
+            queens_rec(board, child, row + 1, spawn_depth)
         })
         .sum()
 }
 
 /// N-Queens on `pool`: the placements of rows above `spawn_depth` are rayon tasks; below,
-/// the bitmask recursion of `nqueens::count`.
+/// the bitmask recursion of `nqueens::count` (`Board::count_from`).
 pub fn nqueens(n: u32, pool: &rayon::ThreadPool, spawn_depth: usize) -> Job<'_> {
     Box::new(move || {
-        let all = u64::MAX >> (64 - n);
+        let board = Board::new(u64::from(n)).map_err(|e| e.to_string())?;
         let t = Instant::now();
-        let count = pool.install(|| queens_rec(all, 0, 0, 0, 0, spawn_depth));
+        let count = pool.install(|| queens_rec(&board, Placement::default(), 0, spawn_depth));
         let time = t.elapsed();
         let want = magpie_apps::NQUEENS_SOLUTIONS[n as usize];
         if count != want {
