@@ -264,6 +264,21 @@ impl<G: Iterator> Level<G> {
     }
 }
 
+/// Whether a node visited earlier (a task's, a handed-over one) is still worth expanding
+/// now that it starts; if not, its subtree is done (cut by the bound) and counts as one
+/// backtrack.
+fn worth_starting<S, K>(kind: &K, stats: &mut LocalStats, node: &S::Node) -> bool
+where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    let worth = kind.still_promising(node);
+    if !worth {
+        stats.backtracks += 1;
+    }
+    worth
+}
+
 /// A DepthBounded task: `node` (already visited) at `depth`.
 fn depth_bounded_task<'s, S, K>(
     scope: &crate::Scope<'s>,
@@ -278,8 +293,7 @@ fn depth_bounded_task<'s, S, K>(
     K: Kind<S>,
 {
     as_task::<S, K>(kind, run, |local, stats| {
-        if !kind.still_promising(&node) {
-            stats.backtracks += 1; // its subtree is done: cut by the bound
+        if !worth_starting(kind, stats, &node) {
             return;
         }
         if depth < spawn_depth && run.may_expand(depth) {
@@ -335,8 +349,7 @@ fn budget_task<'s, S, K>(
     K: Kind<S>,
 {
     as_task::<S, K>(kind, run, |local, stats| {
-        if !kind.still_promising(&node) {
-            stats.backtracks += 1; // its subtree is done: cut by the bound
+        if !worth_starting(kind, stats, &node) {
             return;
         }
         let mut stack: Vec<Level<S::Children<'s>>> = Vec::new();
@@ -499,10 +512,8 @@ fn ordered<S, K>(
                     }
                     let node = tasks[i].lock().unwrap_or_else(|e| e.into_inner()).take();
                     let node = node.expect("each ordered task starts once");
-                    if kind.still_promising(&node) {
+                    if worth_starting(kind, stats, &node) {
                         dfs(space, kind, run, local, stats, &node, spawn_depth);
-                    } else {
-                        stats.backtracks += 1;
                     }
                 });
             });
@@ -616,9 +627,7 @@ fn stack_stealing_worker<'s, S, K>(
                     }
                     None => match pending.pop() {
                         Some((node, depth)) => {
-                            if !kind.still_promising(&node) {
-                                stats.backtracks += 1;
-                            } else if run.may_expand(depth) {
+                            if worth_starting(kind, stats, &node) && run.may_expand(depth) {
                                 stack.push(Level::new(space.children(&node), depth + 1));
                             }
                         }
