@@ -11,7 +11,7 @@ use std::fmt;
 use std::os::raw::c_int;
 
 use magpie::deque::{signal::DEFAULT_SIGNAL, DequeKind};
-use magpie::policy::{idle, victim};
+use magpie::policy::{idle, victim, PolicyError};
 use magpie::runtime::{parse_join_limit, parse_signal, DEFAULT_JOIN_PUSH_LIMIT};
 use magpie::{BuildError, ThreadPool, ThreadPoolBuilder};
 
@@ -173,18 +173,21 @@ impl Config {
                      var: &'static str,
                      what: &str,
                      names: &[&'static str],
-                     valid: &dyn Fn(&str) -> bool|
+                     parse: &dyn Fn(&str) -> Result<(), PolicyError>|
          -> Result<Setting<String>, ConfigError> {
             match pick(flag, flag_name, var, env) {
                 None => Ok(Setting {
                     value: names[0].to_string(),
                     source: Source::Default,
                 }),
-                Some((v, source)) if valid(&v) => Ok(Setting {
-                    value: v.to_ascii_lowercase(),
-                    source,
-                }),
-                Some((v, source)) => Err(unknown(source, what, &v, names)),
+                Some((v, source)) => match parse(&v) {
+                    Ok(()) => Ok(Setting {
+                        value: v.trim().to_string(),
+                        source,
+                    }),
+                    Err(PolicyError::UnknownName(_)) => Err(unknown(source, what, v.trim(), names)),
+                    Err(PolicyError::Spec(e)) => Err(ConfigError(format!("{source}: {e}"))),
+                },
             }
         };
         let victims = named(
@@ -193,7 +196,7 @@ impl Config {
             "MAGPIE_VICTIMS",
             "victim policy",
             victim::NAMES,
-            &|n| victim::by_name(n).is_some(),
+            &|n| victim::by_name(n).map(drop),
         )?;
         let idle = named(
             &flags.idle,
@@ -201,7 +204,7 @@ impl Config {
             "MAGPIE_IDLE",
             "idle policy",
             idle::NAMES,
-            &|n| idle::by_name(n).is_some(),
+            &|n| idle::by_name(n).map(drop),
         )?;
 
         let signal = match pick(&flags.signal, "--signal", "MAGPIE_SIGNAL", env) {

@@ -7,9 +7,12 @@
 //! runs off the hot path.
 
 pub mod idle;
+pub mod params;
+pub mod topology;
 pub mod victim;
 
 pub use idle::{IdleAction, IdlePolicy, IdleState, ParkIdle};
+pub use params::{PolicyError, PolicySpec, SpecError};
 pub use victim::{RandomVictims, VictimPolicy, VictimSelector};
 
 /// A tiny, fast pseudo-random generator (xorshift64*) for per-worker decisions.

@@ -10,7 +10,7 @@ use super::pool::ThreadPool;
 use super::registry::{PanicHandler, Registry, RegistryConfig};
 use crate::deque::signal::{self, SignalError, DEFAULT_SIGNAL};
 use crate::deque::{DequeKind, UnknownName};
-use crate::policy::{idle, victim, IdlePolicy, VictimPolicy};
+use crate::policy::{idle, victim, IdlePolicy, PolicyError, SpecError, VictimPolicy};
 
 /// Why a pool could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -21,6 +21,9 @@ pub enum BuildError {
     /// An unknown deque, victim or idle policy name.
     #[error(transparent)]
     UnknownName(#[from] UnknownName),
+    /// A known policy name with bad parameters (`linear:step=fast`).
+    #[error(transparent)]
+    Policy(SpecError),
     /// A bad environment variable (`from_env`).
     #[error("environment variable {var}={value:?}: {problem}")]
     Env {
@@ -201,10 +204,10 @@ impl ThreadPoolBuilder {
                 .map_err(|e| env("MAGPIE_DEQUE", &v, e.to_string()));
         }
         if let Some(v) = var("MAGPIE_VICTIMS") {
-            b.victims = victim_by_name(&v).map_err(|e| env("MAGPIE_VICTIMS", &v, e.to_string()));
+            b.victims = victim::by_name(&v).map_err(|e| env("MAGPIE_VICTIMS", &v, e.to_string()));
         }
         if let Some(v) = var("MAGPIE_IDLE") {
-            b.idle = idle_by_name(&v).map_err(|e| env("MAGPIE_IDLE", &v, e.to_string()));
+            b.idle = idle::by_name(&v).map_err(|e| env("MAGPIE_IDLE", &v, e.to_string()));
         }
         if let Some(v) = var("MAGPIE_JOIN_LIMIT") {
             b.join_push_limit = parse_join_limit(&v).map_err(|p| env("MAGPIE_JOIN_LIMIT", &v, p));
@@ -230,7 +233,7 @@ impl ThreadPoolBuilder {
 
     /// The victim-selection policy by name (`random`).
     pub fn victims(mut self, name: &str) -> Self {
-        self.victims = victim_by_name(name).map_err(BuildError::from);
+        self.victims = victim_by_name(name);
         self
     }
 
@@ -242,7 +245,7 @@ impl ThreadPoolBuilder {
 
     /// The idle policy by name (`park`).
     pub fn idle(mut self, name: &str) -> Self {
-        self.idle = idle_by_name(name).map_err(BuildError::from);
+        self.idle = idle_by_name(name);
         self
     }
 
@@ -359,20 +362,21 @@ impl ThreadPoolBuilder {
     }
 }
 
-fn victim_by_name(name: &str) -> Result<Arc<dyn VictimPolicy>, UnknownName> {
-    victim::by_name(name).ok_or_else(|| UnknownName {
-        what: "victim policy",
-        given: name.trim().to_string(),
-        accepted: victim::NAMES.to_vec(),
-    })
+fn victim_by_name(name: &str) -> Result<Arc<dyn VictimPolicy>, BuildError> {
+    victim::by_name(name).map_err(BuildError::from)
 }
 
-fn idle_by_name(name: &str) -> Result<Arc<dyn IdlePolicy>, UnknownName> {
-    idle::by_name(name).ok_or_else(|| UnknownName {
-        what: "idle policy",
-        given: name.trim().to_string(),
-        accepted: idle::NAMES.to_vec(),
-    })
+fn idle_by_name(name: &str) -> Result<Arc<dyn IdlePolicy>, BuildError> {
+    idle::by_name(name).map_err(BuildError::from)
+}
+
+impl From<PolicyError> for BuildError {
+    fn from(e: PolicyError) -> Self {
+        match e {
+            PolicyError::UnknownName(u) => BuildError::UnknownName(u),
+            PolicyError::Spec(s) => BuildError::Policy(s),
+        }
+    }
 }
 
 /// The default of [`ThreadPoolBuilder::join_push_limit`].

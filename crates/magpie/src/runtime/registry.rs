@@ -17,7 +17,9 @@ use super::latch::{CoreLatch, LockLatch, SpinLatch};
 use super::sleep::{Sleep, Wakeup};
 use crate::deque::{chase_lev, split, DequeKind, DequeOwner, DequeStealer, Steal};
 use crate::policy::idle::{IdleAction, IdlePolicy, IdleState};
-use crate::policy::victim::{ProbeOutcome, VictimPolicy, VictimSelector};
+use crate::policy::victim::{
+    PoolView, Probe, ProbeOutcome, TaskCycle, VictimPolicy, VictimSelector,
+};
 use crate::stats::{WorkerCounters, WorkerStats};
 
 /// Handler for panics of `spawn`ed jobs, which have no caller to propagate to.
@@ -56,6 +58,13 @@ impl RemoteDeque {
         }
     }
 
+    fn len_hint(&self) -> usize {
+        match self {
+            RemoteDeque::ChaseLev(s) => s.len_hint(),
+            RemoteDeque::Split(s) => s.len_hint(),
+        }
+    }
+
     fn has_public_work(&self) -> bool {
         match self {
             RemoteDeque::ChaseLev(s) => s.public_len_hint() > 0,
@@ -75,6 +84,8 @@ struct ThreadInfo {
     /// lets `stats()` count time a worker is spending idle right now.
     idle_since: AtomicU64,
     parked_since: AtomicU64,
+    /// Whether the current `parked_since` stretch is a doze (a timed sleep) or a park.
+    dozing: AtomicBool,
 }
 
 static NEXT_REGISTRY_ID: AtomicUsize = AtomicUsize::new(1);
@@ -123,6 +134,7 @@ impl Registry {
                 terminate: CoreLatch::new(),
                 idle_since: AtomicU64::new(NOT_IDLE),
                 parked_since: AtomicU64::new(NOT_IDLE),
+                dozing: AtomicBool::new(false),
             });
         }
         let registry = Arc::new(Registry {
@@ -145,17 +157,34 @@ impl Registry {
         stack_size: usize,
     ) -> Result<(Arc<Registry>, Vec<thread::JoinHandle<()>>), crate::BuildError> {
         let (registry, locals) = Registry::new(config);
-        let mut handles = Vec::with_capacity(locals.len());
-        for (index, local) in locals.into_iter().enumerate() {
+        let n = locals.len();
+        let mut selectors = registry.config.victims.selectors(n);
+        if selectors.len() != n {
+            // A user's policy broke its contract: fall back to uniform draws rather than fail.
+            selectors = crate::policy::RandomVictims.selectors(n);
+        }
+        let placement = registry
+            .config
+            .victims
+            .placement(n)
+            .filter(|cpus| cpus.len() == n);
+        let mut handles = Vec::with_capacity(n);
+        for ((index, local), selector) in locals.into_iter().enumerate().zip(selectors) {
             let name = match thread_name.as_mut() {
                 Some(f) => f(index),
                 None => format!("magpie-worker-{index}"),
             };
             let reg = Arc::clone(&registry);
+            let cpu = placement.as_ref().map(|cpus| cpus[index]);
             let spawned = thread::Builder::new()
                 .name(name)
                 .stack_size(stack_size)
-                .spawn(move || main_loop(reg, index, local));
+                .spawn(move || {
+                    if let Some(cpu) = cpu {
+                        pin_current_thread(cpu);
+                    }
+                    main_loop(reg, index, local, selector)
+                });
             match spawned {
                 Ok(h) => handles.push(h),
                 Err(source) => {
@@ -199,7 +228,7 @@ impl Registry {
         self.injector.push(job);
         // Dekker pair with `Sleep::sleep` step 2 (see runtime/sleep.rs).
         fence(Ordering::SeqCst);
-        self.sleep.new_work();
+        self.sleep.new_external_work();
     }
 
     /// True if a sleeper should stay awake: injected or public work, or termination.
@@ -309,12 +338,16 @@ impl Registry {
                 let idle_since = info.idle_since.load(Ordering::Relaxed);
                 let parked_since = info.parked_since.load(Ordering::Relaxed);
                 if parked_since != NOT_IDLE {
-                    s.parked_ns += now.saturating_sub(parked_since);
+                    if info.dozing.load(Ordering::Relaxed) {
+                        s.sleep_ns += now.saturating_sub(parked_since);
+                    } else {
+                        s.parked_ns += now.saturating_sub(parked_since);
+                    }
                 } else if idle_since != NOT_IDLE {
                     s.idle_ns += now.saturating_sub(idle_since);
                 }
                 s.tasks_run = s.private_pops + s.public_pops + s.steals + s.injected_taken;
-                s.busy_ns = since_reset.saturating_sub(s.idle_ns + s.parked_ns);
+                s.busy_ns = since_reset.saturating_sub(s.idle_ns + s.parked_ns + s.sleep_ns);
                 s
             })
             .collect()
@@ -347,6 +380,30 @@ where
     }
 }
 
+impl PoolView for Registry {
+    fn num_workers(&self) -> usize {
+        self.infos.len()
+    }
+
+    fn queue_len(&self, worker: usize) -> usize {
+        self.infos.get(worker).map_or(0, |i| i.stealer.len_hint())
+    }
+}
+
+/// Pins the calling thread to `cpu`; a refusal (a CPU outside the process's set) leaves
+/// placement to the OS.
+fn pin_current_thread(cpu: usize) {
+    // SAFETY: `cpu_set_t` is a plain bit set for which all zeroes is a valid (empty) value.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    if cpu >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
+        return;
+    }
+    // SAFETY: `cpu` is within the set's capacity (checked above); `set` is a valid set.
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: pid 0 is the calling thread; `set` is a valid, initialised set of the size given.
+    let _ = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+}
+
 /// The outcome of one search for work.
 enum Search {
     Found(JobRef),
@@ -364,6 +421,8 @@ pub(crate) struct WorkerThread {
     /// Points into `registry.infos[index]`; valid while `registry` is held.
     counters: *const WorkerCounters,
     victims: RefCell<Box<dyn VictimSelector>>,
+    /// Whether the victim policy wants probe latencies and task cycles.
+    measures: bool,
     victim_buf: RefCell<Vec<usize>>,
     idle: RefCell<Box<dyn IdleState>>,
     join_push_limit: isize,
@@ -462,7 +521,7 @@ impl WorkerThread {
         abort.disarm();
     }
 
-    fn find_work(&self) -> Search {
+    fn find_work(&self, latch: &CoreLatch, idle_start: &mut u64) -> Search {
         if let Some(job) = self.pop() {
             return Search::Found(job);
         }
@@ -472,11 +531,25 @@ impl WorkerThread {
             let mut victims = self.victim_buf.borrow_mut();
             let mut selector = self.victims.borrow_mut();
             victims.clear();
-            selector.next_round(&mut victims);
-            for &v in victims.iter() {
-                let outcome = match registry.infos[v].stealer.steal(self.counters()) {
+            selector.next_round(registry, &mut victims);
+            let mut i = 0;
+            while let Some(&victim) = victims.get(i) {
+                i += 1;
+                let start = if self.measures { registry.now_ns() } else { 0 };
+                let stolen = registry.infos[victim].stealer.steal(self.counters());
+                let latency_ns = if self.measures {
+                    registry.now_ns().saturating_sub(start)
+                } else {
+                    0
+                };
+                let outcome = match stolen {
                     Steal::Success(job) => {
-                        selector.on_steal(v, ProbeOutcome::Stolen);
+                        let probe = Probe {
+                            victim,
+                            outcome: ProbeOutcome::Stolen,
+                            latency_ns,
+                        };
+                        selector.on_probe(registry, probe, &mut victims);
                         return Search::Found(job);
                     }
                     Steal::Empty => ProbeOutcome::Empty,
@@ -485,7 +558,16 @@ impl WorkerThread {
                         ProbeOutcome::Busy
                     }
                 };
-                selector.on_steal(v, outcome);
+                let probe = Probe {
+                    victim,
+                    outcome,
+                    latency_ns,
+                };
+                selector.on_probe(registry, probe, &mut victims);
+                let action = self.idle.borrow_mut().on_failed_steal();
+                if let Some(action) = action {
+                    self.idle_act(action, false, latch, idle_start);
+                }
             }
         }
         loop {
@@ -499,6 +581,27 @@ impl WorkerThread {
             }
         }
         Search::Nothing { contended }
+    }
+
+    /// Carries out what the idle policy said.
+    fn idle_act(
+        &self,
+        action: IdleAction,
+        contended: bool,
+        latch: &CoreLatch,
+        idle_start: &mut u64,
+    ) {
+        match action {
+            IdleAction::Spin => {
+                for _ in 0..32 {
+                    std::hint::spin_loop();
+                }
+            }
+            IdleAction::Yield => thread::yield_now(),
+            IdleAction::Park if contended => thread::yield_now(),
+            IdleAction::Sleep(d) => self.park_for(Some(d), latch, idle_start),
+            IdleAction::Park => self.park_for(None, latch, idle_start),
+        }
     }
 
     /// Works (runs local, stolen and injected jobs) until `latch` is set.
@@ -515,9 +618,11 @@ impl WorkerThread {
         let info = self.info();
         let counters = self.counters();
         let mut idle_start = registry.now_ns();
+        // Start of the current task cycle (idle, then work) for `on_task_done`.
+        let mut cycle_start = idle_start;
         info.idle_since.store(idle_start, Ordering::Relaxed);
         while !latch.probe() {
-            match self.find_work() {
+            match self.find_work(latch, &mut idle_start) {
                 Search::Found(job) => {
                     let now = registry.now_ns();
                     counters.idle_ns.add(now.saturating_sub(idle_start));
@@ -525,21 +630,18 @@ impl WorkerThread {
                     self.idle.borrow_mut().on_work_found();
                     self.execute(job);
                     idle_start = registry.now_ns();
+                    if self.measures {
+                        self.victims.borrow_mut().on_task_done(TaskCycle {
+                            idle_ns: now.saturating_sub(cycle_start),
+                            work_ns: idle_start.saturating_sub(now),
+                        });
+                    }
+                    cycle_start = idle_start;
                     info.idle_since.store(idle_start, Ordering::Relaxed);
                 }
                 Search::Nothing { contended } => {
                     let action = self.idle.borrow_mut().on_failed_round();
-                    match action {
-                        IdleAction::Spin => {
-                            for _ in 0..32 {
-                                std::hint::spin_loop();
-                            }
-                        }
-                        IdleAction::Yield => thread::yield_now(),
-                        IdleAction::Park if contended => thread::yield_now(),
-                        IdleAction::Sleep(d) => self.park_for(Some(d), latch, &mut idle_start),
-                        IdleAction::Park => self.park_for(None, latch, &mut idle_start),
-                    }
+                    self.idle_act(action, contended, latch, &mut idle_start);
                 }
             }
         }
@@ -548,49 +650,53 @@ impl WorkerThread {
         info.idle_since.store(NOT_IDLE, Ordering::Relaxed);
     }
 
-    /// Sleeps for `d` (self-waking) or parks until woken (`None`); accounts the time.
+    /// Dozes for `d` (a timed sleep that injected work or the latch ends early) or parks
+    /// until woken (`None`); accounts the time.
     fn park_for(&self, d: Option<Duration>, latch: &CoreLatch, idle_start: &mut u64) {
         let registry = &*self.registry;
         let info = self.info();
         let counters = self.counters();
         let start = registry.now_ns();
         counters.idle_ns.add(start.saturating_sub(*idle_start));
+        info.dozing.store(d.is_some(), Ordering::Relaxed);
         info.parked_since.store(start, Ordering::Relaxed);
-        let woken = match d {
-            Some(d) => {
-                thread::sleep(d);
-                true
-            }
-            None => match registry
-                .sleep
-                .sleep(self.index, latch, || registry.has_work())
-            {
-                Wakeup::Woken => true,
-                Wakeup::TimedOut | Wakeup::DidNotSleep => false,
-            },
+        let has_work = || registry.has_work();
+        let wakeup = match d {
+            Some(d) => registry.sleep.doze(self.index, latch, has_work, d),
+            None => registry.sleep.sleep(self.index, latch, has_work),
         };
         let end = registry.now_ns();
-        counters.parked_ns.add(end.saturating_sub(start));
-        counters.parks.bump();
         info.parked_since.store(NOT_IDLE, Ordering::Relaxed);
         *idle_start = end;
-        if woken {
-            // Woken for a reason: search actively again before parking.
+        if wakeup == Wakeup::DidNotSleep {
+            counters.idle_ns.add(end.saturating_sub(start));
+            return;
+        }
+        if d.is_some() {
+            counters.sleep_ns.add(end.saturating_sub(start));
+            counters.sleeps.bump();
+        } else {
+            counters.parked_ns.add(end.saturating_sub(start));
+            counters.parks.bump();
+        }
+        if wakeup == Wakeup::Woken {
+            // Woken for a reason (new work, a set latch): search actively again.
             self.idle.borrow_mut().on_work_found();
         }
     }
 }
 
 /// The life of one worker thread.
-fn main_loop(registry: Arc<Registry>, index: usize, deque: LocalDeque) {
+fn main_loop(
+    registry: Arc<Registry>,
+    index: usize,
+    deque: LocalDeque,
+    selector: Box<dyn VictimSelector>,
+) {
     let counters: *const WorkerCounters = &*registry.infos[index].counters;
     let worker = WorkerThread {
-        victims: RefCell::new(
-            registry
-                .config
-                .victims
-                .selector(index, registry.num_workers()),
-        ),
+        victims: RefCell::new(selector),
+        measures: registry.config.victims.measures(),
         victim_buf: RefCell::new(Vec::with_capacity(registry.num_workers())),
         idle: RefCell::new(registry.config.idle.state(index)),
         join_push_limit: isize::try_from(registry.config.join_push_limit).unwrap_or(isize::MAX),
@@ -637,7 +743,8 @@ fn main_loop(registry: Arc<Registry>, index: usize, deque: LocalDeque) {
         let terminate = &worker.registry.infos[index].terminate;
         worker.wait_until(terminate);
         // Finish whatever is still queued (static spawns) before leaving.
-        while let Search::Found(job) = worker.find_work() {
+        let mut idle_start = worker.registry.now_ns();
+        while let Search::Found(job) = worker.find_work(terminate, &mut idle_start) {
             worker.execute(job);
         }
     }

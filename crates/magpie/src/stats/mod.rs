@@ -121,10 +121,15 @@ worker_counters! {
     busy_ns,
     /// Nanoseconds spent looking for work (spinning or yielding).
     idle_ns,
-    /// Nanoseconds spent parked (asleep).
+    /// Nanoseconds spent parked (blocked until new work woke the worker).
     parked_ns,
-    /// Times this worker went to sleep.
+    /// Times this worker parked.
     parks,
+    /// Nanoseconds spent in an idle policy's timed sleeps (backoffs, dynamic quanta).
+    sleep_ns,
+    /// Timed sleeps this worker took (a sleep that did not start, because work was seen, is
+    /// not counted).
+    sleeps,
 }
 
 impl WorkerStats {

@@ -1,0 +1,1 @@
+//! The machine's topology, read from Linux sysfs (placeholder until implemented).

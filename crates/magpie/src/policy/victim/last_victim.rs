@@ -1,0 +1,27 @@
+//! `last-victim` victim selection (placeholder: draws at random until implemented).
+
+use super::{RandomOther, VictimPolicy, VictimSelector};
+use crate::policy::params::{PolicySpec, SpecError};
+
+/// `last-victim` victim selection.
+#[derive(Debug, Clone, Default)]
+pub struct LastVictim;
+
+impl LastVictim {
+    /// The policy with the parameters of `spec`.
+    pub fn from_spec(_spec: &mut PolicySpec) -> Result<Self, SpecError> {
+        Ok(LastVictim)
+    }
+}
+
+impl VictimPolicy for LastVictim {
+    fn name(&self) -> &str {
+        "last-victim"
+    }
+
+    fn selectors(&self, num_workers: usize) -> Vec<Box<dyn VictimSelector>> {
+        (0..num_workers)
+            .map(|t| Box::new(RandomOther::new(t, num_workers)) as Box<dyn VictimSelector>)
+            .collect()
+    }
+}
