@@ -74,9 +74,9 @@ fn latch_set_wakes_sleeper() {
     });
 }
 
-/// (b) A sleeper vs a publisher that stores work, runs a SeqCst fence, then `new_work()`
-/// (what `Registry::inject` does): the sleeper either sees the work in its re-check or is
-/// woken. The re-check is [`fenced`].
+/// (b) A parked sleeper vs a publisher that stores work, runs a SeqCst fence, then
+/// `new_work()` (a push that wakes parked workers): the sleeper either sees the work in its
+/// re-check or is woken. The re-check is [`fenced`].
 #[test]
 fn published_work_is_seen_or_wakes() {
     model(None, || {
@@ -124,6 +124,96 @@ fn published_work_without_sleeper_fence() {
         publisher.join().unwrap();
         assert_eq!(sleep.sleeping_hint(), 0);
         assert!(!latch.probe());
+    });
+}
+
+/// How long a model's doze lasts: irrelevant under loom, where a wait only ends when notified
+/// (so a doze that nobody wakes deadlocks the model instead of timing out).
+const DOZE: std::time::Duration = std::time::Duration::from_micros(500);
+
+/// (b1) A dozing worker (a backoff's timed sleep) vs work injected from outside the pool
+/// (what `Registry::inject` does: store, `fence(SeqCst)`, `new_external_work()`): the dozer
+/// sees the work in its re-check or is woken, without waiting for its timeout.
+#[test]
+fn injected_work_wakes_a_dozer() {
+    model(None, || {
+        let sleep = Arc::new(Sleep::new(1));
+        let latch = Arc::new(CoreLatch::new());
+        let work = Arc::new(AtomicBool::new(false));
+        let publisher = {
+            let (sleep, work) = (Arc::clone(&sleep), Arc::clone(&work));
+            thread::spawn(move || {
+                work.store(true, SeqCst);
+                fence(SeqCst);
+                sleep.new_external_work();
+            })
+        };
+        while !work.load(SeqCst) {
+            sleep.doze(0, &latch, || work.load(SeqCst), DOZE);
+        }
+        publisher.join().unwrap();
+        assert_eq!(sleep.dozing_hint(), 0);
+        assert_eq!(sleep.sleeping_hint(), 0);
+    });
+}
+
+/// (b2) Injected work wakes a parked worker too: two published jobs, a parked and a dozing
+/// worker; each either sees the work or is woken (both return).
+#[test]
+fn injected_work_wakes_parked_or_dozing() {
+    model(Some(4), || {
+        let sleep = Arc::new(Sleep::new(2));
+        let work = Arc::new(AtomicBool::new(false));
+        let dozer = {
+            let (sleep, work) = (Arc::clone(&sleep), Arc::clone(&work));
+            thread::spawn(move || {
+                let latch = CoreLatch::new();
+                while !work.load(SeqCst) {
+                    sleep.doze(1, &latch, || work.load(SeqCst), DOZE);
+                }
+            })
+        };
+        let publisher = {
+            let (sleep, work) = (Arc::clone(&sleep), Arc::clone(&work));
+            thread::spawn(move || {
+                work.store(true, SeqCst);
+                fence(SeqCst);
+                // One wake per published job.
+                sleep.new_external_work();
+                sleep.new_external_work();
+            })
+        };
+        let latch = CoreLatch::new();
+        while !work.load(SeqCst) {
+            sleep.sleep(0, &latch, || work.load(SeqCst));
+        }
+        publisher.join().unwrap();
+        dozer.join().unwrap();
+        assert_eq!(sleep.dozing_hint() + sleep.sleeping_hint(), 0);
+    });
+}
+
+/// (b3) A dozing worker waiting on its latch vs the latch's setter (a stolen job finished):
+/// the set wakes it, as it wakes a parked worker.
+#[test]
+fn latch_set_wakes_dozer() {
+    model(None, || {
+        let sleep = Arc::new(Sleep::new(1));
+        let latch = Arc::new(CoreLatch::new());
+        let setter = {
+            let (sleep, latch) = (Arc::clone(&sleep), Arc::clone(&latch));
+            thread::spawn(move || {
+                // SAFETY: the Arc keeps the latch alive for the whole call.
+                if unsafe { CoreLatch::set(&*latch) } {
+                    assert!(sleep.wake_specific(0), "set said asleep, slot said awake");
+                }
+            })
+        };
+        while !latch.probe() {
+            sleep.doze(0, &latch, || false, DOZE);
+        }
+        setter.join().unwrap();
+        assert_eq!(sleep.dozing_hint(), 0);
     });
 }
 
@@ -240,6 +330,32 @@ fn broken_sleeper_without_recheck() {
     });
 }
 
+/// Negative control: a local push (`new_work`) does not wake a dozing worker, by design (a
+/// backoff keeps backing off; the doze ends by its timeout, which loom does not model). Must
+/// deadlock under loom: it shows that the dozer models above are woken by
+/// `new_external_work` or the latch and by nothing else.
+#[test]
+#[ignore = "negative control: must fail; run by negative_controls_fail"]
+fn broken_dozer_woken_by_local_push() {
+    model(None, || {
+        let sleep = Arc::new(Sleep::new(1));
+        let latch = Arc::new(CoreLatch::new());
+        let work = Arc::new(AtomicBool::new(false));
+        let publisher = {
+            let (sleep, work) = (Arc::clone(&sleep), Arc::clone(&work));
+            thread::spawn(move || {
+                work.store(true, SeqCst);
+                fence(SeqCst);
+                sleep.new_work();
+            })
+        };
+        while !work.load(SeqCst) {
+            sleep.doze(0, &latch, || false, DOZE);
+        }
+        publisher.join().unwrap();
+    });
+}
+
 /// Runs each negative control in a child process of this test binary and checks that loom
 /// reports a deadlock. A child process, because after a deadlock loom's clean-up may panic
 /// again while unwinding through loom objects, which aborts the whole process instead of
@@ -250,6 +366,7 @@ fn negative_controls_fail() {
     for name in [
         "broken_setter_that_never_wakes",
         "broken_sleeper_without_recheck",
+        "broken_dozer_woken_by_local_push",
     ] {
         let out = std::process::Command::new(&exe)
             .args(["--ignored", "--exact", name, "--test-threads=1"])
