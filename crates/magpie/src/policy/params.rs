@@ -120,9 +120,9 @@ impl PolicySpec {
         &self.name
     }
 
-    /// Whether no parameters were given.
+    /// Whether any parameters were given.
     pub fn has_params(&self) -> bool {
-        self.params.is_empty()
+        !self.params.is_empty()
     }
 
     fn raw(&mut self, key: &str) -> Option<String> {
@@ -237,7 +237,7 @@ pub fn parse_duration(s: &str) -> Option<Duration> {
         _ => return None,
     };
     let secs = x * scale;
-    (secs.is_finite() && secs >= 0.0 && secs < 1e9).then(|| Duration::from_secs_f64(secs))
+    (secs.is_finite() && (0.0..1e9).contains(&secs)).then(|| Duration::from_secs_f64(secs))
 }
 
 #[cfg(test)]
@@ -261,8 +261,9 @@ mod tests {
     fn specs() {
         let s: PolicySpec = " Linear ".parse().unwrap();
         assert_eq!(s.name(), "linear");
-        assert!(s.has_params());
+        assert!(!s.has_params());
         let s: PolicySpec = "x:a=1,b=2".parse().unwrap();
+        assert!(s.has_params());
         assert_eq!(s.to_string(), "x:a=1,b=2");
         for bad in ["", ":a=1", "x:a", "x:a=", "x:=1", "x:a=1,a=2"] {
             assert!(bad.parse::<PolicySpec>().is_err(), "{bad:?} parsed");

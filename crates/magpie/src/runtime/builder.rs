@@ -231,7 +231,10 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// The victim-selection policy by name (`random`).
+    /// The victim-selection policy by name, with optional parameters
+    /// (`random`, `sticky`, `last-victim`, `hierarchical`, `locality`, `perf`,
+    /// `perf:refresh-max=100ms`; see [`crate::policy::victim::by_name`]). An unknown name or a
+    /// bad parameter fails at `build()`.
     pub fn victims(mut self, name: &str) -> Self {
         self.victims = victim_by_name(name);
         self
@@ -243,7 +246,10 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// The idle policy by name (`park`).
+    /// The idle policy by name, with optional parameters (`park`, `spin`, `yield`,
+    /// `linear:min=10us,step=50us,max=500us`, `dynamic-quanta`, …; see
+    /// [`crate::policy::idle::by_name`]). An unknown name or a bad parameter fails at
+    /// `build()`.
     pub fn idle(mut self, name: &str) -> Self {
         self.idle = idle_by_name(name);
         self
