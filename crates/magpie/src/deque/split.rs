@@ -26,7 +26,7 @@
 //! handler firing at each point. `pop_bottom` uses the paper's race-fixed form ("A
 //! Subtlety"): it lowers `bot` before comparing with `public_bot`, so a handler can no longer
 //! expose the task being popped. The conservative variant keeps the original form, because
-//! its handler never exposes the last private task (see [`Inner::pop_bottom`]).
+//! its handler never exposes the last private task (see `Inner::pop_bottom`).
 //!
 //! Thieves read a slot before the CAS that claims it (as in crossbeam-deque): after an index
 //! reset the owner may be rewriting that slot, the thief's CAS then fails (the tag changed)
