@@ -1,11 +1,1245 @@
-//! Backoff idle policies (placeholder until implemented).
+//! Backoff idle policies: what a thief does after a failed round, after Chapter 4 of
+//! Haselsteiner, "Adaptive Work-Stealing Techniques" (TU Wien 2015, the Pheet thesis), plus
+//! YewPar's worker loop.
+//!
+//! Three policies never sleep: [`SpinIdle`] (`spin`, Pheet's "noop"), [`YieldIdle`] (`yield`)
+//! and [`YieldAbpIdle`] (`yield-abp`). The others are *timed backoffs*: a per-worker backoff
+//! time `bt` starts at `min`; every failed round sleeps `bt` (a self-waking
+//! [`IdleAction::Sleep`]) and then grows `bt` by the policy's rule, never past `max`; finding
+//! work resets `bt` to `min` at once (the thesis' "hard reset"). All of them share one state,
+//! [`BackoffState`], driven by a [`BackoffRule`] that says what the next backoff time is:
+//!
+//! | name | rule after each failed round |
+//! |---|---|
+//! | `pheet` | `bt = min(bt·r, max)`, sleep a uniform random time in `[0, bt]` |
+//! | `yewpar` | `bt = min(bt·r, max)` |
+//! | `linear` | `bt = min(bt + step, max)` |
+//! | `exponential` | `bt = min(bt·r, max)` |
+//! | `exp-linear` | exponential up to `threshold`, then linear up to `max` |
+//! | `linear-exp` | linear up to `threshold`, then exponential up to `max` |
+//! | `linear-combination` | `t·linear + (1−t)·exponential`, each its own `bt` |
+//!
+//! Every timed backoff also takes `random` (a flag): sleep a uniform random time in `[0, bt]`
+//! instead of `bt` (the thesis' "limit-max" randomness; on by default only for `pheet`).
+//! Sleep times are rounded to the nearest nanosecond.
+//!
+//! ```
+//! use magpie::policy::idle::by_name;
+//! use magpie::policy::IdleAction;
+//! use std::time::Duration;
+//!
+//! let p = by_name("linear:min=10us,step=50us,max=100us").unwrap();
+//! let mut s = p.state(0);
+//! let us = |n| IdleAction::Sleep(Duration::from_micros(n));
+//! assert_eq!(s.on_failed_round(), us(10));
+//! assert_eq!(s.on_failed_round(), us(60));
+//! assert_eq!(s.on_failed_round(), us(100));
+//! s.on_work_found();
+//! assert_eq!(s.on_failed_round(), us(10));
+//! ```
 
+use std::fmt::Debug;
 use std::sync::Arc;
+use std::time::Duration;
 
-use super::IdlePolicy;
+use super::{IdleAction, IdlePolicy, IdleState};
 use crate::policy::params::{PolicySpec, SpecError};
+use crate::policy::XorShift64Star;
 
 /// The policy `spec` names, if it is one of this module's; `None` otherwise.
-pub(crate) fn build(_spec: &mut PolicySpec) -> Option<Result<Arc<dyn IdlePolicy>, SpecError>> {
-    None
+pub(crate) fn build(spec: &mut PolicySpec) -> Option<Result<Arc<dyn IdlePolicy>, SpecError>> {
+    fn arc<P: IdlePolicy + 'static>(
+        p: Result<P, SpecError>,
+    ) -> Result<Arc<dyn IdlePolicy>, SpecError> {
+        p.map(|p| Arc::new(p) as Arc<dyn IdlePolicy>)
+    }
+    Some(match spec.name() {
+        "spin" => arc(Ok(SpinIdle)),
+        "yield" => arc(Ok(YieldIdle)),
+        "yield-abp" => arc(Ok(YieldAbpIdle)),
+        "pheet" => arc(PheetBackoff::from_spec(spec)),
+        "yewpar" => arc(YewParBackoff::from_spec(spec)),
+        "linear" => arc(LinearBackoff::from_spec(spec)),
+        "exponential" => arc(ExponentialBackoff::from_spec(spec)),
+        "exp-linear" => arc(ExpLinearBackoff::from_spec(spec)),
+        "linear-exp" => arc(LinearExpBackoff::from_spec(spec)),
+        "linear-combination" => arc(LinearCombinationBackoff::from_spec(spec)),
+        _ => return None,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Policies that never sleep.
+
+/// `spin`: never blocks; every failed round answers [`IdleAction::Spin`] (Pheet's "noop"
+/// backoff, the thesis' "nobackoff" baseline).
+///
+/// ```
+/// use magpie::policy::idle::backoff::SpinIdle;
+/// use magpie::policy::{IdleAction, IdlePolicy};
+/// let mut s = SpinIdle.state(0);
+/// assert_eq!(s.on_failed_steal(), None);
+/// assert_eq!(s.on_failed_round(), IdleAction::Spin);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SpinIdle;
+
+/// `yield`: yields the CPU to the OS after every failed round.
+///
+/// ```
+/// use magpie::policy::idle::backoff::YieldIdle;
+/// use magpie::policy::{IdleAction, IdlePolicy};
+/// let mut s = YieldIdle.state(0);
+/// assert_eq!(s.on_failed_steal(), None);
+/// assert_eq!(s.on_failed_round(), IdleAction::Yield);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct YieldIdle;
+
+/// `yield-abp`: yields after *every* failed steal attempt, like the thief of Arora, Blumofe
+/// and Plaxton's scheduler. A failed round yields as well, so that a round with no victims
+/// at all (a one-worker pool) does not turn into a hot spin.
+///
+/// ```
+/// use magpie::policy::idle::backoff::YieldAbpIdle;
+/// use magpie::policy::{IdleAction, IdlePolicy};
+/// let mut s = YieldAbpIdle.state(0);
+/// assert_eq!(s.on_failed_steal(), Some(IdleAction::Yield));
+/// assert_eq!(s.on_failed_round(), IdleAction::Yield);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct YieldAbpIdle;
+
+/// The state of [`SpinIdle`], [`YieldIdle`] and [`YieldAbpIdle`]: nothing to remember.
+#[derive(Debug, Clone, Copy)]
+struct Constant {
+    after_steal: Option<IdleAction>,
+    after_round: IdleAction,
+}
+
+impl IdleState for Constant {
+    fn on_failed_steal(&mut self) -> Option<IdleAction> {
+        self.after_steal
+    }
+
+    fn on_failed_round(&mut self) -> IdleAction {
+        self.after_round
+    }
+
+    fn on_work_found(&mut self) {}
+}
+
+impl IdlePolicy for SpinIdle {
+    fn name(&self) -> &str {
+        "spin"
+    }
+
+    fn state(&self, _index: usize) -> Box<dyn IdleState> {
+        Box::new(Constant {
+            after_steal: None,
+            after_round: IdleAction::Spin,
+        })
+    }
+}
+
+impl IdlePolicy for YieldIdle {
+    fn name(&self) -> &str {
+        "yield"
+    }
+
+    fn state(&self, _index: usize) -> Box<dyn IdleState> {
+        Box::new(Constant {
+            after_steal: None,
+            after_round: IdleAction::Yield,
+        })
+    }
+}
+
+impl IdlePolicy for YieldAbpIdle {
+    fn name(&self) -> &str {
+        "yield-abp"
+    }
+
+    fn state(&self, _index: usize) -> Box<dyn IdleState> {
+        Box::new(Constant {
+            after_steal: Some(IdleAction::Yield),
+            after_round: IdleAction::Yield,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The generic timed backoff.
+
+/// A "next sleep time" rule: what a timed backoff sleeps after each failed round.
+///
+/// The rule is pure; the per-worker progress lives in a [`BackoffState`] as a `Level` (the
+/// current backoff time in nanoseconds, or two of them for a combination).
+pub trait BackoffRule: Debug + Clone + Send + Sync + 'static {
+    /// The per-worker progress of the rule.
+    type Level: Copy + Debug + Send + 'static;
+    /// The level at the start and after work was found (a hard reset).
+    fn start(&self) -> Self::Level;
+    /// The backoff time at `level`, in nanoseconds.
+    fn backoff_ns(&self, level: Self::Level) -> f64;
+    /// The level after one more failed round.
+    fn next(&self, level: Self::Level) -> Self::Level;
+    /// Whether a failed round sleeps a uniform random time in `[0, bt]` instead of `bt`.
+    fn random(&self) -> bool;
+}
+
+/// The per-worker state of every timed backoff: sleeps the rule's current backoff time after
+/// each failed round, then moves the rule one level on; work found resets it.
+///
+/// ```
+/// use magpie::policy::idle::backoff::{BackoffState, ExponentialBackoff};
+/// use magpie::policy::{IdleAction, IdleState};
+/// use std::time::Duration;
+///
+/// let mut s = BackoffState::new(ExponentialBackoff::default(), 0);
+/// assert_eq!(s.backoff_time(), Duration::from_micros(10));
+/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(10)));
+/// assert_eq!(s.backoff_time(), Duration::from_micros(13));
+/// ```
+#[derive(Debug, Clone)]
+pub struct BackoffState<R: BackoffRule> {
+    rule: R,
+    level: R::Level,
+    rng: XorShift64Star,
+}
+
+impl<R: BackoffRule> BackoffState<R> {
+    /// The state of worker `index` (which seeds its random draws, if the rule has any).
+    pub fn new(rule: R, index: usize) -> Self {
+        let level = rule.start();
+        BackoffState {
+            rule,
+            level,
+            rng: XorShift64Star::new(index as u64 ^ 0x0062_6163_6B6F_6666),
+        }
+    }
+
+    /// The current backoff time `bt`: what the next failed round sleeps (at most, when the
+    /// rule is random).
+    pub fn backoff_time(&self) -> Duration {
+        nanos(self.rule.backoff_ns(self.level))
+    }
+}
+
+impl<R: BackoffRule> IdleState for BackoffState<R> {
+    fn on_failed_round(&mut self) -> IdleAction {
+        let bt = self.rule.backoff_ns(self.level);
+        self.level = self.rule.next(self.level);
+        let sleep = if self.rule.random() {
+            // Uniform in [0, 1], both ends included.
+            let u = (self.rng.next_u64() >> 11) as f64 / ((1u64 << 53) - 1) as f64;
+            bt * u
+        } else {
+            bt
+        };
+        IdleAction::Sleep(nanos(sleep))
+    }
+
+    fn on_work_found(&mut self) {
+        self.level = self.rule.start();
+    }
+}
+
+/// Nanoseconds (non-negative, finite) to a duration, rounded to the nearest nanosecond.
+fn nanos(ns: f64) -> Duration {
+    Duration::from_nanos(ns.max(0.0).round() as u64)
+}
+
+fn ns(d: Duration) -> f64 {
+    d.as_nanos() as f64
+}
+
+/// One step of a truncated linear backoff.
+fn linear_next(bt: f64, step: Duration, cap: Duration) -> f64 {
+    (bt + ns(step)).min(ns(cap))
+}
+
+/// One step of a truncated exponential backoff.
+fn exp_next(bt: f64, r: f64, cap: Duration) -> f64 {
+    (bt * r).min(ns(cap))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameter reading and checks shared by the timed backoffs.
+
+/// Reads `min` and `max` and checks `min ≤ max`.
+fn read_min_max(
+    spec: &mut PolicySpec,
+    min: Duration,
+    max: Duration,
+) -> Result<(Duration, Duration), SpecError> {
+    let min = spec.duration("min", min)?;
+    let max = spec.duration("max", max)?;
+    check_order(spec, ("min", min), ("max", max))?;
+    Ok((min, max))
+}
+
+/// Checks `a ≤ b` for two duration parameters.
+fn check_order(
+    spec: &PolicySpec,
+    (ka, a): (&str, Duration),
+    (kb, b): (&str, Duration),
+) -> Result<(), SpecError> {
+    spec.check(
+        a <= b,
+        &format!("{ka}={a:?} must not be greater than {kb}={b:?}"),
+    )
+}
+
+/// Reads a growth factor `key` and checks that it is greater than 1.
+fn read_factor(spec: &mut PolicySpec, key: &str, default: f64) -> Result<f64, SpecError> {
+    let r = spec.float(key, default)?;
+    spec.check(r > 1.0, &format!("{key}={r} must be greater than 1"))?;
+    Ok(r)
+}
+
+/// Checks that the duration `key`, where an exponential backoff starts, is positive.
+fn check_exp_start(spec: &PolicySpec, key: &str, d: Duration) -> Result<(), SpecError> {
+    spec.check(
+        !d.is_zero(),
+        &format!("{key} must be greater than 0 (an exponential backoff from 0 stays at 0)"),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// The timed backoffs.
+
+/// `pheet`: the backoff Pheet used by default before the thesis (its "original" backoff): a
+/// truncated exponential backoff, `bt` from `min` = 100 ns doubling (`r` = 2) up to `max` =
+/// 0.1 ms, each failed round sleeping a uniform random time in `[0, bt]`.
+///
+/// Parameters: `min`, `max`, `r`, `random` (default `true`).
+///
+/// ```
+/// use magpie::policy::idle::backoff::PheetBackoff;
+/// use magpie::policy::{IdleAction, IdlePolicy};
+/// use std::time::Duration;
+///
+/// let mut s = PheetBackoff::default().state(0);
+/// for bt in [100, 200, 400] {
+///     let IdleAction::Sleep(d) = s.on_failed_round() else { panic!() };
+///     assert!(d <= Duration::from_nanos(bt));
+/// }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PheetBackoff {
+    /// The first backoff time.
+    pub min: Duration,
+    /// The largest backoff time.
+    pub max: Duration,
+    /// The growth factor (> 1).
+    pub r: f64,
+    /// Sleep a uniform random time in `[0, bt]` rather than `bt`.
+    pub random: bool,
+}
+
+impl Default for PheetBackoff {
+    fn default() -> Self {
+        PheetBackoff {
+            min: Duration::from_nanos(100),
+            max: Duration::from_micros(100),
+            r: 2.0,
+            random: true,
+        }
+    }
+}
+
+impl PheetBackoff {
+    /// `pheet:min=100ns,max=100us,r=2,random=true`.
+    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
+        let d = Self::default();
+        let (min, max) = read_min_max(spec, d.min, d.max)?;
+        check_exp_start(spec, "min", min)?;
+        Ok(PheetBackoff {
+            min,
+            max,
+            r: read_factor(spec, "r", d.r)?,
+            random: spec.flag("random", d.random)?,
+        })
+    }
+}
+
+impl BackoffRule for PheetBackoff {
+    type Level = f64;
+
+    fn start(&self) -> f64 {
+        ns(self.min)
+    }
+
+    fn backoff_ns(&self, bt: f64) -> f64 {
+        bt
+    }
+
+    fn next(&self, bt: f64) -> f64 {
+        exp_next(bt, self.r, self.max)
+    }
+
+    fn random(&self) -> bool {
+        self.random
+    }
+}
+
+/// `yewpar`: the sleep of YewPar's worker loop when it finds no work: `bt` from `min` =
+/// 100 µs doubling (`r` = 2) up to `max` = 500 ms.
+///
+/// Parameters: `min`, `max`, `r`, `random` (default `false`).
+///
+/// ```
+/// use magpie::policy::idle::backoff::YewParBackoff;
+/// use magpie::policy::{IdleAction, IdlePolicy};
+/// use std::time::Duration;
+///
+/// let mut s = YewParBackoff::default().state(0);
+/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(100)));
+/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(200)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct YewParBackoff {
+    /// The first backoff time.
+    pub min: Duration,
+    /// The largest backoff time.
+    pub max: Duration,
+    /// The growth factor (> 1).
+    pub r: f64,
+    /// Sleep a uniform random time in `[0, bt]` rather than `bt`.
+    pub random: bool,
+}
+
+impl Default for YewParBackoff {
+    fn default() -> Self {
+        YewParBackoff {
+            min: Duration::from_micros(100),
+            max: Duration::from_millis(500),
+            r: 2.0,
+            random: false,
+        }
+    }
+}
+
+impl YewParBackoff {
+    /// `yewpar:min=100us,max=500ms,r=2,random=false`.
+    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
+        let d = Self::default();
+        let (min, max) = read_min_max(spec, d.min, d.max)?;
+        check_exp_start(spec, "min", min)?;
+        Ok(YewParBackoff {
+            min,
+            max,
+            r: read_factor(spec, "r", d.r)?,
+            random: spec.flag("random", d.random)?,
+        })
+    }
+}
+
+impl BackoffRule for YewParBackoff {
+    type Level = f64;
+
+    fn start(&self) -> f64 {
+        ns(self.min)
+    }
+
+    fn backoff_ns(&self, bt: f64) -> f64 {
+        bt
+    }
+
+    fn next(&self, bt: f64) -> f64 {
+        exp_next(bt, self.r, self.max)
+    }
+
+    fn random(&self) -> bool {
+        self.random
+    }
+}
+
+/// `linear`: the thesis' best backoff (Table 4.1): `bt` from `min` = 10 µs, plus `step` =
+/// 50 µs each failed round, up to `max` = 0.5 ms; hard reset when work is found.
+///
+/// Parameters: `min`, `step`, `max`, `random` (default `false`).
+///
+/// ```
+/// use magpie::policy::idle::backoff::LinearBackoff;
+/// use magpie::policy::{IdleAction, IdlePolicy};
+/// use std::time::Duration;
+///
+/// let mut s = LinearBackoff::default().state(0);
+/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(10)));
+/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(60)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinearBackoff {
+    /// The first backoff time.
+    pub min: Duration,
+    /// Added to the backoff time after each failed round.
+    pub step: Duration,
+    /// The largest backoff time.
+    pub max: Duration,
+    /// Sleep a uniform random time in `[0, bt]` rather than `bt`.
+    pub random: bool,
+}
+
+impl Default for LinearBackoff {
+    fn default() -> Self {
+        LinearBackoff {
+            min: Duration::from_micros(10),
+            step: Duration::from_micros(50),
+            max: Duration::from_micros(500),
+            random: false,
+        }
+    }
+}
+
+impl LinearBackoff {
+    /// `linear:min=10us,step=50us,max=500us,random=false`.
+    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
+        let d = Self::default();
+        let (min, max) = read_min_max(spec, d.min, d.max)?;
+        Ok(LinearBackoff {
+            min,
+            step: spec.duration("step", d.step)?,
+            max,
+            random: spec.flag("random", d.random)?,
+        })
+    }
+}
+
+impl BackoffRule for LinearBackoff {
+    type Level = f64;
+
+    fn start(&self) -> f64 {
+        ns(self.min)
+    }
+
+    fn backoff_ns(&self, bt: f64) -> f64 {
+        bt
+    }
+
+    fn next(&self, bt: f64) -> f64 {
+        linear_next(bt, self.step, self.max)
+    }
+
+    fn random(&self) -> bool {
+        self.random
+    }
+}
+
+/// `exponential`: the thesis' tuned exponential backoff (Table 4.2): `bt` from `min` =
+/// 10 µs, times `r` = 1.3 each failed round, up to `max` = 0.5 ms.
+///
+/// Parameters: `r`, `min`, `max`, `random` (default `false`).
+///
+/// ```
+/// use magpie::policy::idle::backoff::ExponentialBackoff;
+/// use magpie::policy::{IdleAction, IdlePolicy};
+/// use std::time::Duration;
+///
+/// let mut s = ExponentialBackoff::default().state(0);
+/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(10)));
+/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(13)));
+/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_nanos(16_900)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExponentialBackoff {
+    /// The growth factor (> 1).
+    pub r: f64,
+    /// The first backoff time.
+    pub min: Duration,
+    /// The largest backoff time.
+    pub max: Duration,
+    /// Sleep a uniform random time in `[0, bt]` rather than `bt`.
+    pub random: bool,
+}
+
+impl Default for ExponentialBackoff {
+    fn default() -> Self {
+        ExponentialBackoff {
+            r: 1.3,
+            min: Duration::from_micros(10),
+            max: Duration::from_micros(500),
+            random: false,
+        }
+    }
+}
+
+impl ExponentialBackoff {
+    /// `exponential:r=1.3,min=10us,max=500us,random=false`.
+    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
+        let d = Self::default();
+        let r = read_factor(spec, "r", d.r)?;
+        let (min, max) = read_min_max(spec, d.min, d.max)?;
+        check_exp_start(spec, "min", min)?;
+        Ok(ExponentialBackoff {
+            r,
+            min,
+            max,
+            random: spec.flag("random", d.random)?,
+        })
+    }
+}
+
+impl BackoffRule for ExponentialBackoff {
+    type Level = f64;
+
+    fn start(&self) -> f64 {
+        ns(self.min)
+    }
+
+    fn backoff_ns(&self, bt: f64) -> f64 {
+        bt
+    }
+
+    fn next(&self, bt: f64) -> f64 {
+        exp_next(bt, self.r, self.max)
+    }
+
+    fn random(&self) -> bool {
+        self.random
+    }
+}
+
+/// `exp-linear`: the thesis' exponential-linear backoff (Table 4.3, variant 1): `bt` from
+/// `min` = 10 µs, times `r` = 2 up to `threshold` = 200 µs, then plus `step` = 50 µs up to
+/// `max` = 0.5 ms. The threshold is both the exponential part's maximum and the linear part's
+/// minimum, so it is slept once on the way (10, 20, 40, 80, 160, 200, 250, … µs).
+///
+/// Parameters: `r`, `step`, `min`, `threshold`, `max`, `random` (default `false`).
+///
+/// ```
+/// use magpie::policy::idle::backoff::ExpLinearBackoff;
+/// use magpie::policy::{IdleAction, IdlePolicy};
+/// use std::time::Duration;
+///
+/// let mut s = ExpLinearBackoff::default().state(0);
+/// let slept: Vec<_> = (0..8).map(|_| s.on_failed_round()).collect();
+/// let us = |n| IdleAction::Sleep(Duration::from_micros(n));
+/// assert_eq!(slept, [10, 20, 40, 80, 160, 200, 250, 300].map(us));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExpLinearBackoff {
+    /// The growth factor (> 1) of the exponential part.
+    pub r: f64,
+    /// The step of the linear part.
+    pub step: Duration,
+    /// The first backoff time.
+    pub min: Duration,
+    /// Where the exponential part ends and the linear part starts.
+    pub threshold: Duration,
+    /// The largest backoff time.
+    pub max: Duration,
+    /// Sleep a uniform random time in `[0, bt]` rather than `bt`.
+    pub random: bool,
+}
+
+impl Default for ExpLinearBackoff {
+    fn default() -> Self {
+        ExpLinearBackoff {
+            r: 2.0,
+            step: Duration::from_micros(50),
+            min: Duration::from_micros(10),
+            threshold: Duration::from_micros(200),
+            max: Duration::from_micros(500),
+            random: false,
+        }
+    }
+}
+
+impl ExpLinearBackoff {
+    /// `exp-linear:r=2,step=50us,min=10us,threshold=200us,max=500us,random=false`.
+    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
+        let d = Self::default();
+        let r = read_factor(spec, "r", d.r)?;
+        let step = spec.duration("step", d.step)?;
+        let (min, max) = read_min_max(spec, d.min, d.max)?;
+        let threshold = spec.duration("threshold", d.threshold)?;
+        check_order(spec, ("min", min), ("threshold", threshold))?;
+        check_order(spec, ("threshold", threshold), ("max", max))?;
+        check_exp_start(spec, "min", min)?;
+        Ok(ExpLinearBackoff {
+            r,
+            step,
+            min,
+            threshold,
+            max,
+            random: spec.flag("random", d.random)?,
+        })
+    }
+}
+
+impl BackoffRule for ExpLinearBackoff {
+    type Level = f64;
+
+    fn start(&self) -> f64 {
+        ns(self.min)
+    }
+
+    fn backoff_ns(&self, bt: f64) -> f64 {
+        bt
+    }
+
+    fn next(&self, bt: f64) -> f64 {
+        if bt < ns(self.threshold) {
+            exp_next(bt, self.r, self.threshold)
+        } else {
+            linear_next(bt, self.step, self.max)
+        }
+    }
+
+    fn random(&self) -> bool {
+        self.random
+    }
+}
+
+/// `linear-exp`: the thesis' linear-exponential backoff (Table 4.3, variant 1): `bt` from
+/// `min` = 10 µs, plus `step` = 25 µs up to `threshold` = 100 µs, then times `r` = 1.3 up to
+/// `max` = 0.5 ms (10, 35, 60, 85, 100, 130, 169, … µs).
+///
+/// Parameters: `step`, `r`, `min`, `threshold`, `max`, `random` (default `false`).
+///
+/// ```
+/// use magpie::policy::idle::backoff::LinearExpBackoff;
+/// use magpie::policy::{IdleAction, IdlePolicy};
+/// use std::time::Duration;
+///
+/// let mut s = LinearExpBackoff::default().state(0);
+/// let slept: Vec<_> = (0..7).map(|_| s.on_failed_round()).collect();
+/// let us = |n| IdleAction::Sleep(Duration::from_micros(n));
+/// assert_eq!(slept, [10, 35, 60, 85, 100, 130, 169].map(us));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinearExpBackoff {
+    /// The step of the linear part.
+    pub step: Duration,
+    /// The growth factor (> 1) of the exponential part.
+    pub r: f64,
+    /// The first backoff time.
+    pub min: Duration,
+    /// Where the linear part ends and the exponential part starts.
+    pub threshold: Duration,
+    /// The largest backoff time.
+    pub max: Duration,
+    /// Sleep a uniform random time in `[0, bt]` rather than `bt`.
+    pub random: bool,
+}
+
+impl Default for LinearExpBackoff {
+    fn default() -> Self {
+        LinearExpBackoff {
+            step: Duration::from_micros(25),
+            r: 1.3,
+            min: Duration::from_micros(10),
+            threshold: Duration::from_micros(100),
+            max: Duration::from_micros(500),
+            random: false,
+        }
+    }
+}
+
+impl LinearExpBackoff {
+    /// `linear-exp:step=25us,r=1.3,min=10us,threshold=100us,max=500us,random=false`.
+    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
+        let d = Self::default();
+        let step = spec.duration("step", d.step)?;
+        let r = read_factor(spec, "r", d.r)?;
+        let (min, max) = read_min_max(spec, d.min, d.max)?;
+        let threshold = spec.duration("threshold", d.threshold)?;
+        check_order(spec, ("min", min), ("threshold", threshold))?;
+        check_order(spec, ("threshold", threshold), ("max", max))?;
+        check_exp_start(spec, "threshold", threshold)?;
+        Ok(LinearExpBackoff {
+            step,
+            r,
+            min,
+            threshold,
+            max,
+            random: spec.flag("random", d.random)?,
+        })
+    }
+}
+
+impl BackoffRule for LinearExpBackoff {
+    type Level = f64;
+
+    fn start(&self) -> f64 {
+        ns(self.min)
+    }
+
+    fn backoff_ns(&self, bt: f64) -> f64 {
+        bt
+    }
+
+    fn next(&self, bt: f64) -> f64 {
+        if bt < ns(self.threshold) {
+            linear_next(bt, self.step, self.threshold)
+        } else {
+            exp_next(bt, self.r, self.max)
+        }
+    }
+
+    fn random(&self) -> bool {
+        self.random
+    }
+}
+
+/// `linear-combination`: `bt = t·bt_linear + (1−t)·bt_exponential` (thesis Eq. 4.1) with
+/// `t` = 0.75 over a [`LinearBackoff`] and an [`ExponentialBackoff`] with their defaults, each
+/// advancing its own backoff time every failed round and both reset when work is found.
+///
+/// Parameters: `t`, `min` and `max` (shared by both parts), `step` (the linear part's), `r`
+/// (the exponential part's), `random` (default `false`). Built in code, the two parts may
+/// differ in `min` and `max` too.
+///
+/// ```
+/// use magpie::policy::idle::backoff::LinearCombinationBackoff;
+/// use magpie::policy::{IdleAction, IdlePolicy};
+/// use std::time::Duration;
+///
+/// let mut s = LinearCombinationBackoff::default().state(0);
+/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(10)));
+/// // 0.75 · 60 µs + 0.25 · 13 µs
+/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_nanos(48_250)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinearCombinationBackoff {
+    /// The weight of the linear part, in `[0, 1]`.
+    pub t: f64,
+    /// The linear part (its `random` is ignored).
+    pub linear: LinearBackoff,
+    /// The exponential part (its `random` is ignored).
+    pub exponential: ExponentialBackoff,
+    /// Sleep a uniform random time in `[0, bt]` rather than `bt`.
+    pub random: bool,
+}
+
+impl Default for LinearCombinationBackoff {
+    fn default() -> Self {
+        LinearCombinationBackoff {
+            t: 0.75,
+            linear: LinearBackoff::default(),
+            exponential: ExponentialBackoff::default(),
+            random: false,
+        }
+    }
+}
+
+impl LinearCombinationBackoff {
+    /// `linear-combination:t=0.75,min=10us,max=500us,step=50us,r=1.3,random=false`.
+    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
+        let d = Self::default();
+        let t = spec.float("t", d.t)?;
+        spec.check(
+            (0.0..=1.0).contains(&t),
+            &format!("t={t} must lie in [0, 1]"),
+        )?;
+        let (min, max) = read_min_max(spec, d.linear.min, d.linear.max)?;
+        check_exp_start(spec, "min", min)?;
+        let step = spec.duration("step", d.linear.step)?;
+        let r = read_factor(spec, "r", d.exponential.r)?;
+        Ok(LinearCombinationBackoff {
+            t,
+            linear: LinearBackoff {
+                min,
+                step,
+                max,
+                random: false,
+            },
+            exponential: ExponentialBackoff {
+                r,
+                min,
+                max,
+                random: false,
+            },
+            random: spec.flag("random", d.random)?,
+        })
+    }
+}
+
+impl BackoffRule for LinearCombinationBackoff {
+    /// The linear and the exponential backoff time.
+    type Level = (f64, f64);
+
+    fn start(&self) -> (f64, f64) {
+        (self.linear.start(), self.exponential.start())
+    }
+
+    fn backoff_ns(&self, (lin, exp): (f64, f64)) -> f64 {
+        self.t * lin + (1.0 - self.t) * exp
+    }
+
+    fn next(&self, (lin, exp): (f64, f64)) -> (f64, f64) {
+        (self.linear.next(lin), self.exponential.next(exp))
+    }
+
+    fn random(&self) -> bool {
+        self.random
+    }
+}
+
+/// `IdlePolicy` for timed backoffs: the name, and a [`BackoffState`] per worker.
+macro_rules! timed_backoff_policy {
+    ($($ty:ty => $name:literal),* $(,)?) => {$(
+        impl IdlePolicy for $ty {
+            fn name(&self) -> &str {
+                $name
+            }
+
+            fn state(&self, index: usize) -> Box<dyn IdleState> {
+                Box::new(BackoffState::new(*self, index))
+            }
+        }
+    )*};
+}
+
+timed_backoff_policy! {
+    PheetBackoff => "pheet",
+    YewParBackoff => "yewpar",
+    LinearBackoff => "linear",
+    ExponentialBackoff => "exponential",
+    ExpLinearBackoff => "exp-linear",
+    LinearExpBackoff => "linear-exp",
+    LinearCombinationBackoff => "linear-combination",
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::idle::by_name;
+
+    /// The first `n` actions of failed rounds of `state`, in nanoseconds of sleep.
+    fn sleeps(state: &mut dyn IdleState, n: usize) -> Vec<u64> {
+        (0..n)
+            .map(|_| match state.on_failed_round() {
+                IdleAction::Sleep(d) => d.as_nanos() as u64,
+                other => panic!("expected a sleep, got {other:?}"),
+            })
+            .collect()
+    }
+
+    fn us(v: &[u64]) -> Vec<u64> {
+        v.iter().map(|x| x * 1000).collect()
+    }
+
+    fn state_of(spec: &str) -> Box<dyn IdleState> {
+        by_name(spec).unwrap().state(0)
+    }
+
+    fn spec_error(spec: &str) -> String {
+        by_name(spec).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn non_sleeping_policies() {
+        for (name, steal, round) in [
+            ("spin", None, IdleAction::Spin),
+            ("yield", None, IdleAction::Yield),
+            ("yield-abp", Some(IdleAction::Yield), IdleAction::Yield),
+        ] {
+            let p = by_name(name).unwrap();
+            assert_eq!(p.name(), name);
+            let mut s = p.state(3);
+            for _ in 0..5 {
+                assert_eq!(s.on_failed_steal(), steal, "{name}");
+                assert_eq!(s.on_failed_round(), round, "{name}");
+            }
+            s.on_work_found();
+            assert_eq!(s.on_failed_round(), round, "{name}");
+            assert!(by_name(&format!("{name}:min=1us")).is_err());
+        }
+    }
+
+    #[test]
+    fn every_name_builds_with_its_own_name() {
+        let names = [
+            "spin",
+            "yield",
+            "yield-abp",
+            "pheet",
+            "yewpar",
+            "linear",
+            "exponential",
+            "exp-linear",
+            "linear-exp",
+            "linear-combination",
+        ];
+        for name in names {
+            let p = build(&mut name.parse().unwrap()).unwrap().unwrap();
+            assert_eq!(p.name(), name);
+            assert!(crate::policy::idle::NAMES.contains(&name));
+        }
+    }
+
+    #[test]
+    fn linear_sequence_caps_and_hard_resets() {
+        let mut s = state_of("linear");
+        let expected = us(&[
+            10, 60, 110, 160, 210, 260, 310, 360, 410, 460, 500, 500, 500,
+        ]);
+        assert_eq!(sleeps(&mut *s, expected.len()), expected);
+        // Timed backoffs never act per steal.
+        assert_eq!(s.on_failed_steal(), None);
+        s.on_work_found();
+        assert_eq!(sleeps(&mut *s, 3), us(&[10, 60, 110]));
+    }
+
+    #[test]
+    fn linear_parameters() {
+        let mut s = state_of("linear:min=0ns,step=25us,max=60us");
+        assert_eq!(sleeps(&mut *s, 5), us(&[0, 25, 50, 60, 60]));
+        let mut s = state_of("linear:step=0ns");
+        assert_eq!(sleeps(&mut *s, 3), us(&[10, 10, 10]));
+    }
+
+    #[test]
+    fn exponential_sequence() {
+        let mut s = state_of("exponential");
+        // 10 µs · 1.3^k, rounded to the nanosecond, capped at 500 µs.
+        let expected = [
+            10_000, 13_000, 16_900, 21_970, 28_561, 37_129, 48_268, 62_749, 81_573, 106_045,
+            137_858, 179_216, 232_981, 302_875, 393_738, 500_000, 500_000,
+        ];
+        assert_eq!(sleeps(&mut *s, expected.len()), expected);
+        s.on_work_found();
+        assert_eq!(sleeps(&mut *s, 2), [10_000, 13_000]);
+    }
+
+    #[test]
+    fn yewpar_sequence() {
+        let mut s = state_of("yewpar");
+        let expected: Vec<u64> = (0..13)
+            .map(|k| (100_000u64 << k).min(500_000_000))
+            .collect();
+        assert_eq!(expected[12], 409_600_000);
+        assert_eq!(sleeps(&mut *s, 13), expected);
+        assert_eq!(sleeps(&mut *s, 2), [500_000_000, 500_000_000]);
+        let mut s = state_of("yewpar:min=1ms,r=3,max=5ms");
+        assert_eq!(sleeps(&mut *s, 4), us(&[1_000, 3_000, 5_000, 5_000]));
+    }
+
+    #[test]
+    fn pheet_backoff_time_doubles_to_its_cap() {
+        let bts = [
+            100, 200, 400, 800, 1_600, 3_200, 6_400, 12_800, 25_600, 51_200, 100_000, 100_000,
+        ];
+        // Not random: the sleeps are the backoff times themselves.
+        let mut s = state_of("pheet:random=false");
+        assert_eq!(sleeps(&mut *s, bts.len()), bts);
+        // Random (the default): each sleep lies in [0, bt] for the bt before that round.
+        let mut s = BackoffState::new(PheetBackoff::default(), 5);
+        let mut below_half = 0;
+        for _ in 0..50 {
+            s.on_work_found();
+            for &bt in &bts {
+                assert_eq!(s.backoff_time(), Duration::from_nanos(bt));
+                let IdleAction::Sleep(d) = s.on_failed_round() else {
+                    panic!()
+                };
+                assert!(d <= Duration::from_nanos(bt), "{d:?} > {bt} ns");
+                below_half += usize::from(d < Duration::from_nanos(bt / 2));
+            }
+        }
+        // Really random: neither always bt nor always tiny (600 draws, expect ~300).
+        assert!((200..400).contains(&below_half), "{below_half} of 600");
+    }
+
+    #[test]
+    fn random_draws_differ_between_workers() {
+        let draw = |index| {
+            let mut s = BackoffState::new(
+                LinearBackoff {
+                    random: true,
+                    ..LinearBackoff::default()
+                },
+                index,
+            );
+            sleeps(&mut s, 8)
+        };
+        assert_ne!(draw(0), draw(1));
+        assert_eq!(draw(2), draw(2));
+        assert!(draw(0)
+            .iter()
+            .zip(us(&[10, 60, 110, 160, 210, 260, 310, 360]))
+            .all(|(d, bt)| *d <= bt));
+    }
+
+    #[test]
+    fn exp_linear_switches_at_its_threshold() {
+        let mut s = state_of("exp-linear");
+        let expected = us(&[10, 20, 40, 80, 160, 200, 250, 300, 350, 400, 450, 500, 500]);
+        assert_eq!(sleeps(&mut *s, expected.len()), expected);
+        // A threshold off the doubling grid is slept once, exactly, then the steps start.
+        let mut s = state_of("exp-linear:threshold=100us,step=100us");
+        assert_eq!(
+            sleeps(&mut *s, 8),
+            us(&[10, 20, 40, 80, 100, 200, 300, 400])
+        );
+        s.on_work_found();
+        assert_eq!(sleeps(&mut *s, 2), us(&[10, 20]));
+    }
+
+    #[test]
+    fn linear_exp_switches_at_its_threshold() {
+        let mut s = state_of("linear-exp");
+        let expected = [
+            10_000, 35_000, 60_000, 85_000, 100_000, 130_000, 169_000, 219_700, 285_610, 371_293,
+            482_681, 500_000, 500_000,
+        ];
+        assert_eq!(sleeps(&mut *s, expected.len()), expected);
+        s.on_work_found();
+        assert_eq!(sleeps(&mut *s, 2), us(&[10, 35]));
+    }
+
+    #[test]
+    fn linear_combination_weights_both_parts() {
+        let mut s = state_of("linear-combination");
+        // 0.75 · min(10 + 50k, 500) + 0.25 · min(10 · 1.3^k, 500) µs, to the nanosecond.
+        let expected = [
+            10_000, 48_250, 86_725, 125_493, 164_640, 204_282, 244_567, 285_687, 327_893, 371_511,
+            409_465, 419_804, 433_245, 450_719, 473_434, 500_000, 500_000,
+        ];
+        assert_eq!(sleeps(&mut *s, expected.len()), expected);
+        s.on_work_found();
+        assert_eq!(sleeps(&mut *s, 2), [10_000, 48_250]);
+        // t = 1 is the linear backoff, t = 0 the exponential one.
+        let mut s = state_of("linear-combination:t=1");
+        assert_eq!(sleeps(&mut *s, 3), us(&[10, 60, 110]));
+        let mut s = state_of("linear-combination:t=0,r=2");
+        assert_eq!(sleeps(&mut *s, 3), us(&[10, 20, 40]));
+        let mut s = state_of("linear-combination:t=0.5,min=20us,max=100us,step=20us,r=1.5");
+        // lin 20, 40, 60, 80, 100 ; exp 20, 30, 45, 67.5, 100 (capped)
+        assert_eq!(
+            sleeps(&mut *s, 6),
+            [20_000, 35_000, 52_500, 73_750, 100_000, 100_000]
+        );
+    }
+
+    #[test]
+    fn parameters_are_read_from_the_spec() {
+        let p = LinearBackoff::from_spec(&mut "linear:step=25us".parse().unwrap()).unwrap();
+        assert_eq!(
+            p,
+            LinearBackoff {
+                step: Duration::from_micros(25),
+                ..LinearBackoff::default()
+            }
+        );
+        let p = ExpLinearBackoff::from_spec(
+            &mut "exp-linear:r=3,step=1us,min=2us,threshold=3us,max=4us,random=yes"
+                .parse()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            p,
+            ExpLinearBackoff {
+                r: 3.0,
+                step: Duration::from_micros(1),
+                min: Duration::from_micros(2),
+                threshold: Duration::from_micros(3),
+                max: Duration::from_micros(4),
+                random: true,
+            }
+        );
+        let p = LinearCombinationBackoff::from_spec(
+            &mut "linear-combination:min=1us,max=2ms".parse().unwrap(),
+        )
+        .unwrap();
+        assert_eq!(p.linear.min, Duration::from_micros(1));
+        assert_eq!(p.exponential.min, Duration::from_micros(1));
+        assert_eq!(p.linear.max, Duration::from_millis(2));
+        assert_eq!(p.exponential.max, Duration::from_millis(2));
+        assert_eq!(p.exponential.r, 1.3);
+        assert!(
+            PheetBackoff::from_spec(&mut "pheet".parse().unwrap())
+                .unwrap()
+                .random
+        );
+    }
+
+    #[test]
+    fn bad_parameters_name_policy_and_key() {
+        let cases = [
+            (
+                "linear:min=ten",
+                "linear: parameter min=\"ten\": expected a duration",
+            ),
+            (
+                "linear:step=5",
+                "linear: parameter step=\"5\": expected a duration",
+            ),
+            (
+                "linear:min=600us",
+                "linear: min=600µs must not be greater than max=500µs",
+            ),
+            (
+                "pheet:min=1ms",
+                "pheet: min=1ms must not be greater than max=100µs",
+            ),
+            (
+                "yewpar:max=10us",
+                "yewpar: min=100µs must not be greater than max=10µs",
+            ),
+            ("exponential:r=1", "exponential: r=1 must be greater than 1"),
+            (
+                "exponential:r=x",
+                "exponential: parameter r=\"x\": expected a number",
+            ),
+            (
+                "exponential:min=0us",
+                "exponential: min must be greater than 0",
+            ),
+            (
+                "pheet:random=maybe",
+                "pheet: parameter random=\"maybe\": expected true or false",
+            ),
+            (
+                "exp-linear:threshold=600us",
+                "exp-linear: threshold=600µs must not be greater than max=500µs",
+            ),
+            (
+                "exp-linear:threshold=5us",
+                "exp-linear: min=10µs must not be greater than threshold=5µs",
+            ),
+            (
+                "linear-exp:r=0.5",
+                "linear-exp: r=0.5 must be greater than 1",
+            ),
+            (
+                "linear-exp:min=0ns,threshold=0ns",
+                "linear-exp: threshold must be greater than 0",
+            ),
+            (
+                "linear-combination:t=1.5",
+                "linear-combination: t=1.5 must lie in [0, 1]",
+            ),
+            (
+                "linear-combination:t=-0.1",
+                "linear-combination: t=-0.1 must lie in [0, 1]",
+            ),
+            (
+                "linear-combination:max=1us",
+                "linear-combination: min=10µs must not be greater than max=1µs",
+            ),
+            (
+                "linear:threshold=1us",
+                "linear: unknown parameter \"threshold\"",
+            ),
+            ("yield:r=2", "yield: unknown parameter \"r\""),
+        ];
+        for (spec, message) in cases {
+            let e = spec_error(spec);
+            assert!(e.contains(message), "{spec}: {e:?} lacks {message:?}");
+        }
+        // Equal bounds are fine: a constant backoff.
+        let mut s = state_of("linear:min=30us,max=30us");
+        assert_eq!(sleeps(&mut *s, 3), us(&[30, 30, 30]));
+    }
+
+    #[test]
+    fn unknown_names_are_left_to_others() {
+        assert!(build(&mut "dynamic-quanta".parse().unwrap()).is_none());
+        assert!(build(&mut "park".parse().unwrap()).is_none());
+    }
 }

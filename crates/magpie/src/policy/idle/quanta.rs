@@ -1,11 +1,1159 @@
-//! Dynamic-quanta idle policies (placeholder until implemented).
+//! Dynamic-quanta idle policies, after Chapter 5 of Haselsteiner, "Adaptive Work-Stealing
+//! Techniques" (TU Wien 2015, the Pheet thesis): [`DynamicQuanta`] (`dynamic-quanta`,
+//! Algorithms 5.2–5.4) and its long/short extension [`LongShortQuanta`]
+//! (`long-short-quanta`, §5.5, Algorithms 5.5–5.8).
+//!
+//! A worker's time is cut into *quanta* that have a minimum length but no fixed one: a quantum
+//! can only end at a failed steal attempt, so a worker that never runs out of work is never
+//! interrupted. At the end of a quantum the share of it spent stealing, `r_s`, classifies it:
+//! above the threshold `T` it was *inefficient* and the worker sleeps
+//! `min(d_ql·r_s·S1 + d_ql·n_iq·S2, max_sleep)` (`n_iq`: inefficient quanta in a row before
+//! this one), and the next quantum is shortened to `d_ql/(n_iq·C + 1)`; an *efficient* quantum
+//! resets `n_iq` and the next quantum lasts `d_ql`.
+//!
+//! How the contract of [`IdleState`] maps onto the algorithm: a failed steal attempt is
+//! [`IdleState::on_failed_steal`], which answers `Some(IdleAction::Sleep(d))` when a quantum
+//! ends inefficiently and `None` otherwise; a successful steal is
+//! [`IdleState::on_work_found`] (which the runtime also calls after local pops and wake-ups;
+//! unless steals failed since the last call it costs one comparison); a failed round answers [`IdleAction::Spin`] (the algorithm
+//! sleeps only at the end of a quantum).
+//!
+//! Choices the thesis leaves open:
+//! - **After a sleep.** The thesis starts the next quantum "now" right after sleeping. Here the
+//!   sleep is carried out by the runtime after `on_failed_steal` returns, so the next quantum
+//!   starts at the first event after the sleep (the next failed steal, or the wake-up's
+//!   `on_work_found`): a sleep ended early by new work starts the quantum then, and oversleeping
+//!   is not counted as stealing.
+//! - **Inserted normal quantum.** Against starvation the thesis inserts "periodically" one
+//!   quantum of the full length `d_ql` among many shortened ones without saying how often:
+//!   here the quantum after every `normal-every`-th inefficient quantum in a row (default 8;
+//!   0 never inserts one).
+//! - **First failure after the end.** A quantum found over at the first failed steal after
+//!   work (Alg. 5.4) is discarded: not classified, `n_iq` kept, and the next quantum gets the
+//!   discarded one's minimum length.
+//!
+//! All times are integer nanoseconds from a [`Clock`]; computed durations are rounded to the
+//! nearest nanosecond.
+//!
+//! ```
+//! use magpie::policy::idle::quanta::{DynamicQuanta, ManualClock};
+//! use magpie::policy::{IdleAction, IdleState};
+//! use std::time::Duration;
+//!
+//! let clock = ManualClock::default();
+//! let mut s = DynamicQuanta::default().state_with_clock(clock.clone());
+//! // Steal without success for longer than a quantum (75 µs): all of it was stealing.
+//! assert_eq!(s.on_failed_steal(), None);
+//! clock.set_ns(80_000);
+//! // r_s = 1 > T: sleep d_ql·r_s·S1 = 75 µs · 1 · 0.4.
+//! assert_eq!(s.on_failed_steal(), Some(IdleAction::Sleep(Duration::from_micros(30))));
+//! ```
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use super::IdlePolicy;
+use super::{IdleAction, IdlePolicy, IdleState};
 use crate::policy::params::{PolicySpec, SpecError};
 
 /// The policy `spec` names, if it is one of this module's; `None` otherwise.
-pub(crate) fn build(_spec: &mut PolicySpec) -> Option<Result<Arc<dyn IdlePolicy>, SpecError>> {
-    None
+pub(crate) fn build(spec: &mut PolicySpec) -> Option<Result<Arc<dyn IdlePolicy>, SpecError>> {
+    Some(match spec.name() {
+        "dynamic-quanta" => {
+            DynamicQuanta::from_spec(spec).map(|p| Arc::new(p) as Arc<dyn IdlePolicy>)
+        }
+        "long-short-quanta" => {
+            LongShortQuanta::from_spec(spec).map(|p| Arc::new(p) as Arc<dyn IdlePolicy>)
+        }
+        _ => return None,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clocks.
+
+/// A monotonic clock in nanoseconds, for the quanta states.
+pub trait Clock: Send + 'static {
+    /// Nanoseconds since some fixed point of this clock.
+    fn now_ns(&self) -> u64;
+}
+
+/// The real clock: nanoseconds since the clock was made ([`Instant`] underneath).
+#[derive(Debug, Clone, Copy)]
+pub struct StdClock {
+    epoch: Instant,
+}
+
+impl StdClock {
+    /// A clock reading 0 now.
+    pub fn new() -> Self {
+        StdClock {
+            epoch: Instant::now(),
+        }
+    }
+}
+
+impl Default for StdClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Clock for StdClock {
+    #[inline]
+    fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+}
+
+/// A clock set by hand, for tests and simulations: clones share one reading, which starts at
+/// 0 and moves only by [`ManualClock::set_ns`] and [`ManualClock::advance`].
+///
+/// ```
+/// use magpie::policy::idle::quanta::{Clock, ManualClock};
+/// use std::time::Duration;
+/// let c = ManualClock::default();
+/// c.clone().advance(Duration::from_micros(3));
+/// assert_eq!(c.now_ns(), 3_000);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ManualClock(Arc<AtomicU64>);
+
+impl ManualClock {
+    /// Sets the reading to `ns`.
+    pub fn set_ns(&self, ns: u64) {
+        self.0.store(ns, Ordering::Relaxed);
+    }
+
+    /// Moves the reading on by `d`.
+    pub fn advance(&self, d: Duration) {
+        self.0.fetch_add(d.as_nanos() as u64, Ordering::Relaxed);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_ns(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The policies.
+
+/// `dynamic-quanta`: the thesis' dynamic quanta algorithm, final version (Algorithms 5.2, 5.3
+/// and 5.4) with the parameters of Table 5.3.
+///
+/// | key | field | default | meaning |
+/// |---|---|---|---|
+/// | `s1` | `s1` | 0.4 | weight of the steal ratio `r_s` in the sleep time |
+/// | `s2` | `s2` | 0.8 | weight of the inefficient quanta in a row `n_iq` in the sleep time |
+/// | `max-sleep` | `max_sleep` | 1.5 ms | the longest sleep |
+/// | `quantum` | `quantum` | 75 µs | the default minimum quantum length `d_ql` |
+/// | `t` | `t` | 0.5 | `r_s > T` makes a quantum inefficient |
+/// | `c` | `c` | 2 | after an inefficient quantum the next lasts `d_ql/(n_iq·C + 1)` |
+/// | `normal-every` | `normal_every` | 8 | after every such many inefficient quanta in a row, one of length `d_ql` (0: never) |
+///
+/// ```
+/// use magpie::policy::idle::quanta::{DynamicQuanta, ManualClock};
+/// use magpie::policy::{IdleAction, IdleState};
+/// use std::time::Duration;
+///
+/// let clock = ManualClock::default();
+/// let mut s = DynamicQuanta::default().state_with_clock(clock.clone());
+/// assert_eq!(s.on_failed_steal(), None); // t = 0: stealing starts
+/// clock.set_ns(40_000);
+/// s.on_work_found(); // stole after 40 µs
+/// clock.set_ns(70_000);
+/// assert_eq!(s.on_failed_steal(), None); // out of work again
+/// clock.set_ns(80_000);
+/// // The quantum (0–80 µs) ended: 50 µs of 80 stealing, r_s = 0.625 > 0.5: inefficient.
+/// let sleep = Duration::from_nanos(18_750); // 75 µs · 0.625 · 0.4
+/// assert_eq!(s.on_failed_steal(), Some(IdleAction::Sleep(sleep)));
+/// assert_eq!(s.on_failed_round(), IdleAction::Spin);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DynamicQuanta {
+    /// `S1`: weight of the steal ratio in the sleep time (≥ 0).
+    pub s1: f64,
+    /// `S2`: weight of the number of inefficient quanta in a row in the sleep time (≥ 0).
+    pub s2: f64,
+    /// The longest sleep.
+    pub max_sleep: Duration,
+    /// `d_ql`: the default minimum quantum length (> 0).
+    pub quantum: Duration,
+    /// `T`: a quantum whose steal ratio exceeds this (in `[0, 1]`) is inefficient.
+    pub t: f64,
+    /// `C`: how fast quanta shrink after inefficient ones (≥ 0).
+    pub c: f64,
+    /// After every `normal_every`-th inefficient quantum in a row, the next quantum has the
+    /// full length `d_ql` (0: never).
+    pub normal_every: u32,
+}
+
+impl Default for DynamicQuanta {
+    fn default() -> Self {
+        DynamicQuanta {
+            s1: 0.4,
+            s2: 0.8,
+            max_sleep: Duration::from_micros(1500),
+            quantum: Duration::from_micros(75),
+            t: 0.5,
+            c: 2.0,
+            normal_every: 8,
+        }
+    }
+}
+
+impl DynamicQuanta {
+    /// `dynamic-quanta:s1=0.4,s2=0.8,max-sleep=1.5ms,quantum=75us,t=0.5,c=2,normal-every=8`.
+    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
+        let d = Self::default();
+        let p = read_common(spec, &d.common())?;
+        Ok(DynamicQuanta {
+            s1: p.s1,
+            s2: p.s2,
+            max_sleep: p.max_sleep,
+            quantum: p.quantum,
+            t: p.t,
+            c: p.c,
+            normal_every: p.normal_every,
+        })
+    }
+
+    /// The state of one worker, reading time from `clock`.
+    pub fn state_with_clock<C: Clock>(&self, clock: C) -> QuantaState<C> {
+        QuantaState::new(self.common(), None, clock)
+    }
+
+    fn common(&self) -> Common {
+        Common {
+            s1: self.s1,
+            s2: self.s2,
+            max_sleep: self.max_sleep,
+            quantum: self.quantum,
+            t: self.t,
+            c: self.c,
+            normal_every: self.normal_every,
+        }
+    }
+}
+
+impl IdlePolicy for DynamicQuanta {
+    fn name(&self) -> &str {
+        "dynamic-quanta"
+    }
+
+    fn state(&self, _index: usize) -> Box<dyn IdleState> {
+        Box::new(self.state_with_clock(StdClock::new()))
+    }
+}
+
+/// When a short quantum of [`LongShortQuanta`] counts as inefficient ("ConditionInefficientQuantum"
+/// of Algorithm 5.7), from its steal ratio `r_s` and the long-quantum ratio `r_ls`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inefficiency {
+    /// `r_s > T` (`cond=short`): the long quanta only scale the sleep.
+    Short,
+    /// `r_s > T ∧ r_ls > T` (`cond=and`).
+    And,
+    /// `r_s > T ∨ r_ls > T` (`cond=or`, the thesis' choice).
+    Or,
+    /// `(r_s + r_ls)/2 > T` (`cond=mean`).
+    Mean,
+}
+
+impl Inefficiency {
+    /// Whether a quantum with these ratios is inefficient under threshold `t`.
+    pub fn holds(self, r_s: f64, r_ls: f64, t: f64) -> bool {
+        match self {
+            Inefficiency::Short => r_s > t,
+            Inefficiency::And => r_s > t && r_ls > t,
+            Inefficiency::Or => r_s > t || r_ls > t,
+            Inefficiency::Mean => (r_s + r_ls) / 2.0 > t,
+        }
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            Inefficiency::Short => "short",
+            Inefficiency::And => "and",
+            Inefficiency::Or => "or",
+            Inefficiency::Mean => "mean",
+        }
+    }
+}
+
+/// `long-short-quanta`: the thesis' long and short quanta algorithm (§5.5, Algorithms 5.5–5.8,
+/// parameters of Table 5.4). Besides the short dynamic quanta, each worker measures its steal
+/// ratio over *long* quanta (minimum length `d_lql`); the sleep after an inefficient short
+/// quantum becomes `min(d_ql·r_s·r_ls·S1 + d_ql·n_iq·S2, max_sleep)` with
+/// `r_ls = (d_ls/(now − t_lqs) + r_pls)/2`, the mean of the current long quantum's steal
+/// ratio and the previous one's (0 before the first long quantum ended). Sleeps are excluded
+/// from the long quantum.
+///
+/// Keys and defaults as for [`DynamicQuanta`] except `s1` 0.8 and `t` 0.6, plus
+/// `long-quantum` (`d_lql`, 3 ms) and `cond` (`or`; also `short`, `and`, `mean`: see
+/// [`Inefficiency`]).
+///
+/// ```
+/// use magpie::policy::idle::quanta::{LongShortQuanta, ManualClock};
+/// use magpie::policy::{IdleAction, IdleState};
+/// use std::time::Duration;
+///
+/// let clock = ManualClock::default();
+/// let mut s = LongShortQuanta::default().state_with_clock(clock.clone());
+/// assert_eq!(s.on_failed_steal(), None);
+/// clock.set_ns(80_000);
+/// // r_s = 1, r_ls = (1 + 0)/2: sleep 75 µs · 1 · 0.5 · 0.8.
+/// assert_eq!(s.on_failed_steal(), Some(IdleAction::Sleep(Duration::from_micros(30))));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LongShortQuanta {
+    /// `S1`: weight of the steal ratios in the sleep time (≥ 0).
+    pub s1: f64,
+    /// `S2`: weight of the number of inefficient quanta in a row in the sleep time (≥ 0).
+    pub s2: f64,
+    /// The longest sleep.
+    pub max_sleep: Duration,
+    /// `d_ql`: the default minimum length of a short quantum (> 0).
+    pub quantum: Duration,
+    /// `d_lql`: the minimum length of a long quantum (> 0).
+    pub long_quantum: Duration,
+    /// `T`: the threshold of [`LongShortQuanta::condition`] (in `[0, 1]`).
+    pub t: f64,
+    /// `C`: how fast short quanta shrink after inefficient ones (≥ 0).
+    pub c: f64,
+    /// After every `normal_every`-th inefficient quantum in a row, the next quantum has the
+    /// full length `d_ql` (0: never).
+    pub normal_every: u32,
+    /// When a short quantum is inefficient.
+    pub condition: Inefficiency,
+}
+
+impl Default for LongShortQuanta {
+    fn default() -> Self {
+        LongShortQuanta {
+            s1: 0.8,
+            s2: 0.8,
+            max_sleep: Duration::from_micros(1500),
+            quantum: Duration::from_micros(75),
+            long_quantum: Duration::from_millis(3),
+            t: 0.6,
+            c: 2.0,
+            normal_every: 8,
+            condition: Inefficiency::Or,
+        }
+    }
+}
+
+impl LongShortQuanta {
+    /// `long-short-quanta:s1=0.8,s2=0.8,max-sleep=1.5ms,quantum=75us,long-quantum=3ms,t=0.6,
+    /// c=2,normal-every=8,cond=or`.
+    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
+        let d = Self::default();
+        let p = read_common(spec, &d.common())?;
+        let long_quantum = spec.duration("long-quantum", d.long_quantum)?;
+        spec.check(
+            !long_quantum.is_zero(),
+            "long-quantum must be greater than 0",
+        )?;
+        let cond = spec.string("cond", d.condition.key());
+        let condition = match cond.to_ascii_lowercase().as_str() {
+            "short" => Inefficiency::Short,
+            "and" => Inefficiency::And,
+            "or" => Inefficiency::Or,
+            "mean" => Inefficiency::Mean,
+            _ => {
+                return Err(SpecError::new(format!(
+                    "{}: parameter cond={cond:?}: expected short, and, or or mean",
+                    spec.name()
+                )))
+            }
+        };
+        Ok(LongShortQuanta {
+            s1: p.s1,
+            s2: p.s2,
+            max_sleep: p.max_sleep,
+            quantum: p.quantum,
+            long_quantum,
+            t: p.t,
+            c: p.c,
+            normal_every: p.normal_every,
+            condition,
+        })
+    }
+
+    /// The state of one worker, reading time from `clock`.
+    pub fn state_with_clock<C: Clock>(&self, clock: C) -> QuantaState<C> {
+        QuantaState::new(self.common(), Some(self.long()), clock)
+    }
+
+    fn common(&self) -> Common {
+        Common {
+            s1: self.s1,
+            s2: self.s2,
+            max_sleep: self.max_sleep,
+            quantum: self.quantum,
+            t: self.t,
+            c: self.c,
+            normal_every: self.normal_every,
+        }
+    }
+
+    fn long(&self) -> LongParams {
+        LongParams {
+            long_quantum: self.long_quantum,
+            condition: self.condition,
+        }
+    }
+}
+
+impl IdlePolicy for LongShortQuanta {
+    fn name(&self) -> &str {
+        "long-short-quanta"
+    }
+
+    fn state(&self, _index: usize) -> Box<dyn IdleState> {
+        Box::new(self.state_with_clock(StdClock::new()))
+    }
+}
+
+/// The parameters both algorithms share.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Common {
+    s1: f64,
+    s2: f64,
+    max_sleep: Duration,
+    quantum: Duration,
+    t: f64,
+    c: f64,
+    normal_every: u32,
+}
+
+/// The long-quantum parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct LongParams {
+    long_quantum: Duration,
+    condition: Inefficiency,
+}
+
+/// Reads and checks the parameters both policies share.
+fn read_common(spec: &mut PolicySpec, d: &Common) -> Result<Common, SpecError> {
+    let non_negative = |spec: &PolicySpec, key: &str, v: f64| {
+        spec.check(v >= 0.0, &format!("{key}={v} must not be negative"))
+    };
+    let s1 = spec.float("s1", d.s1)?;
+    non_negative(spec, "s1", s1)?;
+    let s2 = spec.float("s2", d.s2)?;
+    non_negative(spec, "s2", s2)?;
+    let max_sleep = spec.duration("max-sleep", d.max_sleep)?;
+    let quantum = spec.duration("quantum", d.quantum)?;
+    spec.check(!quantum.is_zero(), "quantum must be greater than 0")?;
+    let t = spec.float("t", d.t)?;
+    spec.check(
+        (0.0..=1.0).contains(&t),
+        &format!("t={t} must lie in [0, 1]"),
+    )?;
+    let c = spec.float("c", d.c)?;
+    non_negative(spec, "c", c)?;
+    let normal_every = spec.uint("normal-every", d.normal_every.into())?;
+    let normal_every = u32::try_from(normal_every).map_err(|_| {
+        SpecError::new(format!(
+            "{}: normal-every={normal_every} is too large",
+            spec.name()
+        ))
+    })?;
+    Ok(Common {
+        s1,
+        s2,
+        max_sleep,
+        quantum,
+        t,
+        c,
+        normal_every,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The state machine.
+
+/// The per-worker state of [`DynamicQuanta`] and [`LongShortQuanta`] (the latter with its
+/// long-quantum part), generic over its [`Clock`]. Variable names follow the thesis: `t_*`
+/// are points in time, `d_*` durations, `n_*` counters, all in nanoseconds.
+#[derive(Debug)]
+pub struct QuantaState<C: Clock = StdClock> {
+    clock: C,
+    p: Params,
+    /// Start of the current quantum.
+    t_qs: u64,
+    /// Earliest end of the current quantum.
+    t_qe: u64,
+    /// Time of the first failure of the current series of failures.
+    t_us: u64,
+    /// Time spent stealing in the current quantum.
+    d_s: u64,
+    /// Failed steal attempts since the last success.
+    n_ua: u64,
+    /// Inefficient quanta in a row.
+    n_iq: u32,
+    /// A sleep was asked for and the next quantum starts at the next event.
+    resume: Option<Resume>,
+    /// The long quanta, for [`LongShortQuanta`].
+    long: Option<Long>,
+}
+
+/// Parameters in the state's units.
+#[derive(Debug, Clone, Copy)]
+struct Params {
+    s1: f64,
+    s2: f64,
+    max_sleep_ns: f64,
+    d_ql: u64,
+    t: f64,
+    c: f64,
+    normal_every: u32,
+    condition: Inefficiency,
+}
+
+/// A sleep in progress: when it was asked for, how long, and the next quantum's length.
+#[derive(Debug, Clone, Copy)]
+struct Resume {
+    since: u64,
+    sleep_ns: u64,
+    next_len: u64,
+}
+
+/// The long-quantum variables of Algorithms 5.5–5.8.
+#[derive(Debug, Clone, Copy)]
+struct Long {
+    d_lql: u64,
+    /// Start of the current long quantum (moved on by the sleeps in it).
+    t_lqs: u64,
+    /// Earliest end of the current long quantum.
+    t_lqe: u64,
+    /// Time spent stealing in the current long quantum.
+    d_ls: u64,
+    /// Since when stealing is not yet counted in `d_ls`.
+    t_lus: u64,
+    /// Steal ratio of the previous long quantum.
+    r_pls: f64,
+}
+
+impl Long {
+    /// Algorithm 5.8.
+    fn end(&mut self, now: u64) {
+        self.r_pls = ratio(self.d_ls, now.saturating_sub(self.t_lqs));
+        self.t_lqs = now;
+        self.t_lus = now;
+        self.t_lqe = now.saturating_add(self.d_lql);
+        self.d_ls = 0;
+    }
+
+    /// `r_ls` of Equation 5.5.
+    fn r_ls(&self, now: u64) -> f64 {
+        (ratio(self.d_ls, now.saturating_sub(self.t_lqs)) + self.r_pls) / 2.0
+    }
+}
+
+/// `part/whole`, 0 for an empty whole.
+fn ratio(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
+fn round_ns(ns: f64) -> u64 {
+    ns.max(0.0).round() as u64
+}
+
+impl<C: Clock> QuantaState<C> {
+    fn new(common: Common, long: Option<LongParams>, clock: C) -> Self {
+        let now = clock.now_ns();
+        let d_ql = common.quantum.as_nanos() as u64;
+        QuantaState {
+            p: Params {
+                s1: common.s1,
+                s2: common.s2,
+                max_sleep_ns: common.max_sleep.as_nanos() as f64,
+                d_ql,
+                t: common.t,
+                c: common.c,
+                normal_every: common.normal_every,
+                condition: long.map_or(Inefficiency::Short, |l| l.condition),
+            },
+            t_qs: now,
+            t_qe: now.saturating_add(d_ql),
+            t_us: now,
+            d_s: 0,
+            n_ua: 0,
+            n_iq: 0,
+            resume: None,
+            long: long.map(|l| {
+                let d_lql = l.long_quantum.as_nanos() as u64;
+                Long {
+                    d_lql,
+                    t_lqs: now,
+                    t_lqe: now.saturating_add(d_lql),
+                    d_ls: 0,
+                    t_lus: now,
+                    r_pls: 0.0,
+                }
+            }),
+            clock,
+        }
+    }
+
+    /// The number of inefficient quanta in a row so far.
+    pub fn inefficient_quanta(&self) -> u32 {
+        self.n_iq
+    }
+
+    /// The minimum length of the current quantum.
+    pub fn quantum_length(&self) -> Duration {
+        match self.resume {
+            Some(r) => Duration::from_nanos(r.next_len),
+            None => Duration::from_nanos(self.t_qe.saturating_sub(self.t_qs)),
+        }
+    }
+
+    /// Starts a quantum of minimum length `len` at `now` (the tail of Algorithm 5.3).
+    fn start_quantum(&mut self, now: u64, len: u64) {
+        self.d_s = 0;
+        self.t_qs = now;
+        self.t_us = now;
+        self.t_qe = now.saturating_add(len);
+        if let Some(l) = &mut self.long {
+            // Algorithm 5.5, line 18.
+            l.t_lus = now;
+        }
+    }
+
+    /// The first event after a sleep: what the thesis does right after `Sleep(st)`.
+    fn wake(&mut self, now: u64, r: Resume) {
+        self.start_quantum(now, r.next_len);
+        if let Some(l) = &mut self.long {
+            // Algorithm 5.7, line 8 (a sleep cut short by work excludes only what it slept).
+            l.t_lqs = l
+                .t_lqs
+                .saturating_add(r.sleep_ns.min(now.saturating_sub(r.since)));
+            // Algorithm 5.5, lines 21–26, after a short quantum ended.
+            if l.t_lqe < now {
+                l.end(now);
+            }
+        }
+    }
+
+    /// Algorithms 5.3 and 5.7: classifies the quantum that just ended; `Some(sleep)` when it
+    /// was inefficient (the next quantum then starts when the sleep is over).
+    fn on_quantum_end(&mut self, now: u64) -> Option<IdleAction> {
+        let p = self.p;
+        let r_s = ratio(self.d_s, now.saturating_sub(self.t_qs));
+        let (inefficient, r_ls) = match &self.long {
+            None => (r_s > p.t, 1.0),
+            Some(l) => {
+                let r_ls = l.r_ls(now);
+                (p.condition.holds(r_s, r_ls, p.t), r_ls)
+            }
+        };
+        if !inefficient {
+            self.n_iq = 0;
+            self.start_quantum(now, p.d_ql);
+            return None;
+        }
+        let d_ql = p.d_ql as f64;
+        let st =
+            (d_ql * r_s * r_ls * p.s1 + d_ql * f64::from(self.n_iq) * p.s2).min(p.max_sleep_ns);
+        let st = round_ns(st);
+        self.n_iq = self.n_iq.saturating_add(1);
+        let next_len = if p.normal_every > 0 && self.n_iq % p.normal_every == 0 {
+            p.d_ql
+        } else {
+            round_ns(d_ql / (f64::from(self.n_iq) * p.c + 1.0))
+        };
+        self.d_s = 0;
+        self.resume = Some(Resume {
+            since: now,
+            sleep_ns: st,
+            next_len,
+        });
+        Some(IdleAction::Sleep(Duration::from_nanos(st)))
+    }
+}
+
+impl<C: Clock> IdleState for QuantaState<C> {
+    /// Algorithm 5.4 (5.5 with long quanta).
+    fn on_failed_steal(&mut self) -> Option<IdleAction> {
+        let now = self.clock.now_ns();
+        if let Some(r) = self.resume.take() {
+            self.wake(now, r);
+        }
+        let mut action = None;
+        if self.n_ua == 0 {
+            // The first failure after work.
+            if self.t_qe < now {
+                // The quantum ended while working: discard it (n_iq untouched) and start one
+                // as long as it was.
+                self.d_s = 0;
+                self.t_qe = now.saturating_add(self.t_qe - self.t_qs);
+                self.t_qs = now;
+            }
+            if let Some(l) = &mut self.long {
+                if l.t_lqe < now {
+                    l.end(now);
+                }
+                l.t_lus = now;
+            }
+            self.t_us = now;
+        } else {
+            let short_end = self.t_qe < now;
+            if short_end {
+                self.d_s += now.saturating_sub(self.t_us);
+                if let Some(l) = &mut self.long {
+                    l.d_ls += now.saturating_sub(l.t_lus);
+                }
+                action = self.on_quantum_end(now);
+            }
+            // After a sleep the long quantum is looked at when the sleep is over (`wake`).
+            if action.is_none() {
+                if let Some(l) = &mut self.long {
+                    if l.t_lqe < now {
+                        if !short_end {
+                            l.d_ls += now.saturating_sub(l.t_lus);
+                        }
+                        l.end(now);
+                    }
+                }
+            }
+        }
+        self.n_ua = self.n_ua.saturating_add(1);
+        action
+    }
+
+    fn on_failed_round(&mut self) -> IdleAction {
+        IdleAction::Spin
+    }
+
+    /// Algorithm 5.2 (5.6 with long quanta); one comparison unless stealing failed before.
+    #[inline]
+    fn on_work_found(&mut self) {
+        if self.n_ua == 0 {
+            return;
+        }
+        let now = self.clock.now_ns();
+        if let Some(r) = self.resume.take() {
+            self.wake(now, r);
+        }
+        self.d_s += now.saturating_sub(self.t_us);
+        if let Some(l) = &mut self.long {
+            l.d_ls += now.saturating_sub(l.t_lus);
+        }
+        self.n_ua = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::idle::by_name;
+
+    /// A worker's quanta state on a hand-driven clock; events happen at given nanoseconds.
+    struct Script {
+        clock: ManualClock,
+        s: QuantaState<ManualClock>,
+    }
+
+    impl Script {
+        fn dynamic(spec: &str) -> Self {
+            let p = DynamicQuanta::from_spec(&mut spec.parse().unwrap()).unwrap();
+            let clock = ManualClock::default();
+            let s = p.state_with_clock(clock.clone());
+            Script { clock, s }
+        }
+
+        fn long_short(spec: &str) -> Self {
+            let p = LongShortQuanta::from_spec(&mut spec.parse().unwrap()).unwrap();
+            let clock = ManualClock::default();
+            let s = p.state_with_clock(clock.clone());
+            Script { clock, s }
+        }
+
+        /// A failed steal at `at`: the sleep asked for, in nanoseconds.
+        fn fail(&mut self, at: u64) -> Option<u64> {
+            self.clock.set_ns(at);
+            let action = self.s.on_failed_steal();
+            assert_eq!(self.s.on_failed_round(), IdleAction::Spin);
+            action.map(|a| match a {
+                IdleAction::Sleep(d) => d.as_nanos() as u64,
+                other => panic!("expected a sleep, got {other:?}"),
+            })
+        }
+
+        /// A successful steal (or a wake-up) at `at`.
+        fn found(&mut self, at: u64) {
+            self.clock.set_ns(at);
+            self.s.on_work_found();
+        }
+
+        fn long(&self) -> Long {
+            self.s.long.unwrap()
+        }
+    }
+
+    #[test]
+    fn efficient_quantum_does_not_sleep() {
+        let mut w = Script::dynamic("dynamic-quanta");
+        // The first quantum (0–75 µs) ends while working: discarded at the first failure.
+        assert_eq!(w.fail(100_000), None);
+        assert_eq!((w.s.t_qs, w.s.t_qe), (100_000, 175_000));
+        w.found(110_000); // 10 µs stealing
+        assert_eq!(w.fail(150_000), None);
+        // Quantum 100–180 µs: 10 + 30 µs of 80 stealing, r_s = 0.5, not above T = 0.5.
+        assert_eq!(w.fail(180_000), None);
+        assert_eq!(w.s.inefficient_quanta(), 0);
+        assert_eq!((w.s.t_qs, w.s.t_qe), (180_000, 255_000));
+        // The next one is all stealing: r_s = 1, sleep 75 µs · 1 · 0.4.
+        assert_eq!(w.fail(255_000), None);
+        assert_eq!(w.fail(260_000), Some(30_000));
+        assert_eq!(w.s.inefficient_quanta(), 1);
+    }
+
+    #[test]
+    fn partial_steal_ratio_scales_the_sleep() {
+        let script = |spec: &str| {
+            let mut w = Script::dynamic(spec);
+            assert_eq!(w.fail(0), None);
+            w.found(20_000);
+            assert_eq!(w.fail(40_000), None);
+            // 20 + 60 µs of 100 stealing: r_s = 0.8.
+            w.fail(100_000)
+        };
+        assert_eq!(script("dynamic-quanta"), Some(24_000)); // 75 µs · 0.8 · 0.4
+        assert_eq!(script("dynamic-quanta:s1=1"), Some(60_000));
+        assert_eq!(script("dynamic-quanta:t=0.79"), Some(24_000));
+        assert_eq!(script("dynamic-quanta:t=0.8"), None);
+        assert_eq!(script("dynamic-quanta:quantum=50us"), Some(16_000));
+        assert_eq!(script("dynamic-quanta:max-sleep=20us"), Some(20_000));
+    }
+
+    /// Steals that always fail, sleeping exactly as asked: the sleeps and quantum lengths.
+    fn starving(spec: &str, quanta: usize) -> (Vec<u64>, Vec<u64>) {
+        let mut w = Script::dynamic(spec);
+        let (mut sleeps, mut lens) = (vec![], vec![]);
+        let mut start = 0;
+        assert_eq!(w.fail(start), None);
+        for _ in 0..quanta {
+            let len = w.s.quantum_length().as_nanos() as u64;
+            lens.push(len);
+            // The quantum lasts at least `len` (strictly more to end), steals failing all along.
+            assert_eq!(w.fail(start + len / 2), None);
+            assert_eq!(w.fail(start + len), None);
+            let st = w
+                .fail(start + len + 1)
+                .expect("an all-stealing quantum is inefficient");
+            sleeps.push(st);
+            start += len + 1 + st;
+            // The next quantum starts at the first failure after the sleep.
+            assert_eq!(w.fail(start), None);
+        }
+        (sleeps, lens)
+    }
+
+    #[test]
+    fn inefficient_quanta_sleep_longer_and_shorten() {
+        let (sleeps, lens) = starving("dynamic-quanta", 12);
+        // min(75 µs · 1 · 0.4 + 75 µs · n_iq · 0.8, 1.5 ms), n_iq = 0, 1, 2, …
+        assert_eq!(
+            sleeps,
+            [
+                30_000, 90_000, 150_000, 210_000, 270_000, 330_000, 390_000, 450_000, 510_000,
+                570_000, 630_000, 690_000
+            ]
+        );
+        // 75 µs / (n_iq · 2 + 1), but after the 8th inefficient quantum in a row a full one.
+        assert_eq!(
+            lens,
+            [
+                75_000, 25_000, 15_000, 10_714, 8_333, 6_818, 5_769, 5_000, 75_000, 3_947, 3_571,
+                3_261
+            ]
+        );
+        // The sleep reaches its cap at n_iq = 25 (30 + 25 · 60 µs > 1.5 ms).
+        let (sleeps, _) = starving("dynamic-quanta", 27);
+        assert_eq!(sleeps[24], 1_470_000);
+        assert_eq!(sleeps[25..], [1_500_000, 1_500_000]);
+    }
+
+    #[test]
+    fn inserted_normal_quantum_period() {
+        let (_, lens) = starving("dynamic-quanta:normal-every=0", 10);
+        assert_eq!(lens[8..], [4_412, 3_947]); // 75/17 and 75/19 µs: never a full one
+        let (_, lens) = starving("dynamic-quanta:normal-every=3", 8);
+        assert_eq!(
+            lens,
+            [75_000, 25_000, 15_000, 75_000, 8_333, 6_818, 75_000, 5_000]
+        );
+        let (sleeps, lens) = starving("dynamic-quanta:c=0,s2=0", 3);
+        assert_eq!(lens, [75_000; 3]);
+        assert_eq!(sleeps, [30_000; 3]);
+    }
+
+    #[test]
+    fn first_failure_after_the_end_discards_the_quantum() {
+        let mut w = Script::dynamic("dynamic-quanta");
+        assert_eq!(w.fail(0), None);
+        assert_eq!(w.fail(75_001), Some(30_000));
+        // Woken early by work 15 µs into the sleep: the 25 µs quantum starts now.
+        w.found(90_000);
+        assert_eq!((w.s.t_qs, w.s.t_qe), (90_000, 115_000));
+        // Work until long after the quantum's end: the first failure discards it (no
+        // classification, n_iq stays 1) and starts one as long (25 µs).
+        assert_eq!(w.fail(1_090_000), None);
+        assert_eq!(w.s.inefficient_quanta(), 1);
+        assert_eq!(w.fail(1_115_000), None);
+        // All stealing: 75 µs · 0.4 + 75 µs · 1 · 0.8.
+        assert_eq!(w.fail(1_115_001), Some(90_000));
+    }
+
+    #[test]
+    fn the_next_quantum_starts_at_the_first_event_after_a_sleep() {
+        // Woken early: the quantum starts at the wake-up, not at the planned end of the sleep.
+        let mut w = Script::dynamic("dynamic-quanta");
+        assert_eq!(w.fail(0), None);
+        assert_eq!(w.fail(75_001), Some(30_000));
+        w.found(80_000);
+        assert_eq!(w.fail(80_000), None);
+        assert_eq!(w.fail(105_000), None);
+        assert_eq!(w.fail(105_001), Some(90_000));
+        // Overslept: the quantum starts when the worker is back, the oversleep is no steal time.
+        let mut w = Script::dynamic("dynamic-quanta");
+        assert_eq!(w.fail(0), None);
+        assert_eq!(w.fail(75_001), Some(30_000));
+        assert_eq!(w.fail(200_000), None);
+        assert_eq!(w.fail(225_000), None);
+        assert_eq!(w.fail(225_001), Some(90_000));
+    }
+
+    #[test]
+    fn work_found_without_failures_never_reads_the_clock() {
+        #[derive(Debug, Clone, Default)]
+        struct Counting(Arc<AtomicU64>);
+        impl Clock for Counting {
+            fn now_ns(&self) -> u64 {
+                self.0.fetch_add(1, Ordering::Relaxed);
+                0
+            }
+        }
+        let clock = Counting::default();
+        let mut s = DynamicQuanta::default().state_with_clock(clock.clone());
+        let reads = clock.0.load(Ordering::Relaxed);
+        for _ in 0..1000 {
+            s.on_work_found();
+        }
+        assert_eq!(clock.0.load(Ordering::Relaxed), reads);
+        assert_eq!(s.on_failed_steal(), None);
+        s.on_work_found();
+        assert_eq!(clock.0.load(Ordering::Relaxed), reads + 2);
+    }
+
+    #[test]
+    fn long_short_sleep_excludes_sleeps_from_the_long_quantum() {
+        let mut w = Script::long_short("long-short-quanta");
+        assert_eq!(w.fail(0), None);
+        // r_s = 1, r_ls = (80/80 + 0)/2: 75 µs · 1 · 0.5 · 0.8.
+        assert_eq!(w.fail(80_000), Some(30_000));
+        assert_eq!(w.fail(110_000), None);
+        assert_eq!(w.long().t_lqs, 30_000);
+        assert_eq!(w.fail(135_000), None);
+        // Long quantum 0–140 µs less 30 µs asleep, 80 + 30 µs stealing: r_ls = (1 + 0)/2;
+        // 75 µs · 1 · 0.5 · 0.8 + 75 µs · 1 · 0.8.
+        assert_eq!(w.fail(140_000), Some(90_000));
+    }
+
+    #[test]
+    fn long_short_uses_the_previous_long_quantum() {
+        let mut w = Script::long_short("long-short-quanta");
+        assert_eq!(w.fail(0), None);
+        w.found(31_000);
+        // The first failure after 3.1 ms of work ends the long quantum: r_pls = 31/3100.
+        assert_eq!(w.fail(3_100_000), None);
+        assert_eq!(w.long().r_pls, 0.01);
+        assert_eq!((w.long().t_lqs, w.long().t_lqe), (3_100_000, 6_100_000));
+        // r_s = 1, r_ls = (1 + 0.01)/2: 75 µs · 1 · 0.505 · 0.8.
+        assert_eq!(w.fail(3_175_001), Some(30_300));
+    }
+
+    #[test]
+    fn long_quantum_ending_alone_counts_its_stealing() {
+        let mut w = Script::long_short("long-short-quanta:quantum=1ms,long-quantum=100us");
+        assert_eq!(w.fail(0), None);
+        assert_eq!(w.fail(100_001), None);
+        assert_eq!(w.long().r_pls, 1.0);
+        assert_eq!(w.long().t_lqs, 100_001);
+        // r_s = 1, r_ls = (1 + 1)/2: 1 ms · 1 · 1 · 0.8.
+        assert_eq!(w.fail(1_000_001), Some(800_000));
+    }
+
+    #[test]
+    fn long_short_conditions() {
+        let script = |cond: &str| {
+            let mut w = Script::long_short(&format!(
+                "long-short-quanta:quantum=90us,long-quantum=90us,cond={cond}"
+            ));
+            assert_eq!(w.fail(0), None);
+            // Both quanta end: r_s = 1, r_ls = 0.5; sleep 90 µs · 1 · 0.5 · 0.8.
+            assert_eq!(w.fail(90_001), Some(36_000));
+            // After the sleep the long quantum ends: 90 µs stealing in 126 − 36 µs: r_pls = 1.
+            assert_eq!(w.fail(126_001), None);
+            assert_eq!(w.long().r_pls, 1.0);
+            assert_eq!(w.s.quantum_length(), Duration::from_micros(30));
+            w.found(136_001);
+            assert_eq!(w.fail(151_002), None);
+            // Short quantum 126–156 µs: r_s = 15.001/30.002 = 0.5; r_ls = (0.5 + 1)/2 = 0.75.
+            w.fail(156_003)
+        };
+        // 90 µs · 0.5 · 0.75 · 0.8 + 90 µs · 1 · 0.8
+        assert_eq!(script("or"), Some(99_000));
+        assert_eq!(script("mean"), Some(99_000));
+        assert_eq!(script("short"), None);
+        let t = 0.6;
+        for (cond, r_s, r_ls, inefficient) in [
+            (Inefficiency::Or, 0.5, 0.75, true),
+            (Inefficiency::Or, 0.6, 0.6, false),
+            (Inefficiency::And, 0.7, 0.75, true),
+            (Inefficiency::And, 1.0, 0.5, false),
+            (Inefficiency::Short, 0.61, 0.0, true),
+            (Inefficiency::Short, 0.5, 1.0, false),
+            (Inefficiency::Mean, 0.4, 0.9, true),
+            (Inefficiency::Mean, 0.4, 0.7, false),
+        ] {
+            assert_eq!(
+                cond.holds(r_s, r_ls, t),
+                inefficient,
+                "{cond:?} {r_s} {r_ls}"
+            );
+        }
+    }
+
+    #[test]
+    fn parameters_are_read_from_the_spec() {
+        let p = DynamicQuanta::from_spec(
+            &mut "dynamic-quanta:s1=0.1,s2=0.2,max-sleep=1ms,quantum=300us,t=0.7,c=0.5,normal-every=4"
+                .parse()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            p,
+            DynamicQuanta {
+                s1: 0.1,
+                s2: 0.2,
+                max_sleep: Duration::from_millis(1),
+                quantum: Duration::from_micros(300),
+                t: 0.7,
+                c: 0.5,
+                normal_every: 4,
+            }
+        );
+        let p = LongShortQuanta::from_spec(
+            &mut "long-short-quanta:long-quantum=5ms,cond=AND"
+                .parse()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            p,
+            LongShortQuanta {
+                long_quantum: Duration::from_millis(5),
+                condition: Inefficiency::And,
+                ..LongShortQuanta::default()
+            }
+        );
+        assert_eq!(LongShortQuanta::default().s1, 0.8);
+        assert_eq!(LongShortQuanta::default().t, 0.6);
+        for name in ["dynamic-quanta", "long-short-quanta"] {
+            let p = by_name(name).unwrap();
+            assert_eq!(p.name(), name);
+            // The real clock: a first failure never sleeps.
+            let mut s = p.state(0);
+            assert_eq!(s.on_failed_steal(), None);
+            assert_eq!(s.on_failed_round(), IdleAction::Spin);
+            s.on_work_found();
+        }
+    }
+
+    #[test]
+    fn bad_parameters_name_policy_and_key() {
+        let cases = [
+            (
+                "dynamic-quanta:t=2",
+                "dynamic-quanta: t=2 must lie in [0, 1]",
+            ),
+            (
+                "dynamic-quanta:quantum=0us",
+                "dynamic-quanta: quantum must be greater than 0",
+            ),
+            (
+                "dynamic-quanta:quantum=fast",
+                "dynamic-quanta: parameter quantum=\"fast\": expected a duration",
+            ),
+            (
+                "dynamic-quanta:max-sleep=2",
+                "dynamic-quanta: parameter max-sleep=\"2\": expected a duration",
+            ),
+            (
+                "dynamic-quanta:s1=-1",
+                "dynamic-quanta: s1=-1 must not be negative",
+            ),
+            (
+                "dynamic-quanta:s2=x",
+                "dynamic-quanta: parameter s2=\"x\": expected a number",
+            ),
+            (
+                "dynamic-quanta:c=-0.5",
+                "dynamic-quanta: c=-0.5 must not be negative",
+            ),
+            (
+                "dynamic-quanta:normal-every=-1",
+                "dynamic-quanta: parameter normal-every=\"-1\": expected a non-negative integer",
+            ),
+            (
+                "dynamic-quanta:normal-every=5000000000",
+                "dynamic-quanta: normal-every=5000000000 is too large",
+            ),
+            (
+                "dynamic-quanta:long-quantum=3ms",
+                "dynamic-quanta: unknown parameter \"long-quantum\"",
+            ),
+            (
+                "long-short-quanta:cond=xor",
+                "long-short-quanta: parameter cond=\"xor\": expected short, and, or or mean",
+            ),
+            (
+                "long-short-quanta:long-quantum=0s",
+                "long-short-quanta: long-quantum must be greater than 0",
+            ),
+            (
+                "long-short-quanta:t=-0.1",
+                "long-short-quanta: t=-0.1 must lie in [0, 1]",
+            ),
+        ];
+        for (spec, message) in cases {
+            let e = by_name(spec).unwrap_err().to_string();
+            assert!(e.contains(message), "{spec}: {e:?} lacks {message:?}");
+        }
+    }
+
+    #[test]
+    fn unknown_names_are_left_to_others() {
+        assert!(build(&mut "linear".parse().unwrap()).is_none());
+    }
+
+    #[test]
+    fn every_idle_policy_name_builds() {
+        for &name in crate::policy::idle::NAMES {
+            assert_eq!(by_name(name).unwrap().name(), name);
+        }
+    }
 }
