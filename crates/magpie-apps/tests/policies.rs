@@ -118,8 +118,15 @@ fn check_all(pool: &ThreadPool, what: &str, clique: &(maxclique::Graph, usize)) 
     });
     let (size, node) = got.value.expect("a graph has a clique");
     let members = space.clique(&node);
-    assert_eq!((size, members.len()), (*omega as i64, *omega), "{what}: maxclique");
-    assert!(maxclique::is_clique(graph, &members), "{what}: not a clique");
+    assert_eq!(
+        (size, members.len()),
+        (*omega as i64, *omega),
+        "{what}: maxclique"
+    );
+    assert!(
+        maxclique::is_clique(graph, &members),
+        "{what}: not a clique"
+    );
 }
 
 /// How each idle policy may block: `spin`, `yield` and `yield-abp` never sleep or park; the
@@ -154,7 +161,10 @@ fn every_victim_and_idle_policy_gives_exact_answers() {
             }
         }
     }
-    assert_eq!(config, victim::NAMES.len() * idle::NAMES.len() * WORKERS.len());
+    assert_eq!(
+        config,
+        victim::NAMES.len() * idle::NAMES.len() * WORKERS.len()
+    );
     assert!(victim::NAMES.len() >= 6 && idle::NAMES.len() >= 13);
 }
 
@@ -163,7 +173,12 @@ fn every_victim_and_idle_policy_gives_exact_answers() {
 /// `install` would wait an hour, which the 60 s liveness bound turns into a failure.)
 #[test]
 fn injected_work_wakes_workers_in_a_long_backoff() {
-    let pool = std::sync::Arc::new(pool("random", "linear:min=1h,step=0us,max=1h", 2, "lcws-user"));
+    let pool = std::sync::Arc::new(pool(
+        "random",
+        "linear:min=3600s,step=0us,max=3600s",
+        2,
+        "lcws-user",
+    ));
     let (tx, rx) = std::sync::mpsc::channel();
     let p = std::sync::Arc::clone(&pool);
     std::thread::spawn(move || {
