@@ -232,8 +232,89 @@ pub fn sum_with_cutoff(v: &[u64], cutoff: usize) -> u64 {
     x + y
 }
 
+/// Below this length [`prefix_sum`] scans sequentially.
+pub const PREFIX_SUM_CUTOFF: usize = 4096;
+
+/// Replaces every element of `v` by the sum of the elements up to and including it (an
+/// inclusive scan), with wrapping `u64` addition, in two fork-join passes over the same
+/// halving of `v`: the first sums each piece (a tree of partial sums, one node per
+/// [`magpie::join`]), the second scans each piece sequentially, starting from the sum of
+/// everything to its left. About `2n` additions, as in the prefix-sum benchmark of the Pheet
+/// thesis; slices shorter than [`PREFIX_SUM_CUTOFF`] are not split.
+///
+/// ```
+/// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).deque("chase-lev").build().unwrap();
+/// let mut v: Vec<u64> = vec![1; 100_000];
+/// pool.install(|| magpie_apps::prefix_sum(&mut v));
+/// assert_eq!(v[0], 1);
+/// assert_eq!(v[99_999], 100_000);
+/// ```
+pub fn prefix_sum(v: &mut [u64]) {
+    prefix_sum_with_cutoff(v, PREFIX_SUM_CUTOFF)
+}
+
+/// [`prefix_sum`] with a chosen sequential cutoff (at least 1 is used).
+///
+/// ```
+/// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).deque("chase-lev").build().unwrap();
+/// let mut v = vec![3u64, 1, 4, 1, 5];
+/// pool.install(|| magpie_apps::prefix_sum_with_cutoff(&mut v, 1));
+/// assert_eq!(v, [3, 4, 8, 9, 14]);
+/// ```
+pub fn prefix_sum_with_cutoff(v: &mut [u64], cutoff: usize) {
+    let cutoff = cutoff.max(1);
+    let sums = piece_sums(v, cutoff);
+    scan_pieces(v, &sums, 0);
+}
+
+/// The partial sums of [`prefix_sum`]'s first pass: one node per split of the slice.
+enum PieceSums {
+    /// A piece scanned sequentially, and its sum.
+    Leaf(u64),
+    /// A split at `len / 2`: the total, the left half's sums and the right half's.
+    Split(u64, Box<PieceSums>, Box<PieceSums>),
+}
+
+impl PieceSums {
+    fn total(&self) -> u64 {
+        match self {
+            PieceSums::Leaf(t) | PieceSums::Split(t, ..) => *t,
+        }
+    }
+}
+
+fn piece_sums(v: &[u64], cutoff: usize) -> PieceSums {
+    if v.len() <= cutoff {
+        return PieceSums::Leaf(v.iter().fold(0u64, |a, &x| a.wrapping_add(x)));
+    }
+    let (a, b) = v.split_at(v.len() / 2);
+    let (l, r) = magpie::join(|| piece_sums(a, cutoff), || piece_sums(b, cutoff));
+    PieceSums::Split(l.total().wrapping_add(r.total()), Box::new(l), Box::new(r))
+}
+
+fn scan_pieces(v: &mut [u64], sums: &PieceSums, offset: u64) {
+    match sums {
+        PieceSums::Leaf(_) => {
+            let mut acc = offset;
+            for x in v {
+                acc = acc.wrapping_add(*x);
+                *x = acc;
+            }
+        }
+        PieceSums::Split(_, l, r) => {
+            let mid = v.len() / 2;
+            let (a, b) = v.split_at_mut(mid);
+            let right_offset = offset.wrapping_add(l.total());
+            magpie::join(
+                || scan_pieces(a, l, offset),
+                || scan_pieces(b, r, right_offset),
+            );
+        }
+    }
+}
+
 /// `len` pseudo-random values in `0..bound` (xorshift64*, deterministic for a given `seed`),
-/// as inputs for [`quicksort`] and [`sum`]. `bound == 0` means the full `u64` range.
+/// as inputs for [`quicksort`], [`sum`] and [`prefix_sum`]. `bound == 0` means the full `u64` range.
 ///
 /// ```
 /// let v = magpie_apps::random_u64s(1000, 42, 100);
@@ -361,6 +442,37 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn prefix_sum_matches_sequential() {
+        for pool in pools() {
+            for len in [0, 1, 2, 3, 1023, 1024, 1025, 4097, 100_000] {
+                // Full-range values: the sums wrap, as documented.
+                let input = random_u64s(len, len as u64 + 11, 0);
+                let mut want = input.clone();
+                let mut acc = 0u64;
+                for x in &mut want {
+                    acc = acc.wrapping_add(*x);
+                    *x = acc;
+                }
+                for cutoff in [1, 2, 7, PREFIX_SUM_CUTOFF] {
+                    let mut v = input.clone();
+                    pool.install(|| prefix_sum_with_cutoff(&mut v, cutoff));
+                    assert_eq!(v, want, "len {len} cutoff {cutoff}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn prefix_sum_forks() {
+        let pool = &pools()[1];
+        let mut v: Vec<u64> = (1..=50_000).collect();
+        pool.reset_stats();
+        pool.install(|| prefix_sum_with_cutoff(&mut v, 64));
+        assert!(pool.stats().total().pushes > 0);
+        assert_eq!(v[49_999], 50_000 * 50_001 / 2);
     }
 
     #[test]

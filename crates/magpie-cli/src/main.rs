@@ -1,18 +1,21 @@
 //! `magpie`: the command-line front end of the magpie work-stealing runtime.
 //!
 //! Subcommands: `demo` (a checked tour of the search applications), `search` (one exact
-//! search with a chosen skeleton, see `search.rs`) and `info`.
+//! search with a chosen skeleton, see `search.rs`), `experiment policies` (timed
+//! comparisons of configurations, see `experiment/`) and `info`.
 //!
 //! Exit codes: 0 success; 1 a result failed its check (a bug: `demo` or `search` computed a
-//! wrong answer); 2 bad configuration, usage or input (a one-line `magpie: error: …`).
+//! wrong answer, or a measured process of `experiment` failed); 2 bad configuration, usage
+//! or input (a one-line `magpie: error: …`).
 
 mod config;
 mod demo;
+mod experiment;
 mod search;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use magpie::deque::DequeKind;
 use magpie::policy::{idle, victim};
 
@@ -113,6 +116,13 @@ enum Command {
     /// with the time and the node counts, as text or (--json) as one JSON object.
     #[command(after_help = search::after_help())]
     Search(Box<search::SearchArgs>),
+    /// Timed experiments over lists of configurations (`experiment policies --help`)
+    ///
+    /// `experiment policies` runs every combination of the comma-separated lists given to
+    /// --workers, --deque, --victims and --idle on one or more applications, each run in
+    /// fresh processes, and reports the times with confidence intervals, the pools'
+    /// counters, Welch t-tests and the aggregated result.
+    Experiment(experiment::ExperimentArgs),
     /// Print the configuration that would be used and the accepted names
     Info,
 }
@@ -138,7 +148,10 @@ fn info(c: &Config) {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // The matches are kept for `experiment policies`, whose application options belong to
+    // the `--app` they follow (their positions are in the matches only).
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let flags = Flags {
         workers: cli.workers,
         deque: cli.deque,
@@ -151,6 +164,17 @@ fn main() -> ExitCode {
         eprintln!("magpie: error: {e}");
         ExitCode::from(2)
     };
+    if let Command::Experiment(experiment::ExperimentArgs {
+        command: experiment::ExperimentCommand::Policies(args),
+    }) = &cli.command
+    {
+        // The pool options are lists here: the experiment resolves each element itself.
+        let m = matches
+            .subcommand_matches("experiment")
+            .and_then(|m| m.subcommand_matches("policies"))
+            .expect("clap parsed `experiment policies`");
+        return experiment_exit(experiment::policies(args, m, &flags));
+    }
     let config = match Config::resolve(&flags) {
         Ok(c) => c,
         Err(e) => return fail(e),
@@ -173,5 +197,25 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         },
+        Command::Experiment(experiment::ExperimentArgs { command }) => match command {
+            experiment::ExperimentCommand::RunOne(args) => {
+                experiment_exit(experiment::run_one(&args, &config))
+            }
+            experiment::ExperimentCommand::Policies(_) => unreachable!("handled above"),
+        },
+    }
+}
+
+/// The exit code of an experiment, its error printed as one `magpie: error: …` line.
+fn experiment_exit(result: Result<(), experiment::Error>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("magpie: error: {e}");
+            ExitCode::from(match e {
+                experiment::Error::Usage(_) => 2,
+                experiment::Error::Check(_) | experiment::Error::Run(_) => 1,
+            })
+        }
     }
 }

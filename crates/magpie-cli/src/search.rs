@@ -652,6 +652,44 @@ enum Answer {
     },
 }
 
+impl Answer {
+    /// The answer in the canonical form of [`Solved::answer`].
+    fn key(&self) -> String {
+        match self {
+            Answer::MaxClique { omega, .. } => format!("omega {omega}"),
+            Answer::CliqueDecision { target, found, .. } => {
+                let verdict = if *found { "found" } else { "none" };
+                format!("clique of {target}: {verdict}")
+            }
+            Answer::Knapsack { profit, .. } => format!("profit {profit}"),
+            Answer::Tsp { length, .. } => format!("length {length}"),
+            Answer::Uts {
+                nodes,
+                leaves,
+                depth,
+                ..
+            } => uts_key(*nodes, *leaves, *depth),
+            Answer::Ns { counts, .. } => ns_key(counts),
+            Answer::NQueens { solutions, .. } => nqueens_key(*solutions),
+        }
+    }
+}
+
+/// [`Solved::answer`] of a UTS count.
+pub fn uts_key(nodes: u64, leaves: u64, depth: u32) -> String {
+    format!("nodes {nodes}, leaves {leaves}, depth {depth}")
+}
+
+/// [`Solved::answer`] of numerical-semigroup counts (genus 0, 1, …).
+pub fn ns_key(counts: &[u64]) -> String {
+    format!("counts {}", ids_u64(counts))
+}
+
+/// [`Solved::answer`] of an N-Queens count.
+pub fn nqueens_key(solutions: u64) -> String {
+    format!("{solutions} solutions")
+}
+
 /// [`SearchStats`] as reported.
 #[derive(Debug, Serialize)]
 struct StatsReport {
@@ -957,8 +995,39 @@ fn scaled(value: u64, decimals: u32) -> String {
     )
 }
 
-/// Runs `magpie search` and prints its report.
-pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
+/// A search ready to run: its options validated and its input loaded. `magpie search`
+/// prepares one and solves it once; `magpie experiment` solves it on many pools.
+pub struct Prepared {
+    problem: Problem,
+    choice: SkeletonChoice,
+    max_depth: Option<usize>,
+}
+
+/// One checked solve (see [`Prepared::solve`]).
+pub struct Solved {
+    /// The answer in a short canonical form that every correct run of the same search
+    /// gives (the optimum's value, not which optimal node was found): `omega 12`,
+    /// `nodes 1732, leaves 1313, depth 6`, …
+    pub answer: String,
+    /// What was checked.
+    pub check: String,
+    /// The search's statistics; `time` is the search's own wall-clock time.
+    pub stats: SearchStats,
+}
+
+/// An enumeration's tree, for runtimes other than magpie (`magpie experiment --peers`).
+pub enum Tree<'a> {
+    /// A UTS tree and its published counts, if it is a named tree.
+    Uts(&'a uts::Params, Option<&'static uts::NamedTree>),
+    /// Numerical semigroups up to a genus.
+    Ns(&'a ns::Tree),
+    /// An N-Queens board.
+    NQueens(&'a nqueens::Board),
+}
+
+/// Validates `args` (application, its options, the skeleton) and loads the input: every
+/// usage or input error of `magpie search` that does not need a pool.
+pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
     let app = args.app.trim();
     if !APPS.contains(&app) {
         return Err(unknown("unknown application", app, &APPS));
@@ -970,6 +1039,63 @@ pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
         None => None,
     };
     let problem = load(app, args)?;
+    Ok(Prepared {
+        problem,
+        choice,
+        max_depth,
+    })
+}
+
+impl Prepared {
+    /// The application's name (`uts`, …).
+    pub fn app(&self) -> &'static str {
+        self.problem.app()
+    }
+
+    /// The worker stack size the search needs (see `Problem::stack_size`).
+    pub fn stack_size(&self) -> usize {
+        self.problem.stack_size()
+    }
+
+    /// `--max-depth`, if given.
+    pub fn max_depth(&self) -> Option<usize> {
+        self.max_depth
+    }
+
+    /// The spawn depth of the skeleton, if it has one (depth-bounded, ordered).
+    pub fn spawn_depth(&self) -> Option<usize> {
+        self.choice.spawn_depth
+    }
+
+    /// The tree of an enumeration (uts, ns, nqueens); `None` for the other applications.
+    pub fn tree(&self) -> Option<Tree<'_>> {
+        match &self.problem {
+            Problem::Uts { params, named, .. } => Some(Tree::Uts(params, *named)),
+            Problem::Ns { tree } => Some(Tree::Ns(tree)),
+            Problem::NQueens { board } => Some(Tree::NQueens(board)),
+            _ => None,
+        }
+    }
+
+    /// Runs the search once on `pool` and checks its answer, as `magpie search` does.
+    pub fn solve(&self, pool: &ThreadPool) -> Result<Solved, Failure> {
+        let (answer, check, stats) =
+            solve(&self.problem, pool, self.choice.skeleton, self.max_depth)?;
+        Ok(Solved {
+            answer: answer.key(),
+            check,
+            stats,
+        })
+    }
+}
+
+/// Runs `magpie search` and prints its report.
+pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
+    let Prepared {
+        problem,
+        choice,
+        max_depth,
+    } = prepare(args)?;
 
     let deque = config.deque.value;
     let workers = config.workers.value;

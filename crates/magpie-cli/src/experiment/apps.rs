@@ -1,0 +1,770 @@
+//! The applications of `magpie experiment`: parsing `--app NAME [FILE] [options]` from the
+//! command line, and the hidden `experiment run-one` that prepares one, waits at the
+//! barrier, solves it once and prints one JSON line.
+//!
+//! An application is carried as its tokens (`uts --tree T1`, as `magpie search` would take
+//! them, or `quicksort --size 1000000`): the parent parses and validates them, then hands
+//! the same tokens to every child after `run-one --`.
+
+use std::io::{BufRead, Write};
+use std::time::Instant;
+
+use clap::{ArgMatches, Parser};
+use magpie::search::CountPerDepth;
+use magpie::stats::WorkerStats;
+use magpie::ThreadPool;
+use magpie_apps::{nqueens, ns, uts};
+use serde::{Deserialize, Serialize};
+
+use super::matrix::Peer;
+use super::{peers, usage, Error, RunOneArgs};
+use crate::config::{Config, ConfigError};
+use crate::search::{self, Prepared, SearchArgs, Tree, DEFAULT_SPAWN_DEPTH};
+
+/// The applications, as named after `--app`.
+pub const APPS: [&str; 9] = [
+    "maxclique",
+    "knapsack",
+    "tsp",
+    "uts",
+    "ns",
+    "nqueens",
+    "quicksort",
+    "prefix-sum",
+    "fib",
+];
+
+/// The elements of quicksort and prefix-sum without `--size`.
+pub const DEFAULT_SIZE: usize = 10_000_000;
+/// fib's argument without `--n`.
+pub const DEFAULT_FIB: u64 = 30;
+/// The largest `--n` of fib: fib(93) is the largest Fibonacci number in a u64.
+const MAX_FIB: u64 = 93;
+/// The seed of the random inputs of quicksort and prefix-sum (every run sorts the same keys).
+pub const SEED: u64 = 2026;
+
+/// The application options of `policies`: clap id, flag, whether it takes a value.
+const OPTIONS: [(&str, &str, bool); 13] = [
+    ("skeleton", "--skeleton", true),
+    ("spawn_depth", "--spawn-depth", true),
+    ("budget", "--budget", true),
+    ("steal_all", "--steal-all", false),
+    ("order", "--order", true),
+    ("max_depth", "--max-depth", true),
+    ("target", "--target", true),
+    ("instance", "--instance", true),
+    ("tree", "--tree", true),
+    ("flags", "--flags", true),
+    ("genus", "--genus", true),
+    ("n", "--n", true),
+    ("size", "--size", true),
+];
+
+/// What an application is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// One of `magpie search`'s (its tokens are `SearchArgs`).
+    Search,
+    Quicksort {
+        size: usize,
+    },
+    PrefixSum {
+        size: usize,
+    },
+    Fib {
+        n: u64,
+    },
+}
+
+/// One application of an experiment.
+#[derive(Debug, Clone)]
+pub struct App {
+    /// The tokens as one string (`uts --tree T1`): the application's name in reports.
+    pub label: String,
+    /// The application (`uts`).
+    pub name: String,
+    /// `NAME [FILE] [options]`, as passed to `run-one`.
+    pub tokens: Vec<String>,
+    kind: Kind,
+}
+
+/// A clap front for `SearchArgs` given as tokens.
+#[derive(Debug, Parser)]
+#[command(name = "app", no_binary_name = true, disable_help_flag = true)]
+struct SearchTokens {
+    #[command(flatten)]
+    args: SearchArgs,
+}
+
+/// The first line of a clap error, without its `error: ` prefix.
+fn clap_line(e: &clap::Error) -> String {
+    let text = e.to_string();
+    let first = text.lines().next().unwrap_or("").trim();
+    first.strip_prefix("error: ").unwrap_or(first).to_string()
+}
+
+/// `word`, quoted if it is empty or has spaces (for labels).
+fn shell_word(word: &str) -> String {
+    if word.is_empty() || word.chars().any(char::is_whitespace) {
+        format!("{word:?}")
+    } else {
+        word.to_string()
+    }
+}
+
+/// The applications of `policies`, each with the options that follow its `--app`.
+pub fn from_matches(m: &ArgMatches) -> Result<Vec<App>, Error> {
+    let values: Vec<Vec<String>> = m
+        .get_occurrences::<String>("app")
+        .map(|o| o.map(|v| v.map(String::clone).collect()).collect())
+        .unwrap_or_default();
+    let indices: Vec<usize> = m
+        .indices_of("app")
+        .map(Iterator::collect)
+        .unwrap_or_default();
+    // Each occurrence's values have consecutive indices: the first one is its position.
+    let mut starts = Vec::new();
+    let mut at = 0;
+    for v in &values {
+        starts.push(indices[at]);
+        at += v.len();
+    }
+    let mut tokens: Vec<Vec<String>> = values;
+    let mut events: Vec<(usize, &str, Option<String>)> = Vec::new();
+    for (id, flag, takes_value) in OPTIONS {
+        let (Some(idx), Some(vals)) = (m.indices_of(id), m.get_many::<String>(id)) else {
+            continue;
+        };
+        for (i, v) in idx.zip(vals) {
+            events.push((i, flag, takes_value.then(|| v.clone())));
+        }
+    }
+    events.sort_by_key(|e| e.0);
+    for (index, flag, value) in events {
+        let Some(app) = starts.iter().rposition(|&s| s < index) else {
+            return usage(format!(
+                "{flag} must follow the --app it belongs to (application options come after \
+                 their --app NAME)"
+            ));
+        };
+        tokens[app].push(flag.to_string());
+        tokens[app].extend(value);
+    }
+    let mut apps: Vec<App> = Vec::new();
+    for t in tokens {
+        let app = App::parse(&t)?;
+        if app.kind == Kind::Search {
+            // Validate the options and load the input now, before anything runs.
+            search::prepare(&app.search_args()?)
+                .map_err(|e| Error::from(e).prefixed(&format!("--app {}: ", app.label)))?;
+        }
+        if apps.iter().any(|a| a.label == app.label) {
+            return usage(format!("--app {} is given twice", app.label));
+        }
+        apps.push(app);
+    }
+    Ok(apps)
+}
+
+impl Error {
+    /// The same error with `prefix` before its message.
+    fn prefixed(self, prefix: &str) -> Error {
+        match self {
+            Error::Usage(e) => Error::Usage(format!("{prefix}{e}")),
+            Error::Check(e) => Error::Check(format!("{prefix}{e}")),
+            Error::Run(e) => Error::Run(format!("{prefix}{e}")),
+        }
+    }
+}
+
+fn parse_number<T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy>(
+    app: &str,
+    flag: &str,
+    value: &str,
+    range: (T, T),
+    what: &str,
+) -> Result<T, Error> {
+    match value.trim().parse::<T>() {
+        Ok(v) if v >= range.0 && v <= range.1 => Ok(v),
+        _ => usage(format!(
+            "--app {app}: {flag} {value:?}: expected {what} from {} to {}",
+            range.0, range.1
+        )),
+    }
+}
+
+impl App {
+    /// Parses `NAME [FILE] [options]` (the kernels' options here, the searches' by clap as
+    /// `SearchArgs`; the searches' inputs are loaded by [`search::prepare`]).
+    pub fn parse(tokens: &[String]) -> Result<App, Error> {
+        let Some(name) = tokens.first().map(|n| n.trim().to_string()) else {
+            return usage("--app: no application given");
+        };
+        if !APPS.contains(&name.as_str()) {
+            return usage(format!(
+                "--app: unknown application {name:?}; expected one of: {}",
+                APPS.join(", ")
+            ));
+        }
+        let label = tokens
+            .iter()
+            .map(|t| shell_word(t))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let rest = &tokens[1..];
+        let kind = match name.as_str() {
+            "quicksort" | "prefix-sum" | "fib" => {
+                let option = if name == "fib" { "--n" } else { "--size" };
+                let mut value: Option<&str> = None;
+                let mut it = rest.iter();
+                while let Some(t) = it.next() {
+                    if t == option {
+                        let Some(v) = it.next() else {
+                            return usage(format!("--app {name}: {option} needs a value"));
+                        };
+                        if value.replace(v).is_some() {
+                            return usage(format!("--app {name}: {option} is given twice"));
+                        }
+                    } else if t.starts_with('-') {
+                        return usage(format!(
+                            "--app {name}: {t} does not apply to {name} (its only option is \
+                             {option} N)"
+                        ));
+                    } else {
+                        return usage(format!(
+                            "--app {name}: {name} takes no input file (got {t:?})"
+                        ));
+                    }
+                }
+                match name.as_str() {
+                    "fib" => Kind::Fib {
+                        n: match value {
+                            Some(v) => parse_number(&name, "--n", v, (0, MAX_FIB), "a number")?,
+                            None => DEFAULT_FIB,
+                        },
+                    },
+                    _ => {
+                        let size = match value {
+                            Some(v) => parse_number(
+                                &name,
+                                "--size",
+                                v,
+                                (1, usize::MAX / 16),
+                                "a number of elements",
+                            )?,
+                            None => DEFAULT_SIZE,
+                        };
+                        if name == "quicksort" {
+                            Kind::Quicksort { size }
+                        } else {
+                            Kind::PrefixSum { size }
+                        }
+                    }
+                }
+            }
+            _ => {
+                if rest.iter().any(|t| t == "--size") {
+                    return usage(format!(
+                        "--app {name}: --size applies to quicksort, prefix-sum only, not to {name}"
+                    ));
+                }
+                Kind::Search
+            }
+        };
+        let app = App {
+            label,
+            name,
+            tokens: tokens.to_vec(),
+            kind,
+        };
+        if kind == Kind::Search {
+            app.search_args()?;
+        }
+        Ok(app)
+    }
+
+    /// The tokens as `magpie search`'s arguments.
+    fn search_args(&self) -> Result<SearchArgs, Error> {
+        SearchTokens::try_parse_from(&self.tokens)
+            .map(|t| t.args)
+            .map_err(|e| Error::Usage(format!("--app {}: {}", self.label, clap_line(&e))))
+    }
+
+    /// Fails unless `peer` can run this application.
+    pub fn check_peer(&self, peer: Peer) -> Result<(), Error> {
+        match (peer, self.kind, self.name.as_str()) {
+            (Peer::Rayon, Kind::Search, "uts" | "ns" | "nqueens") => Ok(()),
+            (Peer::Rayon, Kind::Search, other) => usage(format!(
+                "--peers rayon: there is no rayon version of {other} (rayon runs quicksort, \
+                 prefix-sum, fib, uts, ns and nqueens)"
+            )),
+            (Peer::Rayon, _, _) => Ok(()),
+        }
+    }
+
+    /// Loads or generates the input: everything before the barrier.
+    fn prepare(&self) -> Result<Job, Error> {
+        Ok(match self.kind {
+            Kind::Search => Job::Search(Box::new(search::prepare(&self.search_args()?)?)),
+            Kind::Quicksort { size } => {
+                let data = magpie_apps::random_u64s(size, SEED, 0);
+                let checksum = checksum(&data);
+                Job::Quicksort { data, checksum }
+            }
+            Kind::PrefixSum { size } => {
+                let input = magpie_apps::random_u64s(size, SEED, 0);
+                Job::PrefixSum {
+                    data: input.clone(),
+                    input,
+                }
+            }
+            Kind::Fib { n } => Job::Fib { n },
+        })
+    }
+}
+
+/// The counters of one solve that the experiment reports (summed over the pool's workers).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    pub steals: u64,
+    pub steal_attempts: u64,
+    pub sleeps: u64,
+    pub sleep_ns: u64,
+    pub parks: u64,
+    pub parked_ns: u64,
+    pub idle_ns: u64,
+}
+
+impl From<WorkerStats> for Counters {
+    fn from(s: WorkerStats) -> Self {
+        Counters {
+            steals: s.steals,
+            steal_attempts: s.steal_attempts,
+            sleeps: s.sleeps,
+            sleep_ns: s.sleep_ns,
+            parks: s.parks,
+            parked_ns: s.parked_ns,
+            idle_ns: s.idle_ns,
+        }
+    }
+}
+
+impl Counters {
+    /// The events between the snapshots `before` and `self`.
+    pub fn since(&self, before: &Counters) -> Counters {
+        Counters {
+            steals: self.steals.saturating_sub(before.steals),
+            steal_attempts: self.steal_attempts.saturating_sub(before.steal_attempts),
+            sleeps: self.sleeps.saturating_sub(before.sleeps),
+            sleep_ns: self.sleep_ns.saturating_sub(before.sleep_ns),
+            parks: self.parks.saturating_sub(before.parks),
+            parked_ns: self.parked_ns.saturating_sub(before.parked_ns),
+            idle_ns: self.idle_ns.saturating_sub(before.idle_ns),
+        }
+    }
+}
+
+impl std::ops::AddAssign for Counters {
+    fn add_assign(&mut self, o: Counters) {
+        self.steals += o.steals;
+        self.steal_attempts += o.steal_attempts;
+        self.sleeps += o.sleeps;
+        self.sleep_ns += o.sleep_ns;
+        self.parks += o.parks;
+        self.parked_ns += o.parked_ns;
+        self.idle_ns += o.idle_ns;
+    }
+}
+
+/// What one child reports: the one JSON line after the barrier.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Measurement {
+    /// The solve's time in seconds.
+    pub seconds: f64,
+    /// The answer in canonical form: equal for every correct run of the application.
+    pub answer: String,
+    /// What was checked.
+    pub check: String,
+    /// The pool's counters during the solve (`None` for a peer runtime).
+    pub counters: Option<Counters>,
+}
+
+/// A prepared input.
+enum Job {
+    Search(Box<Prepared>),
+    Quicksort {
+        data: Vec<u64>,
+        checksum: (u64, u64),
+    },
+    PrefixSum {
+        data: Vec<u64>,
+        input: Vec<u64>,
+    },
+    Fib {
+        n: u64,
+    },
+}
+
+/// Wrapping sum and xor of `v`: a sort must keep both.
+fn checksum(v: &[u64]) -> (u64, u64) {
+    v.iter()
+        .fold((0u64, 0u64), |(s, x), &v| (s.wrapping_add(v), x ^ v))
+}
+
+fn check(ok: bool, message: impl FnOnce() -> String) -> Result<(), Error> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Check(message()))
+    }
+}
+
+/// The exact Fibonacci number, by iteration.
+fn fib_exact(n: u64) -> u64 {
+    let (mut a, mut b) = (0u64, 1u64);
+    for _ in 0..n {
+        (a, b) = (b, a.wrapping_add(b));
+    }
+    a
+}
+
+/// A pool of either runtime.
+enum Pool {
+    Magpie(ThreadPool),
+    Rayon(rayon::ThreadPool),
+}
+
+impl Pool {
+    fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match self {
+            Pool::Magpie(p) => p.install(f),
+            Pool::Rayon(p) => p.install(f),
+        }
+    }
+
+    fn is_rayon(&self) -> bool {
+        matches!(self, Pool::Rayon(_))
+    }
+}
+
+impl Job {
+    /// The worker stack size (the searches' own; 16 MiB for the kernels).
+    fn stack_size(&self) -> usize {
+        match self {
+            Job::Search(p) => p.stack_size(),
+            _ => 16 << 20,
+        }
+    }
+
+    /// Solves once on `pool` and checks the answer. The time covers the solve only: for
+    /// magpie's searches, the search's own clock (as `magpie search` reports it); otherwise
+    /// the `install` call that runs the kernel or enumeration.
+    fn run(self, pool: &Pool) -> Result<(f64, String, String), Error> {
+        match self {
+            Job::Search(p) => match pool {
+                Pool::Magpie(pool) => {
+                    let s = p.solve(pool)?;
+                    Ok((s.stats.time.as_secs_f64(), s.answer, s.check))
+                }
+                Pool::Rayon(_) => rayon_search(&p, pool),
+            },
+            Job::Quicksort {
+                mut data,
+                checksum: before,
+            } => {
+                let t = Instant::now();
+                if pool.is_rayon() {
+                    pool.install(|| peers::quicksort(&mut data));
+                } else {
+                    pool.install(|| magpie_apps::quicksort(&mut data));
+                }
+                let seconds = t.elapsed().as_secs_f64();
+                let unsorted = data.windows(2).position(|w| w[0] > w[1]);
+                check(unsorted.is_none(), || {
+                    let i = unsorted.unwrap_or(0);
+                    format!("quicksort: keys {i} and {} are out of order", i + 1)
+                })?;
+                let after = checksum(&data);
+                check(after == before, || {
+                    format!("quicksort: the keys' checksum changed from {before:?} to {after:?}")
+                })?;
+                Ok((
+                    seconds,
+                    format!(
+                        "{} keys sorted, sum {:#x}, xor {:#x}",
+                        data.len(),
+                        after.0,
+                        after.1
+                    ),
+                    "sorted, and the keys' sum and xor are the input's".to_string(),
+                ))
+            }
+            Job::PrefixSum { mut data, input } => {
+                let t = Instant::now();
+                if pool.is_rayon() {
+                    pool.install(|| peers::prefix_sum(&mut data));
+                } else {
+                    pool.install(|| magpie_apps::prefix_sum(&mut data));
+                }
+                let seconds = t.elapsed().as_secs_f64();
+                let mut acc = 0u64;
+                for (i, (x, y)) in input.iter().zip(&data).enumerate() {
+                    acc = acc.wrapping_add(*x);
+                    check(acc == *y, || {
+                        format!("prefix-sum: element {i} is {y}, the sequential scan gives {acc}")
+                    })?;
+                }
+                Ok((
+                    seconds,
+                    format!("{} sums, total {acc:#x}", data.len()),
+                    "every element equals the sequential scan's".to_string(),
+                ))
+            }
+            Job::Fib { n } => {
+                let t = Instant::now();
+                let v = if pool.is_rayon() {
+                    pool.install(|| peers::fib(n))
+                } else {
+                    pool.install(|| magpie_apps::fib(n))
+                };
+                let seconds = t.elapsed().as_secs_f64();
+                let want = fib_exact(n);
+                check(v == want, || {
+                    format!("fib({n}) = {want}, but the run computed {v}")
+                })?;
+                Ok((
+                    seconds,
+                    format!("fib({n}) = {v}"),
+                    "the exact value (by iteration)".to_string(),
+                ))
+            }
+        }
+    }
+}
+
+/// An enumeration on rayon, checked like magpie's (published counts where known; the
+/// parent also checks that every run's answer agrees).
+fn rayon_search(p: &Prepared, pool: &Pool) -> Result<(f64, String, String), Error> {
+    let spawn = p.spawn_depth().unwrap_or(DEFAULT_SPAWN_DEPTH);
+    let max_depth = p.max_depth();
+    let t = Instant::now();
+    match p.tree() {
+        Some(Tree::Uts(params, named)) => {
+            let tally = uts::Tally(params);
+            let c = pool.install(|| peers::enumerate(params, &tally, spawn, max_depth));
+            let seconds = t.elapsed().as_secs_f64();
+            let what = match named {
+                Some(t) if max_depth.is_none() => {
+                    let ok = c.nodes == t.nodes
+                        && t.leaves.is_none_or(|l| l == c.leaves)
+                        && t.max_depth.is_none_or(|d| d == c.max_depth);
+                    check(ok, || {
+                        format!(
+                            "{} has {} nodes, {:?} leaves, depth {:?}; rayon counted {}, {}, {}",
+                            t.name, t.nodes, t.leaves, t.max_depth, c.nodes, c.leaves, c.max_depth
+                        )
+                    })?;
+                    format!("the published counts of {}", t.name)
+                }
+                _ => "the same counts in every run".to_string(),
+            };
+            Ok((
+                seconds,
+                search::uts_key(c.nodes, c.leaves, c.max_depth),
+                what,
+            ))
+        }
+        Some(Tree::Ns(tree)) => {
+            let counts = pool.install(|| peers::enumerate(tree, &CountPerDepth, spawn, max_depth));
+            let seconds = t.elapsed().as_secs_f64();
+            let g = tree.max_genus();
+            let deepest = max_depth.map_or(g, |d| d.min(g));
+            check(counts.len() == deepest + 1, || {
+                format!("{} counts for genus 0..={deepest}", counts.len())
+            })?;
+            let known = counts.len().min(ns::EXPECTED_COUNTS.len());
+            check(counts[..known] == ns::EXPECTED_COUNTS[..known], || {
+                format!(
+                    "counts {:?} differ from the known {:?}",
+                    &counts[..known],
+                    &ns::EXPECTED_COUNTS[..known]
+                )
+            })?;
+            Ok((
+                seconds,
+                search::ns_key(&counts),
+                format!("the known counts of genus 0..={} (OEIS A007323)", known - 1),
+            ))
+        }
+        Some(Tree::NQueens(board)) => {
+            let n = board.n();
+            let solutions =
+                pool.install(|| peers::enumerate(board, &nqueens::Solutions(n), spawn, max_depth));
+            let seconds = t.elapsed().as_secs_f64();
+            let known = magpie_apps::NQUEENS_SOLUTIONS.get(n as usize).copied();
+            let what = match known {
+                Some(want) if max_depth.is_none_or(|d| d >= n as usize) => {
+                    check(solutions == want, || {
+                        format!("{solutions} solutions, but {n}-Queens has {want}")
+                    })?;
+                    "the known count (OEIS A000170)".to_string()
+                }
+                _ => "the same count in every run".to_string(),
+            };
+            Ok((seconds, search::nqueens_key(solutions), what))
+        }
+        None => usage(format!("there is no rayon version of {}", p.app())),
+    }
+}
+
+/// Prints `ready`, then waits for `go` on stdin: the inter-process barrier.
+fn barrier() -> Result<(), Error> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "ready")
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::Run(format!("run-one: cannot write to stdout: {e}")))?;
+    drop(out);
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| Error::Run(format!("run-one: cannot read stdin: {e}")))?;
+    if line.trim() != "go" {
+        return Err(Error::Run(
+            "run-one: the barrier was not released (expected a line `go` on stdin)".to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// `magpie experiment run-one`: prepare, build the pool, barrier, solve once, print one JSON
+/// [`Measurement`].
+pub fn run_one(args: &RunOneArgs, config: &Config) -> Result<(), Error> {
+    let app = App::parse(&args.app)?;
+    let peer = match args.runtime.trim() {
+        "magpie" => None,
+        "rayon" => Some(Peer::Rayon),
+        other => {
+            return usage(format!(
+                "--runtime: unknown runtime {other:?}; expected magpie or rayon"
+            ))
+        }
+    };
+    if let Some(p) = peer {
+        app.check_peer(p)?;
+    }
+    let job = app.prepare()?;
+    let workers = config.workers.value;
+    let pool = match peer {
+        None => Pool::Magpie(
+            config
+                .builder(config.deque.value, workers)
+                .stack_size(job.stack_size())
+                .build()
+                .map_err(|e| Error::Usage(ConfigError::from(e).0))?,
+        ),
+        Some(Peer::Rayon) => Pool::Rayon(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(workers)
+                .stack_size(job.stack_size())
+                .build()
+                .map_err(|e| Error::Run(format!("cannot build the rayon pool: {e}")))?,
+        ),
+    };
+    barrier()?;
+    // Counters as the difference of two snapshots rather than after a reset: a snapshot
+    // includes the running part of a park or idle spell in progress, while a reset would
+    // leave a park begun before it (the wait at the barrier) to be counted in full when
+    // it ends, during the solve.
+    let snapshot = |pool: &Pool| match pool {
+        Pool::Magpie(p) => Some(Counters::from(p.stats().total())),
+        Pool::Rayon(_) => None,
+    };
+    let before = snapshot(&pool);
+    let (seconds, answer, check) = job.run(&pool)?;
+    let counters = snapshot(&pool)
+        .zip(before)
+        .map(|(after, before)| after.since(&before));
+    let m = Measurement {
+        seconds,
+        answer,
+        check,
+        counters,
+    };
+    let line = serde_json::to_string(&m)
+        .map_err(|e| Error::Run(format!("cannot write the measurement: {e}")))?;
+    println!("{line}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(tokens: &[&str]) -> Result<App, Error> {
+        App::parse(&tokens.iter().map(|t| t.to_string()).collect::<Vec<_>>())
+    }
+
+    fn usage_of(r: Result<App, Error>) -> String {
+        match r {
+            Err(Error::Usage(e)) => e,
+            other => panic!("expected a usage error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn kernels_and_their_options() {
+        let a = parse(&["quicksort"]).unwrap();
+        assert_eq!(a.kind, Kind::Quicksort { size: DEFAULT_SIZE });
+        assert_eq!(
+            parse(&["fib", "--n", "20"]).unwrap().kind,
+            Kind::Fib { n: 20 }
+        );
+        let a = parse(&["prefix-sum", "--size", "100"]).unwrap();
+        assert_eq!(a.kind, Kind::PrefixSum { size: 100 });
+        assert_eq!(a.label, "prefix-sum --size 100");
+        let e = usage_of(parse(&["fib", "--size", "3"]));
+        assert!(e.contains("--size does not apply to fib"), "{e}");
+        let e = usage_of(parse(&["fib", "--n", "94"]));
+        assert!(e.contains("--n \"94\"") && e.contains("93"), "{e}");
+        let e = usage_of(parse(&["quicksort", "--size", "0"]));
+        assert!(e.contains("--size \"0\""), "{e}");
+        let e = usage_of(parse(&["quicksort", "data.bin"]));
+        assert!(e.contains("no input file"), "{e}");
+        let e = usage_of(parse(&["sort"]));
+        assert!(e.contains("\"sort\"") && e.contains("prefix-sum"), "{e}");
+    }
+
+    #[test]
+    fn searches_are_parsed_as_magpie_search_does() {
+        let a = parse(&["uts", "--flags", "-t 1 -a 0 -d 6 -b 4 -r 0"]).unwrap();
+        assert_eq!(a.label, "uts --flags \"-t 1 -a 0 -d 6 -b 4 -r 0\"");
+        let e = usage_of(parse(&["uts", "--tree", "T1", "--size", "3"]));
+        assert!(e.contains("--size applies to quicksort"), "{e}");
+        let e = usage_of(parse(&["nqueens", "--n", "8", "--bogus"]));
+        assert!(e.contains("--bogus") && !e.contains('\n'), "{e}");
+        assert!(parse(&["nqueens", "--n", "8", "--skeleton", "budget"]).is_ok());
+        assert!(parse(&["uts", "--tree", "T1"])
+            .unwrap()
+            .check_peer(Peer::Rayon)
+            .is_ok());
+        let knapsack = App {
+            label: "knapsack f".into(),
+            name: "knapsack".into(),
+            tokens: vec!["knapsack".into(), "f".into()],
+            kind: Kind::Search,
+        };
+        let Err(Error::Usage(e)) = knapsack.check_peer(Peer::Rayon) else {
+            panic!("rayon knapsack accepted")
+        };
+        assert!(e.contains("no rayon version of knapsack"), "{e}");
+    }
+
+    #[test]
+    fn fibonacci_by_iteration() {
+        assert_eq!(fib_exact(0), 0);
+        assert_eq!(fib_exact(1), 1);
+        assert_eq!(fib_exact(20), 6765);
+        assert_eq!(fib_exact(93), 12_200_160_415_121_876_738);
+    }
+}

@@ -1,0 +1,514 @@
+//! The configurations of an experiment: the lists given to --workers, --deque, --victims
+//! and --idle (or their `MAGPIE_*` variables), each element validated by the library's own
+//! parsing (through [`Config::resolve_with`], so errors read as everywhere else), and their
+//! product.
+//!
+//! List syntax: elements are separated by commas, but a piece of the form `key=value`
+//! (an `=` before any `:`) continues the policy before it, which must have parameters
+//! (`name:key=value`): `park,linear:min=10us,step=50us,dynamic-quanta` is three policies.
+
+use crate::config::{Config, Flags};
+
+use super::{usage, Error};
+
+/// A runtime other than magpie, run beside it (`--peers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Peer {
+    /// rayon's `ThreadPool`, with its default idle behaviour.
+    Rayon,
+}
+
+impl Peer {
+    /// The name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Peer::Rayon => "rayon",
+        }
+    }
+}
+
+/// The peers named by `--peers`.
+pub fn peers(list: Option<&str>) -> Result<Vec<Peer>, Error> {
+    let Some(list) = list else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for item in split_plain("--peers", list)? {
+        let peer = match item.as_str() {
+            "rayon" => Peer::Rayon,
+            other => {
+                return usage(format!(
+                    "--peers: unknown peer {other:?}; expected one of: rayon"
+                ))
+            }
+        };
+        out.push(peer);
+    }
+    Ok(out)
+}
+
+/// The runtime of one configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Runtime {
+    /// A magpie pool.
+    Magpie {
+        /// The deque's name.
+        deque: String,
+        /// The victim policy, as given (with its parameters).
+        victims: String,
+        /// The idle policy, as given (with its parameters).
+        idle: String,
+    },
+    /// A peer runtime.
+    Peer(Peer),
+}
+
+/// One configuration: a runtime and a worker count, and the global options that give it to
+/// a child process.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The runtime.
+    pub runtime: Runtime,
+    /// The number of workers (threads).
+    pub workers: usize,
+    /// `--workers N --deque D --victims V --idle I --signal S --join-limit J`: every setting
+    /// explicit, so the child's environment cannot change it.
+    pub global_flags: Vec<String>,
+}
+
+impl Setup {
+    /// `magpie`, or the peer's name.
+    pub fn runtime_name(&self) -> &'static str {
+        match &self.runtime {
+            Runtime::Magpie { .. } => "magpie",
+            Runtime::Peer(p) => p.name(),
+        }
+    }
+
+    /// The deque, victim and idle policies (`None` for a peer).
+    pub fn policies(&self) -> Option<(&str, &str, &str)> {
+        match &self.runtime {
+            Runtime::Magpie {
+                deque,
+                victims,
+                idle,
+            } => Some((deque, victims, idle)),
+            Runtime::Peer(_) => None,
+        }
+    }
+
+    /// `2 workers, chase-lev random park` or `2 workers, rayon`, for messages.
+    pub fn describe(&self) -> String {
+        match self.policies() {
+            Some((d, v, i)) => format!("{} workers, {d} {v} {i}", self.workers),
+            None => format!("{} workers, {}", self.workers, self.runtime_name()),
+        }
+    }
+}
+
+/// The lists as resolved (for the report's header).
+#[derive(Debug, Clone)]
+pub struct Lists {
+    pub workers: Vec<usize>,
+    pub deques: Vec<String>,
+    pub victims: Vec<String>,
+    pub idle: Vec<String>,
+    pub peers: Vec<&'static str>,
+    /// The exposure signal, as a number.
+    pub signal: i32,
+    /// `join`'s limit (`eager` or a number).
+    pub join_limit: String,
+}
+
+/// The experiment's configurations.
+#[derive(Debug, Clone)]
+pub struct Matrix {
+    /// Worker count by worker count (in the order given); within one, every deque × victims
+    /// × idle combination in the order given, then the peers.
+    pub setups: Vec<Setup>,
+    /// The lists.
+    pub lists: Lists,
+}
+
+/// A list setting: its elements (`None`: the default) and where it came from.
+struct List {
+    items: Vec<Option<String>>,
+    /// The environment variable, when the list came from it (else the flag, or nothing).
+    from_env: Option<&'static str>,
+}
+
+/// Splits a plain list (`1,2,4`, `chase-lev,lcws-user`), refusing empty and repeated
+/// elements.
+pub fn split_plain(flag: &str, list: &str) -> Result<Vec<String>, Error> {
+    let mut out: Vec<String> = Vec::new();
+    for piece in list.split(',') {
+        let piece = piece.trim();
+        if piece.is_empty() {
+            return usage(format!("{flag} {list:?}: an element of the list is empty"));
+        }
+        if out.iter().any(|o| o == piece) {
+            return usage(format!("{flag} {list:?}: {piece:?} is listed twice"));
+        }
+        out.push(piece.to_string());
+    }
+    Ok(out)
+}
+
+/// Splits a list of policy specifications, where `key=value` pieces continue the policy
+/// before them (see the module doc).
+pub fn split_specs(flag: &str, list: &str) -> Result<Vec<String>, Error> {
+    let mut out: Vec<String> = Vec::new();
+    for piece in list.split(',') {
+        let piece = piece.trim();
+        if piece.is_empty() {
+            return usage(format!("{flag} {list:?}: an element of the list is empty"));
+        }
+        let is_parameter = match (piece.find('='), piece.find(':')) {
+            (Some(eq), Some(colon)) => eq < colon,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        if is_parameter {
+            match out.last_mut() {
+                Some(last) if last.contains(':') => {
+                    last.push(',');
+                    last.push_str(piece);
+                }
+                _ => {
+                    return usage(format!(
+                        "{flag} {list:?}: {piece:?} is a parameter (key=value) but does not \
+                         follow a policy with parameters (name:key=value)"
+                    ))
+                }
+            }
+        } else {
+            out.push(piece.to_string());
+        }
+    }
+    for (i, item) in out.iter().enumerate() {
+        if out[..i].contains(item) {
+            return usage(format!("{flag} {list:?}: {item:?} is listed twice"));
+        }
+    }
+    Ok(out)
+}
+
+fn list(
+    flag: &Option<String>,
+    flag_name: &str,
+    var: &'static str,
+    env: &dyn Fn(&str) -> Option<String>,
+    split: fn(&str, &str) -> Result<Vec<String>, Error>,
+) -> Result<List, Error> {
+    if let Some(v) = flag {
+        let items = split(flag_name, v)?;
+        return Ok(List {
+            items: items.into_iter().map(Some).collect(),
+            from_env: None,
+        });
+    }
+    match env(var).filter(|v| !v.trim().is_empty()) {
+        Some(v) => Ok(List {
+            items: split(var, &v)?.into_iter().map(Some).collect(),
+            from_env: Some(var),
+        }),
+        None => Ok(List {
+            items: vec![None],
+            from_env: None,
+        }),
+    }
+}
+
+/// The four list settings, in the order workers, deque, victims, idle.
+struct Lists4 {
+    lists: [List; 4],
+}
+
+const VARS: [&str; 4] = [
+    "MAGPIE_NUM_WORKERS",
+    "MAGPIE_DEQUE",
+    "MAGPIE_VICTIMS",
+    "MAGPIE_IDLE",
+];
+
+impl Lists4 {
+    /// Resolves the configuration with element `pick[k]` of list `k`, through the same code
+    /// as every other subcommand: a flag element goes in as the flag, an element of a
+    /// variable's list as that variable.
+    fn resolve(
+        &self,
+        base: &Flags,
+        env: &dyn Fn(&str) -> Option<String>,
+        pick: [usize; 4],
+    ) -> Result<Config, Error> {
+        let mut flags = Flags {
+            signal: base.signal.clone(),
+            join_limit: base.join_limit.clone(),
+            ..Flags::default()
+        };
+        let mut from_env: Vec<(&'static str, String)> = Vec::new();
+        for (k, list) in self.lists.iter().enumerate() {
+            let Some(item) = list.items[pick[k]].clone() else {
+                continue;
+            };
+            match list.from_env {
+                Some(var) => from_env.push((var, item)),
+                None => {
+                    let slot = match k {
+                        0 => &mut flags.workers,
+                        1 => &mut flags.deque,
+                        2 => &mut flags.victims,
+                        _ => &mut flags.idle,
+                    };
+                    *slot = Some(item);
+                }
+            }
+        }
+        let lookup = |name: &str| -> Option<String> {
+            if let Some((_, v)) = from_env.iter().find(|(var, _)| *var == name) {
+                return Some(v.clone());
+            }
+            // The list variables are taken care of above: one that was not a list source is
+            // unset or was overridden by its flag.
+            if VARS.contains(&name) {
+                return None;
+            }
+            env(name)
+        };
+        Config::resolve_with(&flags, &lookup).map_err(|e| Error::Usage(e.0))
+    }
+}
+
+impl Matrix {
+    /// Resolves the lists of `flags` (over the environment `env`) and their product, with
+    /// one row per peer and worker count after the magpie rows of that worker count.
+    pub fn resolve(
+        flags: &Flags,
+        peers: &[Peer],
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Matrix, Error> {
+        let lists = Lists4 {
+            lists: [
+                list(
+                    &flags.workers,
+                    "--workers",
+                    VARS[0],
+                    env,
+                    split_plain as fn(&str, &str) -> Result<Vec<String>, Error>,
+                )?,
+                list(&flags.deque, "--deque", VARS[1], env, split_plain)?,
+                list(&flags.victims, "--victims", VARS[2], env, split_specs)?,
+                list(&flags.idle, "--idle", VARS[3], env, split_specs)?,
+            ],
+        };
+        // Every element on its own first (the others at their first element, already
+        // checked), so that the error names the bad one.
+        for k in 0..4 {
+            for i in 0..lists.lists[k].items.len() {
+                let mut pick = [0; 4];
+                pick[k] = i;
+                lists.resolve(flags, env, pick)?;
+            }
+        }
+        let n = lists.lists.each_ref().map(|l| l.items.len());
+        let first = lists.resolve(flags, env, [0; 4])?;
+        let signal = first.signal.value;
+        let join_limit = match first.join_limit.value {
+            usize::MAX => "eager".to_string(),
+            v => v.to_string(),
+        };
+        let mut setups = Vec::new();
+        let mut workers_list = Vec::new();
+        let (mut deques, mut victims, mut idles) = (Vec::new(), Vec::new(), Vec::new());
+        for w in 0..n[0] {
+            let mut workers = 0;
+            for d in 0..n[1] {
+                for v in 0..n[2] {
+                    for i in 0..n[3] {
+                        let c = lists.resolve(flags, env, [w, d, v, i])?;
+                        workers = c.workers.value;
+                        let runtime = Runtime::Magpie {
+                            deque: c.deque.value.name().to_string(),
+                            victims: c.victims.value.clone(),
+                            idle: c.idle.value.clone(),
+                        };
+                        remember(&mut deques, c.deque.value.name());
+                        remember(&mut victims, &c.victims.value);
+                        remember(&mut idles, &c.idle.value);
+                        setups.push(setup(runtime, &c, &join_limit));
+                    }
+                }
+            }
+            workers_list.push(workers);
+            for &peer in peers {
+                // The peer's child still resolves the global options: give it the first
+                // magpie configuration's, which are valid.
+                let c = lists.resolve(flags, env, [w, 0, 0, 0])?;
+                setups.push(setup(Runtime::Peer(peer), &c, &join_limit));
+            }
+        }
+        if let Some(w) = workers_list
+            .iter()
+            .enumerate()
+            .find_map(|(i, w)| workers_list[..i].contains(w).then_some(*w))
+        {
+            return usage(format!("--workers: {w} workers are listed twice"));
+        }
+        Ok(Matrix {
+            setups,
+            lists: Lists {
+                workers: workers_list,
+                deques,
+                victims,
+                idle: idles,
+                peers: peers.iter().map(|p| p.name()).collect(),
+                signal,
+                join_limit,
+            },
+        })
+    }
+}
+
+fn remember(list: &mut Vec<String>, value: &str) {
+    if !list.iter().any(|v| v == value) {
+        list.push(value.to_string());
+    }
+}
+
+fn setup(runtime: Runtime, c: &Config, join_limit: &str) -> Setup {
+    let global_flags = vec![
+        "--workers".to_string(),
+        c.workers.value.to_string(),
+        "--deque".to_string(),
+        c.deque.value.name().to_string(),
+        "--victims".to_string(),
+        c.victims.value.clone(),
+        "--idle".to_string(),
+        c.idle.value.clone(),
+        "--signal".to_string(),
+        c.signal.value.to_string(),
+        "--join-limit".to_string(),
+        join_limit.to_string(),
+    ];
+    Setup {
+        runtime,
+        workers: c.workers.value,
+        global_flags,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    fn message(r: Result<impl std::fmt::Debug, Error>) -> String {
+        match r {
+            Err(Error::Usage(e)) => e,
+            other => panic!("expected a usage error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn policy_lists_keep_their_parameters() {
+        let s = |l: &str| split_specs("--idle", l).unwrap();
+        assert_eq!(s("random,sticky"), ["random", "sticky"]);
+        assert_eq!(
+            s("park, linear:min=10us,step=50us ,dynamic-quanta"),
+            ["park", "linear:min=10us,step=50us", "dynamic-quanta"]
+        );
+        assert_eq!(
+            s("park:spin=0,yield=0,park"),
+            ["park:spin=0,yield=0", "park"]
+        );
+        // A value may contain a colon: the `=` comes first.
+        assert_eq!(s("a:levels=2:4,b"), ["a:levels=2:4", "b"]);
+        let e = message(split_specs("--idle", "park,spin=3"));
+        assert!(e.contains("\"spin=3\"") && e.contains("--idle"), "{e}");
+        let e = message(split_specs("--idle", "park,,spin"));
+        assert!(e.contains("empty"), "{e}");
+        let e = message(split_specs("--victims", "random,random"));
+        assert!(e.contains("twice"), "{e}");
+        assert_eq!(split_plain("--workers", " 1, 2 ").unwrap(), ["1", "2"]);
+    }
+
+    #[test]
+    fn the_product_in_order_with_peers_per_worker_count() {
+        let flags = Flags {
+            workers: Some("1,2".into()),
+            deque: Some("chase-lev".into()),
+            victims: Some("random,sticky".into()),
+            idle: Some("park,park:spin=0,yield=0".into()),
+            ..Flags::default()
+        };
+        let m = Matrix::resolve(&flags, &[Peer::Rayon], &no_env).unwrap();
+        assert_eq!(m.setups.len(), 2 * (4 + 1));
+        let names: Vec<String> = m.setups.iter().map(Setup::describe).collect();
+        assert_eq!(names[0], "1 workers, chase-lev random park");
+        assert_eq!(names[1], "1 workers, chase-lev random park:spin=0,yield=0");
+        assert_eq!(names[2], "1 workers, chase-lev sticky park");
+        assert_eq!(names[4], "1 workers, rayon");
+        assert_eq!(names[5], "2 workers, chase-lev random park");
+        assert_eq!(m.lists.workers, [1, 2]);
+        assert_eq!(m.lists.idle, ["park", "park:spin=0,yield=0"]);
+        let g = &m.setups[1].global_flags;
+        let idle = g.iter().position(|f| f == "--idle").unwrap();
+        assert_eq!(g[idle + 1], "park:spin=0,yield=0");
+    }
+
+    #[test]
+    fn every_element_is_checked_and_named() {
+        let bad = |flags: Flags| message(Matrix::resolve(&flags, &[], &no_env));
+        let e = bad(Flags {
+            victims: Some("random,nearest".into()),
+            ..Flags::default()
+        });
+        assert!(
+            e.contains("--victims") && e.contains("\"nearest\"") && e.contains("sticky"),
+            "{e}"
+        );
+        let e = bad(Flags {
+            idle: Some("park,park:nap=1".into()),
+            ..Flags::default()
+        });
+        assert!(e.contains("nap"), "{e}");
+        let e = bad(Flags {
+            workers: Some("1,0".into()),
+            ..Flags::default()
+        });
+        assert!(e.contains("--workers 0"), "{e}");
+        let e = bad(Flags {
+            deque: Some("chase-lev,abp".into()),
+            ..Flags::default()
+        });
+        assert!(e.contains("\"abp\""), "{e}");
+        let e = bad(Flags {
+            workers: Some("2,02".into()),
+            ..Flags::default()
+        });
+        assert!(e.contains("2 workers are listed twice"), "{e}");
+    }
+
+    #[test]
+    fn lists_from_the_environment() {
+        let env = |name: &str| match name {
+            "MAGPIE_VICTIMS" => Some("random,sticky".to_string()),
+            "MAGPIE_IDLE" => Some("park,bogus".to_string()),
+            "MAGPIE_NUM_WORKERS" => Some("3".to_string()),
+            _ => None,
+        };
+        let e = message(Matrix::resolve(&Flags::default(), &[], &env));
+        assert!(e.contains("MAGPIE_IDLE") && e.contains("bogus"), "{e}");
+        let flags = Flags {
+            idle: Some("park".into()),
+            ..Flags::default()
+        };
+        let m = Matrix::resolve(&flags, &[], &env).unwrap();
+        assert_eq!(m.lists.victims, ["random", "sticky"]);
+        assert_eq!(m.lists.workers, [3]);
+        assert_eq!(m.setups.len(), 2);
+    }
+}

@@ -1,0 +1,305 @@
+//! `magpie experiment policies`: measure every combination of deques, victim policies, idle
+//! policies and worker counts on one or more applications, run by run in alternation, each
+//! run in fresh processes (optionally several at once, beside a background load), and
+//! report the times with their statistics, the pools' counters, Welch t-tests against the
+//! first configuration, and the "aggregated result" of the Pheet thesis.
+//!
+//! Layout: [`matrix`] resolves the configuration lists, [`apps`] parses an application and
+//! runs it once (the hidden `experiment run-one`, the child process), [`runner`] starts the
+//! children and their barrier, [`report`] summarises and prints, [`stats`] is the
+//! statistics.
+
+mod apps;
+mod matrix;
+mod peers;
+mod report;
+mod runner;
+pub mod stats;
+
+use std::fmt;
+
+use clap::{ArgAction, ArgMatches, Args, Subcommand};
+
+use crate::config::{Config, Flags};
+use crate::search::Failure;
+
+/// Why an experiment stopped.
+#[derive(Debug)]
+pub enum Error {
+    /// Bad usage, configuration or input: exit code 2.
+    Usage(String),
+    /// A result failed its check (a bug): exit code 1.
+    Check(String),
+    /// A measured process failed otherwise (crashed, or could not be started): exit code 1.
+    Run(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Usage(e) | Error::Run(e) => f.write_str(e),
+            Error::Check(e) => write!(f, "result check failed (a bug): {e}"),
+        }
+    }
+}
+
+impl From<Failure> for Error {
+    fn from(f: Failure) -> Self {
+        match f {
+            Failure::Usage(e) => Error::Usage(e),
+            Failure::Check(e) => Error::Check(e),
+        }
+    }
+}
+
+fn usage<T>(message: impl Into<String>) -> Result<T, Error> {
+    Err(Error::Usage(message.into()))
+}
+
+/// `magpie experiment`'s subcommands.
+#[derive(Debug, Args)]
+pub struct ExperimentArgs {
+    #[command(subcommand)]
+    pub command: ExperimentCommand,
+}
+
+/// The experiments.
+#[derive(Debug, Subcommand)]
+pub enum ExperimentCommand {
+    /// Compare scheduling policies: time every combination of --deque, --victims, --idle
+    /// and --workers (comma-separated lists) on one or more applications
+    #[command(long_about = POLICIES_ABOUT, after_help = POLICIES_AFTER)]
+    Policies(Box<PoliciesArgs>),
+    /// One measured run, in a child process of `policies` (internal)
+    #[command(hide = true)]
+    RunOne(RunOneArgs),
+}
+
+const POLICIES_ABOUT: &str = "\
+Compare scheduling policies: time every combination of --deque, --victims, --idle and
+--workers on one or more applications, alternating the configurations run by run (run 1 of
+every configuration, then run 2 of every configuration, ...), and report per application
+and configuration the median, mean, 95% confidence interval (Student t), min and max of the
+run times, the pool's steals, failed steals (attempts - steals), timed sleeps and parks,
+a Welch t-test against the first configuration of the same application and worker count,
+and the aggregated result of the Pheet thesis (per application and worker count, each
+configuration's mean time divided by the mean over configurations, averaged over the
+applications; below 1 is faster than average).
+
+Every run starts --instances fresh processes of this binary (one by default), each of which
+prepares its input and builds its pool, then waits at a barrier; when all are ready they
+are released together and time only the solve. A run's time is the mean over its
+instances. Every answer is checked, and all runs of an application must give the same
+answer: a failed check exits 1.";
+
+const POLICIES_AFTER: &str = "\
+Lists: the global options --workers, --deque, --victims and --idle take comma-separated
+lists here (or their MAGPIE_* variables do). A policy's own parameters also use commas: an
+element of the form key=value continues the policy before it, so
+  --idle park,linear:min=10us,step=50us,dynamic-quanta
+is three idle policies. Every element is checked before anything runs.
+
+Applications (--app, repeatable; an application's options follow its --app):
+  maxclique FILE [--target K], knapsack FILE [--instance I], tsp FILE,
+  uts --tree NAME | --flags F, ns --genus G, nqueens --n N
+                     the searches of `magpie search`, with its skeleton options
+                     (--skeleton, --spawn-depth, --budget, --steal-all, --order,
+                     --max-depth); timed by the search's own clock
+  quicksort [--size N] sort N seeded random u64s (default 10000000); checked sorted and
+                     against the input's checksum
+  prefix-sum [--size N] inclusive prefix sum of N seeded random u64s (default 10000000);
+                     checked against the sequential scan
+  fib [--n N]        naive fork-join Fibonacci, no cutoff (default 30); checked exactly
+
+Peers (--peers rayon): one more row per worker count, the same application on a rayon pool
+of that many threads (rayon's own idle behaviour): fork-join kernels by rayon::join, uts,
+ns and nqueens by a rayon enumeration whose nodes above the spawn depth (--spawn-depth,
+default 2) fork with rayon. maxclique, knapsack and tsp have no rayon version.
+
+Examples:
+  magpie experiment policies --app uts --tree T1 --victims random,sticky,perf \\
+      --idle linear,dynamic-quanta --workers 1,2 --runs 10
+  magpie experiment policies --app fib --n 32 --app quicksort --size 1000000 \\
+      --app ns --genus 28 --skeleton budget --idle park,yield --workers 4 \\
+      --instances 2 --peers rayon --format csv
+  magpie experiment policies --app nqueens --n 13 --idle park,linear:max=1ms \\
+      --background 'yes > /dev/null' --runs 20 --format json";
+
+/// `magpie experiment policies`' arguments. The application options may be repeated: each
+/// belongs to the `--app` before it (see [`apps::from_matches`]).
+#[derive(Debug, Args)]
+pub struct PoliciesArgs {
+    /// An application and, for maxclique, knapsack and tsp, its input file; repeat for
+    /// several applications, each followed by its own options
+    #[arg(long = "app", value_name = "APP [FILE]", num_args = 1..=2, action = ArgAction::Append,
+          required = true, help_heading = "Applications")]
+    pub app: Vec<String>,
+
+    /// Search skeleton of the preceding --app (as in `magpie search`)
+    #[arg(long, value_name = "NAME", action = ArgAction::Append, help_heading = "Applications")]
+    pub skeleton: Vec<String>,
+    /// depth-bounded, ordered (and the rayon peer): depth of the task nodes [default: 2]
+    #[arg(long, value_name = "D", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Applications")]
+    pub spawn_depth: Vec<String>,
+    /// budget: backtracks between two spawns [default: 10000]
+    #[arg(long, value_name = "B", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Applications")]
+    pub budget: Vec<String>,
+    /// stack-stealing: hand a thief every unexplored sibling of the shallowest level
+    #[arg(long, num_args = 0, default_missing_value = "true", action = ArgAction::Append,
+          help_heading = "Applications")]
+    pub steal_all: Vec<String>,
+    /// ordered: sequential or discrepancy
+    #[arg(long, value_name = "ORDER", action = ArgAction::Append, help_heading = "Applications")]
+    pub order: Vec<String>,
+    /// uts, ns, nqueens: do not expand nodes deeper than D
+    #[arg(long, value_name = "D", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Applications")]
+    pub max_depth: Vec<String>,
+    /// maxclique: decide whether a clique of K vertices exists
+    #[arg(long, value_name = "K", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Applications")]
+    pub target: Vec<String>,
+    /// knapsack: the instance of a multi-instance file, by name or number (from 1)
+    #[arg(long, value_name = "NAME|NUMBER", action = ArgAction::Append,
+          help_heading = "Applications")]
+    pub instance: Vec<String>,
+    /// uts: a named tree (T1, T3, default, ...)
+    #[arg(long, value_name = "NAME", action = ArgAction::Append, help_heading = "Applications")]
+    pub tree: Vec<String>,
+    /// uts: the reference's tree flags, e.g. "-t 1 -a 3 -d 10 -b 4 -r 19"
+    #[arg(long, value_name = "FLAGS", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Applications")]
+    pub flags: Vec<String>,
+    /// ns: the largest genus counted
+    #[arg(long, value_name = "G", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Applications")]
+    pub genus: Vec<String>,
+    /// nqueens: the board size; fib: the argument
+    #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Applications")]
+    pub n: Vec<String>,
+    /// quicksort, prefix-sum: the number of elements
+    #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Applications")]
+    pub size: Vec<String>,
+
+    /// Measured runs of every configuration, at least 1 [default: 10]
+    #[arg(
+        long,
+        value_name = "R",
+        allow_hyphen_values = true,
+        help_heading = "Experiment"
+    )]
+    pub runs: Option<String>,
+    /// Processes started together for every run (multiprogrammed runs) [default: 1]
+    #[arg(
+        long,
+        value_name = "K",
+        allow_hyphen_values = true,
+        help_heading = "Experiment"
+    )]
+    pub instances: Option<String>,
+    /// Other runtimes to add as rows: rayon
+    #[arg(long, value_name = "LIST", help_heading = "Experiment")]
+    pub peers: Option<String>,
+    /// A command run by `sh -c` beside the whole experiment (started before the first run,
+    /// its process group killed after the last; its output is discarded)
+    #[arg(
+        long,
+        value_name = "CMD",
+        allow_hyphen_values = true,
+        help_heading = "Experiment"
+    )]
+    pub background: Option<String>,
+    /// Output: table, csv or json [default: table]
+    #[arg(long, value_name = "FORMAT", help_heading = "Experiment")]
+    pub format: Option<String>,
+}
+
+/// The hidden child of `policies`: prepare, build the pool, print `ready`, wait for a line
+/// on stdin, solve once, print one JSON line.
+#[derive(Debug, Args)]
+pub struct RunOneArgs {
+    /// magpie or rayon
+    #[arg(long, default_value = "magpie")]
+    pub runtime: String,
+    /// The application and its options, after `--`
+    #[arg(last = true, required = true, num_args = 1.., allow_hyphen_values = true)]
+    pub app: Vec<String>,
+}
+
+/// The output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Csv,
+    Json,
+}
+
+/// Parses a count given to `flag`, at least 1.
+fn count(flag: &str, value: Option<&str>, default: usize, what: &str) -> Result<usize, Error> {
+    let Some(v) = value else { return Ok(default) };
+    match v.trim().parse::<usize>() {
+        Ok(0) => usage(format!("{flag} 0: {what} must be at least 1")),
+        Ok(n) => Ok(n),
+        Err(_) => usage(format!(
+            "{flag} {v:?}: expected a whole number ({what}, at least 1)"
+        )),
+    }
+}
+
+/// Runs `magpie experiment policies`. `matches` are the subcommand's (for the positions of
+/// the application options), `flags` the global options as given (lists).
+pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Result<(), Error> {
+    let runs = count("--runs", args.runs.as_deref(), 10, "the number of runs")?;
+    let instances = count(
+        "--instances",
+        args.instances.as_deref(),
+        1,
+        "the number of instances",
+    )?;
+    let format = match args.format.as_deref().map(str::trim) {
+        None | Some("table") => Format::Table,
+        Some("csv") => Format::Csv,
+        Some("json") => Format::Json,
+        Some(other) => {
+            return usage(format!(
+                "--format: unknown format {other:?}; expected one of: table, csv, json"
+            ))
+        }
+    };
+    let background = match args.background.as_deref() {
+        Some(c) if c.trim().is_empty() => return usage("--background: the command is empty"),
+        other => other.map(str::to_string),
+    };
+    let apps = apps::from_matches(matches)?;
+    let peers = matrix::peers(args.peers.as_deref())?;
+    for peer in &peers {
+        for app in &apps {
+            app.check_peer(*peer)?;
+        }
+    }
+    let matrix = matrix::Matrix::resolve(flags, &peers, &|name| std::env::var(name).ok())?;
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::Run(format!("cannot find this program's executable: {e}")))?;
+    let plan = runner::Plan {
+        exe,
+        apps,
+        setups: matrix.setups,
+        runs,
+        instances,
+        background,
+    };
+    let results = runner::execute(&plan)?;
+    let experiment = report::Experiment::new(&plan, &matrix.lists, &results);
+    experiment
+        .print(format)
+        .map_err(|e| Error::Run(format!("cannot write the report: {e}")))
+}
+
+/// Runs `magpie experiment run-one` (a child of `policies`) with the pool of `config`.
+pub fn run_one(args: &RunOneArgs, config: &Config) -> Result<(), Error> {
+    apps::run_one(args, config)
+}

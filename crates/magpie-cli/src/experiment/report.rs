@@ -1,0 +1,716 @@
+//! Summarises an experiment's measurements and prints them as a table, CSV or JSON.
+//!
+//! Per (application, configuration) row: the run times (a run's time is the mean over its
+//! instances) with median, mean, sample standard deviation, 95% confidence interval of the
+//! mean (Student t), min and max; `relative` = the row's mean over the mean of the rows of
+//! the same application and worker count; the pool counters summed over every solve
+//! (failed steals = attempts − steals); and Welch's t-test of the row's run times against
+//! those of the first configuration of the same application and worker count. Per
+//! configuration: the aggregated result, `relative` averaged over the applications.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::apps::{Counters, Measurement};
+use super::matrix::{Lists, Setup};
+use super::runner::{Plan, Results};
+use super::stats::{self, Welch};
+use super::Format;
+
+/// One (application, configuration) row.
+pub struct Row {
+    app: usize,
+    setup: usize,
+    /// Per run: the mean over instances, in seconds.
+    times: Vec<f64>,
+    /// Per run, per instance, in seconds.
+    instance_times: Vec<Vec<f64>>,
+    median: f64,
+    mean: f64,
+    sd: Option<f64>,
+    ci95: Option<f64>,
+    min: f64,
+    max: f64,
+    relative: f64,
+    /// Summed over every solve (`None` for a peer runtime).
+    counters: Option<Counters>,
+    instance_counters: Option<Vec<Vec<Counters>>>,
+    solves: usize,
+    baseline: bool,
+    welch: Option<Welch>,
+    answer: String,
+    check: String,
+}
+
+/// A summarised experiment, ready to print.
+pub struct Experiment<'a> {
+    plan: &'a Plan,
+    lists: &'a Lists,
+    rows: Vec<Row>,
+    /// Per setup.
+    aggregated: Vec<f64>,
+    background_ran_throughout: Option<bool>,
+}
+
+fn summarise(app: usize, setup: usize, runs: &[Vec<Measurement>]) -> Row {
+    let instance_times: Vec<Vec<f64>> = runs
+        .iter()
+        .map(|r| r.iter().map(|m| m.seconds).collect())
+        .collect();
+    let times: Vec<f64> = instance_times.iter().map(|r| stats::mean(r)).collect();
+    let all: Vec<&Measurement> = runs.iter().flatten().collect();
+    let counters = all
+        .iter()
+        .map(|m| m.counters)
+        .collect::<Option<Vec<Counters>>>()
+        .map(|cs| {
+            let mut total = Counters::default();
+            for c in cs {
+                total += c;
+            }
+            total
+        });
+    let instance_counters = runs
+        .iter()
+        .map(|r| r.iter().map(|m| m.counters).collect::<Option<Vec<_>>>())
+        .collect::<Option<Vec<_>>>();
+    Row {
+        app,
+        setup,
+        median: stats::median(&times),
+        mean: stats::mean(&times),
+        sd: stats::sd(&times),
+        ci95: stats::ci95_half_width(&times),
+        min: times.iter().copied().fold(f64::INFINITY, f64::min),
+        max: times.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        relative: f64::NAN,
+        counters,
+        instance_counters,
+        solves: all.len(),
+        baseline: false,
+        welch: None,
+        answer: all.first().map(|m| m.answer.clone()).unwrap_or_default(),
+        check: all.first().map(|m| m.check.clone()).unwrap_or_default(),
+        times,
+        instance_times,
+    }
+}
+
+impl<'a> Experiment<'a> {
+    /// Summarises `results` of `plan`.
+    pub fn new(plan: &'a Plan, lists: &'a Lists, results: &Results) -> Experiment<'a> {
+        let mut rows = Vec::new();
+        for (a, per_setup) in results.measured.iter().enumerate() {
+            for (s, runs) in per_setup.iter().enumerate() {
+                rows.push(summarise(a, s, runs));
+            }
+        }
+        let setups = plan.setups.len();
+        let row_index = |a: usize, s: usize| a * setups + s;
+        let mut aggregated = vec![f64::NAN; setups];
+        for &w in &lists.workers {
+            // The comparison group: the configurations with `w` workers, in order.
+            let group: Vec<usize> = (0..setups)
+                .filter(|&s| plan.setups[s].workers == w)
+                .collect();
+            let Some(&first) = group.first() else {
+                continue;
+            };
+            let mut matrix = Vec::new();
+            for a in 0..plan.apps.len() {
+                let means: Vec<f64> = group.iter().map(|&s| rows[row_index(a, s)].mean).collect();
+                for (&s, r) in group.iter().zip(stats::relative(&means)) {
+                    rows[row_index(a, s)].relative = r;
+                }
+                matrix.push(means);
+                let base = rows[row_index(a, first)].times.clone();
+                rows[row_index(a, first)].baseline = true;
+                for &s in &group[1..] {
+                    let row = &mut rows[row_index(a, s)];
+                    row.welch = stats::welch(&row.times, &base);
+                }
+            }
+            for (&s, v) in group.iter().zip(stats::aggregated(&matrix)) {
+                aggregated[s] = v;
+            }
+        }
+        Experiment {
+            plan,
+            lists,
+            rows,
+            aggregated,
+            background_ran_throughout: results.background_ran_throughout,
+        }
+    }
+
+    /// Prints the report on stdout.
+    pub fn print(&self, format: Format) -> io::Result<()> {
+        let mut out = io::stdout().lock();
+        match format {
+            Format::Table => self.table(&mut out)?,
+            Format::Csv => self.csv(&mut out)?,
+            Format::Json => {
+                serde_json::to_writer(&mut out, &self.json())?;
+                writeln!(out)?;
+            }
+        }
+        out.flush()
+    }
+
+    fn setup(&self, row: &Row) -> &Setup {
+        &self.plan.setups[row.setup]
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Table
+
+    fn table(&self, out: &mut impl Write) -> io::Result<()> {
+        let p = self.plan;
+        let l = self.lists;
+        let configs = p.setups.len() / l.workers.len().max(1);
+        writeln!(
+            out,
+            "magpie experiment policies: {} application{}, {} configuration{} × workers {}, {} run{} each",
+            p.apps.len(),
+            plural(p.apps.len()),
+            configs,
+            plural(configs),
+            join(&l.workers),
+            p.runs,
+            plural(p.runs),
+        )?;
+        writeln!(
+            out,
+            "deques {}; victims {}; idle {}{}; signal {}, join limit {}",
+            l.deques.join(" "),
+            l.victims.join(" "),
+            l.idle.join(" "),
+            if l.peers.is_empty() {
+                String::new()
+            } else {
+                format!("; peers {}", l.peers.join(" "))
+            },
+            l.signal,
+            l.join_limit,
+        )?;
+        writeln!(
+            out,
+            "configurations alternate run by run; {} instance{} per run, each a fresh process, \
+             released together by a barrier (a run's time is their mean)",
+            p.instances,
+            plural(p.instances)
+        )?;
+        if let Some(c) = &p.background {
+            let note = match self.background_ran_throughout {
+                Some(false) => " (it ended before the last run)",
+                _ => "",
+            };
+            writeln!(
+                out,
+                "background: sh -c {c:?}, started before the first run and killed after the last{note}"
+            )?;
+        }
+        writeln!(
+            out,
+            "times in ms; counters per solve; rel = mean / mean of the rows with the same app and \
+             workers; Welch t-test against the first row of each worker count (* p < 0.05)"
+        )?;
+        for (a, app) in p.apps.iter().enumerate() {
+            let rows: Vec<&Row> = self.rows.iter().filter(|r| r.app == a).collect();
+            writeln!(out)?;
+            let first = rows[0];
+            writeln!(
+                out,
+                "{}: {} (checked: {})",
+                app.label, first.answer, first.check
+            )?;
+            let mut t = Table::new(&[
+                ("workers", true),
+                ("runtime", false),
+                ("deque", false),
+                ("victims", false),
+                ("idle", false),
+                ("median", true),
+                ("mean", true),
+                ("±95%", true),
+                ("min", true),
+                ("max", true),
+                ("rel", true),
+                ("steals", true),
+                ("failed", true),
+                ("sleeps", true),
+                ("sleep ms", true),
+                ("parks", true),
+                ("park ms", true),
+                ("Welch vs first", false),
+            ]);
+            for r in rows {
+                let s = self.setup(r);
+                let (d, v, i) = s.policies().unwrap_or(("-", "-", "-"));
+                let per = |x: u64| format!("{:.1}", x as f64 / r.solves as f64);
+                let per_ms = |ns: u64| format!("{:.3}", ns as f64 / 1e6 / r.solves as f64);
+                let mut cells = vec![
+                    s.workers.to_string(),
+                    s.runtime_name().to_string(),
+                    d.to_string(),
+                    v.to_string(),
+                    i.to_string(),
+                    ms(r.median),
+                    ms(r.mean),
+                    r.ci95.map_or("-".into(), ms),
+                    ms(r.min),
+                    ms(r.max),
+                    format!("{:.3}", r.relative),
+                ];
+                match r.counters {
+                    Some(c) => cells.extend([
+                        per(c.steals),
+                        per(c.steal_attempts.saturating_sub(c.steals)),
+                        per(c.sleeps),
+                        per_ms(c.sleep_ns),
+                        per(c.parks),
+                        per_ms(c.parked_ns),
+                    ]),
+                    None => cells.extend(vec!["-".to_string(); 6]),
+                }
+                cells.push(if r.baseline {
+                    "(first)".to_string()
+                } else {
+                    match r.welch {
+                        Some(w) => format!(
+                            "t {:.2}, df {:.1}, p {:.3}{}",
+                            w.t,
+                            w.df,
+                            w.p,
+                            if w.significant() { " *" } else { "" }
+                        ),
+                        None => "-".to_string(),
+                    }
+                });
+                t.row(cells);
+            }
+            t.write(out)?;
+        }
+        writeln!(out)?;
+        writeln!(
+            out,
+            "aggregated result (per app and worker count, a configuration's mean time divided by \
+             the mean over configurations, averaged over the {} app{}; below 1 is faster):",
+            p.apps.len(),
+            plural(p.apps.len())
+        )?;
+        let mut t = Table::new(&[
+            ("workers", true),
+            ("runtime", false),
+            ("deque", false),
+            ("victims", false),
+            ("idle", false),
+            ("aggregated", true),
+        ]);
+        for (s, setup) in p.setups.iter().enumerate() {
+            let (d, v, i) = setup.policies().unwrap_or(("-", "-", "-"));
+            t.row(vec![
+                setup.workers.to_string(),
+                setup.runtime_name().to_string(),
+                d.to_string(),
+                v.to_string(),
+                i.to_string(),
+                format!("{:.3}", self.aggregated[s]),
+            ]);
+        }
+        t.write(out)
+    }
+
+    // -----------------------------------------------------------------------------------
+    // CSV
+
+    fn csv(&self, out: &mut impl Write) -> io::Result<()> {
+        writeln!(out, "{}", CSV_COLUMNS.join(","))?;
+        for r in &self.rows {
+            let s = self.setup(r);
+            let (d, v, i) = s.policies().unwrap_or(("", "", ""));
+            let f = |x: Option<f64>| x.map_or(String::new(), |x| x.to_string());
+            let c = r.counters;
+            let n = |get: fn(&Counters) -> u64| {
+                c.as_ref().map_or(String::new(), |c| get(c).to_string())
+            };
+            let cells = [
+                self.plan.apps[r.app].label.clone(),
+                s.runtime_name().to_string(),
+                s.workers.to_string(),
+                d.to_string(),
+                v.to_string(),
+                i.to_string(),
+                r.times.len().to_string(),
+                self.plan.instances.to_string(),
+                r.solves.to_string(),
+                r.median.to_string(),
+                r.mean.to_string(),
+                f(r.sd),
+                f(r.ci95.map(|h| r.mean - h)),
+                f(r.ci95.map(|h| r.mean + h)),
+                r.min.to_string(),
+                r.max.to_string(),
+                r.relative.to_string(),
+                self.aggregated[r.setup].to_string(),
+                n(|c| c.steals),
+                n(|c| c.steal_attempts),
+                n(|c| c.steal_attempts.saturating_sub(c.steals)),
+                n(|c| c.sleeps),
+                n(|c| c.sleep_ns),
+                n(|c| c.parks),
+                n(|c| c.parked_ns),
+                n(|c| c.idle_ns),
+                (if r.baseline { "true" } else { "false" }).to_string(),
+                f(r.welch.map(|w| w.t)),
+                f(r.welch.map(|w| w.df)),
+                f(r.welch.map(|w| w.p)),
+                r.welch
+                    .map_or(String::new(), |w| w.significant().to_string()),
+                r.answer.clone(),
+            ];
+            let line: Vec<String> = cells.iter().map(|c| csv_field(c)).collect();
+            writeln!(out, "{}", line.join(","))?;
+        }
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------
+    // JSON
+
+    fn json(&self) -> JsonReport<'_> {
+        let p = self.plan;
+        let l = self.lists;
+        let rows = self
+            .rows
+            .iter()
+            .map(|r| {
+                let s = self.setup(r);
+                let pol = s.policies();
+                JsonRow {
+                    app: &p.apps[r.app].label,
+                    app_name: &p.apps[r.app].name,
+                    runtime: s.runtime_name(),
+                    workers: s.workers,
+                    deque: pol.map(|x| x.0),
+                    victims: pol.map(|x| x.1),
+                    idle: pol.map(|x| x.2),
+                    answer: &r.answer,
+                    check: &r.check,
+                    runs: r.times.len(),
+                    instances: p.instances,
+                    solves: r.solves,
+                    times: &r.times,
+                    instance_times: &r.instance_times,
+                    median: r.median,
+                    mean: r.mean,
+                    sd: r.sd,
+                    ci95: r.ci95.map(|h| JsonCi {
+                        low: r.mean - h,
+                        high: r.mean + h,
+                        half_width: h,
+                    }),
+                    min: r.min,
+                    max: r.max,
+                    relative: r.relative,
+                    aggregated: self.aggregated[r.setup],
+                    counters: r.counters.map(|c| JsonCounters {
+                        steals: c.steals,
+                        steal_attempts: c.steal_attempts,
+                        failed_steals: c.steal_attempts.saturating_sub(c.steals),
+                        sleeps: c.sleeps,
+                        sleep_ns: c.sleep_ns,
+                        parks: c.parks,
+                        parked_ns: c.parked_ns,
+                        idle_ns: c.idle_ns,
+                    }),
+                    instance_counters: r.instance_counters.as_deref(),
+                    baseline: r.baseline,
+                    welch: r.welch.map(|w| JsonWelch {
+                        t: w.t,
+                        df: w.df,
+                        p: w.p,
+                        significant: w.significant(),
+                    }),
+                }
+            })
+            .collect();
+        let aggregated = p
+            .setups
+            .iter()
+            .enumerate()
+            .map(|(s, setup)| {
+                let pol = setup.policies();
+                JsonAggregated {
+                    runtime: setup.runtime_name(),
+                    workers: setup.workers,
+                    deque: pol.map(|x| x.0),
+                    victims: pol.map(|x| x.1),
+                    idle: pol.map(|x| x.2),
+                    aggregated: self.aggregated[s],
+                }
+            })
+            .collect();
+        JsonReport {
+            experiment: "policies",
+            runs: p.runs,
+            instances: p.instances,
+            order: "alternating",
+            isolation: "one fresh process per instance, released together by a barrier",
+            background: p.background.as_deref().map(|c| JsonBackground {
+                command: c,
+                ran_throughout: self.background_ran_throughout.unwrap_or(false),
+            }),
+            apps: p.apps.iter().map(|a| a.label.as_str()).collect(),
+            workers: &l.workers,
+            deques: &l.deques,
+            victims: &l.victims,
+            idle: &l.idle,
+            peers: &l.peers,
+            signal: l.signal,
+            join_limit: &l.join_limit,
+            rows,
+            aggregated,
+        }
+    }
+}
+
+const CSV_COLUMNS: [&str; 32] = [
+    "app",
+    "runtime",
+    "workers",
+    "deque",
+    "victims",
+    "idle",
+    "runs",
+    "instances",
+    "solves",
+    "median_s",
+    "mean_s",
+    "sd_s",
+    "ci95_low_s",
+    "ci95_high_s",
+    "min_s",
+    "max_s",
+    "relative",
+    "aggregated",
+    "steals",
+    "steal_attempts",
+    "failed_steals",
+    "sleeps",
+    "sleep_ns",
+    "parks",
+    "parked_ns",
+    "idle_ns",
+    "baseline",
+    "welch_t",
+    "welch_df",
+    "welch_p",
+    "significant",
+    "answer",
+];
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    experiment: &'static str,
+    runs: usize,
+    instances: usize,
+    order: &'static str,
+    isolation: &'static str,
+    background: Option<JsonBackground<'a>>,
+    apps: Vec<&'a str>,
+    workers: &'a [usize],
+    deques: &'a [String],
+    victims: &'a [String],
+    idle: &'a [String],
+    peers: &'a [&'static str],
+    signal: i32,
+    join_limit: &'a str,
+    rows: Vec<JsonRow<'a>>,
+    aggregated: Vec<JsonAggregated<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonBackground<'a> {
+    command: &'a str,
+    ran_throughout: bool,
+}
+
+#[derive(Serialize)]
+struct JsonRow<'a> {
+    app: &'a str,
+    app_name: &'a str,
+    runtime: &'static str,
+    workers: usize,
+    deque: Option<&'a str>,
+    victims: Option<&'a str>,
+    idle: Option<&'a str>,
+    answer: &'a str,
+    check: &'a str,
+    runs: usize,
+    instances: usize,
+    solves: usize,
+    times: &'a [f64],
+    instance_times: &'a [Vec<f64>],
+    median: f64,
+    mean: f64,
+    sd: Option<f64>,
+    ci95: Option<JsonCi>,
+    min: f64,
+    max: f64,
+    relative: f64,
+    aggregated: f64,
+    counters: Option<JsonCounters>,
+    instance_counters: Option<&'a [Vec<Counters>]>,
+    baseline: bool,
+    welch: Option<JsonWelch>,
+}
+
+#[derive(Serialize)]
+struct JsonCi {
+    low: f64,
+    high: f64,
+    half_width: f64,
+}
+
+#[derive(Serialize)]
+struct JsonCounters {
+    steals: u64,
+    steal_attempts: u64,
+    failed_steals: u64,
+    sleeps: u64,
+    sleep_ns: u64,
+    parks: u64,
+    parked_ns: u64,
+    idle_ns: u64,
+}
+
+#[derive(Serialize)]
+struct JsonWelch {
+    t: f64,
+    df: f64,
+    p: f64,
+    significant: bool,
+}
+
+#[derive(Serialize)]
+struct JsonAggregated<'a> {
+    runtime: &'static str,
+    workers: usize,
+    deque: Option<&'a str>,
+    victims: Option<&'a str>,
+    idle: Option<&'a str>,
+    aggregated: f64,
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn join(v: &[usize]) -> String {
+    v.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+}
+
+fn ms(seconds: f64) -> String {
+    format!("{:.3}", seconds * 1e3)
+}
+
+/// A CSV field, quoted if it holds a comma, a quote or a line break (RFC 4180).
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A text table with aligned columns.
+struct Table {
+    headers: Vec<(&'static str, bool)>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// Columns: header and whether it is right-aligned (numbers).
+    fn new(headers: &[(&'static str, bool)]) -> Table {
+        Table {
+            headers: headers.to_vec(),
+            rows: Vec::new(),
+        }
+    }
+
+    fn row(&mut self, cells: Vec<String>) {
+        debug_assert_eq!(cells.len(), self.headers.len());
+        self.rows.push(cells);
+    }
+
+    fn write(&self, out: &mut impl Write) -> io::Result<()> {
+        let widths: Vec<usize> = self
+            .headers
+            .iter()
+            .enumerate()
+            .map(|(i, (h, _))| {
+                self.rows
+                    .iter()
+                    .map(|r| r[i].chars().count())
+                    .chain([h.chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |cells: Vec<&str>| -> String {
+            let mut s = String::new();
+            for (i, c) in cells.iter().enumerate() {
+                if i > 0 {
+                    s.push_str("  ");
+                }
+                let pad = widths[i] - c.chars().count();
+                if self.headers[i].1 {
+                    s.push_str(&" ".repeat(pad));
+                    s.push_str(c);
+                } else {
+                    s.push_str(c);
+                    if i + 1 < cells.len() {
+                        s.push_str(&" ".repeat(pad));
+                    }
+                }
+            }
+            s
+        };
+        writeln!(out, "{}", line(self.headers.iter().map(|h| h.0).collect()))?;
+        for r in &self.rows {
+            writeln!(out, "{}", line(r.iter().map(String::as_str).collect()))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_fields_are_quoted_when_needed() {
+        assert_eq!(csv_field("park"), "park");
+        assert_eq!(csv_field("park:spin=0,yield=0"), "\"park:spin=0,yield=0\"");
+        assert_eq!(csv_field("a \"b\""), "\"a \"\"b\"\"\"");
+    }
+
+    #[test]
+    fn tables_align() {
+        let mut t = Table::new(&[("name", false), ("n", true)]);
+        t.row(vec!["a".into(), "10".into()]);
+        t.row(vec!["long".into(), "2".into()]);
+        let mut out = Vec::new();
+        t.write(&mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "name   n\na     10\nlong   2\n"
+        );
+    }
+}
