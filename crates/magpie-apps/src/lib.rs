@@ -167,8 +167,17 @@ pub fn quicksort_with_cutoff<T: Ord + Send>(v: &mut [T], cutoff: usize) {
 
 /// Three-way partition around the median of the first, middle and last elements
 /// (`v.len() ≥ 3`). Returns `(lt, gt)`: `v[..lt] < pivot`, `v[lt..gt] == pivot`,
-/// `v[gt..] > pivot`, so runs of equal keys are never sorted again.
-fn partition<T: Ord>(v: &mut [T]) -> (usize, usize) {
+/// `v[gt..] > pivot`, so runs of equal keys are never sorted again. Public so that peer
+/// runtimes' quicksorts (the rayon rows of `magpie experiment`) partition the same way.
+///
+/// ```
+/// let mut v = [5u64, 1, 5, 9, 3, 5, 7];
+/// let (lt, gt) = magpie_apps::partition(&mut v);
+/// let pivot = v[lt];
+/// assert!(v[..lt].iter().all(|&x| x < pivot) && v[gt..].iter().all(|&x| x > pivot));
+/// assert!(v[lt..gt].iter().all(|&x| x == pivot));
+/// ```
+pub fn partition<T: Ord>(v: &mut [T]) -> (usize, usize) {
     let last = v.len() - 1;
     let mid = v.len() / 2;
     // Median of three into `last`.

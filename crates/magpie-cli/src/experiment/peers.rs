@@ -23,42 +23,10 @@ pub fn quicksort(v: &mut [u64]) {
         v.sort_unstable();
         return;
     }
-    let (lt, gt) = partition(v);
+    let (lt, gt) = magpie_apps::partition(v);
     let (left, rest) = v.split_at_mut(lt);
     let right = &mut rest[gt - lt..];
     rayon::join(|| quicksort(left), || quicksort(right));
-}
-
-/// The three-way partition of `magpie_apps::quicksort` (private there): median of three,
-/// then `v[..lt] < pivot == v[lt..gt] < v[gt..]`.
-fn partition(v: &mut [u64]) -> (usize, usize) {
-    let last = v.len() - 1;
-    let mid = v.len() / 2;
-    if v[mid] < v[0] {
-        v.swap(mid, 0);
-    }
-    if v[last] < v[0] {
-        v.swap(last, 0);
-    }
-    if v[mid] < v[last] {
-        v.swap(mid, last);
-    }
-    let mut lt = 0;
-    for i in 0..last {
-        if v[i] < v[last] {
-            v.swap(i, lt);
-            lt += 1;
-        }
-    }
-    v.swap(lt, last);
-    let mut gt = lt + 1;
-    for i in lt + 1..v.len() {
-        if v[i] == v[lt] {
-            v.swap(i, gt);
-            gt += 1;
-        }
-    }
-    (lt, gt)
 }
 
 /// Inclusive wrapping prefix sum: `magpie_apps::prefix_sum` with `rayon::join` (piece
