@@ -158,3 +158,28 @@ fn no_subcommand_is_a_usage_error() {
     let out = magpie(&[], &[]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn policy_parameters_are_accepted_and_bad_ones_exit_2_naming_the_key() {
+    let out = magpie(
+        &[
+            "--victims",
+            "perf:refresh-max=100ms",
+            "--idle",
+            "linear:step=25us",
+            "--workers",
+            "2",
+            "search",
+            "nqueens",
+            "--n",
+            "8",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("92"), "{}", text(&out.stdout));
+    let out = magpie(&["--idle", "linear:stp=25us", "info"], &[]);
+    assert_config_error(&out, &["--idle", "linear", "unknown parameter \"stp\""]);
+    let out = magpie(&["info"], &[("MAGPIE_VICTIMS", "hierarchical:pin=maybe")]);
+    assert_config_error(&out, &["MAGPIE_VICTIMS", "pin", "true or false"]);
+}
