@@ -27,6 +27,8 @@
 #![warn(missing_docs)]
 
 pub mod deque;
+#[cfg(not(loom))]
+pub mod loops;
 pub mod policy;
 pub mod runtime;
 #[cfg(not(loom))]

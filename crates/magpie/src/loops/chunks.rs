@@ -1,0 +1,1 @@
+//! Chunk-size rules of the central-queue schedules (placeholder until implemented).
