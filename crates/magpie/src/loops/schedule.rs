@@ -1,13 +1,575 @@
-//! Loop schedules and their string syntax (placeholder until implemented).
+//! Loop schedules and their string syntax: `name[,argument]`, as `OMP_SCHEDULE` (case-insensitive,
+//! surrounding blanks ignored, `_` accepted for `-`).
+//!
+//! | syntax | schedule | argument |
+//! |---|---|---|
+//! | `static` / `static,k` | [`Schedule::Static`] | none: one even block per worker; `k`: block-cyclic chunks of `k` |
+//! | `ss[,k]` (alias `dynamic`) | [`Schedule::Ss`] | chunk `k`, default 1 |
+//! | `gss[,m]` (alias `guided`) | [`Schedule::Gss`] | minimum chunk `m`, default 1 |
+//! | `tss[,l]` | [`Schedule::Tss`] | last (smallest) chunk `l`, default 1 |
+//! | `fac[,m]`, `fac2[,m]` | [`Schedule::Fac`], [`Schedule::Fac2`] | minimum chunk, default 1 |
+//! | `wf[,w0:w1:…]` | [`Schedule::Wf`] | relative worker weights (positive numbers), default all equal |
+//! | `awf[,m]`, `awf-b[,m]` … `awf-e[,m]`, `af[,m]` | adaptive techniques | minimum chunk, default 1 |
+//! | `static-steal[,k]` | [`Schedule::StaticSteal`] | steal granularity `k`, default 1 |
+//! | `rws[,r]`, `rws,fac2`, `laws[,r]`, `laws,fac2` | [`Schedule::Rws`], [`Schedule::Laws`] | steal ratio `r` in percent (1..=100, default 25), or `fac2` |
+//! | `auto`, `runtime`, `random-sel`, `exhaustive-sel`, `binary-sel`, `expert-sel` | | none |
+//!
+//! Every argument that is a chunk must be at least 1. [`Display`](std::fmt::Display) prints the
+//! canonical form (default arguments left out), which parses back to the same schedule.
+//!
+//! ```
+//! use magpie::loops::Schedule;
+//!
+//! let s: Schedule = " Guided , 4 ".parse().unwrap();
+//! assert_eq!(s, Schedule::Gss { min_chunk: 4 });
+//! assert_eq!(s.to_string(), "gss,4");
+//! assert_eq!("wf,1:3".parse::<Schedule>().unwrap().to_string(), "wf,1:3");
+//! assert_eq!("ss".parse::<Schedule>().unwrap(), Schedule::Ss { chunk: 1 });
+//!
+//! let err = "gss,0".parse::<Schedule>().unwrap_err();
+//! assert_eq!(err.to_string(), "schedule \"gss,0\": the minimum chunk must be at least 1");
+//! assert!("fastest".parse::<Schedule>().unwrap_err().to_string().contains("expected one of"));
+//! ```
 
-/// A loop schedule.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Schedule {
-    /// Even blocks, one per worker.
-    Static,
+use std::fmt;
+use std::str::FromStr;
+
+/// The environment variable [`Schedule::from_env`] reads.
+pub const SCHEDULE_ENV: &str = "MAGPIE_SCHEDULE";
+
+/// How many iterations a thief of [`Schedule::Rws`] or [`Schedule::Laws`] takes from its victim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StealAmount {
+    /// This percentage (1..=100) of the victim's remaining iterations (at least one).
+    Ratio(u8),
+    /// A FAC2-sized share: `⌈R/(2P)⌉` of the victim's `R` remaining iterations over `P` workers.
+    Fac2,
 }
 
-/// A malformed schedule string.
+impl Default for StealAmount {
+    fn default() -> Self {
+        StealAmount::Ratio(25)
+    }
+}
+
+/// A loop schedule: how the iterations of a parallel loop are divided among the workers.
+///
+/// The central-queue techniques (SS … AF) are sized by [`crate::loops::chunks::central_rule`];
+/// the others are distributed (each worker owns a block) or choose a schedule themselves.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Schedule {
+    /// `static`: with no chunk one even block per worker; with a chunk `k`, chunks of `k`
+    /// iterations dealt round-robin to the workers (block-cyclic). No central queue.
+    Static {
+        /// The block-cyclic chunk, or `None` for one block per worker.
+        chunk: Option<u64>,
+    },
+    /// `ss`: pure self-scheduling (OpenMP `dynamic`), fixed chunks of `chunk` from a central queue.
+    Ss {
+        /// The chunk size (default 1).
+        chunk: u64,
+    },
+    /// `gss`: guided self-scheduling (Polychronopoulos & Kuck 1987), chunk `⌈R/P⌉`.
+    Gss {
+        /// The smallest chunk handed out (default 1).
+        min_chunk: u64,
+    },
+    /// `tss`: trapezoid self-scheduling (Tzen & Ni 1993), linearly decreasing chunks.
+    Tss {
+        /// The last, smallest chunk `L` (default 1).
+        last_chunk: u64,
+    },
+    /// `fac`: factoring (Hummel, Schonberg & Flynn 1992) with the mean and standard deviation
+    /// of iteration times learned in the loop's history; with nothing learned it is FAC2.
+    Fac {
+        /// The smallest chunk handed out (default 1).
+        min_chunk: u64,
+    },
+    /// `fac2`: practical factoring, batches of `P` chunks of `⌈R/(2P)⌉`.
+    Fac2 {
+        /// The smallest chunk handed out (default 1).
+        min_chunk: u64,
+    },
+    /// `wf`: weighted factoring (Flynn Hummel et al. 1996): FAC2 chunks scaled by each worker's
+    /// relative weight. Weights are reused cyclically when there are more workers than weights
+    /// and normalised to mean 1 over the workers.
+    Wf {
+        /// Relative worker weights (all positive); empty means all equal.
+        weights: Vec<f64>,
+    },
+    /// `awf`: adaptive weighted factoring (Banicescu et al. 2003): WF whose weights are
+    /// learned from measured iteration rates between calls (time steps) of the same loop.
+    Awf {
+        /// The smallest chunk handed out (default 1).
+        min_chunk: u64,
+    },
+    /// `awf-b`: AWF with weights updated at every batch, from this call's measurements.
+    AwfB {
+        /// The smallest chunk handed out (default 1).
+        min_chunk: u64,
+    },
+    /// `awf-c`: AWF with weights updated at every chunk, chunks sized from the current remainder.
+    AwfC {
+        /// The smallest chunk handed out (default 1).
+        min_chunk: u64,
+    },
+    /// `awf-d`: as `awf-b`, but the measured time includes the scheduling overhead.
+    AwfD {
+        /// The smallest chunk handed out (default 1).
+        min_chunk: u64,
+    },
+    /// `awf-e`: as `awf-c`, but the measured time includes the scheduling overhead.
+    AwfE {
+        /// The smallest chunk handed out (default 1).
+        min_chunk: u64,
+    },
+    /// `af`: adaptive factoring (Banicescu & Liu 2000), chunks from per-worker estimates of
+    /// the mean and deviation of iteration times.
+    Af {
+        /// The smallest chunk handed out (default 1).
+        min_chunk: u64,
+    },
+    /// `static-steal`: LLVM's static stealing, even blocks per worker counted in chunks, idle
+    /// workers steal a quarter of a victim's remaining chunks.
+    StaticSteal {
+        /// The granularity of blocks and steals in iterations (default 1).
+        chunk: u64,
+    },
+    /// `rws`: random work stealing over evenly split per-worker ranges (LB4OMP-WS).
+    Rws {
+        /// How much a thief takes.
+        steal: StealAmount,
+    },
+    /// `laws`: locality-aware work stealing, as `rws` but victims on the thief's own node first.
+    Laws {
+        /// How much a thief takes.
+        steal: StealAmount,
+    },
+    /// `auto`: the runtime's own choice.
+    Auto,
+    /// `runtime`: resolved from `MAGPIE_SCHEDULE` when the loop runs.
+    Runtime,
+    /// `random-sel`: automatic selection, a random schedule per time step.
+    RandomSel,
+    /// `exhaustive-sel`: automatic selection, trying every schedule then keeping the best.
+    ExhaustiveSel,
+    /// `binary-sel`: automatic selection by binary search over the portfolio.
+    BinarySel,
+    /// `expert-sel`: automatic selection by expert rules.
+    ExpertSel,
+}
+
+/// A malformed schedule string: the message names the input and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct ScheduleError(pub String);
+
+impl ScheduleError {
+    fn about(input: &str, what: impl fmt::Display) -> Self {
+        ScheduleError(format!("schedule {input:?}: {what}"))
+    }
+}
+
+const NAMES: &[&str] = &[
+    "static",
+    "ss",
+    "gss",
+    "tss",
+    "fac",
+    "fac2",
+    "wf",
+    "awf",
+    "awf-b",
+    "awf-c",
+    "awf-d",
+    "awf-e",
+    "af",
+    "static-steal",
+    "rws",
+    "laws",
+    "auto",
+    "runtime",
+    "random-sel",
+    "exhaustive-sel",
+    "binary-sel",
+    "expert-sel",
+];
+
+impl Schedule {
+    /// The canonical schedule names, in the order of the enum.
+    pub fn names() -> &'static [&'static str] {
+        NAMES
+    }
+
+    /// The canonical name of this schedule (the part before the comma).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Schedule::Static { .. } => "static",
+            Schedule::Ss { .. } => "ss",
+            Schedule::Gss { .. } => "gss",
+            Schedule::Tss { .. } => "tss",
+            Schedule::Fac { .. } => "fac",
+            Schedule::Fac2 { .. } => "fac2",
+            Schedule::Wf { .. } => "wf",
+            Schedule::Awf { .. } => "awf",
+            Schedule::AwfB { .. } => "awf-b",
+            Schedule::AwfC { .. } => "awf-c",
+            Schedule::AwfD { .. } => "awf-d",
+            Schedule::AwfE { .. } => "awf-e",
+            Schedule::Af { .. } => "af",
+            Schedule::StaticSteal { .. } => "static-steal",
+            Schedule::Rws { .. } => "rws",
+            Schedule::Laws { .. } => "laws",
+            Schedule::Auto => "auto",
+            Schedule::Runtime => "runtime",
+            Schedule::RandomSel => "random-sel",
+            Schedule::ExhaustiveSel => "exhaustive-sel",
+            Schedule::BinarySel => "binary-sel",
+            Schedule::ExpertSel => "expert-sel",
+        }
+    }
+
+    /// The schedule named by `MAGPIE_SCHEDULE`, or `None` when it is unset or blank.
+    ///
+    /// `runtime` is refused there, since it would refer to the variable itself.
+    pub fn from_env() -> Result<Option<Schedule>, ScheduleError> {
+        match std::env::var(SCHEDULE_ENV) {
+            Err(std::env::VarError::NotPresent) => Ok(None),
+            Err(std::env::VarError::NotUnicode(v)) => Err(ScheduleError(format!(
+                "{SCHEDULE_ENV}={v:?}: not valid UTF-8"
+            ))),
+            Ok(v) => Self::parse_env_value(&v),
+        }
+    }
+
+    fn parse_env_value(v: &str) -> Result<Option<Schedule>, ScheduleError> {
+        if v.trim().is_empty() {
+            return Ok(None);
+        }
+        let s: Schedule = v
+            .parse()
+            .map_err(|e: ScheduleError| ScheduleError(format!("{SCHEDULE_ENV}: {}", e.0)))?;
+        if s == Schedule::Runtime {
+            return Err(ScheduleError(format!(
+                "{SCHEDULE_ENV}: schedule {:?}: `runtime` cannot be resolved from {SCHEDULE_ENV} itself",
+                v.trim()
+            )));
+        }
+        Ok(Some(s))
+    }
+}
+
+/// Parses a chunk-like argument: a whole number of at least 1. `what` names it in errors.
+fn parse_chunk(input: &str, arg: &str, what: &str) -> Result<u64, ScheduleError> {
+    match arg.parse::<u64>() {
+        Ok(0) => Err(ScheduleError::about(
+            input,
+            format!("the {what} must be at least 1"),
+        )),
+        Ok(k) => Ok(k),
+        Err(_) => Err(ScheduleError::about(
+            input,
+            format!("the {what} must be a whole number of at least 1, not {arg:?}"),
+        )),
+    }
+}
+
+fn parse_steal(input: &str, arg: Option<&str>) -> Result<StealAmount, ScheduleError> {
+    let Some(arg) = arg else {
+        return Ok(StealAmount::default());
+    };
+    if arg.eq_ignore_ascii_case("fac2") {
+        return Ok(StealAmount::Fac2);
+    }
+    match arg.parse::<u64>() {
+        Ok(r) if (1..=100).contains(&r) => Ok(StealAmount::Ratio(r as u8)),
+        Ok(r) => Err(ScheduleError::about(
+            input,
+            format!("the steal ratio must be a percentage in 1..=100, not {r}"),
+        )),
+        Err(_) => Err(ScheduleError::about(
+            input,
+            format!("expected a steal ratio in percent (1..=100) or `fac2`, not {arg:?}"),
+        )),
+    }
+}
+
+fn parse_weights(input: &str, arg: &str) -> Result<Vec<f64>, ScheduleError> {
+    arg.split(':')
+        .map(|w| {
+            let w = w.trim();
+            match w.parse::<f64>() {
+                Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+                _ => Err(ScheduleError::about(
+                    input,
+                    format!(
+                        "weight {w:?} is not a positive number (weights are written w0:w1:…, e.g. wf,1:2:1)"
+                    ),
+                )),
+            }
+        })
+        .collect()
+}
+
+impl FromStr for Schedule {
+    type Err = ScheduleError;
+
+    fn from_str(input: &str) -> Result<Self, ScheduleError> {
+        let s = input.trim();
+        let (name, arg) = match s.split_once(',') {
+            Some((n, a)) => {
+                let a = a.trim();
+                if a.is_empty() {
+                    return Err(ScheduleError::about(
+                        s,
+                        "expected an argument after the comma",
+                    ));
+                }
+                (n.trim(), Some(a))
+            }
+            None => (s, None),
+        };
+        if name.is_empty() {
+            return Err(ScheduleError::about(
+                s,
+                format!("the name is empty; expected one of {}", NAMES.join(", ")),
+            ));
+        }
+        let name = name.to_ascii_lowercase().replace('_', "-");
+        let min = |default: u64| -> Result<u64, ScheduleError> {
+            arg.map_or(Ok(default), |a| parse_chunk(s, a, "minimum chunk"))
+        };
+        let none = |sched: Schedule| -> Result<Schedule, ScheduleError> {
+            match arg {
+                None => Ok(sched),
+                Some(a) => Err(ScheduleError::about(
+                    s,
+                    format!("`{}` takes no argument, but {a:?} was given", sched.name()),
+                )),
+            }
+        };
+        match name.as_str() {
+            "static" => Ok(Schedule::Static {
+                chunk: arg.map(|a| parse_chunk(s, a, "chunk")).transpose()?,
+            }),
+            "ss" | "dynamic" => Ok(Schedule::Ss {
+                chunk: arg.map_or(Ok(1), |a| parse_chunk(s, a, "chunk"))?,
+            }),
+            "gss" | "guided" => Ok(Schedule::Gss { min_chunk: min(1)? }),
+            "tss" => Ok(Schedule::Tss {
+                last_chunk: arg.map_or(Ok(1), |a| parse_chunk(s, a, "last chunk"))?,
+            }),
+            "fac" => Ok(Schedule::Fac { min_chunk: min(1)? }),
+            "fac2" => Ok(Schedule::Fac2 { min_chunk: min(1)? }),
+            "wf" => Ok(Schedule::Wf {
+                weights: arg.map_or(Ok(Vec::new()), |a| parse_weights(s, a))?,
+            }),
+            "awf" => Ok(Schedule::Awf { min_chunk: min(1)? }),
+            "awf-b" => Ok(Schedule::AwfB { min_chunk: min(1)? }),
+            "awf-c" => Ok(Schedule::AwfC { min_chunk: min(1)? }),
+            "awf-d" => Ok(Schedule::AwfD { min_chunk: min(1)? }),
+            "awf-e" => Ok(Schedule::AwfE { min_chunk: min(1)? }),
+            "af" => Ok(Schedule::Af { min_chunk: min(1)? }),
+            "static-steal" => Ok(Schedule::StaticSteal {
+                chunk: arg.map_or(Ok(1), |a| parse_chunk(s, a, "chunk"))?,
+            }),
+            "rws" => Ok(Schedule::Rws {
+                steal: parse_steal(s, arg)?,
+            }),
+            "laws" => Ok(Schedule::Laws {
+                steal: parse_steal(s, arg)?,
+            }),
+            "auto" => none(Schedule::Auto),
+            "runtime" => none(Schedule::Runtime),
+            "random-sel" => none(Schedule::RandomSel),
+            "exhaustive-sel" => none(Schedule::ExhaustiveSel),
+            "binary-sel" => none(Schedule::BinarySel),
+            "expert-sel" => none(Schedule::ExpertSel),
+            _ => Err(ScheduleError::about(
+                s,
+                format!(
+                    "unknown schedule {name:?}; expected one of {}",
+                    NAMES.join(", ")
+                ),
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())?;
+        match self {
+            Schedule::Static { chunk: Some(k) } => write!(f, ",{k}"),
+            Schedule::Ss { chunk: k } | Schedule::StaticSteal { chunk: k } if *k != 1 => {
+                write!(f, ",{k}")
+            }
+            Schedule::Gss { min_chunk: m }
+            | Schedule::Tss { last_chunk: m }
+            | Schedule::Fac { min_chunk: m }
+            | Schedule::Fac2 { min_chunk: m }
+            | Schedule::Awf { min_chunk: m }
+            | Schedule::AwfB { min_chunk: m }
+            | Schedule::AwfC { min_chunk: m }
+            | Schedule::AwfD { min_chunk: m }
+            | Schedule::AwfE { min_chunk: m }
+            | Schedule::Af { min_chunk: m }
+                if *m != 1 =>
+            {
+                write!(f, ",{m}")
+            }
+            Schedule::Wf { weights } if !weights.is_empty() => {
+                for (i, w) in weights.iter().enumerate() {
+                    f.write_str(if i == 0 { "," } else { ":" })?;
+                    write!(f, "{w}")?;
+                }
+                Ok(())
+            }
+            Schedule::Rws { steal } | Schedule::Laws { steal } => match steal {
+                StealAmount::Ratio(25) => Ok(()),
+                StealAmount::Ratio(r) => write!(f, ",{r}"),
+                StealAmount::Fac2 => f.write_str(",fac2"),
+            },
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Schedule {
+        s.parse()
+            .unwrap_or_else(|e: ScheduleError| panic!("{s:?}: {e}"))
+    }
+
+    fn err(s: &str) -> String {
+        match s.parse::<Schedule>() {
+            Ok(x) => panic!("{s:?} parsed as {x:?}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn every_name_parses_and_round_trips() {
+        for name in Schedule::names() {
+            let s = p(name);
+            assert_eq!(s.name(), *name);
+            assert_eq!(
+                s.to_string(),
+                *name,
+                "defaults are left out of the canonical form"
+            );
+            assert_eq!(p(&s.to_string()), s);
+            assert_eq!(p(&name.to_uppercase()), s, "case-insensitive");
+            assert_eq!(p(&format!("  {name} ")), s, "trimmed");
+        }
+    }
+
+    #[test]
+    fn arguments_round_trip() {
+        for text in [
+            "static,4",
+            "ss,3",
+            "gss,2",
+            "tss,5",
+            "fac,8",
+            "fac2,2",
+            "wf,1:2:1",
+            "wf,0.5:1.25",
+            "awf,3",
+            "awf-b,3",
+            "awf-c,3",
+            "awf-d,3",
+            "awf-e,3",
+            "af,2",
+            "static-steal,16",
+            "rws,15",
+            "rws,fac2",
+            "laws,100",
+            "laws,fac2",
+        ] {
+            let s = p(text);
+            assert_eq!(s.to_string(), text);
+            assert_eq!(p(&s.to_string()), s);
+        }
+    }
+
+    #[test]
+    fn values_and_aliases() {
+        assert_eq!(p("static"), Schedule::Static { chunk: None });
+        assert_eq!(p("static, 7"), Schedule::Static { chunk: Some(7) });
+        assert_eq!(p("dynamic,3"), Schedule::Ss { chunk: 3 });
+        assert_eq!(p("GUIDED"), Schedule::Gss { min_chunk: 1 });
+        assert_eq!(p("awf_b"), Schedule::AwfB { min_chunk: 1 });
+        assert_eq!(p("Static_Steal"), Schedule::StaticSteal { chunk: 1 });
+        assert_eq!(p("wf"), Schedule::Wf { weights: vec![] });
+        assert_eq!(
+            p("wf, 1 : 3"),
+            Schedule::Wf {
+                weights: vec![1.0, 3.0]
+            }
+        );
+        assert_eq!(
+            p("rws"),
+            Schedule::Rws {
+                steal: StealAmount::Ratio(25)
+            }
+        );
+        assert_eq!(
+            p("LAWS,FAC2"),
+            Schedule::Laws {
+                steal: StealAmount::Fac2
+            }
+        );
+        assert_eq!(p("rws,25").to_string(), "rws");
+        assert_eq!(p("ss,1").to_string(), "ss");
+    }
+
+    #[test]
+    fn bad_inputs_are_named() {
+        assert_eq!(
+            err("gss,0"),
+            "schedule \"gss,0\": the minimum chunk must be at least 1"
+        );
+        assert_eq!(
+            err("ss,0"),
+            "schedule \"ss,0\": the chunk must be at least 1"
+        );
+        assert!(err("static,0").contains("at least 1"));
+        assert!(err("fastest").contains("unknown schedule \"fastest\""));
+        assert!(err("fastest").contains("expected one of static, ss, gss"));
+        assert!(err("").contains("the name is empty"));
+        assert!(err(",4").contains("the name is empty"));
+        assert!(err("ss,three").contains("not \"three\""));
+        assert!(err("ss,-1").contains("whole number"));
+        assert!(err("ss,2.5").contains("whole number"));
+        assert!(err("ss,").contains("expected an argument after the comma"));
+        assert!(err("auto,4").contains("`auto` takes no argument"));
+        assert!(err("runtime,1").contains("takes no argument"));
+        assert!(err("binary-sel,2").contains("takes no argument"));
+        assert!(err("rws,0").contains("1..=100"));
+        assert!(err("rws,101").contains("1..=100"));
+        assert!(err("laws,lots").contains("or `fac2`"));
+        assert!(err("wf,1:0").contains("weight \"0\""));
+        assert!(err("wf,1:-2").contains("not a positive number"));
+        assert!(err("wf,1::2").contains("weight \"\""));
+        assert!(err("wf,inf").contains("not a positive number"));
+        assert!(err("wf,NaN").contains("not a positive number"));
+    }
+
+    #[test]
+    fn env_value() {
+        assert_eq!(Schedule::parse_env_value(""), Ok(None));
+        assert_eq!(Schedule::parse_env_value("  "), Ok(None));
+        assert_eq!(
+            Schedule::parse_env_value("fac2"),
+            Ok(Some(Schedule::Fac2 { min_chunk: 1 }))
+        );
+        let e = Schedule::parse_env_value("gss,0").unwrap_err().0;
+        assert!(e.starts_with("MAGPIE_SCHEDULE: schedule \"gss,0\""), "{e}");
+        let e = Schedule::parse_env_value("runtime").unwrap_err().0;
+        assert!(e.contains("cannot be resolved"), "{e}");
+    }
+}
