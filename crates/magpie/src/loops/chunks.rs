@@ -1,1 +1,992 @@
-//! Chunk-size rules of the central-queue schedules (placeholder until implemented).
+//! Chunk-size rules of the central-queue schedules (SS, GSS, TSS, FAC, FAC2, WF, AWF,
+//! AWF-B…E, AF): every worker takes its next chunk from one shared counter, and a
+//! [`ChunkRule`] decides how many iterations that chunk holds.
+//!
+//! Notation: `N` iterations, `P` workers, `R` iterations remaining when a chunk is asked for,
+//! `R_b` the remainder at the start of a batch (a batch is `P` consecutive chunk requests).
+//! Every rule clamps its result to `max(chunk, min_chunk)` and then to `R`, so every chunk is
+//! in `1..=R` and the chunks of a loop add up to exactly `N`.
+//!
+//! | schedule | chunk | source |
+//! |---|---|---|
+//! | `ss,k` | `k` | pure self-scheduling (Tang & Yew 1986) |
+//! | `gss,m` | `max(⌈R/P⌉, m)` | Polychronopoulos & Kuck 1987 |
+//! | `tss,L` | `F − i·δ`, rounded half up, never below `L`; `F = ⌈N/(2P)⌉`, `C = ⌈2N/(F+L)⌉`, `δ = (F−L)/(C−1)` | Tzen & Ni 1993 |
+//! | `fac2` | `⌈R_b/(2P)⌉` for the `P` chunks of a batch | Hummel, Schonberg & Flynn 1992 (practical form) |
+//! | `fac` | `⌈R_b/(x_b·P)⌉` with `x_0 = 1 + b² + b·√(b²+2)`, `x_b = 2 + b² + b·√(b²+4)`, `b = P·σ/(2μ·√R_b)` | Hummel, Schonberg & Flynn 1992 |
+//! | `wf` | `⌈w_i · R_b/(2P)⌉`, weights normalised to mean 1 | Flynn Hummel, Banicescu, Wang & Lieber 1996 |
+//! | `awf` | as `wf`, weights from the history of earlier calls | Banicescu, Velusamy & Devaprasad 2003 |
+//! | `awf-b`, `awf-d` | as `wf`, weights re-measured at every batch start | Cariño & Banicescu 2008 |
+//! | `awf-c`, `awf-e` | `⌈w_i · R/(2P)⌉`, weights re-measured at every chunk | Cariño & Banicescu 2008 |
+//! | `af` | `(D + 2ER − √(D² + 4DER)) / (2μ_i)`, `D = Σ σ_j²/μ_j`, `E = (Σ 1/μ_j)⁻¹` | Banicescu & Liu 2000 |
+//!
+//! `static` (in both forms), `static-steal`, `rws`, `laws`, `auto`, `runtime` and the
+//! selectors have no central rule ([`central_rule`] returns `None`): the executor splits
+//! `static` blocks (one per worker, or block-cyclic chunks of `k`) itself.
+//!
+//! ```
+//! use magpie::loops::Schedule;
+//! use magpie::loops::chunks::{chunk_sequence, LoopShape};
+//!
+//! let shape = LoopShape { iterations: 100, workers: 2 };
+//! let fac2: Schedule = "fac2".parse().unwrap();
+//! assert_eq!(
+//!     chunk_sequence(&fac2, shape).unwrap(),
+//!     [25, 25, 13, 13, 6, 6, 3, 3, 2, 2, 1, 1]
+//! );
+//! let ss: Schedule = "ss,3".parse().unwrap();
+//! assert_eq!(chunk_sequence(&ss, LoopShape { iterations: 10, workers: 4 }).unwrap(), [3, 3, 3, 1]);
+//! assert_eq!(chunk_sequence(&"rws".parse().unwrap(), shape), None);
+//! ```
+
+use super::schedule::Schedule;
+use std::time::Instant;
+
+/// What a chunk rule knows about the loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoopShape {
+    /// The number of iterations `N` of the loop.
+    pub iterations: u64,
+    /// The number of workers `P` that take chunks (at least 1).
+    pub workers: usize,
+}
+
+/// Sizes the chunks a central queue hands out (called under the queue's lock, so `&mut self`).
+pub trait ChunkRule: Send {
+    /// The next chunk for `worker` (< shape.workers) when `remaining` (> 0) iterations are
+    /// left: 1..=remaining.
+    fn next_chunk(&mut self, worker: usize, remaining: u64) -> u64;
+    /// Timing feedback: `worker` finished `iterations` iterations in `elapsed_ns`. Default:
+    /// ignore.
+    fn chunk_done(&mut self, _worker: usize, _iterations: u64, _elapsed_ns: u64) {}
+    /// The loop ended: record what an adaptive rule learned, for the next call of the same
+    /// loop.
+    fn finish(&mut self, _history: &mut LoopHistory) {}
+}
+
+/// The mean and standard deviation of the execution time of one iteration, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimeStats {
+    /// Mean time of one iteration (ns), `μ`.
+    pub mean_ns: f64,
+    /// Standard deviation of the time of one iteration (ns), `σ`.
+    pub std_dev_ns: f64,
+}
+
+/// What a loop remembers between its calls (time steps). `Default` = nothing learned.
+///
+/// Vectors are indexed by worker; a worker beyond a vector's length (or with `None`) is
+/// unknown and is given the mean of the known workers.
+#[derive(Debug, Clone, Default)]
+pub struct LoopHistory {
+    /// How many calls of the loop an adaptive rule has recorded here.
+    pub calls: u64,
+    /// Relative worker speeds (iterations per unit of time), normalised to mean 1; written by
+    /// AWF and AWF-B…E, read by all of them as starting weights. Empty: all equal.
+    pub weights: Vec<f64>,
+    /// AWF: `Σ_s s·t_{i,s}`, the time (ns) worker `i` spent on iterations in call `s`, weighted
+    /// by the call's number `s` (1, 2, …) so that recent calls count more.
+    pub weighted_time_ns: Vec<f64>,
+    /// AWF: `Σ_s s·n_{i,s}`, the iterations worker `i` ran in call `s`, weighted alike.
+    pub weighted_iterations: Vec<f64>,
+    /// FAC: `μ` and `σ` of one iteration's time over all workers, from the last call.
+    pub iteration_ns: Option<TimeStats>,
+    /// AF: `μ_i` and `σ_i` of one iteration's time per worker, from the last call.
+    pub worker_iteration_ns: Vec<Option<TimeStats>>,
+}
+
+/// The central-queue rule of `schedule`, or None for schedules that do not use a central
+/// queue (static without or with a chunk, static-steal, rws, laws, auto, runtime, the
+/// selectors).
+pub fn central_rule(
+    schedule: &Schedule,
+    shape: LoopShape,
+    history: &LoopHistory,
+) -> Option<Box<dyn ChunkRule>> {
+    let p = shape.workers.max(1);
+    let rule: Box<dyn ChunkRule> = match schedule {
+        Schedule::Ss { chunk } => Box::new(Fixed { chunk: *chunk }),
+        Schedule::Gss { min_chunk } => Box::new(Guided {
+            p: p as u64,
+            min: *min_chunk,
+        }),
+        Schedule::Tss { last_chunk } => Box::new(Trapezoid::new(shape.iterations, p, *last_chunk)),
+        Schedule::Fac2 { min_chunk } => Box::new(Factoring::new(p, *min_chunk, None)),
+        Schedule::Fac { min_chunk } => {
+            Box::new(Factoring::new(p, *min_chunk, history.iteration_ns).learning())
+        }
+        Schedule::Wf { weights } => Box::new(Weighted::new(
+            p,
+            1,
+            normalise(&cycle(weights, p)),
+            Adapt::Never,
+        )),
+        Schedule::Awf { min_chunk } => Box::new(Weighted::new(
+            p,
+            *min_chunk,
+            start_weights(history, p),
+            Adapt::Never,
+        )),
+        Schedule::AwfB { min_chunk } | Schedule::AwfD { min_chunk } => Box::new(Weighted::new(
+            p,
+            *min_chunk,
+            start_weights(history, p),
+            Adapt::PerBatch,
+        )),
+        Schedule::AwfC { min_chunk } | Schedule::AwfE { min_chunk } => Box::new(Weighted::new(
+            p,
+            *min_chunk,
+            start_weights(history, p),
+            Adapt::PerChunk,
+        )),
+        Schedule::Af { min_chunk } => Box::new(Adaptive::new(p, *min_chunk, history)),
+        Schedule::Static { .. }
+        | Schedule::StaticSteal { .. }
+        | Schedule::Rws { .. }
+        | Schedule::Laws { .. }
+        | Schedule::Auto
+        | Schedule::Runtime
+        | Schedule::RandomSel
+        | Schedule::ExhaustiveSel
+        | Schedule::BinarySel
+        | Schedule::ExpertSel => return None,
+    };
+    // AWF-D and AWF-E count the scheduling overhead in the time they measure.
+    if matches!(schedule, Schedule::AwfD { .. } | Schedule::AwfE { .. }) {
+        return Some(Box::new(WithOverhead::new(
+            rule,
+            p,
+            Box::new(monotonic_ns()),
+        )));
+    }
+    Some(rule)
+}
+
+/// The chunk sizes one worker (worker 0) gets when it alone drains a loop of `shape` under
+/// `schedule` (for tests and docs); None as for [`central_rule`]. No timing is reported, so
+/// adaptive rules keep their starting sizes.
+pub fn chunk_sequence(schedule: &Schedule, shape: LoopShape) -> Option<Vec<u64>> {
+    let mut rule = central_rule(schedule, shape, &LoopHistory::default())?;
+    let mut remaining = shape.iterations;
+    let mut chunks = Vec::new();
+    while remaining > 0 {
+        let c = rule.next_chunk(0, remaining);
+        debug_assert!((1..=remaining).contains(&c));
+        chunks.push(c);
+        remaining -= c;
+    }
+    Some(chunks)
+}
+
+/// The final clamp every rule applies: at least `min` (and 1), at most `remaining`.
+fn fit(chunk: u64, min: u64, remaining: u64) -> u64 {
+    chunk.max(min).max(1).min(remaining)
+}
+
+/// `⌈x⌉` of a non-negative float as a chunk (NaN or negative gives 0, clamped later). A
+/// relative slack of 1e-9 keeps rounding noise (e.g. `0.4 × 250 = 100.00000000000001`) from
+/// adding an iteration.
+fn ceil_u64(x: f64) -> u64 {
+    if x.is_finite() && x > 0.0 {
+        (x * (1.0 - 1e-9)).ceil() as u64
+    } else {
+        0
+    }
+}
+
+/// `values` repeated cyclically to length `p`; all ones if `values` is empty.
+fn cycle(values: &[f64], p: usize) -> Vec<f64> {
+    if values.is_empty() {
+        vec![1.0; p]
+    } else {
+        (0..p).map(|i| values[i % values.len()]).collect()
+    }
+}
+
+/// Scales positive weights to mean 1 (non-positive or non-finite ones count as the mean of
+/// the others; all equal if none is usable).
+fn normalise(weights: &[f64]) -> Vec<f64> {
+    fill_unknown(
+        &weights
+            .iter()
+            .map(|&w| (w.is_finite() && w > 0.0).then_some(w))
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// Per-worker positive values (e.g. rates), unknown ones replaced by the mean of the known,
+/// scaled to mean 1.
+fn fill_unknown(values: &[Option<f64>]) -> Vec<f64> {
+    let known: Vec<f64> = values.iter().flatten().copied().collect();
+    if known.is_empty() {
+        return vec![1.0; values.len()];
+    }
+    let fill = known.iter().sum::<f64>() / known.len() as f64;
+    let full: Vec<f64> = values.iter().map(|v| v.unwrap_or(fill)).collect();
+    let mean = full.iter().sum::<f64>() / full.len() as f64;
+    full.iter().map(|v| v / mean).collect()
+}
+
+/// The starting weights of AWF*: the history's, else all equal.
+fn start_weights(history: &LoopHistory, p: usize) -> Vec<f64> {
+    let known: Vec<Option<f64>> = (0..p).map(|i| history.weights.get(i).copied()).collect();
+    normalise(&known.iter().map(|w| w.unwrap_or(0.0)).collect::<Vec<_>>())
+}
+
+/// A monotonic clock in nanoseconds since its creation.
+fn monotonic_ns() -> impl FnMut() -> u64 + Send {
+    let start = Instant::now();
+    move || u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Running sums over the chunks one worker (or all) ran, to estimate the mean `μ` and
+/// standard deviation `σ` of one iteration's time.
+///
+/// A chunk of `n` iterations taking `t` has mean `a = t/n`, whose variance is `σ²/n`, so
+/// `σ² ≈ Σ n_k (a_k − μ)² / (K − 1)` over `K` chunks with `μ = Σt/Σn`;
+/// `Σ n_k (a_k − μ)² = Σ t_k²/n_k − μ·Σ t_k`.
+#[derive(Debug, Clone, Copy, Default)]
+struct Stats {
+    chunks: u64,
+    iterations: f64,
+    time_ns: f64,
+    t2_over_n: f64,
+}
+
+impl Stats {
+    fn add(&mut self, iterations: u64, elapsed_ns: u64) {
+        if iterations == 0 {
+            return;
+        }
+        let (n, t) = (iterations as f64, elapsed_ns as f64);
+        self.chunks += 1;
+        self.iterations += n;
+        self.time_ns += t;
+        self.t2_over_n += t * t / n;
+    }
+
+    /// Iterations per nanosecond, if any time was measured.
+    fn rate(&self) -> Option<f64> {
+        (self.time_ns > 0.0).then(|| self.iterations / self.time_ns)
+    }
+
+    /// `μ` and `σ`, once there are at least two chunks with a positive mean.
+    fn estimate(&self) -> Option<TimeStats> {
+        if self.chunks < 2 || self.time_ns <= 0.0 {
+            return None;
+        }
+        let mean = self.time_ns / self.iterations;
+        let var = ((self.t2_over_n - mean * self.time_ns) / (self.chunks - 1) as f64).max(0.0);
+        Some(TimeStats {
+            mean_ns: mean,
+            std_dev_ns: var.sqrt(),
+        })
+    }
+}
+
+/// SS: fixed chunks of `k`.
+struct Fixed {
+    chunk: u64,
+}
+
+impl ChunkRule for Fixed {
+    fn next_chunk(&mut self, _worker: usize, remaining: u64) -> u64 {
+        fit(self.chunk, 1, remaining)
+    }
+}
+
+/// GSS (Polychronopoulos & Kuck 1987): `max(⌈R/P⌉, min)`.
+struct Guided {
+    p: u64,
+    min: u64,
+}
+
+impl ChunkRule for Guided {
+    fn next_chunk(&mut self, _worker: usize, remaining: u64) -> u64 {
+        fit(remaining.div_ceil(self.p), self.min, remaining)
+    }
+}
+
+/// TSS (Tzen & Ni 1993): first chunk `F = ⌈N/(2P)⌉` (at least `L`), last `L`, `C = ⌈2N/(F+L)⌉`
+/// chunks decreasing by `δ = (F−L)/(C−1)`. Chunk `i` is `F − i·δ` rounded half up, computed
+/// exactly in integers as `⌊(2F(C−1) − 2i(F−L) + (C−1)) / (2(C−1))⌋`; from `i = C−1` on (and
+/// if rounding leaves iterations after the `C` planned chunks) it is `L`.
+struct Trapezoid {
+    first: u64,
+    last: u64,
+    count: u64,
+    index: u64,
+}
+
+impl Trapezoid {
+    fn new(n: u64, p: usize, last: u64) -> Self {
+        let first = n.div_ceil(2 * p as u64).max(last);
+        // In u128: `2N` and `F + L` may not fit in u64.
+        let count = (2 * n as u128)
+            .div_ceil(first as u128 + last as u128)
+            .max(1) as u64;
+        Trapezoid {
+            first,
+            last,
+            count,
+            index: 0,
+        }
+    }
+}
+
+impl ChunkRule for Trapezoid {
+    fn next_chunk(&mut self, _worker: usize, remaining: u64) -> u64 {
+        let (f, l, i) = (self.first as u128, self.last as u128, self.index as u128);
+        let den = (self.count - 1) as u128;
+        let chunk = if den == 0 || i >= den {
+            l
+        } else {
+            (2 * f * den - 2 * i * (f - l) + den) / (2 * den)
+        };
+        self.index += 1;
+        fit(chunk as u64, self.last, remaining)
+    }
+}
+
+/// FAC2 and FAC (Hummel, Schonberg & Flynn 1992). Batches of `P` chunks, each of
+/// `⌈R_b/(x_b·P)⌉`. FAC2 takes `x_b = 2`. FAC, given `μ` and `σ` of an iteration's time (from
+/// the history's [`LoopHistory::iteration_ns`]), takes `b = P·σ/(2μ√R_b)`,
+/// `x_0 = 1 + b² + b√(b²+2)` for the first batch and `x_b = 2 + b² + b√(b²+4)` after; with no
+/// history it is FAC2. FAC measures iteration times during the call and stores them in the
+/// history on `finish`.
+struct Factoring {
+    p: usize,
+    min: u64,
+    known: Option<TimeStats>,
+    batch_left: usize,
+    batch_chunk: u64,
+    first_batch: bool,
+    measured: Option<Stats>,
+}
+
+impl Factoring {
+    fn new(p: usize, min: u64, known: Option<TimeStats>) -> Self {
+        Factoring {
+            p,
+            min,
+            known: known.filter(|k| k.mean_ns > 0.0 && k.std_dev_ns.is_finite()),
+            batch_left: 0,
+            batch_chunk: 0,
+            first_batch: true,
+            // FAC2 learns nothing; FAC learns `μ` and `σ` for its next call.
+            measured: None,
+        }
+    }
+
+    fn learning(mut self) -> Self {
+        self.measured = Some(Stats::default());
+        self
+    }
+
+    fn x(&self, r_b: u64) -> f64 {
+        match self.known {
+            None => 2.0,
+            Some(TimeStats {
+                mean_ns,
+                std_dev_ns,
+            }) => {
+                let b = self.p as f64 * std_dev_ns / (2.0 * mean_ns * (r_b as f64).sqrt());
+                if self.first_batch {
+                    1.0 + b * b + b * (b * b + 2.0).sqrt()
+                } else {
+                    2.0 + b * b + b * (b * b + 4.0).sqrt()
+                }
+            }
+        }
+    }
+}
+
+impl ChunkRule for Factoring {
+    fn next_chunk(&mut self, _worker: usize, remaining: u64) -> u64 {
+        if self.batch_left == 0 {
+            let x = self.x(remaining);
+            self.batch_chunk = if x == 2.0 {
+                remaining.div_ceil(2 * self.p as u64)
+            } else {
+                ceil_u64(remaining as f64 / (x * self.p as f64))
+            };
+            self.batch_left = self.p;
+            self.first_batch = false;
+        }
+        self.batch_left -= 1;
+        fit(self.batch_chunk, self.min, remaining)
+    }
+
+    fn chunk_done(&mut self, _worker: usize, iterations: u64, elapsed_ns: u64) {
+        if let Some(m) = &mut self.measured {
+            m.add(iterations, elapsed_ns);
+        }
+    }
+
+    fn finish(&mut self, history: &mut LoopHistory) {
+        if let Some(est) = self.measured.and_then(|m| m.estimate()) {
+            history.iteration_ns = Some(est);
+            history.calls += 1;
+        }
+    }
+}
+
+/// When a weighted rule re-measures its weights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Adapt {
+    /// WF (fixed weights) and AWF (weights from the history, updated at `finish`).
+    Never,
+    /// AWF-B/D: at every batch start; chunks sized from `R_b` as in WF.
+    PerBatch,
+    /// AWF-C/E: at every chunk; chunks sized from the current `R`.
+    PerChunk,
+}
+
+/// WF (Flynn Hummel et al. 1996) and the AWF family (Banicescu et al. 2003; Cariño &
+/// Banicescu 2008). Chunk of worker `i`: `⌈w_i · R_b/(2P)⌉` (batches of `P` requests), or
+/// `⌈w_i · R/(2P)⌉` for AWF-C/E, with weights of mean 1, so equal weights give FAC2.
+///
+/// Weights of the adaptive variants are relative measured speeds: the rate of worker `i` is
+/// `r_i = (iterations it ran) / (time it took)`, `w_i = P·r_i / Σ r_j`; workers not yet measured
+/// count as the mean of the measured ones. AWF-B…E measure within the call (starting from the
+/// history's weights); AWF keeps its weights for the whole call and on `finish` folds the call
+/// into the history as the step-weighted average of Banicescu et al. 2003:
+/// `r_i = Σ_s s·n_{i,s} / Σ_s s·t_{i,s}`.
+struct Weighted {
+    p: usize,
+    min: u64,
+    weights: Vec<f64>,
+    adapt: Adapt,
+    stats: Vec<Stats>,
+    batch_left: usize,
+    batch_base: f64,
+}
+
+impl Weighted {
+    fn new(p: usize, min: u64, weights: Vec<f64>, adapt: Adapt) -> Self {
+        Weighted {
+            p,
+            min,
+            weights,
+            adapt,
+            stats: vec![Stats::default(); p],
+            batch_left: 0,
+            batch_base: 0.0,
+        }
+    }
+
+    fn measured_weights(&self) -> Option<Vec<f64>> {
+        let rates: Vec<Option<f64>> = self.stats.iter().map(Stats::rate).collect();
+        rates
+            .iter()
+            .any(Option::is_some)
+            .then(|| fill_unknown(&rates))
+    }
+}
+
+impl ChunkRule for Weighted {
+    fn next_chunk(&mut self, worker: usize, remaining: u64) -> u64 {
+        let worker = worker.min(self.p - 1);
+        let base = if self.adapt == Adapt::PerChunk {
+            if let Some(w) = self.measured_weights() {
+                self.weights = w;
+            }
+            remaining as f64 / (2 * self.p) as f64
+        } else {
+            if self.batch_left == 0 {
+                if self.adapt == Adapt::PerBatch {
+                    if let Some(w) = self.measured_weights() {
+                        self.weights = w;
+                    }
+                }
+                self.batch_base = remaining as f64 / (2 * self.p) as f64;
+                self.batch_left = self.p;
+            }
+            self.batch_left -= 1;
+            self.batch_base
+        };
+        fit(ceil_u64(self.weights[worker] * base), self.min, remaining)
+    }
+
+    fn chunk_done(&mut self, worker: usize, iterations: u64, elapsed_ns: u64) {
+        if let Some(s) = self.stats.get_mut(worker) {
+            s.add(iterations, elapsed_ns);
+        }
+    }
+
+    fn finish(&mut self, history: &mut LoopHistory) {
+        if self.stats.iter().all(|s| s.rate().is_none()) {
+            return;
+        }
+        history.calls += 1;
+        if self.adapt == Adapt::Never {
+            let step = history.calls as f64;
+            history.weighted_time_ns.resize(self.p, 0.0);
+            history.weighted_iterations.resize(self.p, 0.0);
+            for (i, s) in self.stats.iter().enumerate() {
+                history.weighted_time_ns[i] += step * s.time_ns;
+                history.weighted_iterations[i] += step * s.iterations;
+            }
+            let rates: Vec<Option<f64>> = (0..self.p)
+                .map(|i| {
+                    let t = history.weighted_time_ns[i];
+                    (t > 0.0).then(|| history.weighted_iterations[i] / t)
+                })
+                .collect();
+            history.weights = fill_unknown(&rates);
+        } else if let Some(w) = self.measured_weights() {
+            history.weights = w;
+        }
+    }
+}
+
+/// AWF-D/E: the inner rule sees, for each chunk, the time from the end of the worker's
+/// previous chunk (or from its first request) to the end of this one. That time includes
+/// taking the queue's lock, the rule itself and the executor's bookkeeping between chunks
+/// (our reading of "including the scheduling overhead" of Cariño & Banicescu 2008); it is
+/// never less than the `elapsed_ns` the executor reports.
+struct WithOverhead {
+    inner: Box<dyn ChunkRule>,
+    since: Vec<Option<u64>>,
+    clock: Box<dyn FnMut() -> u64 + Send>,
+}
+
+impl WithOverhead {
+    fn new(inner: Box<dyn ChunkRule>, p: usize, clock: Box<dyn FnMut() -> u64 + Send>) -> Self {
+        WithOverhead {
+            inner,
+            since: vec![None; p],
+            clock,
+        }
+    }
+}
+
+impl ChunkRule for WithOverhead {
+    fn next_chunk(&mut self, worker: usize, remaining: u64) -> u64 {
+        if let Some(s @ None) = self.since.get_mut(worker) {
+            *s = Some((self.clock)());
+        }
+        self.inner.next_chunk(worker, remaining)
+    }
+
+    fn chunk_done(&mut self, worker: usize, iterations: u64, elapsed_ns: u64) {
+        let now = (self.clock)();
+        let total = match self.since.get_mut(worker) {
+            Some(s) => {
+                let t = s.map_or(elapsed_ns, |since| now.saturating_sub(since));
+                *s = Some(now);
+                t.max(elapsed_ns)
+            }
+            None => elapsed_ns,
+        };
+        self.inner.chunk_done(worker, iterations, total);
+    }
+
+    fn finish(&mut self, history: &mut LoopHistory) {
+        self.inner.finish(history);
+    }
+}
+
+/// AF (Banicescu & Liu 2000): with `μ_j`, `σ_j` the estimated mean and deviation of one
+/// iteration's time on worker `j`, `D = Σ σ_j²/μ_j` and `E = (Σ 1/μ_j)⁻¹`, worker `i` gets
+/// `(D + 2ER − √(D² + 4DER)) / (2μ_i)`.
+///
+/// Estimates come from this call's chunks once a worker has reported two (see [`Stats`]), else
+/// from [`LoopHistory::worker_iteration_ns`]; workers with no estimate count as the mean of the
+/// others. A worker with no estimate of its own gets a FAC2-sized chunk (batches of `P`).
+struct Adaptive {
+    p: usize,
+    min: u64,
+    prior: Vec<Option<TimeStats>>,
+    stats: Vec<Stats>,
+    fallback: Factoring,
+}
+
+impl Adaptive {
+    fn new(p: usize, min: u64, history: &LoopHistory) -> Self {
+        Adaptive {
+            p,
+            min,
+            prior: (0..p)
+                .map(|i| history.worker_iteration_ns.get(i).copied().flatten())
+                .collect(),
+            stats: vec![Stats::default(); p],
+            fallback: Factoring::new(p, min, None),
+        }
+    }
+
+    fn estimate(&self, worker: usize) -> Option<TimeStats> {
+        self.stats[worker]
+            .estimate()
+            .or(self.prior[worker])
+            .filter(|e| e.mean_ns > 0.0 && e.std_dev_ns.is_finite())
+    }
+
+    fn af_chunk(&self, worker: usize, remaining: u64) -> Option<f64> {
+        let own = self.estimate(worker)?;
+        let all: Vec<Option<TimeStats>> = (0..self.p).map(|j| self.estimate(j)).collect();
+        let known: Vec<TimeStats> = all.iter().flatten().copied().collect();
+        let k = known.len() as f64;
+        let fill = TimeStats {
+            mean_ns: known.iter().map(|e| e.mean_ns).sum::<f64>() / k,
+            std_dev_ns: (known.iter().map(|e| e.std_dev_ns.powi(2)).sum::<f64>() / k).sqrt(),
+        };
+        let (mut d, mut inv) = (0.0, 0.0);
+        for e in all.iter().map(|e| e.unwrap_or(fill)) {
+            d += e.std_dev_ns.powi(2) / e.mean_ns;
+            inv += 1.0 / e.mean_ns;
+        }
+        let (e, r) = (1.0 / inv, remaining as f64);
+        Some((d + 2.0 * e * r - (d * d + 4.0 * d * e * r).sqrt()) / (2.0 * own.mean_ns))
+    }
+}
+
+impl ChunkRule for Adaptive {
+    fn next_chunk(&mut self, worker: usize, remaining: u64) -> u64 {
+        let worker = worker.min(self.p - 1);
+        match self.af_chunk(worker, remaining) {
+            Some(c) => fit(ceil_u64(c), self.min, remaining),
+            None => self.fallback.next_chunk(worker, remaining),
+        }
+    }
+
+    fn chunk_done(&mut self, worker: usize, iterations: u64, elapsed_ns: u64) {
+        if let Some(s) = self.stats.get_mut(worker) {
+            s.add(iterations, elapsed_ns);
+        }
+    }
+
+    fn finish(&mut self, history: &mut LoopHistory) {
+        let learned: Vec<Option<TimeStats>> = (0..self.p).map(|i| self.estimate(i)).collect();
+        if learned.iter().any(Option::is_some) {
+            history.worker_iteration_ns = learned;
+            history.calls += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    fn seq(s: &str, n: u64, p: usize) -> Vec<u64> {
+        chunk_sequence(
+            &s.parse().unwrap(),
+            LoopShape {
+                iterations: n,
+                workers: p,
+            },
+        )
+        .unwrap()
+    }
+
+    const CENTRAL: &[&str] = &[
+        "ss",
+        "ss,3",
+        "ss,1000",
+        "gss",
+        "gss,4",
+        "tss",
+        "tss,3",
+        "tss,50",
+        "fac",
+        "fac,2",
+        "fac2",
+        "fac2,5",
+        "wf",
+        "wf,1:3",
+        "wf,0.1:7:2",
+        "awf",
+        "awf-b",
+        "awf-c",
+        "awf-d",
+        "awf-e",
+        "awf-c,4",
+        "af",
+        "af,3",
+    ];
+
+    #[test]
+    fn ss_fixed_chunks() {
+        assert_eq!(seq("ss,3", 10, 4), [3, 3, 3, 1]);
+        assert_eq!(seq("ss", 3, 2), [1, 1, 1]);
+    }
+
+    #[test]
+    fn gss_by_hand() {
+        // ⌈R/4⌉ for R = 100, 75, 56, 42, 31, 23, 17, 12, 9, 6, 4, 3, 2, 1.
+        assert_eq!(
+            seq("gss", 100, 4),
+            [25, 19, 14, 11, 8, 6, 5, 3, 3, 2, 1, 1, 1, 1]
+        );
+        // Minimum chunk 5: ⌈R/4⌉ for R = 100, 75, 56, 42, 31, 23 then 5s, the last one 2.
+        assert_eq!(seq("gss,5", 100, 4), [25, 19, 14, 11, 8, 6, 5, 5, 5, 2]);
+    }
+
+    #[test]
+    fn tss_by_hand() {
+        // N = 100, P = 4: F = ⌈100/8⌉ = 13, L = 1, C = ⌈200/14⌉ = 15, δ = 12/14 = 0.857…
+        // F − iδ = 13, 12.14, 11.29, 10.43, 9.57, 8.71, 7.86, 7.00, 6.14, 5.29, 4.43, 3.57,
+        // 2.71, … rounded half up: 13, 12, 11, 10, 10, 9, 8, 7, 6, 5, 4, 4, 3. The first twelve
+        // add up to 99, so the thirteenth is clamped to the last remaining iteration.
+        assert_eq!(
+            seq("tss", 100, 4),
+            [13, 12, 11, 10, 10, 9, 8, 7, 6, 5, 4, 4, 1]
+        );
+        // N = 20, P = 2: F = 5, C = ⌈40/6⌉ = 7, δ = 4/6: 5, 4.33, 3.67, 3, 2.33, 1.67, 1
+        // → 5, 4, 4, 3, 2, 2 (sum 20).
+        assert_eq!(seq("tss", 20, 2), [5, 4, 4, 3, 2, 2]);
+    }
+
+    #[test]
+    fn fac2_by_hand() {
+        // Batches of 2 chunks of ⌈R_b/4⌉: R_b = 100, 50, 24, 12, 6, 2.
+        assert_eq!(
+            seq("fac2", 100, 2),
+            [25, 25, 13, 13, 6, 6, 3, 3, 2, 2, 1, 1]
+        );
+        // With no history FAC is FAC2, and so are WF with equal weights and the AWFs.
+        for s in ["fac", "wf", "wf,2:2", "awf", "awf-b", "awf-d", "af"] {
+            assert_eq!(seq(s, 100, 2), seq("fac2", 100, 2), "{s}");
+        }
+        // AWF-C/E size from the current R: ⌈R/4⌉.
+        assert_eq!(seq("awf-c", 20, 2), [5, 4, 3, 2, 2, 1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn every_rule_covers_the_loop_exactly() {
+        for s in CENTRAL {
+            for p in [1, 2, 3, 4, 7, 16, 64] {
+                for n in (0..40).chain([97, 100, 128, 1000, 4097, 100_000]) {
+                    let chunks = seq(s, n, p);
+                    assert_eq!(chunks.iter().sum::<u64>(), n, "{s} N={n} P={p}");
+                    assert!(chunks.iter().all(|&c| c >= 1), "{s} N={n} P={p}");
+                }
+            }
+        }
+        assert_eq!(seq("gss", 1, 8), [1]);
+        assert_eq!(seq("tss", 1, 8), [1]);
+        assert_eq!(seq("fac2", 3, 8), [1, 1, 1]);
+        assert!(seq("af", 0, 2).is_empty());
+    }
+
+    #[test]
+    fn distributed_schedules_have_no_central_rule() {
+        let shape = LoopShape {
+            iterations: 10,
+            workers: 2,
+        };
+        for s in [
+            "static",
+            "static,4",
+            "static-steal",
+            "rws",
+            "laws,fac2",
+            "auto",
+            "runtime",
+            "random-sel",
+            "exhaustive-sel",
+            "binary-sel",
+            "expert-sel",
+        ] {
+            let s: Schedule = s.parse().unwrap();
+            assert!(central_rule(&s, shape, &LoopHistory::default()).is_none());
+            assert!(chunk_sequence(&s, shape).is_none());
+        }
+    }
+
+    fn rule(s: &str, n: u64, p: usize, h: &LoopHistory) -> Box<dyn ChunkRule> {
+        central_rule(
+            &s.parse().unwrap(),
+            LoopShape {
+                iterations: n,
+                workers: p,
+            },
+            h,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn wf_weights_scale_chunks() {
+        // Weights 1:3 normalise to 0.5 and 1.5 of the FAC2 chunk ⌈1000/4⌉ = 250.
+        let mut r = rule("wf,1:3", 1000, 2, &LoopHistory::default());
+        let a = r.next_chunk(0, 1000);
+        let b = r.next_chunk(1, 1000 - a);
+        assert_eq!((a, b), (125, 375));
+        assert_eq!(b, 3 * a);
+        // Weights are reused cyclically: 1:3 on 4 workers is 1:3:1:3.
+        let mut r = rule("wf,1:3", 800, 4, &LoopHistory::default());
+        let c: Vec<u64> = (0..4).map(|w| r.next_chunk(w, 800)).collect();
+        assert_eq!(c, [50, 150, 50, 150]);
+    }
+
+    /// Drives a rule with two workers where worker 1 takes `slow`× as long per iteration,
+    /// alternating requests; returns the chunks each worker got.
+    fn drive(r: &mut dyn ChunkRule, n: u64, slow: u64) -> [Vec<u64>; 2] {
+        let mut got = [Vec::new(), Vec::new()];
+        let mut remaining = n;
+        let mut w = 0;
+        while remaining > 0 {
+            let c = r.next_chunk(w, remaining);
+            assert!((1..=remaining).contains(&c));
+            remaining -= c;
+            got[w].push(c);
+            r.chunk_done(w, c, c * 100 * if w == 1 { slow } else { 1 });
+            w = 1 - w;
+        }
+        got
+    }
+
+    #[test]
+    fn adaptive_rules_favour_the_faster_worker() {
+        for s in ["awf-b", "awf-c", "af"] {
+            let mut r = rule(s, 10_000, 2, &LoopHistory::default());
+            let [fast, slow] = drive(r.as_mut(), 10_000, 4);
+            // Compare the chunks each got once both had been measured (from the third pair of
+            // requests on), pairwise.
+            let pairs: Vec<(u64, u64)> = fast
+                .iter()
+                .zip(&slow)
+                .skip(2)
+                .map(|(&a, &b)| (a, b))
+                .collect();
+            assert!(!pairs.is_empty(), "{s}");
+            let (a, b) = pairs[0];
+            assert!(a >= 3 * b, "{s}: fast {a} vs slow {b}; {fast:?} {slow:?}");
+            assert!(pairs.iter().all(|&(a, b)| a >= b), "{s}: {fast:?} {slow:?}");
+        }
+    }
+
+    #[test]
+    fn awf_learns_weights_across_calls() {
+        let mut h = LoopHistory::default();
+        let mut r = rule("awf", 1000, 2, &h);
+        let [f, s] = drive(r.as_mut(), 1000, 4);
+        assert_eq!(f[0], s[0], "equal weights in the first call");
+        r.finish(&mut h);
+        assert_eq!(h.calls, 1);
+        assert!((h.weights[0] - 1.6).abs() < 1e-9, "{:?}", h.weights);
+        assert!((h.weights[1] - 0.4).abs() < 1e-9, "{:?}", h.weights);
+        let mut r = rule("awf", 1000, 2, &h);
+        let a = r.next_chunk(0, 1000);
+        let b = r.next_chunk(1, 1000 - a);
+        assert_eq!((a, b), (400, 100));
+    }
+
+    /// Simulates two workers running concurrently on a fake clock: each computes a chunk in
+    /// 10 ns per iteration, and worker 1 spends `overhead1` ns between finishing a chunk and
+    /// asking for the next. Returns the chunks each worker got.
+    fn simulate(r: &mut dyn ChunkRule, now: &AtomicU64, n: u64, overhead1: u64) -> [Vec<u64>; 2] {
+        // Per worker: (time of its next event, Some(chunk) if that event is the chunk's end).
+        let mut pending: [(u64, Option<u64>); 2] = [(0, None), (overhead1, None)];
+        let mut got = [Vec::new(), Vec::new()];
+        let mut remaining = n;
+        loop {
+            let live: Vec<usize> = (0..2)
+                .filter(|&w| remaining > 0 || pending[w].1.is_some())
+                .collect();
+            let Some(&w) = live.iter().min_by_key(|&&w| pending[w].0) else {
+                return got;
+            };
+            let t = pending[w].0;
+            now.store(t, Ordering::SeqCst);
+            match pending[w].1 {
+                None => {
+                    let c = r.next_chunk(w, remaining);
+                    remaining -= c;
+                    got[w].push(c);
+                    pending[w] = (t + 10 * c, Some(c));
+                }
+                Some(c) => {
+                    r.chunk_done(w, c, 10 * c);
+                    pending[w] = (t + if w == 1 { overhead1 } else { 0 }, None);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn awf_d_and_e_count_overhead_time() {
+        for (inner, adapt) in [("awf-d", Adapt::PerBatch), ("awf-e", Adapt::PerChunk)] {
+            let now = Arc::new(AtomicU64::new(0));
+            let clock = {
+                let now = now.clone();
+                Box::new(move || now.load(Ordering::SeqCst))
+            };
+            let plain = || Box::new(Weighted::new(2, 1, vec![1.0, 1.0], adapt));
+            let mut with = WithOverhead::new(plain(), 2, clock);
+            let [fast, slow] = simulate(&mut with, &now, 100_000, 20_000);
+            // Worker 1's cycle is 20 µs longer per chunk, so its later chunks are smaller.
+            assert!(fast[3] > slow[3], "{inner}: {fast:?} {slow:?}");
+            // Without counting the overhead (AWF-B/C) both measure the same rate.
+            let mut without = plain();
+            simulate(without.as_mut(), &now, 100_000, 20_000);
+            let w = without.measured_weights().unwrap();
+            assert!(
+                (w[0] - 1.0).abs() < 1e-9 && (w[1] - 1.0).abs() < 1e-9,
+                "{w:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn fac_uses_learned_statistics() {
+        // Constant iteration times: σ = 0, so FAC's first batch gives each worker R/P.
+        let mut h = LoopHistory::default();
+        let mut r = rule("fac", 1000, 2, &h);
+        drive(r.as_mut(), 1000, 1);
+        r.finish(&mut h);
+        let st = h.iteration_ns.unwrap();
+        assert!(
+            (st.mean_ns - 100.0).abs() < 1e-9 && st.std_dev_ns.abs() < 1e-6,
+            "{st:?}"
+        );
+        assert_eq!(seq_with("fac", 1000, 2, &h)[..2], [500, 500]);
+        // A large deviation makes the chunks smaller than FAC2's.
+        h.iteration_ns = Some(TimeStats {
+            mean_ns: 100.0,
+            std_dev_ns: 1000.0,
+        });
+        // b = Pσ/(2μ√R_b): x_0 = 1 + b² + b√(b²+2) ≈ 1.56 gives ⌈1000/3.12⌉ = 321, then
+        // R_b = 358, x ≈ 3.37 gives 54 where FAC2 would give ⌈358/4⌉ = 90.
+        let fac = seq_with("fac", 1000, 2, &h);
+        assert_eq!(fac[..4], [321, 321, 54, 54], "{fac:?}");
+        assert_eq!(fac.iter().sum::<u64>(), 1000);
+    }
+
+    #[test]
+    fn af_records_per_worker_estimates() {
+        let mut h = LoopHistory::default();
+        let mut r = rule("af", 10_000, 2, &h);
+        drive(r.as_mut(), 10_000, 4);
+        r.finish(&mut h);
+        let m: Vec<f64> = h
+            .worker_iteration_ns
+            .iter()
+            .map(|e| e.unwrap().mean_ns)
+            .collect();
+        assert!(
+            (m[0] - 100.0).abs() < 1e-9 && (m[1] - 400.0).abs() < 1e-9,
+            "{m:?}"
+        );
+        // The next call starts from them: zero deviation splits R by speed, 4:1.
+        let mut r = rule("af", 1000, 2, &h);
+        assert_eq!(r.next_chunk(0, 1000), 800);
+        assert_eq!(r.next_chunk(1, 200), 40);
+    }
+
+    fn seq_with(s: &str, n: u64, p: usize, h: &LoopHistory) -> Vec<u64> {
+        let mut r = rule(s, n, p, h);
+        let mut remaining = n;
+        let mut out = Vec::new();
+        while remaining > 0 {
+            let c = r.next_chunk(0, remaining);
+            out.push(c);
+            remaining -= c;
+        }
+        out
+    }
+}
