@@ -12,4 +12,258 @@
 pub mod chunks;
 pub mod schedule;
 
-pub use schedule::{Schedule, ScheduleError};
+pub use schedule::{Schedule, ScheduleError, StealAmount};
+
+mod exec;
+
+pub use exec::LoopStats;
+
+use std::ops::Range;
+use std::sync::Mutex;
+
+use chunks::LoopHistory;
+use exec::{Plan, StealPlan, VictimOrder};
+
+/// `auto`: fork-join splitting with an automatic grain, for users who do not care.
+impl Default for Schedule {
+    fn default() -> Self {
+        Schedule::Auto
+    }
+}
+
+impl Schedule {
+    /// The schedule that actually runs: `runtime` becomes `MAGPIE_SCHEDULE` (or `auto` when
+    /// unset; a bad value is reported once on stderr and `auto` runs). The automatic
+    /// selectors are not implemented yet and run `auto`.
+    pub fn resolve(&self) -> Schedule {
+        match self {
+            Schedule::Runtime => match Schedule::from_env() {
+                Ok(Some(s)) => s,
+                Ok(None) => Schedule::Auto,
+                Err(e) => {
+                    static REPORTED: std::sync::Once = std::sync::Once::new();
+                    REPORTED.call_once(|| eprintln!("magpie: {e}; running `auto` instead"));
+                    Schedule::Auto
+                }
+            },
+            Schedule::RandomSel
+            | Schedule::ExhaustiveSel
+            | Schedule::BinarySel
+            | Schedule::ExpertSel => Schedule::Auto,
+            s => s.clone(),
+        }
+    }
+}
+
+/// How the executor runs a (resolved) schedule.
+fn plan(schedule: &Schedule) -> Plan {
+    let usize_of = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+    match schedule {
+        Schedule::Static { chunk: None } => Plan::StaticBlock,
+        Schedule::Static { chunk: Some(k) } => Plan::BlockCyclic {
+            chunk: usize_of(*k),
+        },
+        Schedule::StaticSteal { chunk } => Plan::Stealing(StealPlan {
+            victims: VictimOrder::RoundRobin,
+            amount: exec::StealAmount::Quarter,
+            owner_chunk: usize_of(*chunk),
+        }),
+        Schedule::Rws { steal } | Schedule::Laws { steal } => Plan::Stealing(StealPlan {
+            victims: if matches!(schedule, Schedule::Laws { .. }) {
+                VictimOrder::Local
+            } else {
+                VictimOrder::Random
+            },
+            amount: match steal {
+                StealAmount::Ratio(r) => exec::StealAmount::Ratio(f64::from(*r) / 100.0),
+                StealAmount::Fac2 => exec::StealAmount::Fac2,
+            },
+            owner_chunk: 0,
+        }),
+        Schedule::Auto
+        | Schedule::Runtime
+        | Schedule::RandomSel
+        | Schedule::ExhaustiveSel
+        | Schedule::BinarySel
+        | Schedule::ExpertSel => Plan::Auto,
+        _ => Plan::Central,
+    }
+}
+
+/// A loop with an identity: keeps its schedule and what adaptive schedules learned
+/// (weights, iteration-time estimates) from one call to the next, as LB4OMP does across the
+/// time steps of an application.
+///
+/// ```
+/// use magpie::loops::{Loop, Schedule};
+/// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+/// let step = Loop::new("gss".parse::<Schedule>().unwrap());
+/// let sums: Vec<u64> = (0..3)
+///     .map(|_| pool.install(|| step.reduce(0..1000, || 0u64, |a, i| a + i as u64, |a, b| a + b).0))
+///     .collect();
+/// assert_eq!(sums, [499_500; 3]);
+/// assert_eq!(step.calls(), 3);
+/// ```
+#[derive(Debug)]
+pub struct Loop {
+    schedule: Schedule,
+    state: Mutex<LoopState>,
+}
+
+#[derive(Debug, Default)]
+struct LoopState {
+    history: LoopHistory,
+    calls: u64,
+    last: Option<LoopStats>,
+}
+
+impl Loop {
+    /// A loop scheduled by `schedule`.
+    pub fn new(schedule: Schedule) -> Self {
+        Loop {
+            schedule,
+            state: Mutex::new(LoopState::default()),
+        }
+    }
+
+    /// The loop's schedule.
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
+    /// How many times the loop ran.
+    pub fn calls(&self) -> u64 {
+        self.lock().calls
+    }
+
+    /// The statistics of the last run.
+    pub fn last_stats(&self) -> Option<LoopStats> {
+        self.lock().last.clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, LoopState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn run(&self, range: Range<usize>, body: &exec::Body<'_>) -> LoopStats {
+        let schedule = self.schedule.resolve();
+        let plan = plan(&schedule);
+        // The history is taken out for the run, so that a body calling this same loop
+        // recursively does not deadlock (the inner call starts from no history).
+        let mut history = std::mem::take(&mut self.lock().history);
+        let stats = exec::drive(range, &plan, &schedule, &mut history, body);
+        let mut state = self.lock();
+        state.history = history;
+        state.calls += 1;
+        state.last = Some(stats.clone());
+        stats
+    }
+
+    /// Runs `body(i)` for every `i` in `range`, each exactly once.
+    pub fn for_each(&self, range: Range<usize>, body: impl Fn(usize) + Sync) -> LoopStats {
+        self.run(range, &|_, chunk: Range<usize>| chunk.for_each(&body))
+    }
+
+    /// Runs `body(chunk)` over disjoint chunks that cover `range` exactly.
+    pub fn for_chunks(&self, range: Range<usize>, body: impl Fn(Range<usize>) + Sync) -> LoopStats {
+        self.run(range, &|_, chunk| body(chunk))
+    }
+
+    /// Folds every index of `range` into per-worker accumulators started at `identity()`
+    /// and combines them: `combine` must be associative and commutative (as for an OpenMP
+    /// reduction: the schedule decides which worker folds which chunk, and in what order).
+    pub fn reduce<T: Send>(
+        &self,
+        range: Range<usize>,
+        identity: impl Fn() -> T + Sync,
+        fold: impl Fn(T, usize) -> T + Sync,
+        combine: impl Fn(T, T) -> T + Sync,
+    ) -> (T, LoopStats) {
+        let slots: Vec<Mutex<Option<T>>> = (0..crate::current_num_workers().max(1))
+            .map(|_| Mutex::new(None))
+            .collect();
+        let slot = |w: usize| {
+            slots[w % slots.len()]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+        };
+        let stats = self.run(range, &|_, chunk: Range<usize>| {
+            let w = crate::current_worker_index().unwrap_or(0);
+            // Take the worker's accumulator out while folding (a body that waits in a join
+            // may run another chunk of this loop on the same worker), merge on the way back.
+            let acc = slot(w).take().unwrap_or_else(&identity);
+            let acc = chunk.fold(acc, &fold);
+            let mut s = slot(w);
+            *s = Some(match s.take() {
+                Some(other) => combine(other, acc),
+                None => acc,
+            });
+        });
+        let total = slots
+            .into_iter()
+            .filter_map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .reduce(&combine)
+            .unwrap_or_else(identity);
+        (total, stats)
+    }
+}
+
+/// Runs `body(i)` for every `i` in `range` exactly once on the current pool (the global
+/// pool outside any pool), scheduled by `schedule`; nests inside fork-join and search tasks.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use magpie::loops::{parallel_for, Schedule};
+/// let sum = AtomicU64::new(0);
+/// let stats = parallel_for(0..100, &"fac2".parse::<Schedule>().unwrap(), |i| {
+///     sum.fetch_add(i as u64, Ordering::Relaxed);
+/// });
+/// assert_eq!(sum.into_inner(), 4950);
+/// assert!(stats.chunks >= 1);
+/// ```
+pub fn parallel_for(
+    range: Range<usize>,
+    schedule: &Schedule,
+    body: impl Fn(usize) + Sync,
+) -> LoopStats {
+    Loop::new(schedule.clone()).for_each(range, body)
+}
+
+/// Runs `body(chunk)` over disjoint chunks covering `range` exactly (see [`parallel_for`]).
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use magpie::loops::{parallel_for_chunks, Schedule};
+/// let covered = AtomicUsize::new(0);
+/// parallel_for_chunks(10..1010, &"static".parse::<Schedule>().unwrap(), |r| {
+///     covered.fetch_add(r.len(), Ordering::Relaxed);
+/// });
+/// assert_eq!(covered.into_inner(), 1000);
+/// ```
+pub fn parallel_for_chunks(
+    range: Range<usize>,
+    schedule: &Schedule,
+    body: impl Fn(Range<usize>) + Sync,
+) -> LoopStats {
+    Loop::new(schedule.clone()).for_chunks(range, body)
+}
+
+/// A parallel fold of `range` (see [`Loop::reduce`]: `combine` must be associative and
+/// commutative).
+///
+/// ```
+/// use magpie::loops::{parallel_reduce, Schedule};
+/// let s: u64 = parallel_reduce(0..1000, &Schedule::default(), || 0, |a, i| a + i as u64, |a, b| a + b);
+/// assert_eq!(s, 499_500);
+/// ```
+pub fn parallel_reduce<T: Send>(
+    range: Range<usize>,
+    schedule: &Schedule,
+    identity: impl Fn() -> T + Sync,
+    fold: impl Fn(T, usize) -> T + Sync,
+    combine: impl Fn(T, T) -> T + Sync,
+) -> T {
+    Loop::new(schedule.clone())
+        .reduce(range, identity, fold, combine)
+        .0
+}

@@ -1,0 +1,457 @@
+//! Running a loop: participants, the central queue, the stealing queues, fork-join splitting.
+//!
+//! A loop on a pool of P workers starts P *participants* (a balanced tree of `join`s, so the
+//! pool's thieves spread them). What a participant does depends on the schedule:
+//! - **central queue** (SS, GSS, TSS, FAC, FAC2, WF, AWF*, AF): lock the loop's counter, ask
+//!   the [`ChunkRule`] for the next chunk's size, take it, unlock, run it, report its time;
+//!   until the counter reaches the end.
+//! - **static**: participant p runs block p (or, with a chunk, chunks p, p + P, p + 2P, …).
+//! - **stealing** (static-steal, rws, laws): participant p owns an even block and takes
+//!   chunks from its low end; once it is empty it steals part of another participant's
+//!   remaining range from the upper end (under that range's lock), makes it its own and
+//!   goes on; it stops when a whole pass over the victims finds nothing.
+//! - **auto**: binary fork-join splitting down to a grain found by timing a doubling prefix
+//!   (parlaylib's rule: about a microsecond of work per grain, and at least 128·P grains).
+//!
+//! Each participant calls [`crate::expose_work`] between chunks, so that participants still
+//! queued behind a long chunk on an `lcws-user` deque reach idle workers.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::chunks::{central_rule, ChunkRule, LoopHistory, LoopShape};
+use super::schedule::Schedule;
+use crate::policy::XorShift64Star;
+
+/// What one run of a loop did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopStats {
+    /// The schedule that ran (after resolving `runtime` and selectors).
+    pub schedule: String,
+    /// Wall-clock time of the parallel loop.
+    pub time: Duration,
+    /// Time each worker of the pool spent running the loop's body (index = worker index).
+    pub busy: Vec<Duration>,
+    /// Chunks handed out (steals included).
+    pub chunks: u64,
+    /// Successful steals (stealing schedules only).
+    pub steals: u64,
+}
+
+impl LoopStats {
+    /// The coefficient of variation of the workers' busy times (standard deviation / mean):
+    /// the load-imbalance metric of the LB4OMP thesis. 0 for a perfectly balanced loop or
+    /// fewer than two workers.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let s = magpie::loops::LoopStats {
+    ///     schedule: "static".into(),
+    ///     time: Duration::from_millis(4),
+    ///     busy: vec![Duration::from_millis(1), Duration::from_millis(3)],
+    ///     chunks: 2,
+    ///     steals: 0,
+    /// };
+    /// assert!((s.cov() - 0.5).abs() < 1e-12);
+    /// ```
+    pub fn cov(&self) -> f64 {
+        let n = self.busy.len();
+        if n < 2 {
+            return 0.0;
+        }
+        let xs: Vec<f64> = self.busy.iter().map(Duration::as_secs_f64).collect();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        if mean == 0.0 {
+            return 0.0;
+        }
+        let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
+        var.sqrt() / mean
+    }
+}
+
+/// Shared bookkeeping of one loop run.
+struct Tally {
+    busy_ns: Vec<AtomicU64>,
+    chunks: AtomicU64,
+    steals: AtomicU64,
+}
+
+impl Tally {
+    fn new(workers: usize) -> Self {
+        Tally {
+            busy_ns: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+            chunks: AtomicU64::new(0),
+            steals: AtomicU64::new(0),
+        }
+    }
+
+    /// Runs `body` on `chunk` for participant `p`, timing it; returns the elapsed ns.
+    fn run(&self, body: &Body<'_>, p: usize, chunk: Range<usize>) -> u64 {
+        let start = Instant::now();
+        body(p, chunk);
+        let ns = start.elapsed().as_nanos() as u64;
+        let w = worker() % self.busy_ns.len();
+        self.busy_ns[w].fetch_add(ns, Ordering::Relaxed);
+        self.chunks.fetch_add(1, Ordering::Relaxed);
+        crate::expose_work();
+        ns
+    }
+}
+
+/// The loop body as the drivers see it: participant index and a chunk of iterations.
+pub(crate) type Body<'a> = dyn Fn(usize, Range<usize>) + Sync + 'a;
+
+/// The current worker's index (0 outside any pool).
+fn worker() -> usize {
+    crate::current_worker_index().unwrap_or(0)
+}
+
+/// Runs `f(0..p)` on `p` participants spread over the pool by a balanced tree of joins.
+fn participants(lo: usize, hi: usize, f: &(dyn Fn(usize) + Sync)) {
+    if hi - lo <= 1 {
+        if hi > lo {
+            f(lo);
+        }
+        return;
+    }
+    let mid = lo + (hi - lo) / 2;
+    crate::join(|| participants(lo, mid, f), || participants(mid, hi, f));
+}
+
+/// How a schedule runs, resolved from a [`Schedule`].
+pub(crate) enum Plan {
+    /// A central queue whose chunks a rule sizes.
+    Central,
+    /// Even blocks, one per participant.
+    StaticBlock,
+    /// Chunks of `chunk` dealt round-robin to participants.
+    BlockCyclic { chunk: usize },
+    /// Owned blocks plus stealing.
+    Stealing(StealPlan),
+    /// Fork-join splitting with an automatic grain.
+    Auto,
+}
+
+/// Which victims a stealing schedule tries, and how much it takes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StealPlan {
+    /// The victim order.
+    pub(crate) victims: VictimOrder,
+    /// How much of a victim's remaining range a steal takes.
+    pub(crate) amount: StealAmount,
+    /// The chunk an owner takes from its own range at a time (0: automatic).
+    pub(crate) owner_chunk: usize,
+}
+
+/// The victim order of a stealing schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VictimOrder {
+    /// LLVM's static_steal: round-robin starting from the last victim.
+    RoundRobin,
+    /// Random, a victim found empty excluded for the rest of the search (weight 0).
+    Random,
+    /// As `Random`, but victims on the thief's NUMA node (then socket) first.
+    Local,
+}
+
+/// How much a steal takes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum StealAmount {
+    /// A fraction of the victim's remaining iterations (at least one).
+    Ratio(f64),
+    /// A FAC2-sized share: half of the victim's remaining iterations.
+    Fac2,
+    /// LLVM's static_steal: a quarter, only from a victim with at least two chunks left.
+    Quarter,
+}
+
+/// Runs `body` over `range` on the current pool with `plan`; `rule` for central queues.
+pub(crate) fn drive(
+    range: Range<usize>,
+    plan: &Plan,
+    schedule: &Schedule,
+    history: &mut LoopHistory,
+    body: &Body<'_>,
+) -> LoopStats {
+    let p = crate::current_num_workers().max(1);
+    let tally = Tally::new(p);
+    let start = Instant::now();
+    let n = range.len();
+    if n > 0 {
+        match plan {
+            Plan::Central => {
+                let shape = LoopShape {
+                    iterations: n as u64,
+                    workers: p,
+                };
+                match central_rule(schedule, shape, history) {
+                    Some(rule) => {
+                        let mut rule = central(range.clone(), p, rule, &tally, body);
+                        rule.finish(history);
+                    }
+                    None => static_block(range.clone(), p, &tally, body),
+                }
+            }
+            Plan::StaticBlock => static_block(range.clone(), p, &tally, body),
+            Plan::BlockCyclic { chunk } => block_cyclic(range.clone(), p, *chunk, &tally, body),
+            Plan::Stealing(s) => stealing(range.clone(), p, *s, &tally, body),
+            Plan::Auto => auto(range.clone(), p, &tally, body),
+        }
+    }
+    LoopStats {
+        schedule: schedule.to_string(),
+        time: start.elapsed(),
+        busy: tally
+            .busy_ns
+            .iter()
+            .map(|a| Duration::from_nanos(a.load(Ordering::Relaxed)))
+            .collect(),
+        chunks: tally.chunks.load(Ordering::Relaxed),
+        steals: tally.steals.load(Ordering::Relaxed),
+    }
+}
+
+fn static_block(range: Range<usize>, p: usize, tally: &Tally, body: &Body<'_>) {
+    let n = range.len();
+    participants(0, p.min(n), &|i| {
+        let k = p.min(n);
+        let lo = range.start + i * n / k;
+        let hi = range.start + (i + 1) * n / k;
+        if lo < hi {
+            tally.run(body, i, lo..hi);
+        }
+    });
+}
+
+fn block_cyclic(range: Range<usize>, p: usize, chunk: usize, tally: &Tally, body: &Body<'_>) {
+    let chunk = chunk.max(1);
+    let chunks = range.len().div_ceil(chunk);
+    participants(0, p.min(chunks), &|i| {
+        let mut c = i;
+        while c < chunks {
+            let lo = range.start + c * chunk;
+            let hi = (lo + chunk).min(range.end);
+            tally.run(body, i, lo..hi);
+            c += p;
+        }
+    });
+}
+
+/// The central queue: the next unassigned iteration and the rule that sizes chunks.
+struct Queue {
+    next: usize,
+    rule: Box<dyn ChunkRule>,
+}
+
+fn central(
+    range: Range<usize>,
+    p: usize,
+    rule: Box<dyn ChunkRule>,
+    tally: &Tally,
+    body: &Body<'_>,
+) -> Box<dyn ChunkRule> {
+    let queue = Mutex::new(Queue {
+        next: range.start,
+        rule,
+    });
+    let lock = || queue.lock().unwrap_or_else(|e| e.into_inner());
+    participants(0, p, &|i| loop {
+        let chunk = {
+            let mut q = lock();
+            if q.next >= range.end {
+                break;
+            }
+            let remaining = (range.end - q.next) as u64;
+            let w = worker() % p;
+            let size = q.rule.next_chunk(w, remaining).clamp(1, remaining) as usize;
+            let lo = q.next;
+            q.next += size;
+            lo..lo + size
+        };
+        let iterations = chunk.len() as u64;
+        let ns = tally.run(body, i, chunk);
+        lock().rule.chunk_done(worker() % p, iterations, ns);
+    });
+    queue.into_inner().unwrap_or_else(|e| e.into_inner()).rule
+}
+
+/// One participant's remaining iterations, shared with thieves.
+struct Owned(Mutex<Range<usize>>);
+
+impl Owned {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Range<usize>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn stealing(range: Range<usize>, p: usize, plan: StealPlan, tally: &Tally, body: &Body<'_>) {
+    let n = range.len();
+    let k = p.min(n);
+    let owned: Vec<Owned> = (0..k)
+        .map(|i| {
+            let lo = range.start + i * n / k;
+            let hi = range.start + (i + 1) * n / k;
+            Owned(Mutex::new(lo..hi))
+        })
+        .collect();
+    let owner_chunk = if plan.owner_chunk > 0 {
+        plan.owner_chunk
+    } else {
+        // About 64 chunks per block: small enough that most of a block stays stealable.
+        (n / (k * 64)).max(1)
+    };
+    let order = victim_order(plan.victims, k);
+    participants(0, k, &|i| {
+        let mut rng = XorShift64Star::new(i as u64 ^ 0x6c6f_6f70);
+        let mut last_victim = (i + 1) % k;
+        loop {
+            // Drain our own range, a chunk at a time, from its low end.
+            loop {
+                let chunk = {
+                    let mut own = owned[i].lock();
+                    if own.is_empty() {
+                        break;
+                    }
+                    let hi = (own.start + owner_chunk).min(own.end);
+                    let c = own.start..hi;
+                    own.start = hi;
+                    c
+                };
+                tally.run(body, i, chunk);
+            }
+            // Steal part of someone else's.
+            let Some((victim, stolen)) =
+                steal_once(i, k, &owned, plan, &order, &mut rng, &mut last_victim)
+            else {
+                return;
+            };
+            tally.steals.fetch_add(1, Ordering::Relaxed);
+            last_victim = victim;
+            *owned[i].lock() = stolen;
+        }
+    });
+}
+
+/// Victims grouped by preference, per thief: `Local` puts the thief's NUMA node first.
+fn victim_order(order: VictimOrder, k: usize) -> Vec<Vec<Vec<usize>>> {
+    let tiers = |thief: usize| -> Vec<Vec<usize>> {
+        let others: Vec<usize> = (0..k).filter(|&v| v != thief).collect();
+        if order != VictimOrder::Local {
+            return vec![others];
+        }
+        let topo = topology();
+        let cpus = topo.worker_cpus(k);
+        let node = |w: usize| topo.node(cpus[w]);
+        let (near, far): (Vec<usize>, Vec<usize>) =
+            others.into_iter().partition(|&v| node(v) == node(thief));
+        vec![near, far]
+    };
+    (0..k).map(tiers).collect()
+}
+
+fn topology() -> &'static crate::policy::topology::Topology {
+    static TOPOLOGY: std::sync::OnceLock<crate::policy::topology::Topology> =
+        std::sync::OnceLock::new();
+    TOPOLOGY.get_or_init(crate::policy::topology::Topology::detect)
+}
+
+/// One search for a victim with work; returns the victim and the range taken from it.
+fn steal_once(
+    thief: usize,
+    k: usize,
+    owned: &[Owned],
+    plan: StealPlan,
+    order: &[Vec<Vec<usize>>],
+    rng: &mut XorShift64Star,
+    last_victim: &mut usize,
+) -> Option<(usize, Range<usize>)> {
+    let take = |v: usize| -> Option<Range<usize>> {
+        let mut r = owned[v].lock();
+        let left = r.len();
+        let amount = match plan.amount {
+            StealAmount::Quarter => {
+                if left < 2 * plan.owner_chunk.max(1) {
+                    return None;
+                }
+                (left / 4).max(1)
+            }
+            StealAmount::Ratio(f) => ((left as f64 * f).ceil() as usize).min(left),
+            StealAmount::Fac2 => left.div_ceil(2),
+        };
+        if amount == 0 {
+            return None;
+        }
+        let cut = r.end - amount;
+        let stolen = cut..r.end;
+        r.end = cut;
+        Some(stolen)
+    };
+    match plan.victims {
+        VictimOrder::RoundRobin => {
+            // From the last victim on, once round.
+            for step in 0..k {
+                let v = (*last_victim + step) % k;
+                if v != thief {
+                    if let Some(r) = take(v) {
+                        return Some((v, r));
+                    }
+                }
+            }
+            let _ = rng;
+            None
+        }
+        VictimOrder::Random | VictimOrder::Local => {
+            for tier in &order[thief] {
+                // Random order within the tier; a victim found empty gets weight zero for
+                // the rest of this search (ranges only shrink, or are refilled by their
+                // owner's own steals, which that owner then runs itself).
+                let mut left: Vec<usize> = tier.clone();
+                while !left.is_empty() {
+                    let j = rng.below(left.len());
+                    let v = left.swap_remove(j);
+                    if let Some(r) = take(v) {
+                        return Some((v, r));
+                    }
+                }
+            }
+            None
+        }
+    }
+}
+
+fn auto(range: Range<usize>, p: usize, tally: &Tally, body: &Body<'_>) {
+    let n = range.len();
+    // Time a doubling prefix until it takes about a microsecond (or a 128·P-th of the loop).
+    let cap = (n / (128 * p)).max(1);
+    let mut done = range.start;
+    let mut k = 1usize;
+    let mut grain = cap;
+    while done < range.end {
+        let hi = (done + k).min(range.end);
+        let ns = tally.run(body, 0, done..hi);
+        let len = hi - done;
+        done = hi;
+        if ns >= 1_000 || k >= cap {
+            grain = ((len as u128 * 1_000 / u128::from(ns.max(1))) as usize).clamp(1, cap);
+            break;
+        }
+        k *= 2;
+    }
+    split(done..range.end, grain, tally, body);
+}
+
+fn split(range: Range<usize>, grain: usize, tally: &Tally, body: &Body<'_>) {
+    if range.len() <= grain {
+        if !range.is_empty() {
+            tally.run(body, 0, range);
+        }
+        return;
+    }
+    let mid = range.start + range.len() / 2;
+    crate::join(
+        || split(range.start..mid, grain, tally, body),
+        || split(mid..range.end, grain, tally, body),
+    );
+}
