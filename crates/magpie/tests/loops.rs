@@ -35,6 +35,10 @@ const SPECS: &[&str] = &[
     "laws,fac2",
     "auto",
     "runtime",
+    "random-sel",
+    "exhaustive-sel",
+    "binary-sel",
+    "expert-sel",
 ];
 
 fn lengths(p: usize) -> Vec<usize> {
@@ -144,4 +148,35 @@ fn a_loop_remembers_its_calls_and_last_statistics() {
     let stats = lp.last_stats().unwrap();
     assert_eq!(stats.schedule, "awf");
     assert!(stats.chunks >= 2, "{stats:?}");
+}
+
+#[test]
+fn selectors_run_every_iteration_once_on_every_call() {
+    let pool = ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+    for spec in ["random-sel", "exhaustive-sel", "binary-sel", "expert-sel"] {
+        let lp = Loop::new(spec.parse().unwrap());
+        let mut ran = std::collections::BTreeSet::new();
+        for call in 0..20 {
+            let runs: Vec<AtomicU32> = (0..2000).map(|_| AtomicU32::new(0)).collect();
+            let stats = pool.install(|| {
+                lp.for_each(0..2000, |i| {
+                    runs[i].fetch_add(1, Ordering::Relaxed);
+                })
+            });
+            assert!(
+                runs.iter().all(|r| r.load(Ordering::Relaxed) == 1),
+                "{spec}, call {call}"
+            );
+            ran.insert(stats.schedule);
+        }
+        assert_eq!(lp.calls(), 20);
+        // A selector runs members of its portfolio, never itself or `auto`.
+        assert!(
+            !ran.contains(spec) && !ran.contains("auto"),
+            "{spec}: {ran:?}"
+        );
+        if spec == "exhaustive-sel" || spec == "random-sel" {
+            assert!(ran.len() >= 4, "{spec} tried only {ran:?}");
+        }
+    }
 }

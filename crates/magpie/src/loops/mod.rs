@@ -15,6 +15,7 @@ pub mod schedule;
 pub use schedule::{Schedule, ScheduleError, StealAmount};
 
 mod exec;
+mod select;
 
 pub use exec::LoopStats;
 
@@ -34,7 +35,8 @@ impl Default for Schedule {
 impl Schedule {
     /// The schedule that actually runs: `runtime` becomes `MAGPIE_SCHEDULE` (or `auto` when
     /// unset; a bad value is reported once on stderr and `auto` runs). The automatic
-    /// selectors are not implemented yet and run `auto`.
+    /// selectors choose per call of a [`Loop`] (see `loops/select.rs` for their rules); on
+    /// their own they resolve to `auto`.
     pub fn resolve(&self) -> Schedule {
         match self {
             Schedule::Runtime => match Schedule::from_env() {
@@ -115,6 +117,8 @@ struct LoopState {
     history: LoopHistory,
     calls: u64,
     last: Option<LoopStats>,
+    /// For the selectors: the selection state and each portfolio member's own history.
+    selector: Option<(select::Selector, Vec<LoopHistory>)>,
 }
 
 impl Loop {
@@ -146,6 +150,15 @@ impl Loop {
     }
 
     fn run(&self, range: Range<usize>, body: &exec::Body<'_>) -> LoopStats {
+        if matches!(
+            self.schedule,
+            Schedule::RandomSel
+                | Schedule::ExhaustiveSel
+                | Schedule::BinarySel
+                | Schedule::ExpertSel
+        ) {
+            return self.run_selected(range, body);
+        }
         let schedule = self.schedule.resolve();
         let plan = plan(&schedule);
         // The history is taken out for the run, so that a body calling this same loop
@@ -154,6 +167,32 @@ impl Loop {
         let stats = exec::drive(range, &plan, &schedule, &mut history, body);
         let mut state = self.lock();
         state.history = history;
+        state.calls += 1;
+        state.last = Some(stats.clone());
+        stats
+    }
+
+    /// One call under an automatic selector: run the member it chooses, with that member's
+    /// own history, and tell the selector what the call measured.
+    fn run_selected(&self, range: Range<usize>, body: &exec::Body<'_>) -> LoopStats {
+        let (i, member, mut history) = {
+            let mut state = self.lock();
+            let (selector, histories) = state.selector.get_or_insert_with(|| {
+                let members = select::portfolio().len();
+                (
+                    select::Selector::new(self.schedule.clone()),
+                    vec![LoopHistory::default(); members],
+                )
+            });
+            let (i, member) = selector.choose();
+            (i, member, std::mem::take(&mut histories[i]))
+        };
+        let stats = exec::drive(range, &plan(&member), &member, &mut history, body);
+        let mut state = self.lock();
+        if let Some((selector, histories)) = state.selector.as_mut() {
+            selector.record(i, &stats);
+            histories[i] = history;
+        }
         state.calls += 1;
         state.last = Some(stats.clone());
         stats
