@@ -1,0 +1,139 @@
+/*
+ * The OpenMP peer of magpie's loop apps: the same loop bodies as `magpie::loops`
+ * runs, under OpenMP with `schedule(runtime)`, so the schedule kind and chunk are
+ * chosen per call through `omp_set_schedule`.
+ *
+ * Built by crates/magpie-bench/build.rs with -O2 -fopenmp -ffp-contract=off (no
+ * FMA contraction, so the Mandelbrot counts equal the plain-Rust reference bit
+ * for bit). Called from crates/magpie-bench/src/omp.rs.
+ *
+ * Arguments shared by the loops:
+ *   kind    -1 = sequential (no OpenMP at all), 0 = static, 1 = dynamic, 2 = guided;
+ *           anything else is treated as static.
+ *   chunk   the chunk size; 0 (or less) = the runtime's default for the kind
+ *           (static: one block per thread; dynamic/guided: 1).
+ *   threads the team size (num_threads clause); 0 (or less) = the OpenMP default.
+ */
+
+#include <omp.h>
+#include <stddef.h>
+#include <stdint.h>
+
+static omp_sched_t kind_to_omp(int kind) {
+    switch (kind) {
+    case 1:
+        return omp_sched_dynamic;
+    case 2:
+        return omp_sched_guided;
+    default:
+        return omp_sched_static;
+    }
+}
+
+static int omp_to_kind(omp_sched_t s) {
+    /* Drop the monotonic modifier bit (OpenMP 4.5+) if the runtime reports it. */
+    switch ((int)((unsigned)s & 0x7fffffffu)) {
+    case omp_sched_static:
+        return 0;
+    case omp_sched_dynamic:
+        return 1;
+    case omp_sched_guided:
+        return 2;
+    default:
+        return -2;
+    }
+}
+
+/* Sets the run-sched-var ICV of the calling thread and returns the team size to use. */
+static int setup(int kind, int chunk, int threads) {
+    omp_set_schedule(kind_to_omp(kind), chunk > 0 ? chunk : 0);
+    return threads > 0 ? threads : omp_get_max_threads();
+}
+
+/* Sets the schedule as the loops do and reads it back (for the tests). */
+void omp_loops_schedule_roundtrip(int kind, int chunk, int *kind_out, int *chunk_out) {
+    omp_sched_t s;
+    int c;
+    omp_set_schedule(kind_to_omp(kind), chunk > 0 ? chunk : 0);
+    omp_get_schedule(&s, &c);
+    *kind_out = omp_to_kind(s);
+    *chunk_out = c;
+}
+
+/* ---- Mandelbrot ------------------------------------------------------------------ */
+
+static inline uint32_t mandel_pixel(int64_t p, int width, int height, int max_iter) {
+    int x = (int)(p % width);
+    int y = (int)(p / width);
+    double cr = -2.0 + 3.0 * ((double)x + 0.5) / (double)width;
+    double ci = -1.5 + 3.0 * ((double)y + 0.5) / (double)height;
+    uint32_t n = 0;
+    double zr = 0, zi = 0;
+    while (n < (uint32_t)max_iter) {
+        double zr2 = zr * zr, zi2 = zi * zi;
+        if (zr2 + zi2 > 4.0)
+            break;
+        zi = 2.0 * zr * zi + ci;
+        zr = zr2 - zi2 + cr;
+        n++;
+    }
+    return n;
+}
+
+/*
+ * The image over [-2,1] x [-1.5,1.5], row-major into out[width * height]; one loop
+ * over the pixel indices. Returns the sum of the iteration counts.
+ */
+uint64_t omp_mandelbrot(int width, int height, int max_iter, int kind, int chunk, int threads,
+                        uint32_t *out) {
+    int64_t total = (int64_t)width * (int64_t)height;
+    uint64_t sum = 0;
+    if (width <= 0 || height <= 0)
+        return 0;
+    if (max_iter < 0)
+        max_iter = 0;
+    if (kind < 0) {
+        for (int64_t p = 0; p < total; p++) {
+            uint32_t n = mandel_pixel(p, width, height, max_iter);
+            out[p] = n;
+            sum += n;
+        }
+        return sum;
+    }
+    int team = setup(kind, chunk, threads);
+#pragma omp parallel for schedule(runtime) num_threads(team) reduction(+ : sum)
+    for (int64_t p = 0; p < total; p++) {
+        uint32_t n = mandel_pixel(p, width, height, max_iter);
+        out[p] = n;
+        sum += n;
+    }
+    return sum;
+}
+
+/* ---- Dist work ------------------------------------------------------------------- */
+
+static inline uint64_t work(uint64_t units, uint64_t seed) {
+    uint64_t x = seed | 1;
+    for (uint64_t u = 0; u < units; u++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    return x;
+}
+
+/* Iteration i runs work(costs[i], i); returns the wrapping sum of the results. */
+uint64_t omp_dist(const uint64_t *costs, size_t n, int kind, int chunk, int threads) {
+    uint64_t sum = 0;
+    if (kind < 0) {
+        for (size_t i = 0; i < n; i++)
+            sum += work(costs[i], (uint64_t)i);
+        return sum;
+    }
+    int team = setup(kind, chunk, threads);
+    int64_t len = (int64_t)n;
+#pragma omp parallel for schedule(runtime) num_threads(team) reduction(+ : sum)
+    for (int64_t i = 0; i < len; i++)
+        sum += work(costs[i], (uint64_t)i);
+    return sum;
+}
