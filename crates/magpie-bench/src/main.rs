@@ -29,6 +29,7 @@ mod counting;
 mod harness;
 mod join;
 mod kernels;
+mod omp;
 mod search;
 
 use clap::{Parser, Subcommand};

@@ -1,0 +1,360 @@
+//! The OpenMP peer of the `loops` suite: the loop bodies of magpie's loop apps compiled as C
+//! under OpenMP (`csrc/loops_omp.c`, built by `build.rs`), with the schedule kind and chunk
+//! chosen per call (`omp_set_schedule` + `schedule(runtime)`) and the team size per call
+//! (`num_threads`).
+//!
+//! - [`mandelbrot`]: the image over [-2,1]×[-1.5,1.5], one parallel loop over pixel indices,
+//!   compiled with `-ffp-contract=off` so the counts equal plain Rust `f64` arithmetic.
+//! - [`dist`]: iteration `i` runs `costs[i]` xorshift steps seeded with `i`; the loop returns
+//!   the wrapping sum of the results.
+//!
+//! [`mandelbrot_sequential`] and [`dist_sequential`] run the same C bodies with no OpenMP.
+
+// The `loops` suite will call these wrappers; until it does only the tests below use them.
+#![allow(dead_code)]
+
+use std::ffi::c_int;
+
+/// An OpenMP loop schedule kind, as set with `omp_set_schedule`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OmpSchedule {
+    /// `static`: chunk 0 gives one block per thread, otherwise chunks dealt round-robin.
+    Static,
+    /// `dynamic`: chunks taken from a shared counter (chunk 0 means 1).
+    Dynamic,
+    /// `guided`: shrinking chunks, never below the chunk (chunk 0 means 1).
+    Guided,
+}
+
+impl OmpSchedule {
+    /// Every kind, in the order static, dynamic, guided.
+    pub const ALL: [OmpSchedule; 3] = [
+        OmpSchedule::Static,
+        OmpSchedule::Dynamic,
+        OmpSchedule::Guided,
+    ];
+
+    /// The `kind` argument of the C functions.
+    fn code(self) -> c_int {
+        match self {
+            OmpSchedule::Static => 0,
+            OmpSchedule::Dynamic => 1,
+            OmpSchedule::Guided => 2,
+        }
+    }
+
+    /// The OpenMP name (as in `OMP_SCHEDULE`).
+    pub fn name(self) -> &'static str {
+        match self {
+            OmpSchedule::Static => "static",
+            OmpSchedule::Dynamic => "dynamic",
+            OmpSchedule::Guided => "guided",
+        }
+    }
+}
+
+/// The C `kind` that runs a loop sequentially, outside OpenMP.
+const SEQUENTIAL: c_int = -1;
+
+mod ffi {
+    use std::ffi::c_int;
+
+    extern "C" {
+        pub fn omp_mandelbrot(
+            width: c_int,
+            height: c_int,
+            max_iter: c_int,
+            kind: c_int,
+            chunk: c_int,
+            threads: c_int,
+            out: *mut u32,
+        ) -> u64;
+        pub fn omp_dist(
+            costs: *const u64,
+            n: usize,
+            kind: c_int,
+            chunk: c_int,
+            threads: c_int,
+        ) -> u64;
+        pub fn omp_loops_schedule_roundtrip(
+            kind: c_int,
+            chunk: c_int,
+            kind_out: *mut c_int,
+            chunk_out: *mut c_int,
+        );
+    }
+}
+
+fn to_c_int(value: usize, what: &str) -> c_int {
+    c_int::try_from(value).unwrap_or_else(|_| panic!("{what} = {value} does not fit a C int"))
+}
+
+/// Runs the C Mandelbrot loop with `kind` (or [`SEQUENTIAL`]); returns (image, sum of counts).
+fn mandelbrot_kind(
+    width: usize,
+    height: usize,
+    max_iter: u32,
+    kind: c_int,
+    chunk: usize,
+    threads: usize,
+) -> (Vec<u32>, u64) {
+    let w = to_c_int(width, "width");
+    let h = to_c_int(height, "height");
+    let pixels = width
+        .checked_mul(height)
+        .expect("width * height overflows usize");
+    let max_iter = to_c_int(max_iter as usize, "max_iter");
+    let chunk = to_c_int(chunk, "chunk");
+    let threads = to_c_int(threads, "threads");
+    let mut out = vec![0u32; pixels];
+    // SAFETY: `out` holds exactly width * height u32s, which is all the C loop writes
+    // (indices 0..width*height, each once); the other arguments are plain integers, range
+    // checked above, and the C side keeps no pointer after returning.
+    let sum =
+        unsafe { ffi::omp_mandelbrot(w, h, max_iter, kind, chunk, threads, out.as_mut_ptr()) };
+    (out, sum)
+}
+
+/// The Mandelbrot image (row-major, `width * height` iteration counts) under OpenMP with the
+/// given schedule, chunk (0 = the kind's default) and team size (0 = OpenMP's default), and
+/// the sum of its counts.
+///
+/// # Panics
+/// If a size does not fit a C `int`.
+pub fn mandelbrot(
+    width: usize,
+    height: usize,
+    max_iter: u32,
+    sched: OmpSchedule,
+    chunk: usize,
+    threads: usize,
+) -> (Vec<u32>, u64) {
+    mandelbrot_kind(width, height, max_iter, sched.code(), chunk, threads)
+}
+
+/// The same C Mandelbrot body as [`mandelbrot`], run sequentially without OpenMP.
+pub fn mandelbrot_sequential(width: usize, height: usize, max_iter: u32) -> (Vec<u32>, u64) {
+    mandelbrot_kind(width, height, max_iter, SEQUENTIAL, 0, 1)
+}
+
+fn dist_kind(costs: &[u64], kind: c_int, chunk: usize, threads: usize) -> u64 {
+    let chunk = to_c_int(chunk, "chunk");
+    let threads = to_c_int(threads, "threads");
+    // SAFETY: `costs` is a live slice of `costs.len()` u64s, which the C loop only reads
+    // (indices 0..len) and does not keep after returning.
+    unsafe { ffi::omp_dist(costs.as_ptr(), costs.len(), kind, chunk, threads) }
+}
+
+/// The dist-work loop under OpenMP: iteration `i` runs `costs[i]` xorshift steps seeded with
+/// `i`; returns the wrapping sum of the results. Chunk 0 = the kind's default, threads 0 =
+/// OpenMP's default.
+///
+/// # Panics
+/// If `chunk` or `threads` does not fit a C `int`.
+pub fn dist(costs: &[u64], sched: OmpSchedule, chunk: usize, threads: usize) -> u64 {
+    dist_kind(costs, sched.code(), chunk, threads)
+}
+
+/// The same C dist-work body as [`dist`], run sequentially without OpenMP.
+pub fn dist_sequential(costs: &[u64]) -> u64 {
+    dist_kind(costs, SEQUENTIAL, 0, 1)
+}
+
+/// Sets the calling thread's OpenMP run schedule as the loops do, and reads it back with
+/// `omp_get_schedule`: (kind, chunk as the runtime stores it).
+fn schedule_roundtrip(sched: OmpSchedule, chunk: usize) -> (Option<OmpSchedule>, i64) {
+    let mut kind: c_int = -2;
+    let mut got_chunk: c_int = -1;
+    // SAFETY: both out-pointers point at live, writable c_ints on this stack frame; the C
+    // function writes each once and keeps neither.
+    unsafe {
+        ffi::omp_loops_schedule_roundtrip(
+            sched.code(),
+            to_c_int(chunk, "chunk"),
+            &mut kind,
+            &mut got_chunk,
+        )
+    };
+    let kind = OmpSchedule::ALL.into_iter().find(|s| s.code() == kind);
+    (kind, i64::from(got_chunk))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Rust reference of the C Mandelbrot pixel (same expression order, no FMA).
+    fn ref_pixel(x: usize, y: usize, width: usize, height: usize, max_iter: u32) -> u32 {
+        let cr = -2.0 + 3.0 * (x as f64 + 0.5) / width as f64;
+        let ci = -1.5 + 3.0 * (y as f64 + 0.5) / height as f64;
+        let mut n = 0u32;
+        let (mut zr, mut zi) = (0.0f64, 0.0f64);
+        while n < max_iter {
+            let (zr2, zi2) = (zr * zr, zi * zi);
+            if zr2 + zi2 > 4.0 {
+                break;
+            }
+            zi = 2.0 * zr * zi + ci;
+            zr = zr2 - zi2 + cr;
+            n += 1;
+        }
+        n
+    }
+
+    fn ref_mandelbrot(width: usize, height: usize, max_iter: u32) -> (Vec<u32>, u64) {
+        let image: Vec<u32> = (0..width * height)
+            .map(|p| ref_pixel(p % width, p / width, width, height, max_iter))
+            .collect();
+        let sum = image.iter().map(|&n| u64::from(n)).sum();
+        (image, sum)
+    }
+
+    /// The Rust reference of the C dist-work body.
+    fn ref_work(units: u64, seed: u64) -> u64 {
+        let mut x = seed | 1;
+        for _ in 0..units {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+        }
+        x
+    }
+
+    fn ref_dist(costs: &[u64]) -> u64 {
+        costs
+            .iter()
+            .enumerate()
+            .fold(0u64, |acc, (i, &c)| acc.wrapping_add(ref_work(c, i as u64)))
+    }
+
+    /// Uneven costs: a cheap majority, a few heavy iterations, some zeros.
+    fn costs() -> Vec<u64> {
+        (0..203u64)
+            .map(|i| match i % 17 {
+                0 => 5_000 + i,
+                5 | 11 => 0,
+                _ => (i * 37) % 61,
+            })
+            .collect()
+    }
+
+    const W: usize = 24;
+    const H: usize = 16;
+    const MAX_ITER: u32 = 200;
+
+    #[test]
+    fn reference_image_is_not_trivial() {
+        let (image, sum) = ref_mandelbrot(W, H, MAX_ITER);
+        assert!(image.contains(&MAX_ITER), "some pixels must stay bounded");
+        assert!(
+            image.iter().any(|&n| n < 3),
+            "some pixels must escape at once"
+        );
+        assert!(sum > 0);
+    }
+
+    #[test]
+    fn sequential_c_mandelbrot_equals_reference() {
+        let (want, want_sum) = ref_mandelbrot(W, H, MAX_ITER);
+        let (got, got_sum) = mandelbrot_sequential(W, H, MAX_ITER);
+        assert_eq!(got, want);
+        assert_eq!(got_sum, want_sum);
+    }
+
+    #[test]
+    fn openmp_mandelbrot_equals_reference_under_every_schedule() {
+        let (want, want_sum) = ref_mandelbrot(W, H, MAX_ITER);
+        for sched in OmpSchedule::ALL {
+            for chunk in [0, 1, 7] {
+                for threads in [1, 2] {
+                    let (got, got_sum) = mandelbrot(W, H, MAX_ITER, sched, chunk, threads);
+                    assert_eq!(got.len(), W * H);
+                    for (p, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                        assert_eq!(
+                            g,
+                            w,
+                            "pixel ({}, {}) under {} chunk {chunk} with {threads} threads",
+                            p % W,
+                            p / W,
+                            sched.name()
+                        );
+                    }
+                    assert_eq!(
+                        got_sum,
+                        want_sum,
+                        "{} chunk {chunk} threads {threads}",
+                        sched.name()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn empty_image() {
+        assert_eq!(
+            mandelbrot(0, 5, MAX_ITER, OmpSchedule::Dynamic, 0, 2),
+            (Vec::new(), 0)
+        );
+        assert_eq!(mandelbrot_sequential(5, 0, MAX_ITER), (Vec::new(), 0));
+    }
+
+    #[test]
+    fn sequential_c_dist_equals_reference() {
+        let costs = costs();
+        assert_eq!(dist_sequential(&costs), ref_dist(&costs));
+    }
+
+    #[test]
+    fn openmp_dist_equals_reference_under_every_schedule() {
+        let costs = costs();
+        let want = ref_dist(&costs);
+        for sched in OmpSchedule::ALL {
+            for chunk in [0, 1, 4, 1000] {
+                for threads in [1, 2] {
+                    assert_eq!(
+                        dist(&costs, sched, chunk, threads),
+                        want,
+                        "{} chunk {chunk} threads {threads}",
+                        sched.name()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dist_of_nothing_is_zero() {
+        for sched in OmpSchedule::ALL {
+            assert_eq!(dist(&[], sched, 0, 2), 0);
+        }
+        assert_eq!(dist_sequential(&[]), 0);
+    }
+
+    #[test]
+    fn dist_sum_wraps() {
+        // Enough iterations that the sum of 64-bit results must wrap.
+        let costs = vec![3u64; 64];
+        let want = ref_dist(&costs);
+        let exact: u128 = (0..64u64).map(|i| u128::from(ref_work(3, i))).sum();
+        assert!(exact > u128::from(u64::MAX), "the test must overflow");
+        assert_eq!(want, exact as u64);
+        for sched in OmpSchedule::ALL {
+            assert_eq!(dist(&costs, sched, 3, 2), want);
+        }
+    }
+
+    #[test]
+    fn the_loops_set_the_runtime_schedule() {
+        for sched in OmpSchedule::ALL {
+            let (kind, chunk) = schedule_roundtrip(sched, 5);
+            assert_eq!(kind, Some(sched));
+            assert_eq!(chunk, 5);
+        }
+        // Chunk 0 asks for the default: static keeps 0 (one block per thread).
+        assert_eq!(
+            schedule_roundtrip(OmpSchedule::Static, 0),
+            (Some(OmpSchedule::Static), 0)
+        );
+    }
+}
