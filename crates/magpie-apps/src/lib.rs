@@ -12,6 +12,7 @@
 
 pub mod input;
 pub mod knapsack;
+pub mod mandelbrot;
 pub mod maxclique;
 pub mod nqueens;
 pub mod ns;
