@@ -10,6 +10,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod dist;
 pub mod input;
 pub mod knapsack;
 pub mod mandelbrot;

@@ -140,3 +140,163 @@ fn mandelbrot_bad_params() {
         assert!(e.to_string().contains(what), "{e}");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Dist
+
+use magpie_apps::dist::{self, Dist};
+
+fn all_dists() -> Vec<Dist> {
+    [
+        "constant",
+        "uniform",
+        "normal",
+        "exponential",
+        "gamma:k=2",
+        "gamma:k=0.5",
+    ]
+    .iter()
+    .map(|s| s.parse().unwrap())
+    .collect()
+}
+
+#[test]
+fn dist_costs_pinned_and_deterministic() {
+    let pins: [(&str, [u64; 6]); 6] = [
+        ("constant", [100; 6]),
+        ("uniform", [113, 149, 194, 89, 89, 153]),
+        ("normal", [99, 37, 102, 49, 106, 80]),
+        ("exponential", [84, 137, 354, 59, 59, 144]),
+        ("gamma:k=2", [81, 33, 9, 20, 31, 62]),
+        ("gamma:k=0.5", [149, 188, 20, 19, 13, 135]),
+    ];
+    for (name, want) in pins {
+        let d: Dist = name.parse().unwrap();
+        assert_eq!(dist::costs(&d, 6, 100, 1), want, "{name}");
+        assert_eq!(
+            dist::costs(&d, 1000, 100, 9),
+            dist::costs(&d, 1000, 100, 9),
+            "{name}"
+        );
+        // A prefix of a longer draw: costs are drawn in order.
+        assert_eq!(
+            dist::costs(&d, 1000, 100, 9)[..6],
+            dist::costs(&d, 6, 100, 9)[..]
+        );
+    }
+}
+
+#[test]
+fn dist_sample_moments() {
+    let n = 100_000;
+    // (distribution, mean, c.o.v.) with mean 200 work units.
+    for (name, cov) in [
+        ("constant", 0.0),
+        ("uniform", 1.0 / 3f64.sqrt()),
+        ("uniform:spread=0.5", 0.5 / 3f64.sqrt()),
+        ("normal", 0.25),
+        ("normal:cv=0.1", 0.1),
+        ("exponential", 1.0),
+        ("gamma:k=2", 1.0 / 2f64.sqrt()),
+        ("gamma:k=4", 0.5),
+        ("gamma:k=0.5", 2f64.sqrt()),
+    ] {
+        let d: Dist = name.parse().unwrap();
+        let c = dist::costs(&d, n, 200, 12345);
+        let mean = c.iter().sum::<u64>() as f64 / n as f64;
+        let var = c.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n as f64;
+        assert!((mean - 200.0).abs() < 200.0 * 0.015, "{name}: mean {mean}");
+        let got_cov = var.sqrt() / mean;
+        assert!(
+            (got_cov - cov).abs() < 0.03 + 0.03 * cov,
+            "{name}: c.o.v. {got_cov} vs {cov}"
+        );
+    }
+    // The uniform range is respected.
+    let c = dist::costs(&"uniform:spread=0.5".parse().unwrap(), n, 200, 3);
+    assert!(c.iter().all(|&x| (100..=300).contains(&x)));
+}
+
+#[test]
+fn dist_parallel_equals_sequential() {
+    let mut schedules = SCHEDULES.to_vec();
+    schedules.extend([
+        "tss",
+        "fac",
+        "wf",
+        "awf-c",
+        "laws",
+        "static,16",
+        "binary-sel",
+    ]);
+    for d in all_dists() {
+        let c = dist::costs(&d, 3000, 20, 5);
+        let want = dist::run_seq(&c, 3);
+        for workers in [1, 2, 8] {
+            let pool = pool(workers);
+            for s in &schedules {
+                let lp = new_loop(s);
+                assert_eq!(
+                    pool.install(|| dist::run(&c, 3, &lp)),
+                    want,
+                    "{d} {s} {workers}"
+                );
+                assert_eq!(lp.calls(), 3);
+            }
+        }
+    }
+}
+
+#[test]
+fn dist_checksum_by_hand() {
+    // work() against its definition, and run_seq against a plain double loop.
+    let mut x = 12u64 | 1;
+    for _ in 0..5 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    assert_eq!(dist::work(5, 12), x);
+    let c = [3u64, 0, 7, 1];
+    let mut sum = 0u64;
+    for s in 0..2u64 {
+        for (i, &u) in c.iter().enumerate() {
+            sum = sum.wrapping_add(dist::work(u, (s << 32) ^ i as u64));
+        }
+    }
+    assert_eq!(dist::run_seq(&c, 2), sum);
+    assert_eq!(dist::run_seq(&[], 5), 0);
+}
+
+#[test]
+fn dist_bad_strings_rejected() {
+    for (bad, why) in [
+        ("", "empty"),
+        ("poisson", "unknown distribution"),
+        ("gamma:k=0", "k must be"),
+        ("gamma:k=abc", "not a number"),
+        ("gamma:shape=2", "unknown parameter"),
+        ("gamma:2", "expected `gamma:k=VALUE`"),
+        ("uniform:spread=1.5", "spread must be"),
+        ("normal:cv=-1", "cv must be"),
+        ("normal:cv=inf", "cv must be"),
+        ("exponential:k=1", "takes no parameter"),
+        ("constant:x=1", "takes no parameter"),
+    ] {
+        let e = bad.parse::<Dist>().unwrap_err().to_string();
+        assert!(e.starts_with("--dist: ") && e.contains(why), "{bad}: {e}");
+    }
+    for good in [
+        "Constant",
+        " exp ",
+        "GAMMA:k=3",
+        "uniform:spread=0",
+        "normal:cv=0",
+    ] {
+        assert!(good.parse::<Dist>().is_ok(), "{good}");
+    }
+    // Display round-trips.
+    for d in all_dists() {
+        assert_eq!(d.to_string().parse::<Dist>().unwrap(), d);
+    }
+}
