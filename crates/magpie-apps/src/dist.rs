@@ -163,10 +163,10 @@ impl FromStr for Dist {
 }
 
 /// SplitMix64 with uniform, normal and gamma variates.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -175,12 +175,12 @@ impl Rng {
     }
 
     /// Uniform on `[0, 1)`, 53 bits.
-    fn uniform(&mut self) -> f64 {
+    pub(crate) fn uniform(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
     /// Standard normal (Box–Muller, one value per pair of uniforms).
-    fn normal(&mut self) -> f64 {
+    pub(crate) fn normal(&mut self) -> f64 {
         let u1 = 1.0 - self.uniform(); // (0, 1]
         let u2 = self.uniform();
         (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
@@ -188,7 +188,7 @@ impl Rng {
 
     /// Gamma with shape `k` and scale 1 (Marsaglia–Tsang; `k < 1` by the boost
     /// `G(k + 1) · U^(1/k)`).
-    fn gamma(&mut self, k: f64) -> f64 {
+    pub(crate) fn gamma(&mut self, k: f64) -> f64 {
         if k < 1.0 {
             let u = 1.0 - self.uniform();
             return self.gamma(k + 1.0) * u.powf(1.0 / k);

@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod dist;
+pub mod histogram;
 pub mod input;
 pub mod knapsack;
 pub mod mandelbrot;

@@ -300,3 +300,72 @@ fn dist_bad_strings_rejected() {
         assert_eq!(d.to_string().parse::<Dist>().unwrap(), d);
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Histogram
+
+use magpie_apps::histogram;
+
+/// Counts by sorting, independently of `histogram_seq`.
+fn counts_by_sorting(keys: &[u32], buckets: usize) -> Vec<u64> {
+    let mut sorted = keys.to_vec();
+    sorted.sort_unstable();
+    let mut h = vec![0u64; buckets];
+    for run in sorted.chunk_by(|a, b| a == b) {
+        h[run[0] as usize] = run.len() as u64;
+    }
+    h
+}
+
+#[test]
+fn histogram_parallel_equals_sequential() {
+    for (n, buckets, skew) in [
+        (0, 1, 0.0),
+        (1, 1, 0.0),
+        (50_000, 256, 0.0),
+        (50_000, 1000, 2.0),
+        (20_000, 3, 0.5),
+    ] {
+        let k = histogram::keys(n, buckets, skew, 77).unwrap();
+        let want = histogram::histogram_seq(&k, buckets);
+        assert_eq!(want, counts_by_sorting(&k, buckets));
+        assert_eq!(want.iter().sum::<u64>(), n as u64);
+        for workers in [1, 2, 8] {
+            let pool = pool(workers);
+            for s in SCHEDULES {
+                let lp = new_loop(s);
+                for _ in 0..2 {
+                    assert_eq!(
+                        pool.install(|| histogram::histogram(&k, buckets, &lp)),
+                        want,
+                        "{s} {workers} n={n} b={buckets}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn histogram_key_shapes() {
+    let n = 200_000;
+    let uniform = histogram::histogram_seq(&histogram::keys(n, 10, 0.0, 1).unwrap(), 10);
+    assert!(
+        uniform
+            .iter()
+            .all(|&c| (c as f64 - 20_000.0).abs() < 1_000.0),
+        "{uniform:?}"
+    );
+    // skew 1: P(key < b/4) = P(u² < 1/4) = 1/2.
+    let skewed = histogram::histogram_seq(&histogram::keys(n, 4, 1.0, 1).unwrap(), 4);
+    assert!((skewed[0] as f64 - 100_000.0).abs() < 1_500.0, "{skewed:?}");
+    assert!(skewed.windows(2).all(|w| w[0] > w[1]), "{skewed:?}");
+    assert!(histogram::keys(10, 0, 0.0, 1)
+        .unwrap_err()
+        .to_string()
+        .contains("--buckets"));
+    assert!(histogram::keys(10, 2, f64::NAN, 1)
+        .unwrap_err()
+        .to_string()
+        .contains("--skew"));
+}
