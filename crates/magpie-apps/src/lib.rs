@@ -19,6 +19,7 @@ pub mod maxclique;
 pub mod nqueens;
 pub mod ns;
 pub mod shared;
+pub mod spmv;
 pub mod tsp;
 pub mod uts;
 

@@ -369,3 +369,70 @@ fn histogram_key_shapes() {
         .to_string()
         .contains("--skew"));
 }
+
+// ---------------------------------------------------------------------------------------
+// SpMV
+
+use magpie_apps::spmv;
+
+#[test]
+fn spmv_parallel_equals_sequential_bitwise() {
+    for (rows, cols, min_len, alpha) in [
+        (0, 1, 1, 1.5),
+        (1, 1, 1, 1.5),
+        (3000, 3000, 1, 1.1),
+        (2000, 500, 4, 2.5),
+    ] {
+        let a = spmv::power_law(rows, cols, min_len, alpha, 21).unwrap();
+        let x = spmv::vector(cols, 22);
+        let want = spmv::spmv_seq(&a, &x);
+        // An independent dense-free loop over the raw rows, summed in the same order.
+        let by_hand: Vec<f64> = (0..rows)
+            .map(|r| {
+                let (c, v) = a.row(r);
+                let mut s = 0.0;
+                for k in 0..c.len() {
+                    s += v[k] * x[c[k] as usize];
+                }
+                s
+            })
+            .collect();
+        assert_eq!(want, by_hand);
+        let bits = |v: &[f64]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        for workers in [1, 2, 8] {
+            let pool = pool(workers);
+            for s in SCHEDULES {
+                let lp = new_loop(s);
+                for _ in 0..2 {
+                    let got = pool.install(|| spmv::spmv(&a, &x, &lp));
+                    assert_eq!(bits(&got), bits(&want), "{s} {workers} rows={rows}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn spmv_matrix_shape() {
+    let a = spmv::power_law(20_000, 10_000, 2, 1.5, 5).unwrap();
+    let lens: Vec<usize> = (0..a.n_rows()).map(|r| a.row_len(r)).collect();
+    assert_eq!(lens.iter().sum::<usize>(), a.nnz());
+    assert!(lens.iter().all(|&l| (2..=10_000).contains(&l)));
+    // Skewed: the longest row is far above the mean (about 2 · 1.5 / 0.5 = 6).
+    let mean = a.nnz() as f64 / a.n_rows() as f64;
+    assert!((4.5..8.0).contains(&mean), "mean row length {mean}");
+    assert!(*lens.iter().max().unwrap() as f64 > 50.0 * mean);
+    for r in 0..a.n_rows() {
+        assert!(a.row(r).0.windows(2).all(|w| w[0] <= w[1]));
+    }
+    assert!(spmv::power_law(5, 0, 1, 1.5, 1)
+        .unwrap_err()
+        .to_string()
+        .contains("--cols"));
+    assert!(spmv::power_law(5, 5, 1, 0.0, 1)
+        .unwrap_err()
+        .to_string()
+        .contains("--alpha"));
+    assert!(spmv::Csr::new(1, 2, vec![0, 2], vec![0], vec![1.0]).is_err());
+    assert!(spmv::Csr::new(2, 2, vec![0, 2, 1], vec![0], vec![1.0]).is_err());
+}
