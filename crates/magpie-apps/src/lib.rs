@@ -10,12 +10,16 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod dist;
+pub mod histogram;
 pub mod input;
 pub mod knapsack;
+pub mod mandelbrot;
 pub mod maxclique;
 pub mod nqueens;
 pub mod ns;
 pub mod shared;
+pub mod spmv;
 pub mod tsp;
 pub mod uts;
 

@@ -1,0 +1,285 @@
+//! Mandelbrot set as a scheduled parallel loop (the irregular loop of the LB4OMP
+//! experiments): one iteration per pixel, whose cost is its escape count, so that the rows
+//! crossing the set are far more expensive than those outside it.
+//!
+//! The image covers `[-2, 1] × [-1.5, 1.5]`, row-major: pixel `(x, y)` (index `y * width + x`)
+//! is the point `c = (-2 + 3(x + 0.5)/width, -1.5 + 3(y + 0.5)/height)`, and its value is
+//! [`pixel`]`(c)`. [`run`] renders the image `steps` times through the same
+//! [`magpie::loops::Loop`], as the time steps of an application, so that adaptive schedules
+//! learn across them.
+//!
+//! ```
+//! use magpie::loops::{Loop, Schedule};
+//! use magpie_apps::mandelbrot::{render, render_seq, Params};
+//! let p = Params::new(64, 48, 200, 1).unwrap();
+//! let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+//! let step = Loop::new("fac2".parse::<Schedule>().unwrap());
+//! assert_eq!(pool.install(|| render(&p, &step)), render_seq(&p));
+//! ```
+
+use std::ops::Range;
+use std::sync::Mutex;
+
+use magpie::loops::Loop;
+
+use crate::input::InputError;
+
+/// The size of the image, the iteration limit and the number of time steps of [`run`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Params {
+    /// Pixels per row (≥ 1).
+    pub width: usize,
+    /// Rows (≥ 1).
+    pub height: usize,
+    /// The most iterations per pixel (≥ 1): the value of the pixels inside the set.
+    pub max_iter: u32,
+    /// How many times [`run`] renders the image (≥ 1).
+    pub steps: usize,
+}
+
+impl Params {
+    /// Checked parameters (see [`Params::validate`]).
+    ///
+    /// ```
+    /// use magpie_apps::mandelbrot::Params;
+    /// assert!(Params::new(800, 600, 1000, 20).is_ok());
+    /// let e = Params::new(0, 600, 1000, 20).unwrap_err();
+    /// assert_eq!(e.to_string(), "--width: the width must be at least 1 (got 0)");
+    /// ```
+    pub fn new(
+        width: usize,
+        height: usize,
+        max_iter: u32,
+        steps: usize,
+    ) -> Result<Params, InputError> {
+        let p = Params {
+            width,
+            height,
+            max_iter,
+            steps,
+        };
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Checks that every size is at least 1 and that `width × height` fits in memory's
+    /// index range; the error names the offending parameter (`--width`, `--height`,
+    /// `--max-iter`, `--steps`).
+    ///
+    /// ```
+    /// let p = magpie_apps::mandelbrot::Params { width: 4, height: 4, max_iter: 0, steps: 1 };
+    /// assert!(p.validate().unwrap_err().to_string().contains("--max-iter"));
+    /// ```
+    pub fn validate(&self) -> Result<(), InputError> {
+        let at_least_one = |name: &str, what: &str, v: u64| {
+            if v == 0 {
+                Err(InputError::file(
+                    format!("--{name}"),
+                    format!("the {what} must be at least 1 (got 0)"),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        at_least_one("width", "width", self.width as u64)?;
+        at_least_one("height", "height", self.height as u64)?;
+        at_least_one("max-iter", "iteration limit", u64::from(self.max_iter))?;
+        at_least_one("steps", "number of time steps", self.steps as u64)?;
+        let too_large = match self.width.checked_mul(self.height) {
+            Some(n) => n > isize::MAX as usize / 4,
+            None => true,
+        };
+        if too_large {
+            return Err(InputError::file(
+                "--width",
+                format!("a {} × {} image is too large", self.width, self.height),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The number of pixels, `width × height`.
+    pub fn pixels(&self) -> usize {
+        self.width * self.height
+    }
+
+    /// The point of pixel index `i` (row-major): `(c_re, c_im)`.
+    ///
+    /// ```
+    /// let p = magpie_apps::mandelbrot::Params::new(2, 2, 10, 1).unwrap();
+    /// assert_eq!(p.point(0), (-1.25, -0.75));
+    /// assert_eq!(p.point(3), (0.25, 0.75));
+    /// ```
+    pub fn point(&self, i: usize) -> (f64, f64) {
+        let (x, y) = (i % self.width, i / self.width);
+        (
+            -2.0 + 3.0 * (x as f64 + 0.5) / self.width as f64,
+            -1.5 + 3.0 * (y as f64 + 0.5) / self.height as f64,
+        )
+    }
+}
+
+/// The escape count of `c = c_re + i·c_im`: starting from `z = 0`, the number of updates
+/// `z ← z² + c` made before `|z|² > 4` holds, at most `max_iter`. The test comes before each
+/// update, so a point with `|c|² > 4` counts 1 and a point of the set counts `max_iter`.
+///
+/// The exact arithmetic, in plain `f64` without fused multiply-adds (Rust never contracts),
+/// for other implementations to mirror bit for bit:
+///
+/// ```text
+/// zr2 = zr * zr;  zi2 = zi * zi;
+/// if zr2 + zi2 > 4.0 { stop }
+/// zi = 2.0 * zr * zi + c_im;      // (2.0 * zr) * zi, then + c_im
+/// zr = zr2 - zi2 + c_re;          // (zr2 - zi2) + c_re
+/// ```
+///
+/// ```
+/// use magpie_apps::mandelbrot::pixel;
+/// assert_eq!(pixel(0.0, 0.0, 1000), 1000); // inside
+/// assert_eq!(pixel(2.0, 2.0, 1000), 1); // |c|² = 8: escapes after the first update
+/// assert_eq!(pixel(1.0, 0.0, 1000), 3); // 0 → 1 → 2 → 5
+/// ```
+#[inline]
+pub fn pixel(c_re: f64, c_im: f64, max_iter: u32) -> u32 {
+    let (mut zr, mut zi) = (0.0f64, 0.0f64);
+    let mut n = 0;
+    while n < max_iter {
+        let zr2 = zr * zr;
+        let zi2 = zi * zi;
+        if zr2 + zi2 > 4.0 {
+            break;
+        }
+        zi = 2.0 * zr * zi + c_im;
+        zr = zr2 - zi2 + c_re;
+        n += 1;
+    }
+    n
+}
+
+/// The image, sequentially: `width × height` escape counts, row-major.
+///
+/// ```
+/// use magpie_apps::mandelbrot::{render_seq, Params};
+/// let img = render_seq(&Params::new(3, 3, 50, 1).unwrap());
+/// assert_eq!(img.len(), 9);
+/// assert_eq!(img[4], 50); // c = -0.5: inside
+/// ```
+pub fn render_seq(p: &Params) -> Vec<u32> {
+    (0..p.pixels())
+        .map(|i| {
+            let (re, im) = p.point(i);
+            pixel(re, im, p.max_iter)
+        })
+        .collect()
+}
+
+/// The image, in parallel on the current pool: one loop iteration per pixel, scheduled by
+/// `lp` (which keeps its history). Equal to [`render_seq`] for every schedule.
+pub fn render(p: &Params, lp: &Loop) -> Vec<u32> {
+    map_chunks(lp, p.pixels(), |r| {
+        r.map(|i| {
+            let (re, im) = p.point(i);
+            pixel(re, im, p.max_iter)
+        })
+        .collect()
+    })
+}
+
+/// Runs `f` over chunks of `0..n` scheduled by `lp`, each returning the values of its
+/// indices, and stitches them in index order (no `unsafe`: every chunk owns its vector).
+pub(crate) fn map_chunks<T: Send>(
+    lp: &Loop,
+    n: usize,
+    f: impl Fn(Range<usize>) -> Vec<T> + Sync,
+) -> Vec<T> {
+    let parts = Mutex::new(Vec::new());
+    lp.for_chunks(0..n, |r| {
+        let start = r.start;
+        let len = r.len();
+        let v = f(r);
+        assert_eq!(v.len(), len, "a chunk must return one value per index");
+        parts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((start, v));
+    });
+    let mut parts = parts.into_inner().unwrap_or_else(|e| e.into_inner());
+    parts.sort_unstable_by_key(|p| p.0);
+    let mut out = Vec::with_capacity(n);
+    for (start, v) in parts {
+        assert_eq!(start, out.len(), "chunks must cover the range exactly");
+        out.extend(v);
+    }
+    assert_eq!(out.len(), n, "chunks must cover the range exactly");
+    out
+}
+
+/// What [`run`] (or [`run_seq`]) computed over its time steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    /// The number of images rendered (`steps`).
+    pub steps: usize,
+    /// The sum of every pixel's count over every step (the loop's total work).
+    pub iterations: u64,
+    /// [`checksum`] of the last image.
+    pub checksum: u64,
+}
+
+/// FNV-1a (64-bit) over the counts of `image`, each as 4 little-endian bytes, in pixel
+/// order: a position-sensitive fingerprint of an image.
+///
+/// ```
+/// assert_eq!(magpie_apps::mandelbrot::checksum(&[]), 0xcbf2_9ce4_8422_2325);
+/// ```
+pub fn checksum(image: &[u32]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &c in image {
+        for b in c.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+fn summarize(p: &Params, mut render_one: impl FnMut() -> Vec<u32>) -> Summary {
+    let mut iterations = 0u64;
+    let mut last = Vec::new();
+    for _ in 0..p.steps {
+        last = render_one();
+        iterations += last.iter().map(|&c| u64::from(c)).sum::<u64>();
+    }
+    Summary {
+        steps: p.steps,
+        iterations,
+        checksum: checksum(&last),
+    }
+}
+
+/// [`render_seq`] `steps` times.
+///
+/// ```
+/// use magpie_apps::mandelbrot::{run_seq, Params};
+/// let s = run_seq(&Params::new(2, 1, 10, 3).unwrap());
+/// assert_eq!(s.steps, 3);
+/// assert_eq!(s.iterations, 3 * (10 + 10)); // c = -1.25 and c = 0.25: both in the set
+/// ```
+pub fn run_seq(p: &Params) -> Summary {
+    summarize(p, || render_seq(p))
+}
+
+/// [`render`] `steps` times through the same loop `lp` (the time steps of the thesis'
+/// experiments: adaptive schedules carry what they learned from one step to the next).
+///
+/// ```
+/// use magpie::loops::{Loop, Schedule};
+/// use magpie_apps::mandelbrot::{run, run_seq, Params};
+/// let p = Params::new(40, 30, 100, 4).unwrap();
+/// let step = Loop::new("awf-b".parse::<Schedule>().unwrap());
+/// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+/// assert_eq!(pool.install(|| run(&p, &step)), run_seq(&p));
+/// assert_eq!(step.calls(), 4);
+/// ```
+pub fn run(p: &Params, lp: &Loop) -> Summary {
+    summarize(p, || render(p, lp))
+}
