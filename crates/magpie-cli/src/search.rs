@@ -735,6 +735,34 @@ struct Report {
     stats: StatsReport,
 }
 
+/// Compares UTS counts with the published ones of a named tree (only a full search can be
+/// compared): `Ok` says what was checked (`otherwise` when nothing could be), `Err` names the
+/// mismatch and who counted (`counter`: "the search", "rayon").
+pub(crate) fn check_published_uts(
+    named: Option<&uts::NamedTree>,
+    full_search: bool,
+    c: &uts::Counts,
+    counter: &str,
+    otherwise: &str,
+) -> Result<String, String> {
+    match named {
+        Some(t) if full_search => {
+            let ok = c.nodes == t.nodes
+                && t.leaves.is_none_or(|l| l == c.leaves)
+                && t.max_depth.is_none_or(|d| d == c.max_depth);
+            if ok {
+                Ok(format!("the published counts of {}", t.name))
+            } else {
+                Err(format!(
+                    "{} has {} nodes, {:?} leaves, depth {:?}; {counter} counted {}, {}, {}",
+                    t.name, t.nodes, t.leaves, t.max_depth, c.nodes, c.leaves, c.max_depth
+                ))
+            }
+        }
+        _ => Ok(otherwise.to_string()),
+    }
+}
+
 fn check(ok: bool, message: impl FnOnce() -> String) -> Result<(), Failure> {
     if ok {
         Ok(())
@@ -909,21 +937,14 @@ fn solve(
                     c.nodes, out.stats.expanded
                 )
             })?;
-            let what = match named {
-                Some(t) if max_depth.is_none() => {
-                    let ok = c.nodes == t.nodes
-                        && t.leaves.is_none_or(|l| l == c.leaves)
-                        && t.max_depth.is_none_or(|d| d == c.max_depth);
-                    check(ok, || {
-                        format!(
-                            "{} has {} nodes, {:?} leaves, depth {:?}; the search counted {}, {}, {}",
-                            t.name, t.nodes, t.leaves, t.max_depth, c.nodes, c.leaves, c.max_depth
-                        )
-                    })?;
-                    format!("the published counts of {}", t.name)
-                }
-                _ => "nodes counted = nodes expanded (no published counts to compare)".into(),
-            };
+            let what = check_published_uts(
+                *named,
+                max_depth.is_none(),
+                &c,
+                "the search",
+                "nodes counted = nodes expanded (no published counts to compare)",
+            )
+            .or_else(|m| check(false, || m).map(|()| String::new()))?;
             let answer = Answer::Uts {
                 flags: flags.clone(),
                 nodes: c.nodes,

@@ -553,21 +553,14 @@ fn rayon_search(p: &Prepared, pool: &Pool) -> Result<(f64, String, String), Erro
             let tally = uts::Tally(params);
             let c = pool.install(|| peers::enumerate(params, &tally, spawn, max_depth));
             let seconds = t.elapsed().as_secs_f64();
-            let what = match named {
-                Some(t) if max_depth.is_none() => {
-                    let ok = c.nodes == t.nodes
-                        && t.leaves.is_none_or(|l| l == c.leaves)
-                        && t.max_depth.is_none_or(|d| d == c.max_depth);
-                    check(ok, || {
-                        format!(
-                            "{} has {} nodes, {:?} leaves, depth {:?}; rayon counted {}, {}, {}",
-                            t.name, t.nodes, t.leaves, t.max_depth, c.nodes, c.leaves, c.max_depth
-                        )
-                    })?;
-                    format!("the published counts of {}", t.name)
-                }
-                _ => "the same counts in every run".to_string(),
-            };
+            let what = search::check_published_uts(
+                named,
+                max_depth.is_none(),
+                &c,
+                "rayon",
+                "the same counts in every run",
+            )
+            .or_else(|m| check(false, || m).map(|()| String::new()))?;
             Ok((
                 seconds,
                 search::uts_key(c.nodes, c.leaves, c.max_depth),
