@@ -161,27 +161,15 @@ impl VictimSelector for LastVictimSelector {
 mod tests {
     use super::*;
 
-    struct Pool(usize);
-    impl PoolView for Pool {
-        fn num_workers(&self) -> usize {
-            self.0
-        }
-        fn queue_len(&self, _: usize) -> usize {
-            0
-        }
-    }
-
-    fn probe(victim: usize, outcome: ProbeOutcome) -> Probe {
-        Probe {
-            victim,
-            outcome,
-            latency_ns: 0,
-        }
-    }
+    use crate::policy::victim::test_support::{idle, probe};
 
     /// Runs one round of `s` in which every probe fails (`Empty`) except a probe of
     /// `steal_from` (if any), and returns the victims probed in order.
-    fn round(s: &mut LastVictimSelector, pool: &Pool, steal_from: Option<usize>) -> Vec<usize> {
+    fn round(
+        s: &mut LastVictimSelector,
+        pool: &Vec<usize>,
+        steal_from: Option<usize>,
+    ) -> Vec<usize> {
         let mut victims = Vec::new();
         s.next_round(pool, &mut victims);
         let mut i = 0;
@@ -207,7 +195,7 @@ mod tests {
 
     #[test]
     fn retries_the_last_victim_first() {
-        let pool = Pool(4);
+        let pool = idle(4);
         let last = LastVictim::table(4);
         let mut s = LastVictimSelector::new(0, 4, last.clone());
         let mut reference = RandomOther::new(0, 4);
@@ -231,7 +219,7 @@ mod tests {
 
     #[test]
     fn follows_the_chain_of_last_victims_without_looping() {
-        let pool = Pool(6);
+        let pool = idle(6);
         let last = LastVictim::table(6);
         // 0 → 1 → 3 → 4 → 1 (a loop back to 1); 2 → 5 → 0 (the thief).
         set(&last, 0, 1);
@@ -259,7 +247,7 @@ mod tests {
 
     #[test]
     fn never_probes_the_thief_nor_a_missing_worker() {
-        let pool = Pool(3);
+        let pool = idle(3);
         let last = LastVictim::table(3);
         set(&last, 1, 2);
         set(&last, 2, 99); // out of range: ignored
@@ -277,13 +265,13 @@ mod tests {
         // A one-worker pool probes nothing.
         let mut alone = LastVictimSelector::new(0, 1, LastVictim::table(1));
         let mut victims = Vec::new();
-        alone.next_round(&Pool(1), &mut victims);
+        alone.next_round(&idle(1), &mut victims);
         assert!(victims.is_empty());
     }
 
     #[test]
     fn selectors_of_a_pool_share_the_table() {
-        let pool = Pool(3);
+        let pool = idle(3);
         let mut sel = LastVictim.selectors(3);
         let mut victims = Vec::new();
         sel[2].next_round(&pool, &mut victims);

@@ -77,6 +77,23 @@ pub trait PoolView {
     fn queue_len(&self, worker: usize) -> usize;
 }
 
+/// Queue lengths as a pool: worker `w` holds `self[w]` tasks (for tests and examples).
+///
+/// ```
+/// use magpie::policy::victim::PoolView;
+/// let pool = vec![0, 3, 1];
+/// assert_eq!((pool.num_workers(), pool.queue_len(1)), (3, 3));
+/// ```
+impl PoolView for Vec<usize> {
+    fn num_workers(&self) -> usize {
+        self.len()
+    }
+
+    fn queue_len(&self, worker: usize) -> usize {
+        self.get(worker).copied().unwrap_or(0)
+    }
+}
+
 /// A victim-selection policy shared by a pool.
 pub trait VictimPolicy: Send + Sync + Debug {
     /// The policy's name (as accepted by `MAGPIE_VICTIMS` / `--victims`).
@@ -216,3 +233,22 @@ pub const NAMES: &[&str] = &[
     "locality",
     "perf",
 ];
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::{Probe, ProbeOutcome};
+
+    /// A pool of `n` workers with empty queues.
+    pub(crate) fn idle(n: usize) -> Vec<usize> {
+        vec![0; n]
+    }
+
+    /// An untimed probe.
+    pub(crate) fn probe(victim: usize, outcome: ProbeOutcome) -> Probe {
+        Probe {
+            victim,
+            outcome,
+            latency_ns: 0,
+        }
+    }
+}

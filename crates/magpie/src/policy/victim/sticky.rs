@@ -122,23 +122,7 @@ impl VictimSelector for StickySelector {
 mod tests {
     use super::*;
 
-    struct Pool(usize);
-    impl PoolView for Pool {
-        fn num_workers(&self) -> usize {
-            self.0
-        }
-        fn queue_len(&self, _: usize) -> usize {
-            0
-        }
-    }
-
-    fn probe(victim: usize, outcome: ProbeOutcome) -> Probe {
-        Probe {
-            victim,
-            outcome,
-            latency_ns: 0,
-        }
-    }
+    use crate::policy::victim::test_support::{idle, probe};
 
     /// The next `k` draws of a reference stream identical to the selector's.
     fn draws(reference: &mut RandomOther, k: usize) -> Vec<usize> {
@@ -147,7 +131,7 @@ mod tests {
 
     #[test]
     fn sticks_until_a_steal_from_the_sticky_victim_fails() {
-        let pool = Pool(5);
+        let pool = idle(5);
         let mut s = StickySelector::new(1, 5, false);
         let mut reference = RandomOther::new(1, 5);
         let mut round = Vec::new();
@@ -196,7 +180,7 @@ mod tests {
 
     #[test]
     fn failure_of_another_victim_keeps_the_sticky_one() {
-        let pool = Pool(4);
+        let pool = idle(4);
         let mut s = StickySelector::new(0, 4, false);
         let mut round = Vec::new();
         s.on_probe(&pool, probe(2, ProbeOutcome::Stolen), &mut round);
@@ -207,7 +191,7 @@ mod tests {
 
     #[test]
     fn busy_unsticks_unless_asked_to_keep() {
-        let pool = Pool(4);
+        let pool = idle(4);
         let mut round = Vec::new();
         let mut yewpar = StickySelector::new(0, 4, false);
         yewpar.on_probe(&pool, probe(2, ProbeOutcome::Stolen), &mut round);
@@ -226,7 +210,7 @@ mod tests {
     fn one_worker_pool_probes_nothing() {
         let mut s = StickySelector::new(0, 1, false);
         let mut round = Vec::new();
-        s.next_round(&Pool(1), &mut round);
+        s.next_round(&idle(1), &mut round);
         assert!(round.is_empty());
     }
 
