@@ -13,7 +13,7 @@ use clap::{ArgMatches, Parser};
 use magpie::search::CountPerDepth;
 use magpie::stats::WorkerStats;
 use magpie::ThreadPool;
-use magpie_apps::{nqueens, ns, uts};
+use magpie_apps::{nqueens, uts};
 use serde::{Deserialize, Serialize};
 
 use super::matrix::Peer;
@@ -570,19 +570,8 @@ fn rayon_search(p: &Prepared, pool: &Pool) -> Result<(f64, String, String), Erro
         Some(Tree::Ns(tree)) => {
             let counts = pool.install(|| peers::enumerate(tree, &CountPerDepth, spawn, max_depth));
             let seconds = t.elapsed().as_secs_f64();
-            let g = tree.max_genus();
-            let deepest = max_depth.map_or(g, |d| d.min(g));
-            check(counts.len() == deepest + 1, || {
-                format!("{} counts for genus 0..={deepest}", counts.len())
-            })?;
-            let known = counts.len().min(ns::EXPECTED_COUNTS.len());
-            check(counts[..known] == ns::EXPECTED_COUNTS[..known], || {
-                format!(
-                    "counts {:?} differ from the known {:?}",
-                    &counts[..known],
-                    &ns::EXPECTED_COUNTS[..known]
-                )
-            })?;
+            let known = search::check_known_ns(&counts, tree.max_genus(), max_depth)
+                .or_else(|m| check(false, || m).map(|()| 0))?;
             Ok((
                 seconds,
                 search::ns_key(&counts),
