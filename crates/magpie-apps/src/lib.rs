@@ -18,6 +18,7 @@ pub mod mandelbrot;
 pub mod maxclique;
 pub mod nqueens;
 pub mod ns;
+pub mod output;
 pub mod shared;
 pub mod spmv;
 pub mod tsp;

@@ -17,12 +17,10 @@
 //! assert_eq!(pool.install(|| render(&p, &step)), render_seq(&p));
 //! ```
 
-use std::ops::Range;
-use std::sync::Mutex;
-
 use magpie::loops::Loop;
 
 use crate::input::InputError;
+use crate::output::map_indexed;
 
 /// The size of the image, the iteration limit and the number of time steps of [`run`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,44 +172,13 @@ pub fn render_seq(p: &Params) -> Vec<u32> {
 }
 
 /// The image, in parallel on the current pool: one loop iteration per pixel, scheduled by
-/// `lp` (which keeps its history). Equal to [`render_seq`] for every schedule.
+/// `lp` (which keeps its history), each writing its own pixel. Equal to [`render_seq`] for
+/// every schedule.
 pub fn render(p: &Params, lp: &Loop) -> Vec<u32> {
-    map_chunks(lp, p.pixels(), |r| {
-        r.map(|i| {
-            let (re, im) = p.point(i);
-            pixel(re, im, p.max_iter)
-        })
-        .collect()
+    map_indexed(lp, p.pixels(), |i| {
+        let (re, im) = p.point(i);
+        pixel(re, im, p.max_iter)
     })
-}
-
-/// Runs `f` over chunks of `0..n` scheduled by `lp`, each returning the values of its
-/// indices, and stitches them in index order (no `unsafe`: every chunk owns its vector).
-pub(crate) fn map_chunks<T: Send>(
-    lp: &Loop,
-    n: usize,
-    f: impl Fn(Range<usize>) -> Vec<T> + Sync,
-) -> Vec<T> {
-    let parts = Mutex::new(Vec::new());
-    lp.for_chunks(0..n, |r| {
-        let start = r.start;
-        let len = r.len();
-        let v = f(r);
-        assert_eq!(v.len(), len, "a chunk must return one value per index");
-        parts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((start, v));
-    });
-    let mut parts = parts.into_inner().unwrap_or_else(|e| e.into_inner());
-    parts.sort_unstable_by_key(|p| p.0);
-    let mut out = Vec::with_capacity(n);
-    for (start, v) in parts {
-        assert_eq!(start, out.len(), "chunks must cover the range exactly");
-        out.extend(v);
-    }
-    assert_eq!(out.len(), n, "chunks must cover the range exactly");
-    out
 }
 
 /// What [`run`] (or [`run_seq`]) computed over its time steps.

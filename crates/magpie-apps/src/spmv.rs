@@ -17,7 +17,7 @@ use magpie::loops::Loop;
 
 use crate::dist::Rng;
 use crate::input::InputError;
-use crate::mandelbrot::map_chunks;
+use crate::output::map_indexed;
 
 /// A sparse matrix in compressed sparse row form: the entries of row `r` are
 /// `values[row_ptr[r]..row_ptr[r + 1]]` in columns `col_idx[row_ptr[r]..row_ptr[r + 1]]`.
@@ -205,13 +205,12 @@ pub fn spmv_seq(a: &Csr, x: &[f64]) -> Vec<f64> {
 }
 
 /// `A·x` in parallel on the current pool: one loop iteration per row, scheduled by `lp`
-/// (which keeps its history); every chunk of rows returns its own results, stitched in row
-/// order. Bit-for-bit equal to [`spmv_seq`] for every schedule.
+/// (which keeps its history), each writing its own entry. Bit-for-bit equal to [`spmv_seq`] for every schedule.
 ///
 /// # Panics
 ///
 /// If `x.len() != a.n_cols()`.
 pub fn spmv(a: &Csr, x: &[f64], lp: &Loop) -> Vec<f64> {
     assert_eq!(x.len(), a.n_cols, "x must have one entry per column");
-    map_chunks(lp, a.n_rows, |rows| rows.map(|r| a.row_dot(r, x)).collect())
+    map_indexed(lp, a.n_rows, |r| a.row_dot(r, x))
 }
