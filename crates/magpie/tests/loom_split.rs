@@ -198,3 +198,24 @@ fn fast_public_pop_vs_thief() {
     static MOST: AtomicUsize = AtomicUsize::new(0);
     for_all_points(16, &MOST, two_public_tasks);
 }
+
+/// `expose_all` (a loop publishing its participants): the owner pushes three tasks, makes
+/// them all public at once while a thief is already stealing, then pops; every task exactly
+/// once, and the thief can take a task it never asked to be exposed.
+#[test]
+fn expose_all_vs_thief() {
+    check(|| {
+        let w = Worker::new(Exposure::User);
+        let c = WorkerCounters::default();
+        let t = thief(w.stealer(), 2);
+        for v in 1..=3 {
+            w.push(v, &c);
+        }
+        w.expose_all(&c);
+        assert_eq!(w.private_len(), 0);
+        let mut got = Vec::new();
+        got.extend(w.pop(&c));
+        let most = AtomicUsize::new(0);
+        settle(&w, &c, got, t, &[1, 2, 3], &most);
+    });
+}

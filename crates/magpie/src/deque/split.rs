@@ -625,6 +625,29 @@ impl<T: Send> Worker<T> {
         }
     }
 
+    /// Makes every private task public now, asked or not (user-space exposure only; a
+    /// signal variant does nothing here, its handler is the only other writer of the split
+    /// point). For an owner that has just pushed tasks meant for thieves (a parallel loop's
+    /// participants) and is about to run long without touching its deque: waiting for a
+    /// thief's request would leave those tasks private until the owner's next push or pop.
+    #[inline]
+    pub fn expose_all(&self, c: &WorkerCounters) {
+        let inner = &*self.inner;
+        if inner.exposure != Exposure::User {
+            return;
+        }
+        let pb = inner.public_bot.load(Ordering::Relaxed);
+        let b = inner.bot.load(Ordering::Relaxed);
+        if b > pb {
+            inner.targeted.store(false, Ordering::Relaxed);
+            // Release, as in `update_public_bottom`: a thief that acquires the new split
+            // point sees the exposed slots.
+            inner.public_bot.store(b, Ordering::Release);
+            c.exposures_served.bump();
+            c.tasks_exposed.add((b - pb) as u64);
+        }
+    }
+
     /// Whether a thief asked this deque's owner to expose work (its targeted flag is set).
     #[inline]
     pub fn exposure_requested(&self) -> bool {

@@ -62,6 +62,16 @@ pub trait ChunkRule: Send {
     /// The loop ended: record what an adaptive rule learned, for the next call of the same
     /// loop.
     fn finish(&mut self, _history: &mut LoopHistory) {}
+    /// `Some(k)` if every chunk is `k` iterations whoever asks (SS): the executor then hands
+    /// chunks out with an atomic counter instead of calling the rule under a lock.
+    fn fixed_chunk(&self) -> Option<u64> {
+        None
+    }
+    /// Whether the rule uses [`ChunkRule::chunk_done`]: if not, the executor does not time
+    /// chunks one by one. Default: true.
+    fn wants_timing(&self) -> bool {
+        true
+    }
 }
 
 /// The mean and standard deviation of the execution time of one iteration, in nanoseconds.
@@ -293,6 +303,12 @@ impl ChunkRule for Fixed {
     fn next_chunk(&mut self, _worker: usize, remaining: u64) -> u64 {
         fit(self.chunk, 1, remaining)
     }
+    fn fixed_chunk(&self) -> Option<u64> {
+        Some(self.chunk.max(1))
+    }
+    fn wants_timing(&self) -> bool {
+        false
+    }
 }
 
 /// GSS (Polychronopoulos & Kuck 1987): `max(⌈R/P⌉, min)`.
@@ -304,6 +320,9 @@ struct Guided {
 impl ChunkRule for Guided {
     fn next_chunk(&mut self, _worker: usize, remaining: u64) -> u64 {
         fit(remaining.div_ceil(self.p), self.min, remaining)
+    }
+    fn wants_timing(&self) -> bool {
+        false
     }
 }
 
@@ -345,6 +364,9 @@ impl ChunkRule for Trapezoid {
         };
         self.index += 1;
         fit(chunk as u64, self.last, remaining)
+    }
+    fn wants_timing(&self) -> bool {
+        false
     }
 }
 
@@ -417,6 +439,10 @@ impl ChunkRule for Factoring {
         fit(self.batch_chunk, self.min, remaining)
     }
 
+    fn wants_timing(&self) -> bool {
+        self.measured.is_some()
+    }
+
     fn chunk_done(&mut self, _worker: usize, iterations: u64, elapsed_ns: u64) {
         if let Some(m) = &mut self.measured {
             m.add(iterations, elapsed_ns);
@@ -447,8 +473,8 @@ enum Adapt {
 /// `⌈w_i · R/(2P)⌉` for AWF-C/E, with weights of mean 1, so equal weights give FAC2.
 ///
 /// Weights of the adaptive variants are relative measured speeds: the rate of worker `i` is
-/// `r_i = (iterations it ran) / (time it took)`, `w_i = P·r_i / Σ r_j`; workers not yet measured
-/// count as the mean of the measured ones. AWF-B…E measure within the call (starting from the
+/// `r_i = (iterations it ran) / (time it took)`, `w_i = P·r_i / Σ r_j`; a worker not yet
+/// measured in the call keeps its current weight relative to the measured ones. AWF-B…E measure within the call (starting from the
 /// history's weights); AWF keeps its weights for the whole call and on `finish` folds the call
 /// into the history as the step-weighted average of Banicescu et al. 2003:
 /// `r_i = Σ_s s·n_{i,s} / Σ_s s·t_{i,s}`.
@@ -475,12 +501,32 @@ impl Weighted {
         }
     }
 
+    /// The weights from this call's measurements. A worker not measured yet keeps its
+    /// current weight relative to the measured ones (its rate is taken as the measured
+    /// workers' rate per unit of weight times its own weight), so that a slow worker whose
+    /// first chunk is still running is not reset to the mean at a batch start.
     fn measured_weights(&self) -> Option<Vec<f64>> {
         let rates: Vec<Option<f64>> = self.stats.iter().map(Stats::rate).collect();
-        rates
+        let (mut rate_sum, mut weight_sum) = (0.0, 0.0);
+        for (r, w) in rates.iter().zip(&self.weights) {
+            if let Some(r) = r {
+                rate_sum += r;
+                weight_sum += w;
+            }
+        }
+        if rate_sum <= 0.0 {
+            return None;
+        }
+        if weight_sum <= 0.0 {
+            return Some(fill_unknown(&rates));
+        }
+        let per_weight = rate_sum / weight_sum;
+        let full: Vec<Option<f64>> = rates
             .iter()
-            .any(Option::is_some)
-            .then(|| fill_unknown(&rates))
+            .zip(&self.weights)
+            .map(|(r, w)| Some(r.unwrap_or(per_weight * w)))
+            .collect();
+        Some(fill_unknown(&full))
     }
 }
 
@@ -615,11 +661,41 @@ impl Adaptive {
         }
     }
 
+    /// Worker `worker`'s `μ` and `σ`: from this call's chunks (two or more), else from the
+    /// history, else, after a single chunk, its mean with the coefficient of variation of the
+    /// workers measured twice or more (0 if none). Without the last case a worker much slower
+    /// than the others, which finishes one chunk per call while they take the rest, would
+    /// never be measured and would keep getting FAC2-sized chunks.
     fn estimate(&self, worker: usize) -> Option<TimeStats> {
-        self.stats[worker]
+        let valid = |e: &TimeStats| e.mean_ns > 0.0 && e.std_dev_ns.is_finite();
+        if let Some(e) = self.stats[worker]
             .estimate()
             .or(self.prior[worker])
-            .filter(|e| e.mean_ns > 0.0 && e.std_dev_ns.is_finite())
+            .filter(valid)
+        {
+            return Some(e);
+        }
+        let own = &self.stats[worker];
+        if own.chunks != 1 || own.time_ns <= 0.0 {
+            return None;
+        }
+        let cvs: Vec<f64> = self
+            .stats
+            .iter()
+            .filter_map(Stats::estimate)
+            .filter(valid)
+            .map(|e| e.std_dev_ns / e.mean_ns)
+            .collect();
+        let cv = if cvs.is_empty() {
+            0.0
+        } else {
+            cvs.iter().sum::<f64>() / cvs.len() as f64
+        };
+        let mean = own.time_ns / own.iterations;
+        Some(TimeStats {
+            mean_ns: mean,
+            std_dev_ns: cv * mean,
+        })
     }
 
     fn af_chunk(&self, worker: usize, remaining: u64) -> Option<f64> {

@@ -17,7 +17,7 @@
 //! queued behind a long chunk on an `lcws-user` deque reach idle workers.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -71,7 +71,7 @@ impl LoopStats {
     }
 }
 
-/// Shared bookkeeping of one loop run.
+/// Shared bookkeeping of one loop run, written once per participant (see [`Local`]).
 struct Tally {
     busy_ns: Vec<AtomicU64>,
     chunks: AtomicU64,
@@ -87,16 +87,73 @@ impl Tally {
         }
     }
 
-    /// Runs `body` on `chunk` for participant `p`, timing it; returns the elapsed ns.
+    /// Runs one timed chunk outside any participant (auto's leaves); returns its ns.
     fn run(&self, body: &Body<'_>, p: usize, chunk: Range<usize>) -> u64 {
+        Local::new(self).run(body, p, chunk)
+    }
+}
+
+/// One participant's counts, kept on its own stack and added to the [`Tally`] when it
+/// ends (also on unwind), so that the chunks of a loop do not contend on shared counters.
+///
+/// A *timed* chunk reads the clock around the body (the adaptive rules need each chunk's
+/// time); an *untimed* one does not, and the participant's busy time is then the span from
+/// its first chunk's start to its last chunk's end, the scheduling between chunks included:
+/// for a schedule whose chunks are a few iterations, two clock reads per chunk would cost
+/// more than the scheduling itself.
+struct Local<'a> {
+    tally: &'a Tally,
+    worker: usize,
+    busy_ns: u64,
+    chunks: u64,
+    steals: u64,
+    span: Option<Instant>,
+}
+
+impl<'a> Local<'a> {
+    fn new(tally: &'a Tally) -> Self {
+        Local {
+            tally,
+            worker: worker() % tally.busy_ns.len(),
+            busy_ns: 0,
+            chunks: 0,
+            steals: 0,
+            span: None,
+        }
+    }
+
+    /// Runs `body` on `chunk` for participant `p`, timing it; returns the elapsed ns.
+    fn run(&mut self, body: &Body<'_>, p: usize, chunk: Range<usize>) -> u64 {
         let start = Instant::now();
         body(p, chunk);
         let ns = start.elapsed().as_nanos() as u64;
-        let w = worker() % self.busy_ns.len();
-        self.busy_ns[w].fetch_add(ns, Ordering::Relaxed);
-        self.chunks.fetch_add(1, Ordering::Relaxed);
+        self.busy_ns += ns;
+        self.chunks += 1;
         crate::expose_work();
         ns
+    }
+
+    /// Runs `body` on `chunk` for participant `p` without timing the chunk.
+    #[inline]
+    fn run_untimed(&mut self, body: &Body<'_>, p: usize, chunk: Range<usize>) {
+        if self.span.is_none() {
+            self.span = Some(Instant::now());
+        }
+        body(p, chunk);
+        self.chunks += 1;
+        crate::expose_work();
+    }
+}
+
+impl Drop for Local<'_> {
+    fn drop(&mut self) {
+        if let Some(start) = self.span {
+            self.busy_ns += start.elapsed().as_nanos() as u64;
+        }
+        let t = self.tally;
+        t.busy_ns[self.worker].fetch_add(self.busy_ns, Ordering::Relaxed);
+        t.chunks.fetch_add(self.chunks, Ordering::Relaxed);
+        t.steals.fetch_add(self.steals, Ordering::Relaxed);
     }
 }
 
@@ -112,6 +169,10 @@ fn worker() -> usize {
 fn participants(lo: usize, hi: usize, f: &(dyn Fn(usize) + Sync)) {
     if hi - lo <= 1 {
         if hi > lo {
+            // The joins above this leaf pushed the other participants so that idle workers
+            // take them: publish them now, rather than when a thief asks and this worker
+            // next touches its deque, which may be after a long first chunk.
+            crate::runtime::expose_all_work();
             f(lo);
         }
         return;
@@ -220,7 +281,7 @@ fn static_block(range: Range<usize>, p: usize, tally: &Tally, body: &Body<'_>) {
         let lo = range.start + i * n / k;
         let hi = range.start + (i + 1) * n / k;
         if lo < hi {
-            tally.run(body, i, lo..hi);
+            Local::new(tally).run_untimed(body, i, lo..hi);
         }
     });
 }
@@ -229,11 +290,12 @@ fn block_cyclic(range: Range<usize>, p: usize, chunk: usize, tally: &Tally, body
     let chunk = chunk.max(1);
     let chunks = range.len().div_ceil(chunk);
     participants(0, p.min(chunks), &|i| {
+        let mut local = Local::new(tally);
         let mut c = i;
         while c < chunks {
             let lo = range.start + c * chunk;
             let hi = (lo + chunk).min(range.end);
-            tally.run(body, i, lo..hi);
+            local.run_untimed(body, i, lo..hi);
             c += p;
         }
     });
@@ -252,29 +314,62 @@ fn central(
     tally: &Tally,
     body: &Body<'_>,
 ) -> Box<dyn ChunkRule> {
+    if let Some(k) = rule.fixed_chunk() {
+        let k = usize::try_from(k).unwrap_or(usize::MAX).max(1);
+        // `fetch_add` may carry the counter up to `P` chunks past the end: only when that
+        // cannot overflow.
+        if range.end.checked_add(k.saturating_mul(p)).is_some() {
+            fixed(range, p, k, tally, body);
+            return rule;
+        }
+    }
+    let timed = rule.wants_timing();
     let queue = Mutex::new(Queue {
         next: range.start,
         rule,
     });
     let lock = || queue.lock().unwrap_or_else(|e| e.into_inner());
-    participants(0, p, &|i| loop {
-        let chunk = {
-            let mut q = lock();
-            if q.next >= range.end {
-                break;
+    participants(0, p, &|i| {
+        let mut local = Local::new(tally);
+        let w = local.worker % p;
+        loop {
+            let chunk = {
+                let mut q = lock();
+                if q.next >= range.end {
+                    break;
+                }
+                let remaining = (range.end - q.next) as u64;
+                let size = q.rule.next_chunk(w, remaining).clamp(1, remaining) as usize;
+                let lo = q.next;
+                q.next += size;
+                lo..lo + size
+            };
+            if timed {
+                let iterations = chunk.len() as u64;
+                let ns = local.run(body, i, chunk);
+                lock().rule.chunk_done(w, iterations, ns);
+            } else {
+                local.run_untimed(body, i, chunk);
             }
-            let remaining = (range.end - q.next) as u64;
-            let w = worker() % p;
-            let size = q.rule.next_chunk(w, remaining).clamp(1, remaining) as usize;
-            let lo = q.next;
-            q.next += size;
-            lo..lo + size
-        };
-        let iterations = chunk.len() as u64;
-        let ns = tally.run(body, i, chunk);
-        lock().rule.chunk_done(worker() % p, iterations, ns);
+        }
     });
     queue.into_inner().unwrap_or_else(|e| e.into_inner()).rule
+}
+
+/// The central queue of a fixed chunk size `k` (SS): one `fetch_add` per chunk, no lock,
+/// as OpenMP's `dynamic,k`.
+fn fixed(range: Range<usize>, p: usize, k: usize, tally: &Tally, body: &Body<'_>) {
+    let next = AtomicUsize::new(range.start);
+    participants(0, p, &|i| {
+        let mut local = Local::new(tally);
+        loop {
+            let lo = next.fetch_add(k, Ordering::Relaxed);
+            if lo >= range.end {
+                break;
+            }
+            local.run_untimed(body, i, lo..(lo + k).min(range.end));
+        }
+    });
 }
 
 /// One participant's remaining iterations, shared with thieves.
@@ -304,6 +399,7 @@ fn stealing(range: Range<usize>, p: usize, plan: StealPlan, tally: &Tally, body:
     };
     let order = victim_order(plan.victims, k);
     participants(0, k, &|i| {
+        let mut local = Local::new(tally);
         let mut rng = XorShift64Star::new(i as u64 ^ 0x6c6f_6f70);
         let mut last_victim = (i + 1) % k;
         loop {
@@ -319,7 +415,7 @@ fn stealing(range: Range<usize>, p: usize, plan: StealPlan, tally: &Tally, body:
                     own.start = hi;
                     c
                 };
-                tally.run(body, i, chunk);
+                local.run_untimed(body, i, chunk);
             }
             // Steal part of someone else's.
             let Some((victim, stolen)) =
@@ -327,7 +423,7 @@ fn stealing(range: Range<usize>, p: usize, plan: StealPlan, tally: &Tally, body:
             else {
                 return;
             };
-            tally.steals.fetch_add(1, Ordering::Relaxed);
+            local.steals += 1;
             last_victim = victim;
             *owned[i].lock() = stolen;
         }

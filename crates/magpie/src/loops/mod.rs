@@ -145,6 +145,22 @@ impl Loop {
         self.lock().last.clone()
     }
 
+    /// What the loop has learned so far (a copy): the weights of AWF and AWF-B…E, FAC's
+    /// iteration time, AF's per-worker times. Empty for schedules that learn nothing and for
+    /// the selectors, which keep one history per portfolio member internally.
+    ///
+    /// ```
+    /// use magpie::loops::{Loop, Schedule};
+    /// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+    /// let lp = Loop::new("awf".parse::<Schedule>().unwrap());
+    /// pool.install(|| lp.for_each(0..10_000, |i| { std::hint::black_box(i); }));
+    /// assert_eq!(lp.history().calls, 1);
+    /// assert_eq!(lp.history().weights.len(), 2);
+    /// ```
+    pub fn history(&self) -> LoopHistory {
+        self.lock().history.clone()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, LoopState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -132,6 +132,16 @@ mod global {
         }
     }
 
+    /// Makes every task the current worker has queued visible to thieves at once (a no-op
+    /// outside a pool): for a parallel loop's participants, which are pushed to be stolen.
+    #[inline]
+    pub(crate) fn expose_all_work() {
+        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+        if let Some(wt) = unsafe { WorkerThread::current().as_ref() } {
+            wt.expose_all();
+        }
+    }
+
     /// Successful steals so far by every worker of the current pool (the global pool
     /// outside any pool); 0 when built without the `counters` feature.
     pub(crate) fn current_pool_steals() -> u64 {
@@ -146,4 +156,4 @@ mod global {
 #[cfg(not(loom))]
 pub use global::{current_num_workers, current_worker_index, expose_work};
 #[cfg(not(loom))]
-pub(crate) use global::{current_pool_steals, global_registry, set_global};
+pub(crate) use global::{current_pool_steals, expose_all_work, global_registry, set_global};

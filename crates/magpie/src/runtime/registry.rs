@@ -485,6 +485,15 @@ impl WorkerThread {
         }
     }
 
+    /// Makes every task of this worker's deque public now (see
+    /// [`crate::deque::split::Worker::expose_all`]); nothing to do on a Chase-Lev deque.
+    #[inline]
+    pub(crate) fn expose_all(&self) {
+        if let LocalDeque::Split(d) = &self.deque {
+            d.expose_all(self.counters());
+        }
+    }
+
     /// Pushes a job on this worker's deque (hot path of `join`).
     #[inline]
     pub(crate) fn push(&self, job: JobRef) {
