@@ -14,9 +14,6 @@
 //! region to leaving the loop, which has `nowait` (the load-imbalance measure of
 //! `magpie::loops::LoopStats::busy`).
 
-// The `loops` suite will call these wrappers; until it does only the tests below use them.
-#![allow(dead_code)]
-
 use std::ffi::c_int;
 use std::time::Duration;
 
