@@ -290,94 +290,136 @@ fn measure(args: &LoopsArgs) -> Result<(Vec<Row>, String, Vec<String>), String> 
         apps.push(build_app(name, args, steps)?);
     }
 
-    let magpie_pools: Vec<magpie::ThreadPool> = args
-        .workers
-        .iter()
-        .map(|&w| {
-            magpie::ThreadPoolBuilder::from_env()
-                .num_workers(w)
-                .build()
-                .map_err(|e| format!("building a magpie pool of {w} workers: {e}"))
-        })
-        .collect::<Result<_, _>>()?;
-    let rayon_pools: Vec<rayon::ThreadPool> = args
-        .workers
-        .iter()
-        .map(|&w| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(w)
-                .build()
-                .map_err(|e| format!("building a rayon pool of {w} threads: {e}"))
-        })
-        .collect::<Result<_, _>>()?;
+    let pools = Pools::new(&args.workers)?;
 
     let mut rows = Vec::new();
     let mut text = String::new();
     let mut failed = Vec::new();
     for app in &apps {
         let mut configs = configurations(args, &schedules, &omp_schedules, &peer);
-        for round in 0..=args.runs {
-            if round == 0 {
-                eprint!("{:<12} warm-up  ", app.name);
-            } else {
-                eprint!("{:<12} round {round:<2} ", app.name);
-            }
-            for c in &mut configs {
-                if c.failed.is_some() {
-                    continue;
-                }
-                let pool_index = args.workers.iter().position(|&w| w == c.workers);
-                let magpie_pool = pool_index.map(|i| &magpie_pools[i]);
-                let rayon_pool = pool_index.map(|i| &rayon_pools[i]);
-                let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-                    run_once(app, c, magpie_pool, rayon_pool, warmup)
-                }));
-                match outcome {
-                    Ok((record, digest)) => {
-                        if digest != app.reference {
-                            return Err(format!(
-                                "{} on {} {} ({} worker(s)): wrong result in {}: {digest:?}, \
-                                 the sequential reference is {:?}",
-                                app.name,
-                                c.kind,
-                                c.name,
-                                c.workers,
-                                if round == 0 {
-                                    "the warm-up round".to_string()
-                                } else {
-                                    format!("round {round}")
-                                },
-                                app.reference
-                            ));
-                        }
-                        if round > 0 {
-                            c.runs.push(record);
-                        }
-                        eprint!(".");
-                    }
-                    Err(payload) => {
-                        let why = format!(
-                            "{} on {} {} ({} worker(s)) panicked: {}",
-                            app.name,
-                            c.kind,
-                            c.name,
-                            c.workers,
-                            crate::panic_message(&*payload)
-                        );
-                        eprintln!("\nmagpie-bench: {why}; dropping it");
-                        failed.push(why.clone());
-                        c.failed = Some(why);
-                    }
-                }
-            }
-            eprintln!();
-        }
+        failed.extend(rounds(app, &mut configs, args.runs, warmup, &pools)?);
         let app_rows = summarize(app, &configs, warmup);
         text.push_str(&report(app, &app_rows));
         text.push('\n');
         rows.extend(app_rows);
     }
     Ok((rows, text, failed))
+}
+
+/// One magpie pool and one rayon pool per worker count, built once and kept for the whole
+/// suite (as the forkjoin suite's interleaved rounds do).
+struct Pools {
+    workers: Vec<usize>,
+    magpie: Vec<magpie::ThreadPool>,
+    rayon: Vec<rayon::ThreadPool>,
+}
+
+impl Pools {
+    fn new(workers: &[usize]) -> Result<Pools, String> {
+        let magpie = workers
+            .iter()
+            .map(|&w| {
+                magpie::ThreadPoolBuilder::from_env()
+                    .num_workers(w)
+                    .build()
+                    .map_err(|e| format!("building a magpie pool of {w} workers: {e}"))
+            })
+            .collect::<Result<_, _>>()?;
+        let rayon = workers
+            .iter()
+            .map(|&w| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(w)
+                    .build()
+                    .map_err(|e| format!("building a rayon pool of {w} threads: {e}"))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Pools {
+            workers: workers.to_vec(),
+            magpie,
+            rayon,
+        })
+    }
+
+    fn magpie(&self, workers: usize) -> Option<&magpie::ThreadPool> {
+        let i = self.workers.iter().position(|&w| w == workers)?;
+        self.magpie.get(i)
+    }
+
+    fn rayon(&self, workers: usize) -> Option<&rayon::ThreadPool> {
+        let i = self.workers.iter().position(|&w| w == workers)?;
+        self.rayon.get(i)
+    }
+}
+
+/// The untimed warm-up round and `runs` timed rounds of `app`, each running every
+/// configuration once, every result checked against `app.reference`. A wrong result is an
+/// error naming the configuration; a configuration that panics is dropped (returned in the
+/// list of failures) and the others go on.
+fn rounds(
+    app: &App,
+    configs: &mut [Config],
+    runs: u32,
+    warmup: usize,
+    pools: &Pools,
+) -> Result<Vec<String>, String> {
+    let mut failed = Vec::new();
+    for round in 0..=runs {
+        if round == 0 {
+            eprint!("{:<12} warm-up  ", app.name);
+        } else {
+            eprint!("{:<12} round {round:<2} ", app.name);
+        }
+        for c in configs.iter_mut() {
+            if c.failed.is_some() {
+                continue;
+            }
+            let (magpie_pool, rayon_pool) = (pools.magpie(c.workers), pools.rayon(c.workers));
+            let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+                run_once(app, c, magpie_pool, rayon_pool, warmup)
+            }));
+            match outcome {
+                Ok((record, digest)) => {
+                    if digest != app.reference {
+                        eprintln!();
+                        return Err(format!(
+                            "{} on {} {} ({} worker(s)): wrong result in {}: {digest:?}, the \
+                             sequential reference is {:?}",
+                            app.name,
+                            c.kind,
+                            c.name,
+                            c.workers,
+                            if round == 0 {
+                                "the warm-up round".to_string()
+                            } else {
+                                format!("round {round}")
+                            },
+                            app.reference
+                        ));
+                    }
+                    if round > 0 {
+                        c.runs.push(record);
+                    }
+                    eprint!(".");
+                }
+                Err(payload) => {
+                    let why = format!(
+                        "{} on {} {} ({} worker(s)) panicked: {}",
+                        app.name,
+                        c.kind,
+                        c.name,
+                        c.workers,
+                        crate::panic_message(&*payload)
+                    );
+                    eprintln!("\nmagpie-bench: {why}; dropping it");
+                    failed.push(why.clone());
+                    c.failed = Some(why);
+                }
+            }
+        }
+        eprintln!();
+    }
+    Ok(failed)
 }
 
 /// Parses `--schedules`, with `k` as an argument standing for `chunk`: (the name as given,
@@ -968,6 +1010,35 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.contains("poisson"), "{e}");
+    }
+
+    #[test]
+    fn a_wrong_result_is_an_error_naming_the_configuration() {
+        let a = args(&[
+            "--quick",
+            "--schedules",
+            "ss,k",
+            "--peers",
+            "rayon",
+            "--omp",
+            "none",
+        ]);
+        let schedules = magpie_schedules(&a.schedules, a.chunk).unwrap();
+        let peer = |p: &str| a.peers.iter().any(|q| q == p);
+        let pools = Pools::new(&a.workers).unwrap();
+        for name in ["mandelbrot", "exponential"] {
+            let mut app = build_app(name, &a, 3).unwrap();
+            let mut configs = configurations(&a, &schedules, &[], &peer);
+            assert!(rounds(&app, &mut configs, 1, 1, &pools).unwrap().is_empty());
+            app.reference.0 ^= 1;
+            let mut configs = configurations(&a, &schedules, &[], &peer);
+            let e = rounds(&app, &mut configs, 1, 1, &pools).unwrap_err();
+            assert!(
+                e.contains(&format!("{name} on magpie ss,64 (2 worker(s))")),
+                "{e}"
+            );
+            assert!(e.contains("warm-up"), "{e}");
+        }
     }
 
     #[test]
