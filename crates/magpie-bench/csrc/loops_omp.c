@@ -13,6 +13,11 @@
  *   chunk   the chunk size; 0 (or less) = the runtime's default for the kind
  *           (static: one block per thread; dynamic/guided: 1).
  *   threads the team size (num_threads clause); 0 (or less) = the OpenMP default.
+ *   busy    NULL, or an array of busy_len doubles: thread t < busy_len of the team writes
+ *           into busy[t] the seconds from its entering the parallel region to its leaving
+ *           the loop (the loop has `nowait`, so a thread's time does not include waiting for
+ *           the others), and the slots of threads that did not exist are set to 0. The
+ *           sequential path writes its whole time into busy[0].
  */
 
 #include <omp.h>
@@ -50,6 +55,18 @@ static int setup(int kind, int chunk, int threads) {
     return threads > 0 ? threads : omp_get_max_threads();
 }
 
+static void clear_busy(double *busy, int busy_len) {
+    for (int t = 0; busy != NULL && t < busy_len; t++)
+        busy[t] = 0.0;
+}
+
+/* Thread t's time since t0, if it has a slot. */
+static void record_busy(double *busy, int busy_len, int t, double t0) {
+    double elapsed = omp_get_wtime() - t0;
+    if (busy != NULL && t >= 0 && t < busy_len)
+        busy[t] = elapsed;
+}
+
 /* Sets the schedule as the loops do and reads it back (for the tests). */
 void omp_loops_schedule_roundtrip(int kind, int chunk, int *kind_out, int *chunk_out) {
     omp_sched_t s;
@@ -85,27 +102,35 @@ static inline uint32_t mandel_pixel(int64_t p, int width, int height, int max_it
  * over the pixel indices. Returns the sum of the iteration counts.
  */
 uint64_t omp_mandelbrot(int width, int height, int max_iter, int kind, int chunk, int threads,
-                        uint32_t *out) {
+                        uint32_t *out, double *busy, int busy_len) {
     int64_t total = (int64_t)width * (int64_t)height;
     uint64_t sum = 0;
+    clear_busy(busy, busy_len);
     if (width <= 0 || height <= 0)
         return 0;
     if (max_iter < 0)
         max_iter = 0;
     if (kind < 0) {
+        double t0 = omp_get_wtime();
         for (int64_t p = 0; p < total; p++) {
             uint32_t n = mandel_pixel(p, width, height, max_iter);
             out[p] = n;
             sum += n;
         }
+        record_busy(busy, busy_len, 0, t0);
         return sum;
     }
     int team = setup(kind, chunk, threads);
-#pragma omp parallel for schedule(runtime) num_threads(team) reduction(+ : sum)
-    for (int64_t p = 0; p < total; p++) {
-        uint32_t n = mandel_pixel(p, width, height, max_iter);
-        out[p] = n;
-        sum += n;
+#pragma omp parallel num_threads(team) reduction(+ : sum)
+    {
+        double t0 = omp_get_wtime();
+#pragma omp for schedule(runtime) nowait
+        for (int64_t p = 0; p < total; p++) {
+            uint32_t n = mandel_pixel(p, width, height, max_iter);
+            out[p] = n;
+            sum += n;
+        }
+        record_busy(busy, busy_len, omp_get_thread_num(), t0);
     }
     return sum;
 }
@@ -122,18 +147,33 @@ static inline uint64_t work(uint64_t units, uint64_t seed) {
     return x;
 }
 
-/* Iteration i runs work(costs[i], i); returns the wrapping sum of the results. */
-uint64_t omp_dist(const uint64_t *costs, size_t n, int kind, int chunk, int threads) {
+/* The seed of iteration i at time step `step`, as magpie_apps::dist::iteration_seed. */
+static inline uint64_t iteration_seed(uint64_t step, uint64_t i) { return (step << 32) ^ i; }
+
+/*
+ * One time step of the dist loop: iteration i runs work(costs[i], iteration_seed(step, i));
+ * returns the wrapping sum of the results.
+ */
+uint64_t omp_dist(const uint64_t *costs, size_t n, uint64_t step, int kind, int chunk,
+                  int threads, double *busy, int busy_len) {
     uint64_t sum = 0;
+    clear_busy(busy, busy_len);
     if (kind < 0) {
+        double t0 = omp_get_wtime();
         for (size_t i = 0; i < n; i++)
-            sum += work(costs[i], (uint64_t)i);
+            sum += work(costs[i], iteration_seed(step, (uint64_t)i));
+        record_busy(busy, busy_len, 0, t0);
         return sum;
     }
     int team = setup(kind, chunk, threads);
     int64_t len = (int64_t)n;
-#pragma omp parallel for schedule(runtime) num_threads(team) reduction(+ : sum)
-    for (int64_t i = 0; i < len; i++)
-        sum += work(costs[i], (uint64_t)i);
+#pragma omp parallel num_threads(team) reduction(+ : sum)
+    {
+        double t0 = omp_get_wtime();
+#pragma omp for schedule(runtime) nowait
+        for (int64_t i = 0; i < len; i++)
+            sum += work(costs[i], iteration_seed(step, (uint64_t)i));
+        record_busy(busy, busy_len, omp_get_thread_num(), t0);
+    }
     return sum;
 }

@@ -1,7 +1,9 @@
 //! `magpie-bench`: side-by-side fork-join benchmarks of magpie (with each of its deques),
 //! rayon, chili and a sequential baseline, every kernel written once over [`join::Join`];
-//! and the `search` suite of `magpie::search` on the apps of `magpie-apps` (see the
-//! `search` module for its experiments and targets).
+//! the `search` suite of `magpie::search` on the apps of `magpie-apps` (see the `search`
+//! module for its experiments and targets); and the `loops` suite of `magpie::loops` on the
+//! loop apps (Mandelbrot, the Dist loops) against OpenMP, rayon and sequential code, as
+//! time-stepped runs in interleaved rounds (see the `loops` module).
 //!
 //! ```text
 //! cargo run --release -p magpie-bench -- forkjoin [--json] [--runs N] [--workers 1,2]
@@ -11,6 +13,11 @@
 //!     [--experiments overhead,speedup,peers,sequential]
 //!     [--cliques brock400_1,brock400_3] [--sequential-items clique:brock400_1,ns:36,...]
 //!     [--timeout SECS]   (`search --help` lists the rest)
+//!
+//! cargo run --release -p magpie-bench -- loops [--runs N] [--json] [--quick] [--workers 2]
+//!     [--apps mandelbrot,exponential,gamma,constant] [--steps 10] [--warmup STEPS]
+//!     [--schedules 'static;ss,1;ss,k;…'] [--omp 'static;dynamic,1;dynamic,k;guided']
+//!     [--peers seq-rust,seq-c,omp,rayon] [--chunk 64]   (`loops --help` lists the rest)
 //! ```
 //!
 //! magpie pools start from `ThreadPoolBuilder::from_env()`, so the `MAGPIE_*` variables
@@ -29,6 +36,7 @@ mod counting;
 mod harness;
 mod join;
 mod kernels;
+mod loops;
 mod omp;
 mod search;
 
@@ -56,6 +64,9 @@ enum Command {
     /// The search suite: magpie::search skeletons on the apps (overhead vs plain recursion,
     /// speedup, rayon peers, big sequential solves), every answer checked.
     Search(search::SearchArgs),
+    /// The loops suite: magpie::loops schedules (and selectors) on Mandelbrot and the Dist
+    /// loops as time-stepped runs, vs OpenMP, rayon and sequential, every result checked.
+    Loops(loops::LoopsArgs),
     /// Reads `forkjoin --json` outputs of the counted and uncounted builds and prints, per
     /// configuration, the ratio counted/uncounted of the medians (median over files).
     CountingRatio(CountingArgs),
@@ -119,6 +130,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Forkjoin(args) => forkjoin(&args),
         Command::Search(args) => search::run(&args),
+        Command::Loops(args) => loops::run(&args),
         Command::CountingRatio(args) => {
             counting::report(&args.counted, &args.uncounted).map(|t| print!("{t}"))
         }
