@@ -581,16 +581,6 @@ fn time_steps<R: Send>(
 }
 
 impl Prepared {
-    /// The application's name (`mandelbrot`, …).
-    pub fn app(&self) -> &'static str {
-        self.app
-    }
-
-    /// The schedule, in canonical form.
-    pub fn schedule(&self) -> &Schedule {
-        &self.schedule
-    }
-
     /// Runs the time steps on `pool` through one new [`Loop`], then (unless `--no-check`)
     /// the sequential version, and compares; writes `--png` last.
     pub fn run(&self, pool: &ThreadPool) -> Result<Outcome, Failure> {
