@@ -286,15 +286,28 @@ pub fn run_seq(costs: &[u64], steps: usize) -> u64 {
 /// the iterations), so the loop keeps its history across the steps. Equal to [`run_seq`]
 /// for every schedule.
 pub fn run(costs: &[u64], steps: usize, lp: &Loop) -> u64 {
-    let mut sum = 0u64;
-    for s in 0..steps {
-        let (step_sum, _) = lp.reduce(
-            0..costs.len(),
-            || 0u64,
-            |a, i| a.wrapping_add(work(costs[i], iteration_seed(s, i))),
-            u64::wrapping_add,
-        );
-        sum = sum.wrapping_add(step_sum);
-    }
-    sum
+    (0..steps).fold(0u64, |sum, s| sum.wrapping_add(step(costs, s, lp)))
+}
+
+/// Time step `s` of [`run`] on its own: one call of `lp`, the wrapping sum over the
+/// iterations `i` of [`work`]`(costs[i], iteration_seed(s, i))`. For callers that look at
+/// each step (its time, `lp.last_stats()`); [`run`] is the sum of its steps.
+///
+/// ```
+/// use magpie::loops::{Loop, Schedule};
+/// use magpie_apps::dist::{run_seq, step};
+/// let c = [5, 0, 9];
+/// let lp = Loop::new(Schedule::default());
+/// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+/// let sum = pool.install(|| step(&c, 0, &lp).wrapping_add(step(&c, 1, &lp)));
+/// assert_eq!(sum, run_seq(&c, 2));
+/// ```
+pub fn step(costs: &[u64], s: usize, lp: &Loop) -> u64 {
+    lp.reduce(
+        0..costs.len(),
+        || 0u64,
+        |a, i| a.wrapping_add(work(costs[i], iteration_seed(s, i))),
+        u64::wrapping_add,
+    )
+    .0
 }

@@ -17,6 +17,10 @@
 //! assert_eq!(pool.install(|| render(&p, &step)), render_seq(&p));
 //! ```
 
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+
 use magpie::loops::Loop;
 
 use crate::input::InputError;
@@ -253,4 +257,124 @@ pub fn run_seq(p: &Params) -> Summary {
 /// ```
 pub fn run(p: &Params, lp: &Loop) -> Summary {
     summarize(p, || render(p, lp))
+}
+
+/// The colour of a pixel whose escape count is `count` (of at most `max_iter`): black for
+/// the points of the set (`count >= max_iter`), otherwise a gradient from dark blue through
+/// white to orange over `ln(count + 1) / ln(max_iter + 1)`, so that the many points that
+/// escape quickly are still told apart.
+///
+/// ```
+/// use magpie_apps::mandelbrot::color;
+/// assert_eq!(color(1000, 1000), [0, 0, 0]);
+/// assert_eq!(color(0, 1000), [0, 7, 100]);
+/// assert_ne!(color(10, 1000), color(100, 1000));
+/// ```
+pub fn color(count: u32, max_iter: u32) -> [u8; 3] {
+    if count >= max_iter {
+        return [0, 0, 0];
+    }
+    const STOPS: [[f64; 3]; 4] = [
+        [0.0, 7.0, 100.0],
+        [32.0, 107.0, 203.0],
+        [237.0, 255.0, 255.0],
+        [255.0, 170.0, 0.0],
+    ];
+    let t = (f64::from(count) + 1.0).ln() / (f64::from(max_iter) + 1.0).ln();
+    let x = t.clamp(0.0, 1.0) * (STOPS.len() - 1) as f64;
+    let i = (x as usize).min(STOPS.len() - 2);
+    let f = x - i as f64;
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    [0, 1, 2].map(|k| (a[k] + (b[k] - a[k]) * f).round().clamp(0.0, 255.0) as u8)
+}
+
+/// Writes `image` (the escape counts of [`render`] or [`render_seq`] for `p`, row-major) to
+/// `path` as an 8-bit RGB PNG of `p.width × p.height` pixels coloured by [`color`] (the set
+/// in black). The error names the path: an image of the wrong size, a file that cannot be
+/// created, or a failed write.
+///
+/// ```
+/// use magpie_apps::mandelbrot::{render_seq, write_png, Params};
+/// let p = Params::new(32, 24, 100, 1).unwrap();
+/// let path = std::env::temp_dir().join(format!("magpie-doc-{}.png", std::process::id()));
+/// write_png(&path, &p, &render_seq(&p)).unwrap();
+/// assert!(std::fs::metadata(&path).unwrap().len() > 0);
+/// std::fs::remove_file(&path).unwrap();
+/// let e = write_png("/nonexistent-dir/x.png", &p, &render_seq(&p)).unwrap_err();
+/// assert!(e.to_string().starts_with("/nonexistent-dir/x.png: cannot create"));
+/// ```
+pub fn write_png(path: impl AsRef<Path>, p: &Params, image: &[u32]) -> Result<(), InputError> {
+    let path = path.as_ref();
+    if image.len() != p.pixels() {
+        return Err(InputError::file(
+            path,
+            format!(
+                "the image has {} pixels, but a {} × {} image has {}",
+                image.len(),
+                p.width,
+                p.height,
+                p.pixels()
+            ),
+        ));
+    }
+    let too_large = |what: &str, v: usize| {
+        u32::try_from(v)
+            .map_err(|_| InputError::file(path, format!("the {what} {v} is too large for a PNG")))
+    };
+    let (width, height) = (too_large("width", p.width)?, too_large("height", p.height)?);
+    let file = File::create(path)
+        .map_err(|e| InputError::file(path, format!("cannot create the PNG file: {e}")))?;
+    let failed =
+        |e: png::EncodingError| InputError::file(path, format!("cannot write the PNG: {e}"));
+    let mut encoder = png::Encoder::new(BufWriter::new(file), width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(failed)?;
+    let data: Vec<u8> = image.iter().flat_map(|&c| color(c, p.max_iter)).collect();
+    writer.write_image_data(&data).map_err(failed)?;
+    writer.finish().map_err(failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn png_decodes_to_the_image() {
+        let p = Params::new(30, 20, 60, 1).unwrap();
+        let image = render_seq(&p);
+        let dir = std::env::temp_dir().join(format!("magpie-png-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.png");
+        write_png(&path, &p, &image).unwrap();
+
+        let decoder = png::Decoder::new(File::open(&path).unwrap());
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!((info.width, info.height), (30, 20));
+        assert_eq!(info.color_type, png::ColorType::Rgb);
+        assert_eq!(info.bit_depth, png::BitDepth::Eight);
+        let at = |x: usize, y: usize| {
+            let i = 3 * (y * info.line_size / 3 + x);
+            [buf[i], buf[i + 1], buf[i + 2]]
+        };
+        // The centre row crosses the set at c = -0.5 (x = 15): black; the corner escapes.
+        assert_eq!(image[10 * 30 + 15], 60);
+        assert_eq!(at(15, 10), [0, 0, 0]);
+        assert_ne!(at(0, 0), [0, 0, 0]);
+        for (i, &c) in image.iter().enumerate() {
+            assert_eq!(at(i % 30, i / 30), color(c, 60), "pixel {i}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn png_errors_name_the_path() {
+        let p = Params::new(4, 4, 10, 1).unwrap();
+        let e = write_png("/nonexistent-magpie/x.png", &p, &[0; 16]).unwrap_err();
+        assert_eq!(e.path, Path::new("/nonexistent-magpie/x.png"));
+        let e = write_png("x.png", &p, &[0; 3]).unwrap_err();
+        assert!(e.to_string().contains("has 3 pixels"), "{e}");
+    }
 }

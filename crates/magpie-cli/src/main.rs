@@ -1,16 +1,18 @@
 //! `magpie`: the command-line front end of the magpie work-stealing runtime.
 //!
 //! Subcommands: `demo` (a checked tour of the search applications), `search` (one exact
-//! search with a chosen skeleton, see `search.rs`), `experiment policies` (timed
+//! search with a chosen skeleton, see `search.rs`), `loop` (a loop application with a
+//! chosen schedule, see `loops.rs`), `experiment policies` (timed
 //! comparisons of configurations, see `experiment/`) and `info`.
 //!
 //! Exit codes: 0 success; 1 a result failed its check (a bug: `demo` or `search` computed a
-//! wrong answer, or a measured process of `experiment` failed); 2 bad configuration, usage
+//! wrong answer, `loop`'s result differs from the sequential one, or a measured process of `experiment` failed); 2 bad configuration, usage
 //! or input (a one-line `magpie: error: …`).
 
 mod config;
 mod demo;
 mod experiment;
+mod loops;
 mod search;
 
 use std::process::ExitCode;
@@ -116,6 +118,16 @@ enum Command {
     /// with the time and the node counts, as text or (--json) as one JSON object.
     #[command(after_help = search::after_help())]
     Search(Box<search::SearchArgs>),
+    /// Run a loop application (mandelbrot, dist, histogram, spmv) with a chosen loop
+    /// schedule
+    ///
+    /// Runs the application's parallel loop for --steps time steps through one loop handle
+    /// (adaptive schedules and selectors learn across the steps) on a pool built from the
+    /// global options (--workers, --deque, ...), checks the result against the sequential
+    /// version and prints the times, the loop statistics (chunks, steals, c.o.v. of the
+    /// workers' busy times) and the result, as text or (--json) as one JSON object.
+    #[command(after_help = loops::after_help())]
+    Loop(Box<loops::LoopArgs>),
     /// Timed experiments over lists of configurations (`experiment policies --help`)
     ///
     /// `experiment policies` runs every combination of the comma-separated lists given to
@@ -190,6 +202,14 @@ fn main() -> ExitCode {
             Err(e) => fail(e),
         },
         Command::Search(args) => match search::run(&args, &config) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(search::Failure::Usage(e)) => fail(config::ConfigError(e)),
+            Err(search::Failure::Check(e)) => {
+                eprintln!("magpie: error: result check failed (a bug): {e}");
+                ExitCode::from(1)
+            }
+        },
+        Command::Loop(args) => match loops::run(&args, &config) {
             Ok(()) => ExitCode::SUCCESS,
             Err(search::Failure::Usage(e)) => fail(config::ConfigError(e)),
             Err(search::Failure::Check(e)) => {

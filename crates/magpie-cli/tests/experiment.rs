@@ -625,10 +625,172 @@ fn help_documents_the_syntax() {
         "aggregated result",
         "barrier",
         "prefix-sum",
+        "mandelbrot",
+        "--schedule",
+        "ss,4 / gss / rws,fac2",
     ] {
         assert!(help.contains(word), "{word} missing:\n{help}");
     }
     // The child subcommand is internal.
     let out = magpie(&["experiment", "--help"], &[]);
     assert!(!text(&out.stdout).contains("run-one"));
+}
+
+#[test]
+fn loop_apps_run_once_per_schedule_with_loop_statistics() {
+    let v = policies_json(
+        &[
+            "--app",
+            "mandelbrot",
+            "--width",
+            "30",
+            "--height",
+            "20",
+            "--max-iter",
+            "50",
+            "--steps",
+            "2",
+            "--app",
+            "dist",
+            "--dist",
+            "gamma",
+            "--iterations",
+            "500",
+            "--mean-units",
+            "10",
+            "--seed",
+            "3",
+            "--schedule",
+            "ss,4,rws,fac2",
+            "--workers",
+            "2",
+            "--runs",
+            "1",
+        ],
+        &[],
+    );
+    let mandelbrot = "mandelbrot --width 30 --height 20 --max-iter 50 --steps 2";
+    let dist = "dist --dist gamma --iterations 500 --mean-units 10 --seed 3";
+    let labels: Vec<String> = ["ss,4", "rws,fac2"]
+        .iter()
+        .flat_map(|s| [mandelbrot, dist].map(|a| (a, *s)))
+        .map(|(a, s)| format!("{a} --schedule {s}"))
+        .collect();
+    // App by app, each one schedule after the other.
+    let want = [&labels[0], &labels[2], &labels[1], &labels[3]];
+    assert_eq!(v["apps"], serde_json::json!(want));
+    let rows = v["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 4);
+    let p = magpie_apps::mandelbrot::Params::new(30, 20, 50, 2).unwrap();
+    let m = magpie_apps::mandelbrot::run_seq(&p);
+    let costs = magpie_apps::dist::costs(&"gamma".parse().unwrap(), 500, 10, 3);
+    let sum = magpie_apps::dist::run_seq(&costs, magpie_apps::dist::DEFAULT_STEPS);
+    for (r, (label, schedule)) in rows.iter().zip([
+        (want[0], "ss,4"),
+        (want[1], "rws,fac2"),
+        (want[2], "ss,4"),
+        (want[3], "rws,fac2"),
+    ]) {
+        assert_eq!(r["app"], *label.as_str(), "{r}");
+        assert_eq!(r["schedule"], schedule, "{r}");
+        assert_eq!(r["workers"], 2);
+        assert_eq!(r["solves"], 1);
+        let l = &r["loop_stats"];
+        assert!(u(&l["chunks"]) >= 1, "{r}");
+        assert!(l["steals"].as_u64().is_some(), "{r}");
+        assert!(f(&l["cov"]) >= 0.0, "{r}");
+        let answer = r["answer"].as_str().unwrap();
+        if r["app_name"] == "mandelbrot" {
+            assert_eq!(
+                answer,
+                format!("iterations {}, checksum {:#018x}", m.iterations, m.checksum)
+            );
+        } else {
+            assert_eq!(answer, format!("sum {sum:#018x}"));
+        }
+    }
+    // Search and kernel rows have neither.
+    let v = policies_json(&["--app", "fib", "--n", "10", "--runs", "1"], &[]);
+    assert!(v["rows"][0].get("schedule").is_none());
+    assert!(v["rows"][0].get("loop_stats").is_none());
+}
+
+#[test]
+fn loop_apps_in_the_table_and_csv() {
+    let args = [
+        "--app",
+        "histogram",
+        "--size",
+        "2000",
+        "--app",
+        "spmv",
+        "--rows",
+        "300",
+        "--schedule",
+        "gss,static",
+        "--workers",
+        "1",
+        "--runs",
+        "1",
+    ];
+    let table = policies(&args, &[]);
+    for word in [
+        "histogram --size 2000 --schedule gss:",
+        "spmv --rows 300 --schedule static:",
+        "chunks",
+        "loop steals",
+        "c.o.v.",
+    ] {
+        assert!(table.contains(word), "{word:?} missing:\n{table}");
+    }
+    let mut csv_args = args.to_vec();
+    csv_args.extend(["--format", "csv"]);
+    let csv = policies(&csv_args, &[]);
+    let lines: Vec<Vec<String>> = csv.lines().map(csv_line).collect();
+    let col = |name: &str| lines[0].iter().position(|c| c == name).unwrap();
+    assert_eq!(lines.len(), 5);
+    let schedules: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l[col("schedule")].as_str())
+        .collect();
+    assert_eq!(schedules, ["gss", "static", "gss", "static"]);
+    for l in &lines[1..] {
+        assert!(l[col("loop_chunks")].parse::<u64>().unwrap() >= 1, "{l:?}");
+    }
+}
+
+#[test]
+fn loop_bad_input_exits_2_naming_the_problem() {
+    assert_usage_error(
+        &["--app", "dist", "--schedule", "gss,fastest"],
+        &["--schedule", "\"fastest\"", "expected one of"],
+    );
+    assert_usage_error(
+        &["--app", "dist", "--schedule", "ss,0"],
+        &["--schedule", "ss,0", "at least 1"],
+    );
+    assert_usage_error(
+        &["--app", "dist", "--schedule", "ss,4,5"],
+        &["--schedule", "\"5\" is an argument"],
+    );
+    assert_usage_error(
+        &["--app", "fib", "--schedule", "gss"],
+        &["--schedule applies to the loop applications"],
+    );
+    assert_usage_error(
+        &["--app", "mandelbrot", "--width", "0"],
+        &["--app mandelbrot --width 0", "--width"],
+    );
+    assert_usage_error(
+        &["--app", "dist", "--dist", "poisson"],
+        &["--dist", "poisson"],
+    );
+    assert_usage_error(
+        &["--app", "histogram", "--width", "4"],
+        &["--width applies to mandelbrot only"],
+    );
+    assert_usage_error(
+        &["--app", "spmv", "--peers", "rayon"],
+        &["no rayon version", "spmv"],
+    );
 }

@@ -3,8 +3,10 @@
 //! barrier, solves it once and prints one JSON line.
 //!
 //! An application is carried as its tokens (`uts --tree T1`, as `magpie search` would take
-//! them, or `quicksort --size 1000000`): the parent parses and validates them, then hands
-//! the same tokens to every child after `run-one --`.
+//! them, `mandelbrot --width 400 --schedule fac2`, as `magpie loop` would, or `quicksort
+//! --size 1000000`): the parent parses and validates them, then hands the same tokens to
+//! every child after `run-one --`. A loop application is one application per schedule of
+//! `--schedule` (see [`with_schedules`]).
 
 use std::io::{BufRead, Write};
 use std::time::Instant;
@@ -19,10 +21,11 @@ use serde::{Deserialize, Serialize};
 use super::matrix::Peer;
 use super::{peers, usage, Error, RunOneArgs};
 use crate::config::{Config, ConfigError};
+use crate::loops::{self, LoopArgs};
 use crate::search::{self, Prepared, SearchArgs, Tree, DEFAULT_SPAWN_DEPTH};
 
 /// The applications, as named after `--app`.
-pub const APPS: [&str; 9] = [
+pub const APPS: [&str; 13] = [
     "maxclique",
     "knapsack",
     "tsp",
@@ -32,6 +35,10 @@ pub const APPS: [&str; 9] = [
     "quicksort",
     "prefix-sum",
     "fib",
+    "mandelbrot",
+    "dist",
+    "histogram",
+    "spmv",
 ];
 
 /// The elements of quicksort and prefix-sum without `--size`.
@@ -44,7 +51,7 @@ const MAX_FIB: u64 = 93;
 pub const SEED: u64 = 2026;
 
 /// The application options of `policies`: clap id, flag, whether it takes a value.
-const OPTIONS: [(&str, &str, bool); 13] = [
+const OPTIONS: [(&str, &str, bool); 27] = [
     ("skeleton", "--skeleton", true),
     ("spawn_depth", "--spawn-depth", true),
     ("budget", "--budget", true),
@@ -58,6 +65,20 @@ const OPTIONS: [(&str, &str, bool); 13] = [
     ("genus", "--genus", true),
     ("n", "--n", true),
     ("size", "--size", true),
+    ("steps", "--steps", true),
+    ("width", "--width", true),
+    ("height", "--height", true),
+    ("max_iter", "--max-iter", true),
+    ("dist", "--dist", true),
+    ("iterations", "--iterations", true),
+    ("mean_units", "--mean-units", true),
+    ("seed", "--seed", true),
+    ("buckets", "--buckets", true),
+    ("skew", "--skew", true),
+    ("rows", "--rows", true),
+    ("cols", "--cols", true),
+    ("min_len", "--min-len", true),
+    ("alpha", "--alpha", true),
 ];
 
 /// What an application is.
@@ -74,6 +95,8 @@ enum Kind {
     Fib {
         n: u64,
     },
+    /// One of `magpie loop`'s (its tokens are `LoopArgs`).
+    Loop,
 }
 
 /// One application of an experiment.
@@ -85,6 +108,8 @@ pub struct App {
     pub name: String,
     /// `NAME [FILE] [options]`, as passed to `run-one`.
     pub tokens: Vec<String>,
+    /// A loop application's schedule, canonical (`None` for the others).
+    pub schedule: Option<String>,
     kind: Kind,
 }
 
@@ -94,6 +119,14 @@ pub struct App {
 struct SearchTokens {
     #[command(flatten)]
     args: SearchArgs,
+}
+
+/// A clap front for `LoopArgs` given as tokens.
+#[derive(Debug, Parser)]
+#[command(name = "app", no_binary_name = true, disable_help_flag = true)]
+struct LoopTokens {
+    #[command(flatten)]
+    args: LoopArgs,
 }
 
 /// The first line of a clap error, without its `error: ` prefix.
@@ -158,12 +191,48 @@ pub fn from_matches(m: &ArgMatches) -> Result<Vec<App>, Error> {
             search::prepare(&app.search_args()?)
                 .map_err(|e| Error::from(e).prefixed(&format!("--app {}: ", app.label)))?;
         }
+        if app.kind == Kind::Loop {
+            loops::prepare(&app.loop_args()?)
+                .map_err(|e| Error::from(e).prefixed(&format!("--app {}: ", app.label)))?;
+        }
         if apps.iter().any(|a| a.label == app.label) {
             return usage(format!("--app {} is given twice", app.label));
         }
         apps.push(app);
     }
     Ok(apps)
+}
+
+/// The applications with each loop application repeated once per schedule of `schedules`
+/// (canonical, from `--schedule`), in that order, its tokens and label followed by
+/// `--schedule S`. Without schedules, the applications as they are. Fails when `schedules`
+/// is given but no application is a loop application, or when a loop application already
+/// names its own schedule.
+pub fn with_schedules(apps: Vec<App>, schedules: &[String]) -> Result<Vec<App>, Error> {
+    if schedules.is_empty() {
+        return Ok(apps);
+    }
+    if !apps.iter().any(App::is_loop) {
+        return usage(format!(
+            "--schedule applies to the loop applications ({}) only, and no --app is one",
+            loops::APPS.join(", ")
+        ));
+    }
+    let mut out = Vec::new();
+    for app in apps {
+        if !app.is_loop() {
+            out.push(app);
+            continue;
+        }
+        for s in schedules {
+            let mut a = app.clone();
+            a.tokens.extend(["--schedule".to_string(), s.clone()]);
+            a.label = format!("{} --schedule {s}", app.label);
+            a.schedule = Some(s.clone());
+            out.push(a);
+        }
+    }
+    Ok(out)
 }
 
 impl Error {
@@ -262,25 +331,50 @@ impl App {
                     }
                 }
             }
+            "mandelbrot" | "dist" | "histogram" | "spmv" => Kind::Loop,
             _ => {
                 if rest.iter().any(|t| t == "--size") {
                     return usage(format!(
-                        "--app {name}: --size applies to quicksort, prefix-sum only, not to {name}"
+                        "--app {name}: --size applies to quicksort, prefix-sum, histogram only, \
+                         not to {name}"
                     ));
                 }
                 Kind::Search
             }
         };
-        let app = App {
+        let mut app = App {
             label,
             name,
             tokens: tokens.to_vec(),
+            schedule: None,
             kind,
         };
-        if kind == Kind::Search {
-            app.search_args()?;
+        match kind {
+            Kind::Search => {
+                app.search_args()?;
+            }
+            Kind::Loop => {
+                let args = app.loop_args()?;
+                let given = args.schedule.as_deref().unwrap_or(loops::DEFAULT_SCHEDULE);
+                let s = loops::parse_schedule("--schedule", given)
+                    .map_err(|e| Error::from(e).prefixed(&format!("--app {}: ", app.label)))?;
+                app.schedule = Some(s.to_string());
+            }
+            _ => {}
         }
         Ok(app)
+    }
+
+    /// Whether this is a loop application (mandelbrot, dist, histogram, spmv).
+    pub fn is_loop(&self) -> bool {
+        self.kind == Kind::Loop
+    }
+
+    /// The tokens as `magpie loop`'s arguments.
+    fn loop_args(&self) -> Result<LoopArgs, Error> {
+        LoopTokens::try_parse_from(&self.tokens)
+            .map(|t| t.args)
+            .map_err(|e| Error::Usage(format!("--app {}: {}", self.label, clap_line(&e))))
     }
 
     /// The tokens as `magpie search`'s arguments.
@@ -297,6 +391,9 @@ impl App {
             (Peer::Rayon, Kind::Search, other) => usage(format!(
                 "--peers rayon: there is no rayon version of {other} (rayon runs quicksort, \
                  prefix-sum, fib, uts, ns and nqueens)"
+            )),
+            (Peer::Rayon, Kind::Loop, other) => usage(format!(
+                "--peers rayon: there is no rayon version of the loop application {other}"
             )),
             (Peer::Rayon, _, _) => Ok(()),
         }
@@ -319,6 +416,7 @@ impl App {
                 }
             }
             Kind::Fib { n } => Job::Fib { n },
+            Kind::Loop => Job::Loop(Box::new(loops::prepare(&self.loop_args()?)?)),
         })
     }
 }
@@ -387,6 +485,21 @@ pub struct Measurement {
     pub check: String,
     /// The pool's counters during the solve (`None` for a peer runtime).
     pub counters: Option<Counters>,
+    /// A loop application's statistics over its time steps (`None` for the others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_stats: Option<LoopCounters>,
+}
+
+/// A loop application's statistics in one solve: chunks and loop steals summed over its
+/// time steps, and the last step's c.o.v. of the workers' busy times.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoopCounters {
+    /// Chunks handed out, over every step.
+    pub chunks: u64,
+    /// Successful loop steals, over every step.
+    pub steals: u64,
+    /// The last step's c.o.v. of busy times.
+    pub cov: f64,
 }
 
 /// A prepared input.
@@ -403,7 +516,11 @@ enum Job {
     Fib {
         n: u64,
     },
+    Loop(Box<loops::Prepared>),
 }
+
+/// What one solve gives: seconds, answer, what was checked, and a loop's statistics.
+type Solve = (f64, String, String, Option<LoopCounters>);
 
 /// Wrapping sum and xor of `v`: a sort must keep both.
 fn checksum(v: &[u64]) -> (u64, u64) {
@@ -459,8 +576,29 @@ impl Job {
     /// Solves once on `pool` and checks the answer. The time covers the solve only: for
     /// magpie's searches, the search's own clock (as `magpie search` reports it); otherwise
     /// the `install` call that runs the kernel or enumeration.
-    fn run(self, pool: &Pool) -> Result<(f64, String, String), Error> {
+    fn run(self, pool: &Pool) -> Result<Solve, Error> {
+        let Job::Loop(p) = self else {
+            return self.run_plain(pool).map(|(s, a, c)| (s, a, c, None));
+        };
+        let Pool::Magpie(pool) = pool else {
+            return usage("there is no rayon version of the loop applications");
+        };
+        let o = p.run(pool)?;
+        let stats = LoopCounters {
+            chunks: o.chunks(),
+            steals: o.steals(),
+            cov: o.last_cov(),
+        };
+        let check = o
+            .check
+            .unwrap_or_else(|| "not checked (--no-check)".to_string());
+        Ok((o.seconds, o.answer, check, Some(stats)))
+    }
+
+    /// [`Job::run`] for everything but the loop applications.
+    fn run_plain(self, pool: &Pool) -> Result<(f64, String, String), Error> {
         match self {
+            Job::Loop(_) => unreachable!("Job::run runs the loop applications"),
             Job::Search(p) => match pool {
                 Pool::Magpie(pool) => {
                     let s = p.solve(pool)?;
@@ -663,7 +801,7 @@ pub fn run_one(args: &RunOneArgs, config: &Config) -> Result<(), Error> {
         Pool::Rayon(_) => None,
     };
     let before = snapshot(&pool);
-    let (seconds, answer, check) = job.run(&pool)?;
+    let (seconds, answer, check, loop_stats) = job.run(&pool)?;
     let counters = snapshot(&pool)
         .zip(before)
         .map(|(after, before)| after.since(&before));
@@ -672,6 +810,7 @@ pub fn run_one(args: &RunOneArgs, config: &Config) -> Result<(), Error> {
         answer,
         check,
         counters,
+        loop_stats,
     };
     let line = serde_json::to_string(&m)
         .map_err(|e| Error::Run(format!("cannot write the measurement: {e}")))?;
@@ -734,6 +873,7 @@ mod tests {
             label: "knapsack f".into(),
             name: "knapsack".into(),
             tokens: vec!["knapsack".into(), "f".into()],
+            schedule: None,
             kind: Kind::Search,
         };
         let Err(Error::Usage(e)) = knapsack.check_peer(Peer::Rayon) else {

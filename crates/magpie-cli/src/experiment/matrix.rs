@@ -193,6 +193,59 @@ pub fn split_specs(flag: &str, list: &str) -> Result<Vec<String>, Error> {
     Ok(out)
 }
 
+/// Splits a list of loop schedules (`--schedule ss,4,gss,rws,fac2,static`). Schedules
+/// have their own comma (`name,argument`), so an element that is an argument rather than
+/// a name continues the schedule before it: an element starting with a digit (a chunk, a
+/// percentage, `wf` weights `1:2`) or `fac2` directly after `rws` or `laws`. Every other
+/// element starts a schedule. Each schedule is then parsed (errors name the element) and
+/// given in canonical form; repeats are refused.
+pub fn split_schedules(flag: &str, list: &str) -> Result<Vec<String>, Error> {
+    let mut pieces: Vec<(String, Option<String>)> = Vec::new();
+    for piece in list.split(',') {
+        let piece = piece.trim();
+        if piece.is_empty() {
+            return usage(format!("{flag} {list:?}: an element of the list is empty"));
+        }
+        let after_stealing = matches!(
+            pieces.last(),
+            Some((name, None)) if ["rws", "laws"].contains(&name.to_ascii_lowercase().as_str())
+        );
+        let is_argument = piece.starts_with(|c: char| c.is_ascii_digit())
+            || (after_stealing && piece.eq_ignore_ascii_case("fac2"));
+        if !is_argument {
+            pieces.push((piece.to_string(), None));
+            continue;
+        }
+        match pieces.last_mut() {
+            Some((_, arg @ None)) => *arg = Some(piece.to_string()),
+            Some((name, Some(a))) => {
+                return usage(format!(
+                    "{flag} {list:?}: {piece:?} is an argument, but {name},{a} already has one"
+                ))
+            }
+            None => {
+                return usage(format!(
+                    "{flag} {list:?}: {piece:?} is an argument, but no schedule name comes \
+                     before it"
+                ))
+            }
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for (name, arg) in pieces {
+        let text = match arg {
+            Some(a) => format!("{name},{a}"),
+            None => name,
+        };
+        let s = crate::loops::parse_schedule(flag, &text)?.to_string();
+        if out.contains(&s) {
+            return usage(format!("{flag} {list:?}: {s:?} is listed twice"));
+        }
+        out.push(s);
+    }
+    Ok(out)
+}
+
 fn list(
     flag: &Option<String>,
     flag_name: &str,
@@ -433,6 +486,36 @@ mod tests {
         let e = message(split_specs("--victims", "random,random"));
         assert!(e.contains("twice"), "{e}");
         assert_eq!(split_plain("--workers", " 1, 2 ").unwrap(), ["1", "2"]);
+    }
+
+    #[test]
+    fn schedule_lists_keep_their_arguments() {
+        let s = |l: &str| split_schedules("--schedule", l).unwrap();
+        assert_eq!(
+            s("ss,4,gss,rws,fac2,static"),
+            ["ss,4", "gss", "rws,fac2", "static"]
+        );
+        assert_eq!(
+            s("laws, fac2 ,fac2,wf,1:2,static,8"),
+            ["laws,fac2", "fac2", "wf,1:2", "static,8"]
+        );
+        // Canonical forms: default arguments are left out.
+        assert_eq!(s("rws,25,dynamic,2,guided"), ["rws", "ss,2", "gss"]);
+        let e = message(split_schedules("--schedule", "ss,4,fastest"));
+        assert!(e.contains("--schedule") && e.contains("fastest"), "{e}");
+        let e = message(split_schedules("--schedule", "ss,0"));
+        assert!(e.contains("at least 1"), "{e}");
+        let e = message(split_schedules("--schedule", "ss,4,5"));
+        assert!(
+            e.contains("\"5\" is an argument") && e.contains("ss,4"),
+            "{e}"
+        );
+        let e = message(split_schedules("--schedule", "4,ss"));
+        assert!(e.contains("no schedule name"), "{e}");
+        let e = message(split_schedules("--schedule", "gss,guided"));
+        assert!(e.contains("twice"), "{e}");
+        let e = message(split_schedules("--schedule", "gss,,ss"));
+        assert!(e.contains("empty"), "{e}");
     }
 
     #[test]

@@ -110,6 +110,19 @@ Applications (--app, repeatable; an application's options follow its --app):
   prefix-sum [--size N] inclusive prefix sum of N seeded random u64s (default 10000000);
                      checked against the sequential scan
   fib [--n N]        naive fork-join Fibonacci, no cutoff (default 30); checked exactly
+  mandelbrot [--width W --height H --max-iter N], dist [--dist D --iterations N
+  --mean-units U --seed S], histogram [--size N --buckets B --skew S --seed S],
+  spmv [--rows R --cols C --min-len L --alpha A --seed S], each with [--steps T]
+                     the loop applications of `magpie loop` (same defaults), each run for
+                     its time steps through one loop handle and checked against its
+                     sequential version; timed over all steps; the rows add the loop's
+                     chunks, loop steals and last-step c.o.v. of busy times
+
+Loop schedules (--schedule LIST): every loop application runs once per schedule, as its
+own row (`mandelbrot --schedule gss`). A schedule's argument follows a comma too, so an
+element that starts with a digit, or `fac2` right after rws or laws, is the argument of
+the schedule before it: --schedule ss,4,gss,rws,fac2,static is ss,4 / gss / rws,fac2 /
+static. Without --schedule, auto; giving it without a loop application is an error.
 
 Peers (--peers rayon): one more row per worker count, the same application on a rayon pool
 of that many threads (rayon's own idle behaviour): fork-join kernels by rayon::join, uts,
@@ -123,7 +136,10 @@ Examples:
       --app ns --genus 28 --skeleton budget --idle park,yield --workers 4 \\
       --instances 2 --peers rayon --format csv
   magpie experiment policies --app nqueens --n 13 --idle park,linear:max=1ms \\
-      --background 'yes > /dev/null' --runs 20 --format json";
+      --background 'yes > /dev/null' --runs 20 --format json
+  magpie experiment policies --app mandelbrot --width 400 --height 300 \\
+      --app dist --dist gamma:k=0.5 --steps 10 --schedule ss,16,gss,rws,fac2,af \\
+      --workers 2 --runs 5 --format json";
 
 /// `magpie experiment policies`' arguments. The application options may be repeated: each
 /// belongs to the `--app` before it (see [`apps::from_matches`]).
@@ -180,10 +196,70 @@ pub struct PoliciesArgs {
     #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Applications")]
     pub n: Vec<String>,
-    /// quicksort, prefix-sum: the number of elements
+    /// quicksort, prefix-sum: the number of elements; histogram: the number of keys
     #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Applications")]
     pub size: Vec<String>,
+    /// Loop applications: time steps through one loop handle (as in `magpie loop`)
+    #[arg(long, value_name = "T", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Loop applications")]
+    pub steps: Vec<String>,
+    /// mandelbrot: pixels per row
+    #[arg(long, value_name = "W", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Loop applications")]
+    pub width: Vec<String>,
+    /// mandelbrot: rows
+    #[arg(long, value_name = "H", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Loop applications")]
+    pub height: Vec<String>,
+    /// mandelbrot: iteration limit per pixel
+    #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Loop applications")]
+    pub max_iter: Vec<String>,
+    /// dist: the distribution of the iteration costs
+    #[arg(long, value_name = "D", action = ArgAction::Append, help_heading = "Loop applications")]
+    pub dist: Vec<String>,
+    /// dist: iterations per loop
+    #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Loop applications")]
+    pub iterations: Vec<String>,
+    /// dist: mean iteration cost in work units
+    #[arg(long, value_name = "U", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Loop applications")]
+    pub mean_units: Vec<String>,
+    /// dist, histogram, spmv: seed of the generated input
+    #[arg(long, value_name = "S", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Loop applications")]
+    pub seed: Vec<String>,
+    /// histogram: the number of buckets
+    #[arg(long, value_name = "B", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Loop applications")]
+    pub buckets: Vec<String>,
+    /// histogram: skew of the keys
+    #[arg(long, value_name = "S", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Loop applications")]
+    pub skew: Vec<String>,
+    /// spmv: rows of the matrix
+    #[arg(long, value_name = "R", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Loop applications")]
+    pub rows: Vec<String>,
+    /// spmv: columns of the matrix
+    #[arg(long, value_name = "C", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Loop applications")]
+    pub cols: Vec<String>,
+    /// spmv: the shortest row length
+    #[arg(long, value_name = "L", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Loop applications")]
+    pub min_len: Vec<String>,
+    /// spmv: power-law exponent of the row lengths
+    #[arg(long, value_name = "A", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Loop applications")]
+    pub alpha: Vec<String>,
+    /// Loop schedules, one more dimension of the matrix for the loop applications (e.g.
+    /// ss,4,gss,rws,fac2,static: an element that is an argument continues the schedule
+    /// before it, see below) [default: auto]
+    #[arg(long, value_name = "LIST", help_heading = "Loop applications")]
+    pub schedule: Option<String>,
 
     /// Measured runs of every configuration, at least 1 [default: 10]
     #[arg(
@@ -274,7 +350,11 @@ pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Res
         Some(c) if c.trim().is_empty() => return usage("--background: the command is empty"),
         other => other.map(str::to_string),
     };
-    let apps = apps::from_matches(matches)?;
+    let schedules = match args.schedule.as_deref() {
+        Some(list) => matrix::split_schedules("--schedule", list)?,
+        None => Vec::new(),
+    };
+    let apps = apps::with_schedules(apps::from_matches(matches)?, &schedules)?;
     let peers = matrix::peers(args.peers.as_deref())?;
     for peer in &peers {
         for app in &apps {

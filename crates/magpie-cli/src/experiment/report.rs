@@ -6,13 +6,15 @@
 //! the same application and worker count; the pool counters summed over every solve
 //! (failed steals = attempts − steals); and Welch's t-test of the row's run times against
 //! those of the first configuration of the same application and worker count. Per
-//! configuration: the aggregated result, `relative` averaged over the applications.
+//! configuration: the aggregated result, `relative` averaged over the applications. A loop
+//! application's rows (one application per schedule) also name the schedule and give the
+//! loop's chunks and loop steals per solve and the mean of the last step's c.o.v.
 
 use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::apps::{Counters, Measurement};
+use super::apps::{Counters, LoopCounters, Measurement};
 use super::matrix::{Lists, Setup};
 use super::runner::{Plan, Results};
 use super::stats::{self, Welch};
@@ -36,6 +38,9 @@ pub struct Row {
     /// Summed over every solve (`None` for a peer runtime).
     counters: Option<Counters>,
     instance_counters: Option<Vec<Vec<Counters>>>,
+    /// A loop application's chunks and steals summed over every solve, and the mean of the
+    /// solves' last-step c.o.v. (`None` for the other applications).
+    loops: Option<LoopCounters>,
     solves: usize,
     baseline: bool,
     welch: Option<Welch>,
@@ -75,9 +80,20 @@ fn summarise(app: usize, setup: usize, runs: &[Vec<Measurement>]) -> Row {
         .iter()
         .map(|r| r.iter().map(|m| m.counters).collect::<Option<Vec<_>>>())
         .collect::<Option<Vec<_>>>();
+    let loops = all
+        .iter()
+        .map(|m| m.loop_stats)
+        .collect::<Option<Vec<LoopCounters>>>()
+        .filter(|v| !v.is_empty())
+        .map(|v| LoopCounters {
+            chunks: v.iter().map(|l| l.chunks).sum(),
+            steals: v.iter().map(|l| l.steals).sum(),
+            cov: v.iter().map(|l| l.cov).sum::<f64>() / v.len() as f64,
+        });
     Row {
         app,
         setup,
+        loops,
         median: stats::median(&times),
         mean: stats::mean(&times),
         sd: stats::sd(&times),
@@ -225,7 +241,7 @@ impl<'a> Experiment<'a> {
                 "{}: {} (checked: {})",
                 app.label, first.answer, first.check
             )?;
-            let mut t = Table::new(&[
+            let mut headers = vec![
                 ("workers", true),
                 ("runtime", false),
                 ("deque", false),
@@ -243,8 +259,13 @@ impl<'a> Experiment<'a> {
                 ("sleep ms", true),
                 ("parks", true),
                 ("park ms", true),
-                ("Welch vs first", false),
-            ]);
+            ];
+            let is_loop = app.schedule.is_some();
+            if is_loop {
+                headers.extend([("chunks", true), ("loop steals", true), ("c.o.v.", true)]);
+            }
+            headers.push(("Welch vs first", false));
+            let mut t = Table::new(&headers);
             for r in rows {
                 let s = self.setup(r);
                 let (d, v, i) = s.policies().unwrap_or(("-", "-", "-"));
@@ -273,6 +294,14 @@ impl<'a> Experiment<'a> {
                         per_ms(c.parked_ns),
                     ]),
                     None => cells.extend(vec!["-".to_string(); 6]),
+                }
+                if is_loop {
+                    match r.loops {
+                        Some(l) => {
+                            cells.extend([per(l.chunks), per(l.steals), format!("{:.3}", l.cov)])
+                        }
+                        None => cells.extend(vec!["-".to_string(); 3]),
+                    }
                 }
                 cells.push(if r.baseline {
                     "(first)".to_string()
@@ -369,6 +398,10 @@ impl<'a> Experiment<'a> {
                 r.welch
                     .map_or(String::new(), |w| w.significant().to_string()),
                 r.answer.clone(),
+                self.plan.apps[r.app].schedule.clone().unwrap_or_default(),
+                r.loops.map_or(String::new(), |l| l.chunks.to_string()),
+                r.loops.map_or(String::new(), |l| l.steals.to_string()),
+                r.loops.map_or(String::new(), |l| l.cov.to_string()),
             ];
             let line: Vec<String> = cells.iter().map(|c| csv_field(c)).collect();
             writeln!(out, "{}", line.join(","))?;
@@ -391,6 +424,14 @@ impl<'a> Experiment<'a> {
                 JsonRow {
                     app: &p.apps[r.app].label,
                     app_name: &p.apps[r.app].name,
+                    schedule: p.apps[r.app].schedule.as_deref(),
+                    loop_stats: r.loops.map(|l| JsonLoop {
+                        chunks: l.chunks,
+                        steals: l.steals,
+                        chunks_per_solve: l.chunks as f64 / r.solves as f64,
+                        steals_per_solve: l.steals as f64 / r.solves as f64,
+                        cov: l.cov,
+                    }),
                     runtime: s.runtime_name(),
                     workers: s.workers,
                     deque: pol.map(|x| x.0),
@@ -476,7 +517,7 @@ impl<'a> Experiment<'a> {
     }
 }
 
-const CSV_COLUMNS: [&str; 32] = [
+const CSV_COLUMNS: [&str; 36] = [
     "app",
     "runtime",
     "workers",
@@ -509,6 +550,10 @@ const CSV_COLUMNS: [&str; 32] = [
     "welch_p",
     "significant",
     "answer",
+    "schedule",
+    "loop_chunks",
+    "loop_steals",
+    "loop_cov",
 ];
 
 #[derive(Serialize)]
@@ -541,6 +586,10 @@ struct JsonBackground<'a> {
 struct JsonRow<'a> {
     app: &'a str,
     app_name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schedule: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loop_stats: Option<JsonLoop>,
     runtime: &'static str,
     workers: usize,
     deque: Option<&'a str>,
@@ -565,6 +614,17 @@ struct JsonRow<'a> {
     instance_counters: Option<&'a [Vec<Counters>]>,
     baseline: bool,
     welch: Option<JsonWelch>,
+}
+
+#[derive(Serialize)]
+struct JsonLoop {
+    /// Summed over every solve (and every time step of each).
+    chunks: u64,
+    steals: u64,
+    chunks_per_solve: f64,
+    steals_per_solve: f64,
+    /// The mean over the solves of the last step's c.o.v. of busy times.
+    cov: f64,
 }
 
 #[derive(Serialize)]

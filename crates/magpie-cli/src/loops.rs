@@ -1,0 +1,831 @@
+//! `magpie loop`: one loop application of `magpie_apps` (Mandelbrot, Dist, Histogram,
+//! SpMV) run for a number of time steps through one [`Loop`] handle (so that adaptive
+//! schedules and the selectors learn from step to step) on a magpie pool, its result
+//! checked against the application's sequential version, then printed as text or as one
+//! JSON object.
+//!
+//! [`prepare`] validates the arguments and generates the input, [`Prepared::run`] runs the
+//! steps on a pool and checks the result: `magpie loop` and the loop applications of
+//! `magpie experiment policies` (its `run-one` children) share both.
+//!
+//! As in `magpie search`, every option arrives as a string and is parsed here, so that a
+//! bad value ends as one line `magpie: error: …` with exit code 2.
+
+use std::fmt::Display;
+use std::fs::File;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use magpie::loops::{Loop, LoopStats, Schedule};
+use magpie::ThreadPool;
+use magpie_apps::{dist, histogram, mandelbrot, spmv};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::config::{Config, ConfigError};
+use crate::search::Failure;
+
+/// The loop applications, as named on the command line.
+pub const APPS: [&str; 4] = ["mandelbrot", "dist", "histogram", "spmv"];
+
+/// The time steps of mandelbrot, histogram and spmv without `--steps`.
+pub const DEFAULT_STEPS: usize = 5;
+/// The schedule without `--schedule`.
+pub const DEFAULT_SCHEDULE: &str = "auto";
+/// The seed of the generated inputs without `--seed`.
+pub const DEFAULT_SEED: u64 = 2026;
+/// histogram: the keys without `--size`.
+pub const DEFAULT_KEYS: usize = 10_000_000;
+/// histogram: the buckets without `--buckets`.
+pub const DEFAULT_BUCKETS: usize = 1024;
+/// histogram: the skew without `--skew`.
+pub const DEFAULT_SKEW: f64 = 1.0;
+/// spmv: the rows (and columns) without `--rows` (`--cols`).
+pub const DEFAULT_ROWS: usize = 200_000;
+/// spmv: the shortest row without `--min-len`.
+pub const DEFAULT_MIN_LEN: usize = 4;
+/// spmv: the power-law exponent of the row lengths without `--alpha`.
+pub const DEFAULT_ALPHA: f64 = 1.5;
+
+/// The text after `magpie loop --help`.
+pub fn after_help() -> String {
+    format!(
+        "Applications and their options:\n  \
+         mandelbrot  [--width W (800)] [--height H (600)] [--max-iter N (1000)] [--png FILE]\n              \
+         one iteration per pixel of the Mandelbrot set on [-2,1]x[-1.5,1.5]; --png writes the\n              \
+         last image\n  \
+         dist        [--dist D (exponential)] [--iterations N ({})] [--mean-units U ({})]\n              \
+         [--seed S]  synthetic loop whose iteration costs follow D:\n              \
+         {}\n  \
+         histogram   [--size N ({DEFAULT_KEYS})] [--buckets B ({DEFAULT_BUCKETS})] [--skew S ({DEFAULT_SKEW})] [--seed S]\n              \
+         count N seeded keys (a power law for S > 0) into B buckets\n  \
+         spmv        [--rows R ({DEFAULT_ROWS})] [--cols C (= R)] [--min-len L ({DEFAULT_MIN_LEN})] [--alpha A ({DEFAULT_ALPHA})]\n              \
+         [--seed S]  y = A x over a CSR matrix whose row lengths follow a power law\n\
+         An option that does not apply to the application is an error. The seed defaults to {DEFAULT_SEED}.\n\n\
+         Schedules (--schedule NAME[,ARG], default {DEFAULT_SCHEDULE}): {}\n\
+         `runtime` takes the schedule from MAGPIE_SCHEDULE (unset: auto; a bad value is an error).\n\
+         --steps: time steps through one loop handle (default {} for dist, {DEFAULT_STEPS} for the others).\n\n\
+         The result is checked against the sequential version of the application, run after the\n\
+         timed steps (--no-check skips it): a mismatch exits 1.\n\n\
+         Examples:\n  \
+         magpie loop mandelbrot --schedule fac2 --png mandelbrot.png --workers 2\n  \
+         magpie loop dist --dist gamma:k=0.5 --schedule awf-b --steps 20 --json\n  \
+         magpie loop spmv --rows 100000 --alpha 1.2 --schedule rws,fac2\n  \
+         MAGPIE_SCHEDULE=gss,4 magpie loop histogram --schedule runtime",
+        dist::DEFAULT_ITERATIONS,
+        dist::DEFAULT_MEAN_UNITS,
+        dist::Dist::NAMES,
+        Schedule::names().join(", "),
+        dist::DEFAULT_STEPS,
+    )
+}
+
+/// `magpie loop`'s arguments. Values are strings, parsed in [`prepare`] (see the module doc).
+#[derive(Debug, Clone, Args)]
+pub struct LoopArgs {
+    /// Application: mandelbrot, dist, histogram, spmv
+    #[arg(value_name = "APP")]
+    pub app: String,
+
+    /// Loop schedule, NAME[,ARG] (ss,4, gss, rws,fac2, static, expert-sel, runtime, ...)
+    /// [default: auto]
+    #[arg(long, value_name = "NAME[,ARG]", help_heading = "Loop")]
+    pub schedule: Option<String>,
+
+    /// Time steps, each one run of the loop through the same handle [default: 20 for dist,
+    /// 5 for the others]
+    #[arg(
+        long,
+        value_name = "T",
+        allow_hyphen_values = true,
+        help_heading = "Loop"
+    )]
+    pub steps: Option<String>,
+
+    /// mandelbrot: pixels per row [default: 800]
+    #[arg(
+        long,
+        value_name = "W",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub width: Option<String>,
+
+    /// mandelbrot: rows [default: 600]
+    #[arg(
+        long,
+        value_name = "H",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub height: Option<String>,
+
+    /// mandelbrot: iteration limit per pixel [default: 1000]
+    #[arg(
+        long,
+        value_name = "N",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub max_iter: Option<String>,
+
+    /// mandelbrot: write the last image to FILE as a PNG
+    #[arg(long, value_name = "FILE", help_heading = "Application")]
+    pub png: Option<PathBuf>,
+
+    /// dist: the distribution of the iteration costs (constant, uniform[:spread=S],
+    /// normal[:cv=C], exponential, gamma[:k=K]) [default: exponential]
+    #[arg(long, value_name = "D", help_heading = "Application")]
+    pub dist: Option<String>,
+
+    /// dist: iterations per loop [default: 400000]
+    #[arg(
+        long,
+        value_name = "N",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub iterations: Option<String>,
+
+    /// dist: mean iteration cost in work units [default: 100]
+    #[arg(
+        long,
+        value_name = "U",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub mean_units: Option<String>,
+
+    /// dist, histogram, spmv: seed of the generated input [default: 2026]
+    #[arg(
+        long,
+        value_name = "S",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub seed: Option<String>,
+
+    /// histogram: the number of keys [default: 10000000]
+    #[arg(
+        long,
+        value_name = "N",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub size: Option<String>,
+
+    /// histogram: the number of buckets [default: 1024]
+    #[arg(
+        long,
+        value_name = "B",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub buckets: Option<String>,
+
+    /// histogram: skew of the keys towards the small buckets, 0 for uniform [default: 1]
+    #[arg(
+        long,
+        value_name = "S",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub skew: Option<String>,
+
+    /// spmv: rows of the matrix [default: 200000]
+    #[arg(
+        long,
+        value_name = "R",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub rows: Option<String>,
+
+    /// spmv: columns of the matrix [default: the rows]
+    #[arg(
+        long,
+        value_name = "C",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub cols: Option<String>,
+
+    /// spmv: the shortest row length [default: 4]
+    #[arg(
+        long,
+        value_name = "L",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub min_len: Option<String>,
+
+    /// spmv: power-law exponent of the row lengths (smaller: heavier tail) [default: 1.5]
+    #[arg(
+        long,
+        value_name = "A",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub alpha: Option<String>,
+
+    /// Skip the check against the sequential version
+    #[arg(long, help_heading = "Output")]
+    pub no_check: bool,
+
+    /// Print one JSON object (with per-step times and statistics) instead of text
+    #[arg(long, help_heading = "Output")]
+    pub json: bool,
+}
+
+fn usage<T>(message: impl Into<String>) -> Result<T, Failure> {
+    Err(Failure::Usage(message.into()))
+}
+
+/// Parses a number given to `flag`, at least `min`.
+fn number<T>(flag: &str, value: &str, min: T, what: &str) -> Result<T, Failure>
+where
+    T: FromStr + PartialOrd + Display + Copy,
+{
+    match value.trim().parse::<T>() {
+        Ok(v) if v >= min => Ok(v),
+        Ok(v) => usage(format!("{flag} {v}: {what} must be at least {min}")),
+        Err(_) => usage(format!(
+            "{flag} {value:?}: expected a number ({what}, at least {min})"
+        )),
+    }
+}
+
+/// `flag`'s value parsed by [`number`], or `default`.
+fn option<T>(
+    flag: &str,
+    value: &Option<String>,
+    default: T,
+    min: T,
+    what: &str,
+) -> Result<T, Failure>
+where
+    T: FromStr + PartialOrd + Display + Copy,
+{
+    match value {
+        Some(v) => number(flag, v, min, what),
+        None => Ok(default),
+    }
+}
+
+/// Parses a finite real number given to `flag`.
+fn real(flag: &str, value: &Option<String>, default: f64) -> Result<f64, Failure> {
+    match value {
+        None => Ok(default),
+        Some(v) => match v.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(x),
+            _ => usage(format!("{flag} {v:?}: expected a finite number")),
+        },
+    }
+}
+
+/// Parses a schedule given to `flag` (`--schedule`, or an element of the experiment's
+/// list); `runtime` must find a valid `MAGPIE_SCHEDULE` now rather than fall back to `auto`
+/// with a warning while the loop runs.
+pub fn parse_schedule(flag: &str, text: &str) -> Result<Schedule, Failure> {
+    let s: Schedule = text
+        .parse()
+        .map_err(|e| Failure::Usage(format!("{flag}: {e}")))?;
+    if s == Schedule::Runtime {
+        Schedule::from_env().map_err(|e| Failure::Usage(format!("{flag} runtime: {e}")))?;
+    }
+    Ok(s)
+}
+
+/// A generated input.
+enum Input {
+    Mandelbrot(mandelbrot::Params),
+    Dist { costs: Vec<u64> },
+    Histogram { keys: Vec<u32>, buckets: usize },
+    Spmv { a: spmv::Csr, x: Vec<f64> },
+}
+
+/// A loop application ready to run: its options validated and its input generated.
+/// `magpie loop` runs it once; `magpie experiment` once per child process.
+pub struct Prepared {
+    app: &'static str,
+    input: Input,
+    /// The application's parameters, for the report.
+    params: Value,
+    schedule: Schedule,
+    steps: usize,
+    check: bool,
+    png: Option<PathBuf>,
+}
+
+/// One time step's loop statistics.
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    /// The step's wall-clock time in seconds (the loop call alone).
+    pub seconds: f64,
+    /// The schedule that ran (after resolving `runtime` and the selectors).
+    pub ran: String,
+    /// Chunks handed out.
+    pub chunks: u64,
+    /// Successful loop steals.
+    pub steals: u64,
+    /// The c.o.v. of the workers' busy times.
+    pub cov: f64,
+    /// Each worker's busy time in seconds.
+    pub busy: Vec<f64>,
+}
+
+impl Step {
+    fn new(seconds: f64, s: &LoopStats) -> Step {
+        Step {
+            seconds,
+            ran: s.schedule.clone(),
+            chunks: s.chunks,
+            steals: s.steals,
+            cov: s.cov(),
+            busy: s.busy.iter().map(Duration::as_secs_f64).collect(),
+        }
+    }
+}
+
+/// What [`Prepared::run`] measured and computed.
+pub struct Outcome {
+    /// Per time step.
+    pub steps: Vec<Step>,
+    /// The time of all steps, in seconds (their sum).
+    pub seconds: f64,
+    /// The result (per application: checksum, sum, counts, …), as in the JSON report.
+    pub result: Value,
+    /// The result in a short canonical form that every correct run gives.
+    pub answer: String,
+    /// What was checked (`None` with `--no-check`).
+    pub check: Option<String>,
+}
+
+impl Outcome {
+    /// Chunks summed over the steps.
+    pub fn chunks(&self) -> u64 {
+        self.steps.iter().map(|s| s.chunks).sum()
+    }
+
+    /// Loop steals summed over the steps.
+    pub fn steals(&self) -> u64 {
+        self.steps.iter().map(|s| s.steals).sum()
+    }
+
+    /// The last step's c.o.v. of busy times.
+    pub fn last_cov(&self) -> f64 {
+        self.steps.last().map_or(0.0, |s| s.cov)
+    }
+}
+
+/// FNV-1a (64-bit) over `words`, each as 8 little-endian bytes: the checksum of the
+/// histogram's counts and of SpMV's `y` (as the bits of each entry).
+pub fn fnv64(words: impl IntoIterator<Item = u64>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for w in words {
+        for b in w.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Fails with `flag applies to APPS only` when `flag` is given to another application.
+fn only(app: &str, flag: &str, given: bool, applies: &[&str]) -> Result<(), Failure> {
+    if given && !applies.contains(&app) {
+        return usage(format!(
+            "{flag} applies to {} only, not to {app}",
+            applies.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// Validates `args` (application, its options, the schedule, the steps) and generates the
+/// input: every usage error of `magpie loop` that does not need a pool.
+pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
+    let app = match APPS.iter().find(|a| **a == args.app.trim()) {
+        Some(a) => *a,
+        None => {
+            return usage(format!(
+                "unknown loop application {:?}; expected one of: {}",
+                args.app.trim(),
+                APPS.join(", ")
+            ))
+        }
+    };
+    let a = args;
+    only(app, "--width", a.width.is_some(), &["mandelbrot"])?;
+    only(app, "--height", a.height.is_some(), &["mandelbrot"])?;
+    only(app, "--max-iter", a.max_iter.is_some(), &["mandelbrot"])?;
+    only(app, "--png", a.png.is_some(), &["mandelbrot"])?;
+    only(app, "--dist", a.dist.is_some(), &["dist"])?;
+    only(app, "--iterations", a.iterations.is_some(), &["dist"])?;
+    only(app, "--mean-units", a.mean_units.is_some(), &["dist"])?;
+    only(
+        app,
+        "--seed",
+        a.seed.is_some(),
+        &["dist", "histogram", "spmv"],
+    )?;
+    only(app, "--size", a.size.is_some(), &["histogram"])?;
+    only(app, "--buckets", a.buckets.is_some(), &["histogram"])?;
+    only(app, "--skew", a.skew.is_some(), &["histogram"])?;
+    for (flag, v) in [
+        ("--rows", &a.rows),
+        ("--cols", &a.cols),
+        ("--min-len", &a.min_len),
+        ("--alpha", &a.alpha),
+    ] {
+        only(app, flag, v.is_some(), &["spmv"])?;
+    }
+
+    let schedule = parse_schedule(
+        "--schedule",
+        a.schedule.as_deref().unwrap_or(DEFAULT_SCHEDULE),
+    )?;
+    let default_steps = if app == "dist" {
+        dist::DEFAULT_STEPS
+    } else {
+        DEFAULT_STEPS
+    };
+    let steps = option(
+        "--steps",
+        &a.steps,
+        default_steps,
+        1,
+        "the number of time steps",
+    )?;
+    let seed = option("--seed", &a.seed, DEFAULT_SEED, 0, "a seed")?;
+    let input_error = |e: magpie_apps::input::InputError| Failure::Usage(e.to_string());
+
+    let (input, params) = match app {
+        "mandelbrot" => {
+            let width = option("--width", &a.width, 800, 1, "the width")?;
+            let height = option("--height", &a.height, 600, 1, "the height")?;
+            let max_iter = option("--max-iter", &a.max_iter, 1000u32, 1, "the iteration limit")?;
+            let p = mandelbrot::Params::new(width, height, max_iter, steps).map_err(input_error)?;
+            let params = json!({"width": width, "height": height, "max_iter": max_iter});
+            (Input::Mandelbrot(p), params)
+        }
+        "dist" => {
+            let d: dist::Dist = a
+                .dist
+                .as_deref()
+                .unwrap_or("exponential")
+                .parse()
+                .map_err(input_error)?;
+            let n = option(
+                "--iterations",
+                &a.iterations,
+                dist::DEFAULT_ITERATIONS,
+                1,
+                "the number of iterations",
+            )?;
+            let mean = option(
+                "--mean-units",
+                &a.mean_units,
+                dist::DEFAULT_MEAN_UNITS,
+                0,
+                "the mean cost",
+            )?;
+            let costs = dist::costs(&d, n, mean, seed);
+            let params =
+                json!({"dist": d.to_string(), "iterations": n, "mean_units": mean, "seed": seed});
+            (Input::Dist { costs }, params)
+        }
+        "histogram" => {
+            let n = option("--size", &a.size, DEFAULT_KEYS, 1, "the number of keys")?;
+            let buckets = option(
+                "--buckets",
+                &a.buckets,
+                DEFAULT_BUCKETS,
+                1,
+                "the number of buckets",
+            )?;
+            let skew = real("--skew", &a.skew, DEFAULT_SKEW)?;
+            let keys = histogram::keys(n, buckets, skew, seed).map_err(input_error)?;
+            let params = json!({"keys": n, "buckets": buckets, "skew": skew, "seed": seed});
+            (Input::Histogram { keys, buckets }, params)
+        }
+        _ => {
+            let rows = option("--rows", &a.rows, DEFAULT_ROWS, 1, "the number of rows")?;
+            let cols = option("--cols", &a.cols, rows, 1, "the number of columns")?;
+            let min_len = option(
+                "--min-len",
+                &a.min_len,
+                DEFAULT_MIN_LEN,
+                1,
+                "the shortest row",
+            )?;
+            let alpha = real("--alpha", &a.alpha, DEFAULT_ALPHA)?;
+            let m = spmv::power_law(rows, cols, min_len, alpha, seed).map_err(input_error)?;
+            let x = spmv::vector(cols, seed ^ 0x5eed);
+            let params = json!({"rows": rows, "cols": cols, "min_len": min_len, "alpha": alpha,
+                                "seed": seed, "nnz": m.nnz()});
+            (Input::Spmv { a: m, x }, params)
+        }
+    };
+    if let Some(path) = &a.png {
+        // Refuse an unwritable path now, not after the run.
+        File::create(path).map_err(|e| {
+            Failure::Usage(format!(
+                "--png {}: cannot create the file: {e}",
+                path.display()
+            ))
+        })?;
+    }
+    Ok(Prepared {
+        app,
+        input,
+        params,
+        schedule,
+        steps,
+        check: !a.no_check,
+        png: a.png.clone(),
+    })
+}
+
+fn check(ok: bool, message: impl FnOnce() -> String) -> Result<(), Failure> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Failure::Check(message()))
+    }
+}
+
+/// Runs `step` `steps` times on `pool` through `lp`, timing each call; returns the per-step
+/// statistics and what each step returned.
+fn time_steps<R: Send>(
+    pool: &ThreadPool,
+    lp: &Loop,
+    steps: usize,
+    step: impl Fn(usize) -> R + Sync,
+) -> (Vec<Step>, Vec<R>) {
+    pool.install(|| {
+        let mut stats = Vec::with_capacity(steps);
+        let mut out = Vec::with_capacity(steps);
+        for s in 0..steps {
+            let t = Instant::now();
+            let r = step(s);
+            let seconds = t.elapsed().as_secs_f64();
+            let last = lp.last_stats().expect("the loop ran");
+            stats.push(Step::new(seconds, &last));
+            out.push(r);
+        }
+        (stats, out)
+    })
+}
+
+impl Prepared {
+    /// Runs the time steps on `pool` through one new [`Loop`], then (unless `--no-check`)
+    /// the sequential version, and compares; writes `--png` last.
+    pub fn run(&self, pool: &ThreadPool) -> Result<Outcome, Failure> {
+        let lp = Loop::new(self.schedule.clone());
+        let steps = self.steps;
+        let (stats, result, answer, check_text) = match &self.input {
+            Input::Mandelbrot(p) => {
+                let (stats, images) = time_steps(pool, &lp, steps, |_| mandelbrot::render(p, &lp));
+                let sums: Vec<(u64, u64)> = images
+                    .iter()
+                    .map(|im| {
+                        (
+                            im.iter().map(|&c| u64::from(c)).sum(),
+                            mandelbrot::checksum(im),
+                        )
+                    })
+                    .collect();
+                let last = images.last().expect("at least one step");
+                let summary = mandelbrot::Summary {
+                    steps,
+                    iterations: sums.iter().map(|s| s.0).sum(),
+                    checksum: sums.last().expect("at least one step").1,
+                };
+                let what = if self.check {
+                    // Every step renders the same image: one sequential render checks all.
+                    let want = mandelbrot::render_seq(p);
+                    let w = (
+                        want.iter().map(|&c| u64::from(c)).sum(),
+                        mandelbrot::checksum(&want),
+                    );
+                    if let Some(s) = sums.iter().position(|x| *x != w) {
+                        return Err(Failure::Check(format!(
+                            "mandelbrot step {}: {} iterations, checksum {:#018x}; the \
+                             sequential image has {} and {:#018x}",
+                            s + 1,
+                            sums[s].0,
+                            sums[s].1,
+                            w.0,
+                            w.1
+                        )));
+                    }
+                    check(*last == want, || {
+                        "the last image differs from the sequential one".into()
+                    })?;
+                    Some("every step's image equals the sequential one (render_seq)".to_string())
+                } else {
+                    None
+                };
+                if let Some(path) = &self.png {
+                    mandelbrot::write_png(path, p, last)
+                        .map_err(|e| Failure::Usage(format!("--png {e}")))?;
+                }
+                let result = json!({"steps": summary.steps, "iterations": summary.iterations,
+                                    "checksum": summary.checksum});
+                let answer = format!(
+                    "iterations {}, checksum {:#018x}",
+                    summary.iterations, summary.checksum
+                );
+                (stats, result, answer, what)
+            }
+            Input::Dist { costs, .. } => {
+                let (stats, sums) = time_steps(pool, &lp, steps, |s| dist::step(costs, s, &lp));
+                let sum = sums.iter().fold(0u64, |a, &b| a.wrapping_add(b));
+                let what = if self.check {
+                    let want = dist::run_seq(costs, steps);
+                    check(sum == want, || {
+                        format!("dist: the steps sum to {sum:#018x}, the sequential run to {want:#018x}")
+                    })?;
+                    Some("the sum equals the sequential run's (dist::run_seq)".to_string())
+                } else {
+                    None
+                };
+                (stats, json!({"sum": sum}), format!("sum {sum:#018x}"), what)
+            }
+            Input::Histogram { keys, buckets } => {
+                let (stats, counts) = time_steps(pool, &lp, steps, |_| {
+                    histogram::histogram(keys, *buckets, &lp)
+                });
+                let last = counts.last().expect("at least one step");
+                let what = if self.check {
+                    let want = histogram::histogram_seq(keys, *buckets);
+                    if let Some(s) = counts.iter().position(|c| *c != want) {
+                        return Err(Failure::Check(format!(
+                            "histogram step {}: the counts differ from the sequential ones \
+                             (checksum {:#018x}, sequential {:#018x})",
+                            s + 1,
+                            fnv64(counts[s].iter().copied()),
+                            fnv64(want.iter().copied())
+                        )));
+                    }
+                    Some(
+                        "every step's counts equal the sequential ones (histogram_seq)".to_string(),
+                    )
+                } else {
+                    None
+                };
+                let sum = fnv64(last.iter().copied());
+                let total: u64 = last.iter().sum();
+                let result = json!({"total": total, "checksum": sum, "counts": last});
+                (
+                    stats,
+                    result,
+                    format!("{total} keys, checksum {sum:#018x}"),
+                    what,
+                )
+            }
+            Input::Spmv { a, x } => {
+                let (stats, ys) = time_steps(pool, &lp, steps, |_| spmv::spmv(a, x, &lp));
+                let bits = |y: &[f64]| fnv64(y.iter().map(|v| v.to_bits()));
+                let last = ys.last().expect("at least one step");
+                let what = if self.check {
+                    let want = bits(&spmv::spmv_seq(a, x));
+                    if let Some(s) = ys.iter().position(|y| bits(y) != want) {
+                        return Err(Failure::Check(format!(
+                            "spmv step {}: y's checksum is {:#018x}, the sequential one's {want:#018x}",
+                            s + 1,
+                            bits(&ys[s])
+                        )));
+                    }
+                    Some(
+                        "every step's y equals the sequential one bit for bit (spmv_seq)"
+                            .to_string(),
+                    )
+                } else {
+                    None
+                };
+                let checksum = bits(last);
+                let sum: f64 = last.iter().sum();
+                let result = json!({"checksum": checksum, "sum": sum});
+                (stats, result, format!("y checksum {checksum:#018x}"), what)
+            }
+        };
+        Ok(Outcome {
+            seconds: stats.iter().map(|s| s.seconds).sum(),
+            steps: stats,
+            result,
+            answer,
+            check: check_text,
+        })
+    }
+}
+
+/// The JSON report of `magpie loop`.
+#[derive(Serialize)]
+struct Report<'a> {
+    app: &'static str,
+    params: &'a Value,
+    schedule: String,
+    steps: usize,
+    workers: usize,
+    deque: &'static str,
+    seconds: f64,
+    mean_step_seconds: f64,
+    chunks: u64,
+    steals: u64,
+    last_cov: f64,
+    last_busy: &'a [f64],
+    result: &'a Value,
+    answer: &'a str,
+    check: Option<&'a str>,
+    per_step: &'a [Step],
+}
+
+/// Runs `magpie loop` and prints its report.
+pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
+    let prepared = prepare(args)?;
+    let deque = config.deque.value;
+    let workers = config.workers.value;
+    let pool = config
+        .builder(deque, workers)
+        .build()
+        .map_err(ConfigError::from)?;
+    let out = prepared.run(&pool)?;
+    let last_busy = out.steps.last().map_or(&[][..], |s| &s.busy[..]);
+    let report = Report {
+        app: prepared.app,
+        params: &prepared.params,
+        schedule: prepared.schedule.to_string(),
+        steps: prepared.steps,
+        workers,
+        deque: deque.name(),
+        seconds: out.seconds,
+        mean_step_seconds: out.seconds / prepared.steps as f64,
+        chunks: out.chunks(),
+        steals: out.steals(),
+        last_cov: out.last_cov(),
+        last_busy,
+        result: &out.result,
+        answer: &out.answer,
+        check: out.check.as_deref(),
+        per_step: &out.steps,
+    };
+    if args.json {
+        let text = serde_json::to_string(&report)
+            .map_err(|e| Failure::Check(format!("cannot write the JSON report: {e}")))?;
+        println!("{text}");
+        return Ok(());
+    }
+    let line = |k: &str, v: &dyn Display| println!("{k:<12}{v}");
+    let params = match &prepared.params {
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| match v.as_str() {
+                Some(text) => format!("{k} {text}"),
+                None => format!("{k} {v}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    };
+    line("app", &format!("{} ({params})", prepared.app));
+    let ran = out.steps.last().map_or("", |s| s.ran.as_str());
+    let schedule = report.schedule.clone();
+    if ran == schedule {
+        line("schedule", &schedule);
+    } else {
+        line("schedule", &format!("{schedule} (last step ran {ran})"));
+    }
+    line("workers", &format!("{workers} (deque {})", deque.name()));
+    line("steps", &prepared.steps);
+    line("seconds", &format!("{:.3}", out.seconds));
+    line("per step", &format!("{:.3}", report.mean_step_seconds));
+    line("chunks", &report.chunks);
+    line("steals", &report.steals);
+    line("last c.o.v.", &format!("{:.3}", report.last_cov));
+    let busy: Vec<String> = last_busy.iter().map(|b| format!("{b:.3}")).collect();
+    line("last busy", &format!("{} s per worker", busy.join(" ")));
+    line("result", &out.answer);
+    match &out.check {
+        Some(c) => line("check", &format!("ok: {c}")),
+        None => line("check", &"skipped (--no-check)"),
+    }
+    if let Some(p) = &prepared.png {
+        line("png", &p.display());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv64_of_nothing_is_the_offset_basis() {
+        assert_eq!(fnv64([]), 0xcbf2_9ce4_8422_2325);
+        assert_ne!(fnv64([1, 2]), fnv64([2, 1]));
+    }
+}

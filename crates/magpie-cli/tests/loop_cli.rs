@@ -1,0 +1,420 @@
+//! Runs the built `magpie loop` binary: every loop application with a few schedules at
+//! small sizes on two workers, its JSON report checked against the library's sequential
+//! functions for the same parameters, `--png`, `--schedule runtime` with MAGPIE_SCHEDULE,
+//! the text report, and the errors (exit 2, one line naming the problem, no panic).
+//! Timings are never asserted.
+
+use std::process::{Command, Output};
+
+use magpie_apps::{dist, histogram, mandelbrot, spmv};
+use serde_json::Value;
+
+/// The binary with a clean environment (no inherited `MAGPIE_*` variable), plus `env`.
+fn magpie(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_magpie"));
+    for var in magpie::runtime::ENV_VARS {
+        cmd.env_remove(var);
+    }
+    cmd.env_remove(magpie::loops::schedule::SCHEDULE_ENV);
+    cmd.args(args).envs(env.iter().copied());
+    cmd.output().expect("runs the magpie binary")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// `magpie loop ARGS --json --workers 2`: exit 0, one JSON object, nothing on stderr; checks
+/// the fields every report has (steps, per-step entries, chunks).
+fn loop_json(args: &[&str], env: &[(&str, &str)], steps: usize) -> Value {
+    let mut all = vec!["loop"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--json", "--workers", "2"]);
+    let out = magpie(&all, env);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{all:?}: {:?}\nstdout: {stdout}\nstderr: {stderr}",
+        out.status
+    );
+    assert!(stderr.is_empty(), "{all:?}: stderr: {stderr}");
+    assert_eq!(stdout.lines().count(), 1, "one line: {stdout}");
+    let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(v["workers"], 2, "{v}");
+    assert_eq!(v["steps"], steps as u64, "{v}");
+    let per_step = v["per_step"].as_array().expect("per_step");
+    assert_eq!(per_step.len(), steps, "{v}");
+    let mut chunks = 0;
+    let mut steals = 0;
+    for s in per_step {
+        for key in ["seconds", "ran", "chunks", "steals", "cov", "busy"] {
+            assert!(!s[key].is_null(), "{key} missing in {s}");
+        }
+        assert!(s["chunks"].as_u64().unwrap() >= 1, "{s}");
+        assert_eq!(s["busy"].as_array().unwrap().len(), 2, "{s}");
+        chunks += s["chunks"].as_u64().unwrap();
+        steals += s["steals"].as_u64().unwrap();
+    }
+    assert_eq!(v["chunks"].as_u64(), Some(chunks), "{v}");
+    assert_eq!(v["steals"].as_u64(), Some(steals), "{v}");
+    assert_eq!(v["last_cov"], per_step[steps - 1]["cov"]);
+    assert!(v["seconds"].as_f64().unwrap() >= 0.0);
+    assert!(v["mean_step_seconds"].as_f64().unwrap() >= 0.0);
+    assert!(v["check"].as_str().is_some(), "{v}");
+    v
+}
+
+const SCHEDULES: [&str; 5] = ["ss,4", "gss", "rws,fac2", "static", "af"];
+
+#[test]
+fn mandelbrot_equals_the_sequential_summary() {
+    let p = mandelbrot::Params::new(40, 30, 100, 3).unwrap();
+    let want = mandelbrot::run_seq(&p);
+    for s in SCHEDULES.iter().chain(&["expert-sel"]) {
+        let v = loop_json(
+            &[
+                "mandelbrot",
+                "--width",
+                "40",
+                "--height",
+                "30",
+                "--max-iter",
+                "100",
+                "--steps",
+                "3",
+                "--schedule",
+                s,
+            ],
+            &[],
+            3,
+        );
+        assert_eq!(v["app"], "mandelbrot");
+        assert_eq!(v["schedule"], *s);
+        assert_eq!(v["params"]["width"], 40);
+        assert_eq!(v["result"]["checksum"].as_u64(), Some(want.checksum), "{s}");
+        assert_eq!(
+            v["result"]["iterations"].as_u64(),
+            Some(want.iterations),
+            "{s}"
+        );
+        assert_eq!(v["result"]["steps"], 3);
+    }
+}
+
+#[test]
+fn dist_equals_the_sequential_sum() {
+    for (d, s) in [
+        ("exponential", "ss,4"),
+        ("gamma:k=0.5", "awf-b"),
+        ("uniform", "rws,fac2"),
+    ] {
+        let c = dist::costs(&d.parse().unwrap(), 3000, 20, 11);
+        let want = dist::run_seq(&c, 4);
+        let v = loop_json(
+            &[
+                "dist",
+                "--dist",
+                d,
+                "--iterations",
+                "3000",
+                "--mean-units",
+                "20",
+                "--seed",
+                "11",
+                "--steps",
+                "4",
+                "--schedule",
+                s,
+            ],
+            &[],
+            4,
+        );
+        assert_eq!(v["result"]["sum"].as_u64(), Some(want), "{d} {s}");
+        assert_eq!(v["params"]["iterations"], 3000);
+    }
+    // The default number of steps is the thesis'.
+    let v = loop_json(
+        &["dist", "--iterations", "200", "--mean-units", "1"],
+        &[],
+        20,
+    );
+    assert_eq!(v["schedule"], "auto");
+    assert_eq!(v["params"]["dist"], "exponential");
+    assert_eq!(dist::DEFAULT_STEPS, 20);
+}
+
+#[test]
+fn histogram_equals_the_sequential_counts() {
+    let keys = histogram::keys(20_000, 16, 2.0, 5).unwrap();
+    let want = histogram::histogram_seq(&keys, 16);
+    for s in SCHEDULES {
+        let v = loop_json(
+            &[
+                "histogram",
+                "--size",
+                "20000",
+                "--buckets",
+                "16",
+                "--skew",
+                "2",
+                "--seed",
+                "5",
+                "--schedule",
+                s,
+            ],
+            &[],
+            5,
+        );
+        let counts: Vec<u64> = v["result"]["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        assert_eq!(counts, want, "{s}");
+        assert_eq!(v["result"]["total"], 20_000);
+    }
+}
+
+/// FNV-1a over the bits of `y`, as the report's checksum.
+fn bits_checksum(y: &[f64]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for v in y {
+        for b in v.to_bits().to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+#[test]
+fn spmv_equals_the_sequential_product() {
+    let a = spmv::power_law(3000, 2000, 2, 1.2, 8).unwrap();
+    let x = spmv::vector(2000, 8 ^ 0x5eed);
+    let y = spmv::spmv_seq(&a, &x);
+    for s in SCHEDULES.iter().chain(&["static-steal,8", "auto"]) {
+        let v = loop_json(
+            &[
+                "spmv",
+                "--rows",
+                "3000",
+                "--cols",
+                "2000",
+                "--min-len",
+                "2",
+                "--alpha",
+                "1.2",
+                "--seed",
+                "8",
+                "--steps",
+                "2",
+                "--schedule",
+                s,
+            ],
+            &[],
+            2,
+        );
+        assert_eq!(
+            v["result"]["checksum"].as_u64(),
+            Some(bits_checksum(&y)),
+            "{s}"
+        );
+        assert_eq!(v["params"]["nnz"].as_u64(), Some(a.nnz() as u64));
+    }
+}
+
+#[test]
+fn png_is_decodable_and_of_the_right_size() {
+    let dir = std::env::temp_dir().join(format!("magpie-loop-png-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.png");
+    let p = path.to_str().unwrap();
+    loop_json(
+        &[
+            "mandelbrot",
+            "--width",
+            "33",
+            "--height",
+            "21",
+            "--max-iter",
+            "50",
+            "--steps",
+            "1",
+            "--png",
+            p,
+        ],
+        &[],
+        1,
+    );
+    let decoder = png::Decoder::new(std::fs::File::open(&path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), (33, 21));
+    // The centre pixel (c = -0.5 + 0i) is in the set: black.
+    let i = 10 * info.line_size + 3 * 16;
+    assert_eq!(&buf[i..i + 3], &[0, 0, 0]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn runtime_reads_magpie_schedule() {
+    let args = [
+        "dist",
+        "--iterations",
+        "500",
+        "--steps",
+        "2",
+        "--schedule",
+        "runtime",
+    ];
+    let v = loop_json(&args, &[("MAGPIE_SCHEDULE", "gss,4")], 2);
+    assert_eq!(v["schedule"], "runtime");
+    assert_eq!(v["per_step"][0]["ran"], "gss,4");
+    // Unset: auto.
+    let v = loop_json(&args, &[], 2);
+    assert_eq!(v["per_step"][1]["ran"], "auto");
+    let mut all = vec!["loop"];
+    all.extend_from_slice(&args);
+    assert_usage_error(
+        &magpie(&all, &[("MAGPIE_SCHEDULE", "fastest")]),
+        &["--schedule runtime", "MAGPIE_SCHEDULE", "fastest"],
+    );
+}
+
+#[test]
+fn text_report_names_everything() {
+    let out = magpie(
+        &[
+            "loop",
+            "histogram",
+            "--size",
+            "1000",
+            "--schedule",
+            "fac2",
+            "--workers",
+            "2",
+        ],
+        &[],
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for key in [
+        "app         histogram (buckets 1024",
+        "schedule    fac2",
+        "workers     2",
+        "steps       5",
+        "chunks",
+        "steals",
+        "last c.o.v.",
+        "last busy",
+        "result      1000 keys, checksum 0x",
+        "check       ok:",
+    ] {
+        assert!(stdout.contains(key), "{key:?} missing:\n{stdout}");
+    }
+    let out = magpie(
+        &[
+            "loop",
+            "dist",
+            "--iterations",
+            "10",
+            "--no-check",
+            "--steps",
+            "1",
+        ],
+        &[],
+    );
+    assert!(text(&out.stdout).contains("check       skipped (--no-check)"));
+}
+
+/// Exits 2 with exactly one line on stderr, `magpie: error: …`, containing every `needle`.
+fn assert_usage_error(out: &Output, needles: &[&str]) {
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("magpie: error: "), "{stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "{n:?} missing from: {stderr}");
+    }
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.stdout.is_empty(), "stdout: {}", text(&out.stdout));
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_problem() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["bogus"],
+            &["unknown loop application", "\"bogus\"", "mandelbrot"],
+        ),
+        (
+            &["dist", "--schedule", "fastest"],
+            &["--schedule", "fastest", "expected one of"],
+        ),
+        (
+            &["dist", "--schedule", "ss,0"],
+            &["--schedule", "ss,0", "at least 1"],
+        ),
+        (
+            &["dist", "--schedule", "rws,200"],
+            &["--schedule", "percentage"],
+        ),
+        (&["mandelbrot", "--width", "0"], &["--width", "at least 1"]),
+        (&["mandelbrot", "--height", "x"], &["--height", "\"x\""]),
+        (&["mandelbrot", "--max-iter", "0"], &["--max-iter"]),
+        (&["dist", "--dist", "poisson"], &["--dist", "poisson"]),
+        (&["dist", "--dist", "gamma:k=-1"], &["--dist", "k must be"]),
+        (&["dist", "--steps", "0"], &["--steps", "at least 1"]),
+        (
+            &["mandelbrot", "--png", "/nonexistent-magpie-dir/m.png"],
+            &["--png", "/nonexistent-magpie-dir/m.png"],
+        ),
+        (
+            &["dist", "--width", "5"],
+            &["--width applies to mandelbrot only"],
+        ),
+        (
+            &["spmv", "--png", "x.png"],
+            &["--png applies to mandelbrot only"],
+        ),
+        (
+            &["histogram", "--buckets", "0"],
+            &["--buckets", "at least 1"],
+        ),
+        (&["histogram", "--skew", "-1"], &["--skew"]),
+        (&["spmv", "--alpha", "0"], &["--alpha"]),
+        (&["spmv", "--rows", "-3"], &["--rows", "\"-3\""]),
+    ];
+    for (args, needles) in cases {
+        let mut all = vec!["loop"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--workers", "2"]);
+        assert_usage_error(&magpie(&all, &[]), needles);
+    }
+    // A bad pool option is a configuration error, as everywhere.
+    assert_usage_error(
+        &magpie(&["loop", "dist", "--workers", "0"], &[]),
+        &["--workers"],
+    );
+}
+
+#[test]
+fn help_lists_apps_and_schedules() {
+    let out = magpie(&["loop", "--help"], &[]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success());
+    for key in [
+        "mandelbrot",
+        "histogram",
+        "spmv",
+        "--png",
+        "rws",
+        "expert-sel",
+        "MAGPIE_SCHEDULE",
+        "--no-check",
+    ] {
+        assert!(stdout.contains(key), "{key:?} missing:\n{stdout}");
+    }
+}
