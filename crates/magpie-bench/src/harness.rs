@@ -194,3 +194,30 @@ pub fn table(kernel: KernelId, description: &str, rows: &[Row]) -> String {
     }
     out
 }
+
+/// Prints a suite's report: the tables on stdout, or with `json` the rows as a JSON array on
+/// stdout and the tables on stderr; then an error listing the configurations that `failed`
+/// (and so have no row), if any.
+pub fn emit<T: Serialize>(
+    rows: &[T],
+    text: &str,
+    json: bool,
+    failed: &[String],
+) -> Result<(), String> {
+    if json {
+        eprint!("{text}");
+        let json = serde_json::to_string_pretty(rows).map_err(|e| e.to_string())?;
+        println!("{json}");
+    } else {
+        print!("{text}");
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} configuration(s) failed and have no row:\n  {}",
+            failed.len(),
+            failed.join("\n  ")
+        ))
+    }
+}

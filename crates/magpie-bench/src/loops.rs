@@ -55,7 +55,7 @@ use magpie_apps::mandelbrot::{self, Params};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::harness::median_min_max;
+use crate::harness::{self, median_min_max};
 use crate::omp::{self, OmpSchedule};
 
 /// The default magpie schedules (`k` = the app's chunk).
@@ -234,22 +234,7 @@ pub struct Row {
 /// Runs the suite and prints its report.
 pub fn run(args: &LoopsArgs) -> Result<(), String> {
     let (rows, text, failed) = measure(args)?;
-    if args.json {
-        eprint!("{text}");
-        let json = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
-        println!("{json}");
-    } else {
-        print!("{text}");
-    }
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} configuration(s) failed and have no row:\n  {}",
-            failed.len(),
-            failed.join("\n  ")
-        ))
-    }
+    harness::emit(&rows, &text, args.json, &failed)
 }
 
 /// The whole suite: (rows, report text, failed configurations).

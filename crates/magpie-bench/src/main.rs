@@ -258,22 +258,7 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
         text.push_str(&harness::table(k, &sizes.describe(k), &rows));
         text.push('\n');
     }
-    if args.json {
-        eprint!("{text}");
-        let json = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
-        println!("{json}");
-    } else {
-        print!("{text}");
-    }
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} configuration(s) failed and have no row:\n  {}",
-            failed.len(),
-            failed.join("\n  ")
-        ))
-    }
+    harness::emit(&rows, &text, args.json, &failed)
 }
 
 /// One (runtime, deque, workers) configuration: its pool and its timed runs per kernel.

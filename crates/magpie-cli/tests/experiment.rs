@@ -5,28 +5,13 @@
 //! 2, one line naming the problem). Timings themselves are never asserted.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// The binary with a clean environment (no inherited `MAGPIE_*` variable), plus `env`.
-fn command(args: &[&str], env: &[(&str, &str)]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_magpie"));
-    for var in magpie::runtime::ENV_VARS {
-        cmd.env_remove(var);
-    }
-    cmd.args(args).envs(env.iter().copied());
-    cmd
-}
-
-fn magpie(args: &[&str], env: &[(&str, &str)]) -> Output {
-    command(args, env).output().expect("runs the magpie binary")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod common;
+use common::{command, magpie, text};
 
 /// `magpie experiment policies ARGS`: exit 0, nothing on stderr; returns stdout.
 fn policies(args: &[&str], env: &[(&str, &str)]) -> String {
@@ -63,20 +48,12 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
-/// Exits 2 with exactly one line on stderr, `magpie: error: …`, containing every `needle`.
+/// `experiment policies ARGS` exits 2 with one line naming every needle.
 fn assert_usage_error(args: &[&str], needles: &[&str]) {
     let mut all = vec!["experiment", "policies"];
     all.extend_from_slice(args);
     let out = magpie(&all, &[]);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{all:?}: stderr: {stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{all:?}: one line: {stderr}");
-    assert!(stderr.starts_with("magpie: error: "), "{stderr}");
-    for n in needles {
-        assert!(stderr.contains(n), "{n:?} missing from: {stderr}");
-    }
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    assert!(out.stdout.is_empty(), "stdout: {}", text(&out.stdout));
+    common::assert_one_line_error(&format!("{all:?}"), &out, needles);
 }
 
 #[test]

@@ -4,25 +4,13 @@
 //! the text report, and the errors (exit 2, one line naming the problem, no panic).
 //! Timings are never asserted.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use magpie_apps::{dist, histogram, mandelbrot, spmv};
 use serde_json::Value;
 
-/// The binary with a clean environment (no inherited `MAGPIE_*` variable), plus `env`.
-fn magpie(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_magpie"));
-    for var in magpie::runtime::ENV_VARS {
-        cmd.env_remove(var);
-    }
-    cmd.env_remove(magpie::loops::schedule::SCHEDULE_ENV);
-    cmd.args(args).envs(env.iter().copied());
-    cmd.output().expect("runs the magpie binary")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod common;
+use common::{magpie, text};
 
 /// `magpie loop ARGS --json --workers 2`: exit 0, one JSON object, nothing on stderr; checks
 /// the fields every report has (steps, per-step entries, chunks).
@@ -331,15 +319,7 @@ fn text_report_names_everything() {
 
 /// Exits 2 with exactly one line on stderr, `magpie: error: …`, containing every `needle`.
 fn assert_usage_error(out: &Output, needles: &[&str]) {
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
-    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
-    assert!(stderr.starts_with("magpie: error: "), "{stderr}");
-    for n in needles {
-        assert!(stderr.contains(n), "{n:?} missing from: {stderr}");
-    }
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    assert!(out.stdout.is_empty(), "stdout: {}", text(&out.stdout));
+    common::assert_one_line_error("", out, needles);
 }
 
 #[test]

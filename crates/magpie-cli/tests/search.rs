@@ -7,7 +7,7 @@
 //! on one worker and leave the parallel paths untested.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use magpie_apps::{knapsack, maxclique, shared, tsp};
 use serde_json::Value;
@@ -33,17 +33,12 @@ const SKELETONS: &[&[&str]] = &[
     &[], // the default
 ];
 
+mod common;
+use common::text;
+
 /// The binary with a clean environment (no inherited `MAGPIE_*` variable).
 fn magpie(args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_magpie"));
-    for var in magpie::runtime::ENV_VARS {
-        cmd.env_remove(var);
-    }
-    cmd.args(args).output().expect("runs the magpie binary")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    common::magpie(args, &[])
 }
 
 fn instance(relative: &str) -> PathBuf {
@@ -101,19 +96,7 @@ fn ids(v: &Value) -> Vec<usize> {
 /// Exits 2 with one line `magpie: error: …` on stderr containing every needle, nothing on
 /// stdout and no panic.
 fn assert_usage_error(args: &[&str], needles: &[&str]) {
-    let out = magpie(args);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{args:?}: one line: {stderr}");
-    assert!(stderr.starts_with("magpie: error: "), "{stderr}");
-    assert!(
-        !stderr.contains("thread '") && !stderr.contains("panicked"),
-        "{stderr}"
-    );
-    for n in needles {
-        assert!(stderr.contains(n), "{n:?} missing from: {stderr}");
-    }
-    assert!(out.stdout.is_empty(), "stdout: {}", text(&out.stdout));
+    common::assert_one_line_error(&format!("{args:?}"), &magpie(args), needles);
 }
 
 // ---------------------------------------------------------------------------------------
