@@ -261,6 +261,8 @@ impl<T> Clone for Stealer<T> {
 impl<T: Send> Worker<T> {
     /// `[bottom, top]`: their difference is the number of tasks (a racy gauge for the
     /// runtime's join coarsening, which reads it without a match on the deque kind).
+    // The runtime, which reads it, is not built under loom.
+    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn gauge(&self) -> [&crate::sync::atomic::AtomicIsize; 2] {
         [&self.inner.bottom, &self.inner.top]
     }

@@ -587,11 +587,15 @@ unsafe impl<T: Send> Sync for Stealer<T> {}
 impl<T: Send> Worker<T> {
     /// `[bot, public_bot]`: their difference is the number of private tasks (the gauge of
     /// the runtime's join coarsening, which reads it without a match on the deque kind).
+    // The runtime, which reads it, is not built under loom.
+    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn gauge(&self) -> [&AtomicIsize; 2] {
         [&self.inner.bot, &self.inner.public_bot]
     }
 
     /// The targeted flag thieves set to ask for exposure (polled by `lcws-user` owners).
+    // The runtime, which reads it, is not built under loom.
+    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn targeted_flag(&self) -> &AtomicBool {
         &self.inner.targeted
     }
