@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the workspace: unit, integration and doc tests in release, then the
-# loom models (crates/magpie/tests/loom_*.rs), each as its own `--test` target.
+# loom models (crates/magpie/tests/loom_*.rs), each as its own `--test` target. The
+# workspace tests include the distributed ones (the `mpi` feature of magpie-cli, under
+# mpirun): scripts/ensure-mpi.sh installs or names the system MPI they need.
 # Works from any directory; set CI=1 to make a missing ../shared an error.
 set -euo pipefail
 
@@ -32,9 +34,14 @@ if [ ! -d "$root/../shared" ]; then
     echo "test-all: warning: $root/../shared is missing; tests that need its instances will be skipped or fail" >&2
 fi
 
-step="cargo test --workspace --release"
+# The distributed tests run under mpirun: the system's MPI must be there (installed here
+# when possible, else named in one error).
+step="ensure-mpi"
+"$root/scripts/ensure-mpi.sh"
+
+step="cargo test --workspace --release --features magpie-cli/mpi"
 echo "test-all: $step"
-cargo test --workspace --release
+cargo test --workspace --release --features magpie-cli/mpi
 
 shopt -s nullglob
 loom_files=(crates/magpie/tests/loom_*.rs)

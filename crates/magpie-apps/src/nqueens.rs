@@ -49,7 +49,7 @@ impl Board {
 
 /// Queens on the first rows: bit `c` of `cols` is set when column `c` holds a queen; `left`
 /// and `right` are the columns of the next row attacked along the two diagonals.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Placement {
     /// Occupied columns.
     pub cols: u64,

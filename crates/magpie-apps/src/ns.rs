@@ -152,9 +152,10 @@ pub fn validate_genus(g: u64) -> Result<usize, InputError> {
 /// assert_eq!(s.generators(), [3, 7]);
 /// assert_eq!(s.decomposition(14), 2); // 0 + 14 and 7 + 7
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Semigroup {
     /// `d[p]` = number of unordered decompositions `p = a + b` with `a, b ∈ S`.
+    #[serde(with = "serde_big_array::BigArray")]
     d: [u8; DECOMP_LEN],
     /// Conductor (first position of the child scan): `F + 1`, and 1 for ℕ (see the spec).
     c: u32,

@@ -194,7 +194,7 @@ pub fn rng_to_prob(r: u32) -> f64 {
 ///
 /// The node's tree type is not stored: it only matters for the root (the spec's section 4.6),
 /// and [`Params`] knows the root's type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Node {
     /// The SHA-1 state (a digest).
     pub state: [u8; 20],
@@ -959,7 +959,9 @@ impl Params {
 // Sequential search.
 
 /// The statistics the reference reports for a tree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 pub struct Counts {
     /// Number of nodes, root included.
     pub nodes: u64,
@@ -1034,7 +1036,7 @@ impl magpie::search::SearchSpace for Params {
 /// A node of the [`magpie::search`] tree of a [`Params`]: a [`Node`] and its number of
 /// children, computed once when the node is made (the fold and the generator both need it,
 /// and it costs a logarithm on geometric trees).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SearchNode {
     /// The tree node.
     pub node: Node,

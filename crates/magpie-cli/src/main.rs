@@ -201,6 +201,7 @@ fn main() -> ExitCode {
             Ok(false) => ExitCode::from(1),
             Err(e) => fail(e),
         },
+        Command::Search(args) if args.distributed => distributed(&args, &config),
         Command::Search(args) => match search::run(&args, &config) {
             Ok(()) => ExitCode::SUCCESS,
             Err(search::Failure::Usage(e)) => fail(config::ConfigError(e)),
@@ -238,4 +239,21 @@ fn experiment_exit(result: Result<(), experiment::Error>) -> ExitCode {
             })
         }
     }
+}
+
+/// `magpie search … --distributed`: over MPI when built with the `mpi` feature.
+#[cfg(feature = "mpi")]
+fn distributed(args: &search::SearchArgs, config: &Config) -> ExitCode {
+    search::distributed::run(args, config)
+}
+
+/// `magpie search … --distributed` in a build without MPI: one clear error.
+#[cfg(not(feature = "mpi"))]
+fn distributed(_: &search::SearchArgs, _: &Config) -> ExitCode {
+    eprintln!(
+        "magpie: error: --distributed: this magpie was built without MPI; build it with \
+         `cargo build --release -p magpie-cli --features mpi` (needs the system's MPI, on \
+         Debian: apt-get install libopenmpi-dev openmpi-bin libclang-dev)"
+    );
+    ExitCode::from(2)
 }

@@ -206,6 +206,17 @@ pub struct SearchArgs {
     #[arg(long, help_heading = "Output")]
     pub json: bool,
 
+    /// Run over every rank of an MPI job (`mpirun -np R magpie search … --distributed`):
+    /// uts, ns and nqueens with the depth-bounded skeleton. Needs a build with the `mpi`
+    /// feature
+    #[arg(long, help_heading = "Distributed")]
+    pub distributed: bool,
+
+    /// --distributed: how an idle rank picks the rank it asks for work: random, sticky
+    /// [default: random]
+    #[arg(long, value_name = "NAME", help_heading = "Distributed")]
+    pub remote_victims: Option<String>,
+
     /// Text output: also print pruned nodes, backtracks, tasks, steals and nodes per worker
     #[arg(long, help_heading = "Output")]
     pub stats: bool,
@@ -384,7 +395,7 @@ fn skeleton(args: &SearchArgs) -> Result<SkeletonChoice, Failure> {
 // Problems
 
 /// A loaded problem, ready to search.
-enum Problem {
+pub(crate) enum Problem {
     MaxClique {
         path: PathBuf,
         graph: maxclique::Graph,
@@ -599,7 +610,7 @@ fn load(app: &str, args: &SearchArgs) -> Result<Problem, Failure> {
 /// flattened into the report).
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
-enum Answer {
+pub(crate) enum Answer {
     MaxClique {
         vertices: usize,
         edges: usize,
@@ -943,20 +954,67 @@ fn solve(
             };
             Ok((answer, what, out.stats))
         }
-        Problem::Uts {
-            flags,
-            params,
-            named,
-            ..
-        } => {
+        Problem::Uts { params, .. } => {
             let out = pool.install(|| search::enumerate(params, &uts::Tally(params), sk, &opts));
-            let c = out.value;
+            let (answer, what) = enumerated(
+                problem,
+                Enumerated::Uts(out.value),
+                out.stats.expanded,
+                max_depth,
+            )?;
+            Ok((answer, what, out.stats))
+        }
+        Problem::Ns { tree } => {
+            let out = pool.install(|| search::enumerate(tree, &CountPerDepth, sk, &opts));
+            let (answer, what) = enumerated(
+                problem,
+                Enumerated::Ns(out.value),
+                out.stats.expanded,
+                max_depth,
+            )?;
+            Ok((answer, what, out.stats))
+        }
+        Problem::NQueens { board } => {
+            let n = board.n();
+            let out = pool.install(|| search::enumerate(board, &nqueens::Solutions(n), sk, &opts));
+            let (answer, what) = enumerated(
+                problem,
+                Enumerated::NQueens(out.value),
+                out.stats.expanded,
+                max_depth,
+            )?;
+            Ok((answer, what, out.stats))
+        }
+    }
+}
+
+/// The value an enumeration folded, by application.
+pub(crate) enum Enumerated {
+    /// UTS: nodes, leaves, depth.
+    Uts(uts::Counts),
+    /// NS: the count of each genus.
+    Ns(Vec<u64>),
+    /// N-Queens: the solutions.
+    NQueens(u64),
+}
+
+/// Checks what an enumeration of `problem` folded (`expanded`: the nodes the search visited)
+/// against the published counts, and returns the answer and what was checked. Shared by the
+/// local search and the distributed one.
+pub(crate) fn enumerated(
+    problem: &Problem,
+    value: Enumerated,
+    expanded: u64,
+    max_depth: Option<usize>,
+) -> Result<(Answer, String), Failure> {
+    match (problem, value) {
+        (Problem::Uts { flags, named, .. }, Enumerated::Uts(c)) => {
             // Every node of an enumeration is expanded once: the fold and the engine's own
             // counter must agree.
-            check(c.nodes == out.stats.expanded, || {
+            check(c.nodes == expanded, || {
                 format!(
-                    "the tree has {} nodes by the fold but {} by the engine's counter",
-                    c.nodes, out.stats.expanded
+                    "the tree has {} nodes by the fold but {expanded} by the engine's counter",
+                    c.nodes
                 )
             })?;
             let what = check_published_uts(
@@ -973,18 +1031,13 @@ fn solve(
                 leaves: c.leaves,
                 depth: c.max_depth,
             };
-            Ok((answer, what, out.stats))
+            Ok((answer, what))
         }
-        Problem::Ns { tree } => {
-            let out = pool.install(|| search::enumerate(tree, &CountPerDepth, sk, &opts));
-            let counts = out.value;
+        (Problem::Ns { tree }, Enumerated::Ns(counts)) => {
             let g = tree.max_genus();
             let total: u64 = counts.iter().sum();
-            check(total == out.stats.expanded, || {
-                format!(
-                    "the counts add up to {total} but the engine expanded {} nodes",
-                    out.stats.expanded
-                )
+            check(total == expanded, || {
+                format!("the counts add up to {total} but the engine expanded {expanded} nodes")
             })?;
             // The published counts go to genus 50; beyond, only the consistency checks above.
             let known = check_known_ns(&counts, g, max_depth)
@@ -993,12 +1046,10 @@ fn solve(
             if known < counts.len() {
                 what.push_str("; above that, counts add up to the nodes expanded");
             }
-            Ok((Answer::Ns { genus: g, counts }, what, out.stats))
+            Ok((Answer::Ns { genus: g, counts }, what))
         }
-        Problem::NQueens { board } => {
+        (Problem::NQueens { board }, Enumerated::NQueens(solutions)) => {
             let n = board.n();
-            let out = pool.install(|| search::enumerate(board, &nqueens::Solutions(n), sk, &opts));
-            let solutions = out.value;
             let known = magpie_apps::NQUEENS_SOLUTIONS.get(n as usize).copied();
             let what = match known {
                 Some(want) if max_depth.is_none_or(|d| d >= n as usize) => {
@@ -1009,8 +1060,9 @@ fn solve(
                 }
                 _ => "nothing to compare with (no known count)".to_string(),
             };
-            Ok((Answer::NQueens { n, solutions }, what, out.stats))
+            Ok((Answer::NQueens { n, solutions }, what))
         }
+        _ => unreachable!("an enumeration's value is of its own application"),
     }
 }
 
@@ -1121,6 +1173,9 @@ impl Prepared {
         })
     }
 }
+
+#[cfg(feature = "mpi")]
+pub mod distributed;
 
 /// Runs `magpie search` and prints its report.
 pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {

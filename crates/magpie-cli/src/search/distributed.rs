@@ -1,0 +1,261 @@
+//! `magpie search <app> … --distributed` under `mpirun`: the enumeration applications (uts,
+//! ns, nqueens) with the DepthBounded skeleton over every rank ([`magpie_mpi::search`]).
+//! Every rank parses the same arguments and builds its own pool from the global options;
+//! rank 0 checks the merged answer and prints it once, with a table of the ranks.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use magpie::search::{CountPerDepth, SearchStats};
+use magpie_apps::{nqueens, uts};
+use magpie_mpi::search::{enumerate, Distributed};
+use magpie_mpi::victims::RemoteVictims;
+use magpie_mpi::{Cluster, RankStats};
+use serde::Serialize;
+
+use super::{enumerated, prepare, print_text, Enumerated, Failure, Prepared, Problem, Report};
+use super::{SearchArgs, StatsReport};
+use crate::config::{Config, ConfigError};
+
+/// One rank's row of the report.
+#[derive(Debug, Serialize)]
+struct RankRow {
+    rank: i32,
+    workers: usize,
+    nodes: u64,
+    tasks_sent: u64,
+    tasks_received: u64,
+    requests_sent: u64,
+    requests_received: u64,
+    steals_ok: u64,
+    steals_failed: u64,
+    bytes_sent: u64,
+    bytes_received: u64,
+    busy_seconds: f64,
+    idle_seconds: f64,
+}
+
+impl From<&RankStats> for RankRow {
+    fn from(s: &RankStats) -> Self {
+        RankRow {
+            rank: s.rank,
+            workers: s.workers,
+            nodes: s.nodes,
+            tasks_sent: s.tasks_sent,
+            tasks_received: s.tasks_received,
+            requests_sent: s.requests_sent,
+            requests_received: s.requests_received,
+            steals_ok: s.steals_ok,
+            steals_failed: s.steals_failed,
+            bytes_sent: s.bytes_sent,
+            bytes_received: s.bytes_received,
+            busy_seconds: s.busy.as_secs_f64(),
+            idle_seconds: s.idle.as_secs_f64(),
+        }
+    }
+}
+
+/// The JSON object of a distributed search: the local report's fields plus the ranks.
+#[derive(Debug, Serialize)]
+struct DistributedReport {
+    #[serde(flatten)]
+    report: Report,
+    ranks_count: usize,
+    remote_victims: String,
+    ranks: Vec<RankRow>,
+    /// Coefficient of variation of the nodes per rank.
+    nodes_cov: f64,
+}
+
+/// The coefficient of variation of `xs` (0 for fewer than two values or a zero mean).
+fn cov(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    if xs.len() < 2 || mean == 0.0 {
+        return 0.0;
+    }
+    (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt() / mean
+}
+
+/// Runs the distributed search on this rank; the exit code of this process. Errors are
+/// printed by rank 0 only (every rank meets the same bad input, since they parse the same
+/// arguments), so the job prints one error.
+pub fn run(args: &SearchArgs, config: &Config) -> ExitCode {
+    let cluster = match Cluster::init() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("magpie: error: --distributed: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let rank = cluster.rank();
+    match search(&cluster, args, config) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let (code, message) = match e {
+                Failure::Usage(m) => (2, m),
+                Failure::Check(m) => (1, format!("result check failed (a bug): {m}")),
+            };
+            if rank == 0 {
+                eprintln!("magpie: error: {message}");
+            }
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), Failure> {
+    let victims: RemoteVictims = match &args.remote_victims {
+        Some(v) => v
+            .parse()
+            .map_err(|e: String| Failure::Usage(format!("--remote-victims: {e}")))?,
+        None => RemoteVictims::default(),
+    };
+    let Prepared {
+        problem,
+        choice,
+        max_depth,
+    } = prepare(args)?;
+    if max_depth.is_some() {
+        return Err(Failure::Usage(
+            "--max-depth is not supported with --distributed".into(),
+        ));
+    }
+    let Some(spawn_depth) = choice
+        .spawn_depth
+        .filter(|_| choice.name == "depth-bounded")
+    else {
+        return Err(Failure::Usage(format!(
+            "--distributed runs the depth-bounded skeleton; {} is not distributed",
+            choice.name
+        )));
+    };
+    let deque = config.deque.value;
+    let workers = config.workers.value;
+    let pool = config
+        .builder(deque, workers)
+        .stack_size(problem.stack_size())
+        .build()
+        .map_err(ConfigError::from)?;
+    let (value, dist) = match &problem {
+        Problem::Uts { params, .. } => {
+            let d = enumerate(
+                cluster,
+                &pool,
+                params,
+                &uts::Tally(params),
+                spawn_depth,
+                &victims,
+            );
+            split(d, Enumerated::Uts)
+        }
+        Problem::Ns { tree } => {
+            let d = enumerate(cluster, &pool, tree, &CountPerDepth, spawn_depth, &victims);
+            split(d, Enumerated::Ns)
+        }
+        Problem::NQueens { board } => {
+            let fold = nqueens::Solutions(board.n());
+            let d = enumerate(cluster, &pool, board, &fold, spawn_depth, &victims);
+            split(d, Enumerated::NQueens)
+        }
+        other => {
+            return Err(Failure::Usage(format!(
+                "--distributed supports the enumeration applications uts, ns and nqueens so \
+                 far, not {}",
+                other.app()
+            )))
+        }
+    };
+    // Only rank 0 has the merged result.
+    let (Some(value), Some((ranks, time))) = (value, dist) else {
+        return Ok(());
+    };
+    let expanded: u64 = ranks.iter().map(|r| r.nodes).sum();
+    let (answer, check) = enumerated(&problem, value, expanded, None)?;
+    let stats = SearchStats {
+        expanded,
+        tasks: ranks.iter().map(|r| r.tasks_sent).sum(),
+        steals: ranks.iter().map(|r| r.steals_ok).sum(),
+        per_worker: ranks.iter().map(|r| r.nodes).collect(),
+        time,
+        ..SearchStats::default()
+    };
+    let report = Report {
+        app: problem.app(),
+        instance: problem.instance(),
+        answer,
+        check,
+        skeleton: choice.name,
+        skeleton_params: choice.clone(),
+        max_depth,
+        workers,
+        deque: deque.name(),
+        seconds: time.as_secs_f64(),
+        expanded,
+        stats: StatsReport::from(&stats),
+    };
+    let nodes: Vec<f64> = ranks.iter().map(|r| r.nodes as f64).collect();
+    let nodes_cov = cov(&nodes);
+    if args.json {
+        let out = DistributedReport {
+            report,
+            ranks_count: ranks.len(),
+            remote_victims: victims.to_string(),
+            ranks: ranks.iter().map(RankRow::from).collect(),
+            nodes_cov,
+        };
+        let text = serde_json::to_string(&out)
+            .map_err(|e| Failure::Check(format!("cannot write the JSON report: {e}")))?;
+        println!("{text}");
+    } else {
+        print_text(&report, &choice, &stats, args.stats);
+        println!(
+            "ranks       {} × {workers} worker(s), inter-rank victims {victims}",
+            ranks.len()
+        );
+        println!(
+            "{:>4} {:>12} {:>6} {:>6} {:>8} {:>8} {:>6} {:>6} {:>9} {:>8} {:>8}",
+            "rank",
+            "nodes",
+            "sent",
+            "recv",
+            "req.out",
+            "req.in",
+            "ok",
+            "fail",
+            "bytes",
+            "busy s",
+            "idle s"
+        );
+        for r in &ranks {
+            println!(
+                "{:>4} {:>12} {:>6} {:>6} {:>8} {:>8} {:>6} {:>6} {:>9} {:>8.3} {:>8.3}",
+                r.rank,
+                r.nodes,
+                r.tasks_sent,
+                r.tasks_received,
+                r.requests_sent,
+                r.requests_received,
+                r.steals_ok,
+                r.steals_failed,
+                r.bytes_sent + r.bytes_received,
+                r.busy.as_secs_f64(),
+                r.idle.as_secs_f64()
+            );
+        }
+        println!("c.o.v. of the nodes per rank: {nodes_cov:.3}");
+    }
+    Ok(())
+}
+
+/// The value and the ranks' statistics of a distributed result (rank 0), or nothing.
+#[allow(clippy::type_complexity)]
+fn split<A>(
+    d: Option<Distributed<A>>,
+    wrap: fn(A) -> Enumerated,
+) -> (Option<Enumerated>, Option<(Vec<RankStats>, Duration)>) {
+    match d {
+        Some(d) => (Some(wrap(d.value)), Some((d.ranks, d.time))),
+        None => (None, None),
+    }
+}

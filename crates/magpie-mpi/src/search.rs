@@ -1,0 +1,429 @@
+//! Distributed enumeration with YewPar's DepthBounded skeleton: one rank per node, each with
+//! a local magpie pool, a per-rank task pool in YewPar's DepthPool shape, and work stealing
+//! between ranks.
+//!
+//! Per rank:
+//! - **the depth pool**: one queue per depth. Local workers take from the deepest level
+//!   (depth-first, small tasks), remote thieves from the shallowest (the biggest subtrees).
+//! - **W workers** on the rank's magpie pool: a task `(depth, node)` above the spawn depth
+//!   visits its node and adds each child as a task; at or below it, the worker enumerates the
+//!   whole subtree itself. Each worker folds into its own accumulator.
+//! - **the communication path is the main thread**, the only one that calls MPI
+//!   (`MPI_THREAD_FUNNELED`): it answers steal requests from the shallowest level, asks a
+//!   victim for work when the rank is idle, and runs termination detection. A progress thread
+//!   with `MPI_THREAD_MULTIPLE` was not needed: the workers never block on communication,
+//!   and funnelled MPI is supported by every MPI library.
+//! - **termination** by credit recovery ([`crate::credit`]): no timeouts.
+//! - **results**: when rank 0 has recovered the whole credit it sends `DONE`; every rank
+//!   joins its workers and sends its accumulator and statistics to rank 0, which merges them.
+
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use magpie::search::{Enumerate, SearchSpace};
+use magpie::ThreadPool;
+use mpi::traits::*;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::credit::{Credit, Recovered};
+use crate::victims::RemoteVictims;
+use crate::{Cluster, RankStats};
+
+const TAG_STEAL: i32 = 1;
+const TAG_WORK: i32 = 2;
+const TAG_NO_WORK: i32 = 3;
+const TAG_CREDIT: i32 = 4;
+const TAG_DONE: i32 = 5;
+const TAG_RESULT: i32 = 6;
+
+/// The tasks of one rank, one queue per depth, and how many workers are running a task.
+struct DepthPool<N> {
+    levels: Vec<VecDeque<N>>,
+    len: usize,
+    active: usize,
+    done: bool,
+}
+
+impl<N> DepthPool<N> {
+    fn push(&mut self, depth: usize, node: N) {
+        if self.levels.len() <= depth {
+            self.levels.resize_with(depth + 1, VecDeque::new);
+        }
+        self.levels[depth].push_back(node);
+        self.len += 1;
+    }
+
+    /// A local worker's task: the deepest level, newest first.
+    fn pop_deepest(&mut self) -> Option<(usize, N)> {
+        let depth = self.levels.iter().rposition(|l| !l.is_empty())?;
+        self.len -= 1;
+        Some((depth, self.levels[depth].pop_back()?))
+    }
+
+    /// A thief's task: the shallowest level, oldest first.
+    fn pop_shallowest(&mut self) -> Option<(usize, N)> {
+        let depth = self.levels.iter().position(|l| !l.is_empty())?;
+        self.len -= 1;
+        Some((depth, self.levels[depth].pop_front()?))
+    }
+}
+
+struct Shared<N> {
+    pool: Mutex<DepthPool<N>>,
+    wake: Condvar,
+}
+
+impl<N> Shared<N> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, DepthPool<N>> {
+        self.pool.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// What a steal answer carries: the credit that goes with the work, and the tasks.
+#[derive(Serialize, Deserialize)]
+struct Work<N> {
+    credit: Vec<u32>,
+    tasks: Vec<(u32, N)>,
+}
+
+/// The result of a distributed enumeration, on rank 0.
+#[derive(Debug, Clone)]
+pub struct Distributed<A> {
+    /// The merged accumulator of every rank.
+    pub value: A,
+    /// Each rank's statistics, by rank.
+    pub ranks: Vec<RankStats>,
+    /// Wall-clock time on rank 0, from the start to the merged result.
+    pub time: Duration,
+}
+
+fn encode<T: Serialize>(v: &T) -> Vec<u8> {
+    bincode::serialize(v).expect("serializing to memory cannot fail")
+}
+
+fn decode<T: DeserializeOwned>(bytes: &[u8], what: &str) -> T {
+    bincode::deserialize(bytes)
+        .unwrap_or_else(|e| panic!("a corrupt {what} message from another rank: {e}"))
+}
+
+/// Enumerates `space` with `fold` over every rank of `cluster` (a collective call: every rank
+/// calls it with the same arguments), with the DepthBounded skeleton of depth `spawn_depth`,
+/// each rank's tasks run by `pool`'s workers. Returns the merged result on rank 0 and `None`
+/// elsewhere.
+pub fn enumerate<S, E>(
+    cluster: &Cluster,
+    pool: &ThreadPool,
+    space: &S,
+    fold: &E,
+    spawn_depth: usize,
+    victims: &RemoteVictims,
+) -> Option<Distributed<E::Acc>>
+where
+    S: SearchSpace,
+    S::Node: Serialize + DeserializeOwned,
+    E: Enumerate<S>,
+    E::Acc: Serialize + DeserializeOwned,
+{
+    let start = Instant::now();
+    let world = cluster.world();
+    let (rank, size) = (world.rank(), world.size());
+    let shared = Shared {
+        pool: Mutex::new(DepthPool {
+            levels: Vec::new(),
+            len: 0,
+            active: 0,
+            done: false,
+        }),
+        wake: Condvar::new(),
+    };
+    let mut credit = Credit::default();
+    if rank == 0 {
+        shared.lock().push(0, space.root());
+        credit = Credit::whole();
+    }
+    let workers = pool.num_workers().max(1);
+    let results: Mutex<Vec<(E::Acc, u64, Duration)>> = Mutex::new(Vec::new());
+    let mut stats = RankStats {
+        rank,
+        workers,
+        ..RankStats::default()
+    };
+
+    std::thread::scope(|threads| {
+        threads.spawn(|| {
+            pool.scope(|s| {
+                for _ in 0..workers {
+                    s.spawn(|_| {
+                        let r = work(space, fold, spawn_depth, &shared);
+                        results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
+                    });
+                }
+            })
+        });
+        communicate(
+            cluster,
+            &shared,
+            &mut credit,
+            victims,
+            &mut stats,
+            rank,
+            size,
+        );
+        let mut p = shared.lock();
+        p.done = true;
+        drop(p);
+        shared.wake.notify_all();
+    });
+
+    let mut acc = fold.empty();
+    for (a, nodes, busy) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        acc = fold.merge(acc, a);
+        stats.nodes += nodes;
+        stats.busy += busy;
+    }
+    stats.time = start.elapsed();
+    if rank != 0 {
+        let bytes = encode(&(acc, stats));
+        world
+            .process_at_rank(0)
+            .send_with_tag(&bytes[..], TAG_RESULT);
+        return None;
+    }
+    let mut ranks = vec![stats];
+    let mut parts: Vec<(i32, E::Acc)> = Vec::new();
+    for _ in 1..size {
+        let (bytes, status) = world
+            .any_process()
+            .matched_probe_with_tag(TAG_RESULT)
+            .matched_receive_vec::<u8>();
+        let (a, s): (E::Acc, RankStats) = decode(&bytes, "result");
+        parts.push((status.source_rank(), a));
+        ranks.push(s);
+    }
+    parts.sort_by_key(|p| p.0);
+    for (_, a) in parts {
+        acc = fold.merge(acc, a);
+    }
+    ranks.sort_by_key(|s| s.rank);
+    Some(Distributed {
+        value: acc,
+        ranks,
+        time: start.elapsed(),
+    })
+}
+
+/// One worker: takes tasks from the depth pool until the rank is told the search is over.
+fn work<S, E>(
+    space: &S,
+    fold: &E,
+    spawn_depth: usize,
+    shared: &Shared<S::Node>,
+) -> (E::Acc, u64, Duration)
+where
+    S: SearchSpace,
+    E: Enumerate<S>,
+{
+    let mut acc = fold.empty();
+    let mut nodes = 0u64;
+    let mut busy = Duration::ZERO;
+    loop {
+        let task = {
+            let mut p = shared.lock();
+            loop {
+                if let Some(t) = p.pop_deepest() {
+                    p.active += 1;
+                    break Some(t);
+                }
+                if p.done {
+                    break None;
+                }
+                p = shared
+                    .wake
+                    .wait_timeout(p, Duration::from_millis(1))
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+        };
+        let Some((depth, node)) = task else {
+            return (acc, nodes, busy);
+        };
+        let t = Instant::now();
+        fold.visit(&mut acc, &node, depth);
+        nodes += 1;
+        let children: Vec<S::Node> = if depth < spawn_depth {
+            space.children(&node).collect()
+        } else {
+            nodes += subtree(space, fold, &mut acc, &node, depth);
+            Vec::new()
+        };
+        busy += t.elapsed();
+        let mut p = shared.lock();
+        let n = children.len();
+        for c in children {
+            p.push(depth + 1, c);
+        }
+        p.active -= 1;
+        drop(p);
+        if n > 1 {
+            shared.wake.notify_all();
+        } else if n == 1 {
+            shared.wake.notify_one();
+        }
+    }
+}
+
+/// Visits every node strictly below `node` (at `depth`), depth-first; returns how many.
+fn subtree<S, E>(space: &S, fold: &E, acc: &mut E::Acc, node: &S::Node, depth: usize) -> u64
+where
+    S: SearchSpace,
+    E: Enumerate<S>,
+{
+    let mut count = 0u64;
+    let mut stack = vec![space.children(node)];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(child) => {
+                let d = depth + stack.len();
+                fold.visit(acc, &child, d);
+                count += 1;
+                let g = space.children(&child);
+                stack.push(g);
+            }
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    count
+}
+
+/// The rank's communication loop (main thread): serves steal requests, steals when idle,
+/// returns credit, and ends when `DONE` arrives (or, on rank 0, when the whole credit is
+/// back).
+fn communicate<N: Serialize + DeserializeOwned>(
+    cluster: &Cluster,
+    shared: &Shared<N>,
+    credit: &mut Credit,
+    victims: &RemoteVictims,
+    stats: &mut RankStats,
+    rank: i32,
+    size: i32,
+) {
+    let world = cluster.world();
+    let mut recovered = Recovered::default();
+    let mut chooser = victims.chooser(rank, size);
+    let mut asked: Option<(i32, Instant)> = None;
+    let mut idle_since: Option<Instant> = None;
+    let finish = |world: &mpi::topology::SimpleCommunicator| {
+        for r in 1..size {
+            world.process_at_rank(r).send_with_tag(&[0u8][..], TAG_DONE);
+        }
+    };
+    loop {
+        let mut progressed = false;
+        while let Some(probed) = world.any_process().immediate_matched_probe() {
+            progressed = true;
+            let (bytes, status) = probed.matched_receive_vec::<u8>();
+            let from = status.source_rank();
+            match status.tag() {
+                TAG_STEAL => {
+                    stats.requests_received += 1;
+                    let task = shared.lock().pop_shallowest();
+                    match task {
+                        Some((depth, node)) => {
+                            let half = credit.split().expect("a rank with work holds credit");
+                            let bytes = encode(&Work {
+                                credit: half.exponents().to_vec(),
+                                tasks: vec![(depth as u32, node)],
+                            });
+                            stats.tasks_sent += 1;
+                            stats.bytes_sent += bytes.len() as u64;
+                            world
+                                .process_at_rank(from)
+                                .send_with_tag(&bytes[..], TAG_WORK);
+                        }
+                        None => world
+                            .process_at_rank(from)
+                            .send_with_tag(&[0u8][..], TAG_NO_WORK),
+                    }
+                }
+                TAG_WORK => {
+                    let work: Work<N> = decode(&bytes, "work");
+                    stats.bytes_received += bytes.len() as u64;
+                    stats.steals_ok += 1;
+                    stats.tasks_received += work.tasks.len() as u64;
+                    if let Some((_, t)) = asked.take() {
+                        chooser.outcome(from, true, t.elapsed());
+                    }
+                    credit.absorb(Credit::from_exponents(work.credit));
+                    let mut p = shared.lock();
+                    for (depth, node) in work.tasks {
+                        p.push(depth as usize, node);
+                    }
+                    drop(p);
+                    shared.wake.notify_all();
+                }
+                TAG_NO_WORK => {
+                    stats.steals_failed += 1;
+                    if let Some((_, t)) = asked.take() {
+                        chooser.outcome(from, false, t.elapsed());
+                    }
+                }
+                TAG_CREDIT => {
+                    let returned: Vec<u32> = decode(&bytes, "credit");
+                    recovered.add(Credit::from_exponents(returned));
+                    if recovered.is_whole() {
+                        finish(&world);
+                        return;
+                    }
+                }
+                TAG_DONE => {
+                    if let Some(since) = idle_since.take() {
+                        stats.idle += since.elapsed();
+                    }
+                    return;
+                }
+                other => panic!("rank {rank}: unexpected message tag {other} from rank {from}"),
+            }
+        }
+        let idle = {
+            let p = shared.lock();
+            p.len == 0 && p.active == 0
+        };
+        if idle {
+            idle_since.get_or_insert_with(Instant::now);
+            if !credit.is_empty() {
+                let c = credit.take();
+                if rank == 0 {
+                    recovered.add(c);
+                    if recovered.is_whole() {
+                        finish(&world);
+                        return;
+                    }
+                } else {
+                    let bytes = encode(&c.exponents().to_vec());
+                    world
+                        .process_at_rank(0)
+                        .send_with_tag(&bytes[..], TAG_CREDIT);
+                }
+            }
+            if asked.is_none() && size > 1 {
+                let victim = chooser.next_victim();
+                stats.requests_sent += 1;
+                world
+                    .process_at_rank(victim)
+                    .send_with_tag(&[0u8][..], TAG_STEAL);
+                asked = Some((victim, Instant::now()));
+                progressed = true;
+            }
+        } else if let Some(since) = idle_since.take() {
+            stats.idle += since.elapsed();
+        }
+        if !progressed {
+            // Nothing arrived: let the workers have the core for a moment.
+            std::thread::sleep(Duration::from_micros(if idle { 50 } else { 200 }));
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! Inter-rank victim selection: which rank an idle rank asks for work.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// The inter-rank victim policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RemoteVictims {
+    /// A uniformly random other rank for every request.
+    #[default]
+    Random,
+    /// YewPar's original: ask the last rank that gave work again; after a refusal, a random
+    /// other rank.
+    Sticky,
+}
+
+impl RemoteVictims {
+    /// The accepted names.
+    pub const NAMES: [&'static str; 2] = ["random", "sticky"];
+
+    /// A chooser for `rank` of `size` ranks.
+    pub fn chooser(&self, rank: i32, size: i32) -> Chooser {
+        Chooser {
+            policy: *self,
+            rank,
+            size,
+            state: 0x9e37_79b9_7f4a_7c15 ^ (rank as u64 + 1),
+            last_good: None,
+        }
+    }
+}
+
+impl fmt::Display for RemoteVictims {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(match self {
+            RemoteVictims::Random => "random",
+            RemoteVictims::Sticky => "sticky",
+        })
+    }
+}
+
+impl FromStr for RemoteVictims {
+    type Err = String;
+
+    /// ```
+    /// use magpie_mpi::victims::RemoteVictims;
+    /// assert_eq!("sticky".parse::<RemoteVictims>(), Ok(RemoteVictims::Sticky));
+    /// assert!("nearest".parse::<RemoteVictims>().unwrap_err().contains("random, sticky"));
+    /// ```
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "random" => Ok(RemoteVictims::Random),
+            "sticky" => Ok(RemoteVictims::Sticky),
+            other => Err(format!(
+                "unknown inter-rank victim policy {other:?}; expected one of {}",
+                Self::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// One rank's victim choices.
+#[derive(Debug)]
+pub struct Chooser {
+    policy: RemoteVictims,
+    rank: i32,
+    size: i32,
+    state: u64,
+    last_good: Option<i32>,
+}
+
+impl Chooser {
+    /// The rank to ask next (never this rank; needs at least two ranks).
+    pub fn next_victim(&mut self) -> i32 {
+        if let (RemoteVictims::Sticky, Some(v)) = (self.policy, self.last_good) {
+            return v;
+        }
+        // xorshift64*
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        let r = self.state.wrapping_mul(0x2545_f491_4f6c_dd1d);
+        let others = (self.size - 1).max(1) as u64;
+        let k = (r % others) as i32;
+        if k >= self.rank {
+            k + 1
+        } else {
+            k
+        }
+    }
+
+    /// What asking `victim` gave: work or not, after `latency`.
+    pub fn outcome(&mut self, victim: i32, got_work: bool, _latency: Duration) {
+        self.last_good = got_work.then_some(victim);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_never_picks_itself_and_reaches_everyone() {
+        for size in 2..6 {
+            for rank in 0..size {
+                let mut c = RemoteVictims::Random.chooser(rank, size);
+                let mut seen = vec![false; size as usize];
+                for _ in 0..200 {
+                    let v = c.next_victim();
+                    assert!(v != rank && (0..size).contains(&v));
+                    seen[v as usize] = true;
+                }
+                assert_eq!(seen.iter().filter(|&&s| s).count(), size as usize - 1);
+            }
+        }
+    }
+
+    #[test]
+    fn sticky_keeps_the_last_good_victim_until_it_refuses() {
+        let mut c = RemoteVictims::Sticky.chooser(0, 4);
+        let first = c.next_victim();
+        c.outcome(first, true, Duration::ZERO);
+        assert_eq!(c.next_victim(), first);
+        assert_eq!(c.next_victim(), first);
+        c.outcome(first, false, Duration::ZERO);
+        let mut others = 0;
+        for _ in 0..50 {
+            let v = c.next_victim();
+            assert_ne!(v, 0);
+            others += usize::from(v != first);
+        }
+        assert!(others > 0);
+    }
+}
