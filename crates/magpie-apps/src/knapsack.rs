@@ -234,7 +234,7 @@ pub struct Solution {
 /// assert_eq!((kids[1].profit, kids[1].weight), (0, 0)); // then exclude
 /// assert_eq!(kids[0].items(&inst), vec![0]);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct KnapNode {
     /// The next heuristic position to decide.
     pub next_item: usize,

@@ -45,7 +45,7 @@ pub const MAX_VERTICES: usize = 1 << 16;
 /// assert_eq!(s.first(), Some(70));
 /// assert_eq!(Bitset::full(5).iter().collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Bitset {
     words: Vec<u64>,
     capacity: usize,
@@ -580,7 +580,7 @@ fn colour_words(
 /// assert_eq!(kids[1].1.candidates.iter().collect::<Vec<_>>(), vec![0]);
 /// assert_eq!(kids.len(), 4);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CliqueNode {
     /// The clique so far, in the order its vertices were added.
     pub clique: Vec<usize>,
@@ -685,7 +685,7 @@ pub struct CliqueSpace {
 
 /// A [`CliqueNode`] (in [`CliqueSpace`]'s numbering) with the bound its parent's colouring
 /// gave it: no clique in its subtree has more than `bound` vertices.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BoundedClique {
     /// Upper bound on the size of every clique in this subtree.
     pub bound: usize,

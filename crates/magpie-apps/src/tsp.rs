@@ -220,7 +220,7 @@ pub fn tour_length(inst: &Instance, cities: &[usize]) -> i64 {
 /// assert_eq!(kids[1].path, vec![0, 2]);
 /// assert_eq!(kids[0].length, 1);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TspNode {
     /// The cities visited so far, in order, 0-based; starts with city 0.
     pub path: Vec<usize>,

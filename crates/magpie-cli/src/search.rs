@@ -816,7 +816,7 @@ fn solve(
         max_depth,
         ..Options::default()
     };
-    match problem {
+    let found = match problem {
         Problem::MaxClique { graph, target, .. } => {
             let space = maxclique::CliqueSpace::new(graph);
             // Children come in colour order with non-increasing bounds, so a failed bound
@@ -825,60 +825,133 @@ fn solve(
                 prune_level: true,
                 ..opts
             };
-            let (vertices, edges) = (graph.n(), graph.edge_count());
             match *target {
                 None => {
                     let out = pool.install(|| search::optimise(&space, sk, &opts));
-                    let (omega, node) = out.value.ok_or_else(|| {
-                        Failure::Check("the search returned no clique at all".into())
-                    })?;
-                    let clique = space.clique(&node);
-                    check(
-                        maxclique::is_clique(graph, &clique) && clique.len() as i64 == omega,
-                        || {
-                            format!("reported ω = {omega} with {clique:?}, which is not a clique of that size")
-                        },
-                    )?;
-                    let what = format!("the {omega} vertices are pairwise adjacent");
-                    let omega = clique.len();
-                    let answer = Answer::MaxClique {
-                        vertices,
-                        edges,
-                        omega,
-                        clique,
-                    };
-                    Ok((answer, what, out.stats))
+                    (Found::Clique(out.value), out.stats)
                 }
                 Some(k) => {
                     let out = pool.install(|| search::decide(&space, k as i64, sk, &opts));
-                    let clique = out.value.as_ref().map(|n| space.clique(n));
-                    let what = match &clique {
-                        Some(c) => {
-                            check(maxclique::is_clique(graph, c) && c.len() >= k, || {
-                                format!("the clique found for --target {k}, {c:?}, is not a clique of {k} vertices")
-                            })?;
-                            format!("the {} vertices are pairwise adjacent", c.len())
-                        }
-                        // The search itself is the proof; there is nothing to recheck.
-                        None => format!("none found: the whole tree was searched for {k} vertices"),
-                    };
-                    let answer = Answer::CliqueDecision {
-                        vertices,
-                        edges,
-                        target: k,
-                        found: clique.is_some(),
-                        clique,
-                    };
-                    Ok((answer, what, out.stats))
+                    (Found::CliqueDecision(out.value), out.stats)
                 }
             }
         }
-        Problem::Knapsack { inst, number, .. } => {
-            let inst: &knapsack::Instance = inst;
+        Problem::Knapsack { inst, .. } => {
             // Children come include-first, which does not order their bounds: no prune-level.
+            let out = pool.install(|| search::optimise(&**inst, sk, &opts));
+            (Found::Knapsack(out.value), out.stats)
+        }
+        Problem::Tsp { inst, .. } => {
+            let start = tsp::heuristic_tour(inst);
+            // Only strictly better tours replace the incumbent: starting from the heuristic
+            // tour's length, `None` means that tour is optimal (as `tsp::solve` does).
+            let opts = Options {
+                initial_bound: Some(-start.length),
+                ..opts
+            };
             let out = pool.install(|| search::optimise(inst, sk, &opts));
-            let (profit, node) = out
-                .value
+            (Found::Tsp(out.value, start), out.stats)
+        }
+        Problem::Uts { params, .. } => {
+            let out = pool.install(|| search::enumerate(params, &uts::Tally(params), sk, &opts));
+            (Found::Uts(out.value), out.stats)
+        }
+        Problem::Ns { tree } => {
+            let out = pool.install(|| search::enumerate(tree, &CountPerDepth, sk, &opts));
+            (Found::Ns(out.value), out.stats)
+        }
+        Problem::NQueens { board } => {
+            let n = board.n();
+            let out = pool.install(|| search::enumerate(board, &nqueens::Solutions(n), sk, &opts));
+            (Found::NQueens(out.value), out.stats)
+        }
+    };
+    let (found, stats) = found;
+    let (answer, what) = checked(problem, found, stats.expanded, max_depth)?;
+    Ok((answer, what, stats))
+}
+
+/// What a search found, by application, before it is checked.
+pub(crate) enum Found {
+    /// maxclique: the largest clique's size and node.
+    Clique(Option<(i64, maxclique::BoundedClique)>),
+    /// maxclique --target: a clique of the target size, if any.
+    CliqueDecision(Option<maxclique::BoundedClique>),
+    /// knapsack: the best profit and selection.
+    Knapsack(Option<(i64, knapsack::KnapNode)>),
+    /// tsp: a tour better than the heuristic one (`None`: the heuristic tour is optimal), and
+    /// the heuristic tour.
+    Tsp(Option<(i64, tsp::TspNode)>, tsp::Tour),
+    /// UTS: nodes, leaves, depth.
+    Uts(uts::Counts),
+    /// NS: the count of each genus.
+    Ns(Vec<u64>),
+    /// N-Queens: the solutions.
+    NQueens(u64),
+}
+
+/// Checks what the search of `problem` found (`expanded`: the nodes it visited) — a clique
+/// is a clique, a selection fits, a tour visits every city, counts equal the published ones —
+/// and returns the answer and what was checked. Shared by the local search and the
+/// distributed one.
+pub(crate) fn checked(
+    problem: &Problem,
+    found: Found,
+    expanded: u64,
+    max_depth: Option<usize>,
+) -> Result<(Answer, String), Failure> {
+    match (problem, found) {
+        (Problem::MaxClique { graph, .. }, Found::Clique(value)) => {
+            let space = maxclique::CliqueSpace::new(graph);
+            let (vertices, edges) = (graph.n(), graph.edge_count());
+            let (omega, node) = value
+                .ok_or_else(|| Failure::Check("the search returned no clique at all".into()))?;
+            let clique = space.clique(&node);
+            check(
+                maxclique::is_clique(graph, &clique) && clique.len() as i64 == omega,
+                || {
+                    format!(
+                        "reported ω = {omega} with {clique:?}, which is not a clique of that size"
+                    )
+                },
+            )?;
+            let what = format!("the {omega} vertices are pairwise adjacent");
+            let omega = clique.len();
+            let answer = Answer::MaxClique {
+                vertices,
+                edges,
+                omega,
+                clique,
+            };
+            Ok((answer, what))
+        }
+        (Problem::MaxClique { graph, target, .. }, Found::CliqueDecision(value)) => {
+            let k = target.expect("a decision has a target");
+            let space = maxclique::CliqueSpace::new(graph);
+            let (vertices, edges) = (graph.n(), graph.edge_count());
+            let clique = value.as_ref().map(|n| space.clique(n));
+            let what = match &clique {
+                Some(c) => {
+                    check(maxclique::is_clique(graph, c) && c.len() >= k, || {
+                        format!("the clique found for --target {k}, {c:?}, is not a clique of {k} vertices")
+                    })?;
+                    format!("the {} vertices are pairwise adjacent", c.len())
+                }
+                // The search itself is the proof; there is nothing to recheck.
+                None => format!("none found: the whole tree was searched for {k} vertices"),
+            };
+            let answer = Answer::CliqueDecision {
+                vertices,
+                edges,
+                target: k,
+                found: clique.is_some(),
+                clique,
+            };
+            Ok((answer, what))
+        }
+        (Problem::Knapsack { inst, number, .. }, Found::Knapsack(value)) => {
+            let inst: &knapsack::Instance = inst;
+            let (profit, node) = value
                 .ok_or_else(|| Failure::Check("the search returned no selection at all".into()))?;
             let items = node.items(inst);
             let (sum, weight) = inst.evaluate(&items);
@@ -911,19 +984,11 @@ fn solve(
                 weight,
                 items,
             };
-            Ok((answer, what, out.stats))
+            Ok((answer, what))
         }
-        Problem::Tsp { inst, .. } => {
-            let start = tsp::heuristic_tour(inst);
-            // Only strictly better tours replace the incumbent: starting from the heuristic
-            // tour's length, `None` means that tour is optimal (as `tsp::solve` does).
-            let opts = Options {
-                initial_bound: Some(-start.length),
-                ..opts
-            };
-            let out = pool.install(|| search::optimise(inst, sk, &opts));
-            let heuristic_optimal = out.value.is_none();
-            let tour = match &out.value {
+        (Problem::Tsp { inst, .. }, Found::Tsp(value, start)) => {
+            let heuristic_optimal = value.is_none();
+            let tour = match &value {
                 Some((_, node)) => node.tour(inst),
                 None => start.clone(),
             };
@@ -952,63 +1017,9 @@ fn solve(
                 tour: tour.cities,
                 heuristic_optimal,
             };
-            Ok((answer, what, out.stats))
+            Ok((answer, what))
         }
-        Problem::Uts { params, .. } => {
-            let out = pool.install(|| search::enumerate(params, &uts::Tally(params), sk, &opts));
-            let (answer, what) = enumerated(
-                problem,
-                Enumerated::Uts(out.value),
-                out.stats.expanded,
-                max_depth,
-            )?;
-            Ok((answer, what, out.stats))
-        }
-        Problem::Ns { tree } => {
-            let out = pool.install(|| search::enumerate(tree, &CountPerDepth, sk, &opts));
-            let (answer, what) = enumerated(
-                problem,
-                Enumerated::Ns(out.value),
-                out.stats.expanded,
-                max_depth,
-            )?;
-            Ok((answer, what, out.stats))
-        }
-        Problem::NQueens { board } => {
-            let n = board.n();
-            let out = pool.install(|| search::enumerate(board, &nqueens::Solutions(n), sk, &opts));
-            let (answer, what) = enumerated(
-                problem,
-                Enumerated::NQueens(out.value),
-                out.stats.expanded,
-                max_depth,
-            )?;
-            Ok((answer, what, out.stats))
-        }
-    }
-}
-
-/// The value an enumeration folded, by application.
-pub(crate) enum Enumerated {
-    /// UTS: nodes, leaves, depth.
-    Uts(uts::Counts),
-    /// NS: the count of each genus.
-    Ns(Vec<u64>),
-    /// N-Queens: the solutions.
-    NQueens(u64),
-}
-
-/// Checks what an enumeration of `problem` folded (`expanded`: the nodes the search visited)
-/// against the published counts, and returns the answer and what was checked. Shared by the
-/// local search and the distributed one.
-pub(crate) fn enumerated(
-    problem: &Problem,
-    value: Enumerated,
-    expanded: u64,
-    max_depth: Option<usize>,
-) -> Result<(Answer, String), Failure> {
-    match (problem, value) {
-        (Problem::Uts { flags, named, .. }, Enumerated::Uts(c)) => {
+        (Problem::Uts { flags, named, .. }, Found::Uts(c)) => {
             // Every node of an enumeration is expanded once: the fold and the engine's own
             // counter must agree.
             check(c.nodes == expanded, || {
@@ -1033,7 +1044,7 @@ pub(crate) fn enumerated(
             };
             Ok((answer, what))
         }
-        (Problem::Ns { tree }, Enumerated::Ns(counts)) => {
+        (Problem::Ns { tree }, Found::Ns(counts)) => {
             let g = tree.max_genus();
             let total: u64 = counts.iter().sum();
             check(total == expanded, || {
@@ -1048,7 +1059,7 @@ pub(crate) fn enumerated(
             }
             Ok((Answer::Ns { genus: g, counts }, what))
         }
-        (Problem::NQueens { board }, Enumerated::NQueens(solutions)) => {
+        (Problem::NQueens { board }, Found::NQueens(solutions)) => {
             let n = board.n();
             let known = magpie_apps::NQUEENS_SOLUTIONS.get(n as usize).copied();
             let what = match known {
@@ -1062,7 +1073,7 @@ pub(crate) fn enumerated(
             };
             Ok((Answer::NQueens { n, solutions }, what))
         }
-        _ => unreachable!("an enumeration's value is of its own application"),
+        _ => unreachable!("a search's result is of its own application"),
     }
 }
 

@@ -1,7 +1,9 @@
 //! `magpie search … --distributed` under `mpirun -np 2, 3, 4` (with `--oversubscribe`, and
 //! `--allow-run-as-root` when run as root): every answer against its published oracle with
-//! every inter-rank victim policy, the per-rank statistics adding up, and bad input ending
-//! the whole job with one error. Built only with the `mpi` feature (the README's test
+//! every inter-rank victim policy (UTS T1/T3, NS to genus 28, N-Queens 12, ω of brock200_1..4,
+//! knapsack and TSP optima), the per-rank statistics adding up, incumbents reaching every
+//! rank, a decision search stopping early, and bad input ending the whole job with one
+//! error. Built only with the `mpi` feature (the README's test
 //! command turns it on).
 #![cfg(feature = "mpi")]
 
@@ -142,6 +144,10 @@ fn bad_input_ends_every_rank_with_one_error() {
             "depth-bounded",
         ),
         (&["knapsack", "nosuchfile.csv"][..], "nosuchfile.csv"),
+        (
+            &["nqueens", "--n", "8", "--max-depth", "3"][..],
+            "--max-depth",
+        ),
     ] {
         let mut all = vec!["search"];
         all.extend_from_slice(args);
@@ -156,5 +162,126 @@ fn bad_input_ends_every_rank_with_one_error() {
         assert_eq!(errors.len(), 1, "{all:?}: one error for the job: {stderr}");
         assert!(errors[0].contains(needle), "{all:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+fn instance(relative: &str) -> String {
+    magpie_apps::shared::path(&format!("instances/{relative}"))
+        .display()
+        .to_string()
+}
+
+#[test]
+fn omega_of_brock200_1_to_4_with_every_victim_policy() {
+    for (graph, omega) in [("1", 21), ("2", 12), ("3", 15), ("4", 17)] {
+        for (ranks, victims) in [(2, "random"), (3, "sticky")] {
+            let file = instance(&format!("dimacs/brock200_{graph}.clq"));
+            let v = distributed(ranks, &["maxclique", &file, "--remote-victims", victims]);
+            assert_eq!(
+                v["omega"], omega,
+                "brock200_{graph} on {ranks} ranks, {victims}"
+            );
+            assert_eq!(v["clique"].as_array().unwrap().len(), omega);
+        }
+    }
+}
+
+#[test]
+fn a_new_incumbent_reaches_every_rank() {
+    // brock200_1 (ω = 21) improves its incumbent many times. The first improvement goes to
+    // every other rank: each rank either found an incumbent itself or heard of one.
+    let v = distributed(4, &["maxclique", &instance("dimacs/brock200_1.clq")]);
+    assert_eq!(v["omega"], 21);
+    let ranks = v["ranks"].as_array().unwrap();
+    let sent: u64 = ranks
+        .iter()
+        .map(|r| r["bounds_sent"].as_u64().unwrap())
+        .sum();
+    assert!(
+        sent >= 3,
+        "an incumbent goes to each of the 3 other ranks: {sent}"
+    );
+    for r in ranks {
+        let heard = r["bounds_received"].as_u64().unwrap();
+        let told = r["bounds_sent"].as_u64().unwrap();
+        assert!(heard + told >= 1, "{r}");
+    }
+}
+
+#[test]
+fn decision_stops_early() {
+    let file = instance("dimacs/brock200_4.clq");
+    let full = distributed(2, &["maxclique", &file, "--target", "18"]);
+    assert_eq!(full["found"], false, "ω(brock200_4) = 17");
+    let found = distributed(2, &["maxclique", &file, "--target", "15"]);
+    assert_eq!(found["found"], true);
+    assert_eq!(found["clique"].as_array().unwrap().len(), 15);
+    let (a, b) = (
+        found["expanded"].as_u64().unwrap(),
+        full["expanded"].as_u64().unwrap(),
+    );
+    assert!(
+        a * 4 < b,
+        "a found clique stops the search: {a} nodes vs {b} for the full tree"
+    );
+}
+
+#[test]
+fn knapsack_and_tsp_optima() {
+    let v = distributed(
+        3,
+        &[
+            "knapsack",
+            &instance("knapsack/large_scale/knapPI_1_100_1000_1"),
+        ],
+    );
+    assert_eq!(v["profit"], 9147);
+    for (file, length) in [
+        ("ulysses16.tsp", 6859),
+        ("gr17.tsp", 2085),
+        ("fri26.tsp", 937),
+    ] {
+        let v = distributed(2, &["tsp", &instance(&format!("tsplib/{file}"))]);
+        assert_eq!(v["length"], length, "{file}");
+    }
+}
+
+#[test]
+fn a_rank_that_fails_ends_the_job() {
+    // Rank 1 panics at the start (MAGPIE_FAIL_RANK); the others are already waiting for work
+    // from rank 0. The job must end, not hang: under `timeout` as a guard.
+    for ranks in [2, 4] {
+        let mut cmd = Command::new("timeout");
+        cmd.arg("120").arg("mpirun");
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            cmd.arg("--allow-run-as-root");
+        }
+        cmd.args(["--oversubscribe", "-np", &ranks.to_string()]);
+        cmd.arg(env!("CARGO_BIN_EXE_magpie"));
+        cmd.args([
+            "search",
+            "uts",
+            "--tree",
+            "T1",
+            "--distributed",
+            "--workers",
+            "1",
+        ]);
+        for var in magpie::runtime::ENV_VARS {
+            cmd.env_remove(var);
+        }
+        cmd.env("MAGPIE_FAIL_RANK", "1");
+        let out = cmd.output().expect("runs timeout and mpirun");
+        let stderr = text(&out.stderr);
+        assert_ne!(out.status.code(), Some(124), "the job hung: {stderr}");
+        assert!(!out.status.success(), "{stderr}");
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("magpie: error:"))
+            .collect();
+        assert_eq!(errors.len(), 1, "one error for the job: {stderr}");
+        assert!(errors[0].contains("rank 1 failed"), "{stderr}");
+        assert!(text(&out.stdout).lines().all(|l| !l.starts_with("answer")));
     }
 }

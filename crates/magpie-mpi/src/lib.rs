@@ -1,8 +1,9 @@
 //! Distributed magpie over MPI: one process (rank) per node, each with a local magpie pool,
 //! cooperating through the `mpi` crate over the system's MPI library.
 //!
-//! - [`search::enumerate`]: distributed enumeration with YewPar's DepthBounded skeleton and
-//!   inter-rank work stealing ([`victims`]), termination by credit recovery ([`credit`]).
+//! - [`search::enumerate`], [`search::optimise`] and [`search::decide`]: distributed search
+//!   with YewPar's DepthBounded skeleton and inter-rank work stealing ([`victims`]),
+//!   termination by credit recovery ([`credit`]).
 //!
 //! Every rank calls the same functions with the same arguments (SPMD, as launched by
 //! `mpirun -np R …`); rank 0 gets the merged result.
@@ -12,6 +13,7 @@ pub mod credit;
 pub mod search;
 pub mod victims;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use mpi::environment::Universe;
@@ -37,6 +39,36 @@ impl Cluster {
             ));
         }
         Ok(Cluster { universe })
+    }
+
+    /// Makes a panic anywhere in this process end the whole MPI job instead of leaving the
+    /// other ranks waiting for this one: the first panic prints one line,
+    /// `magpie: error: rank R failed: MESSAGE (FILE:LINE); ending every rank`, and calls
+    /// `MPI_Abort` — at once if it happened on the main thread (the one MPI thread), else
+    /// from the main thread's communication loop at its next turn (funnelled MPI: only
+    /// that thread may call MPI). `mpirun` then ends every rank with a non-zero exit code.
+    pub fn abort_on_panic(&self) {
+        let rank = self.rank();
+        let main = std::thread::current().id();
+        std::panic::set_hook(Box::new(move |info| {
+            if ABORTING.swap(true, Ordering::SeqCst) {
+                return;
+            }
+            let message = info
+                .payload()
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            let place = info
+                .location()
+                .map(|l| format!(" ({}:{})", l.file(), l.line()))
+                .unwrap_or_default();
+            eprintln!("magpie: error: rank {rank} failed: {message}{place}; ending every rank");
+            if std::thread::current().id() == main {
+                abort_job();
+            }
+        }));
     }
 
     /// The world communicator.
@@ -82,10 +114,34 @@ pub struct RankStats {
     pub bytes_sent: u64,
     /// Bytes of work it received.
     pub bytes_received: u64,
+    /// New incumbents it sent to other ranks (one message per rank).
+    pub bounds_sent: u64,
+    /// Incumbents it received from other ranks.
+    pub bounds_received: u64,
     /// Time its workers spent on tasks (summed over workers).
     pub busy: Duration,
     /// Time the rank had no task at all.
     pub idle: Duration,
     /// Its wall-clock time in the call.
     pub time: Duration,
+}
+
+/// Set by the panic hook of [`Cluster::abort_on_panic`].
+static ABORTING: AtomicBool = AtomicBool::new(false);
+
+/// Whether a thread of this process panicked under [`Cluster::abort_on_panic`]: the
+/// communication loop then ends the job.
+pub(crate) fn abort_requested() -> bool {
+    ABORTING.load(Ordering::Relaxed)
+}
+
+/// Ends every rank of the job (`MPI_Abort` on the world communicator, error code 1).
+pub(crate) fn abort_job() -> ! {
+    // SAFETY: MPI is initialised (a `Cluster` exists whenever the hook or the communication
+    // loop runs) and `RSMPI_COMM_WORLD` is the world communicator; MPI_Abort does not return
+    // on success.
+    unsafe {
+        mpi::ffi::MPI_Abort(mpi::ffi::RSMPI_COMM_WORLD, 1);
+    }
+    std::process::exit(1)
 }

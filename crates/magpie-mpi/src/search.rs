@@ -1,6 +1,9 @@
-//! Distributed enumeration with YewPar's DepthBounded skeleton: one rank per node, each with
-//! a local magpie pool, a per-rank task pool in YewPar's DepthPool shape, and work stealing
-//! between ranks.
+//! Distributed search with YewPar's DepthBounded skeleton: one rank per node, each with a
+//! local magpie pool, a per-rank task pool in YewPar's DepthPool shape, and work stealing
+//! between ranks. Three kinds, as in `magpie::search`: [`enumerate`] (a monoid folded over
+//! every node, combined over the ranks at the end), [`optimise`] (branch and bound: a new
+//! incumbent's value is sent to every rank at once and prunes there) and [`decide`] (the
+//! first node reaching the target stops every rank).
 //!
 //! Per rank:
 //! - **the depth pool**: one queue per depth. Local workers take from the deepest level
@@ -18,10 +21,11 @@
 //!   joins its workers and sends its accumulator and statistics to rank 0, which merges them.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use magpie::search::{Enumerate, SearchSpace};
+use magpie::search::{Enumerate, Objective, SearchSpace};
 use magpie::ThreadPool;
 use mpi::traits::*;
 use serde::de::DeserializeOwned;
@@ -37,6 +41,8 @@ const TAG_NO_WORK: i32 = 3;
 const TAG_CREDIT: i32 = 4;
 const TAG_DONE: i32 = 5;
 const TAG_RESULT: i32 = 6;
+const TAG_BOUND: i32 = 7;
+const TAG_FOUND: i32 = 8;
 
 /// The tasks of one rank, one queue per depth, and how many workers are running a task.
 struct DepthPool<N> {
@@ -99,19 +105,150 @@ pub struct Distributed<A> {
     pub time: Duration,
 }
 
-fn encode<T: Serialize>(v: &T) -> Vec<u8> {
-    bincode::serialize(v).expect("serializing to memory cannot fail")
+/// What a rank knows of the search as a whole, shared by its workers and its
+/// communication thread.
+pub struct RankState {
+    /// The best objective value known on this rank (optimisation), from its own workers or
+    /// from other ranks' broadcasts.
+    incumbent: AtomicI64,
+    /// A worker of this rank improved the incumbent: the communication thread sends it.
+    improved: AtomicBool,
+    /// The search is over (decision: a node reached the target somewhere): workers stop.
+    stop: AtomicBool,
+    /// A worker of this rank found a node reaching the target.
+    found: AtomicBool,
 }
 
-fn decode<T: DeserializeOwned>(bytes: &[u8], what: &str) -> T {
-    bincode::deserialize(bytes)
-        .unwrap_or_else(|e| panic!("a corrupt {what} message from another rank: {e}"))
+impl RankState {
+    fn new(incumbent: i64) -> Self {
+        RankState {
+            incumbent: AtomicI64::new(incumbent),
+            improved: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+            found: AtomicBool::new(false),
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
 }
 
-/// Enumerates `space` with `fold` over every rank of `cluster` (a collective call: every rank
-/// calls it with the same arguments), with the DepthBounded skeleton of depth `spawn_depth`,
-/// each rank's tasks run by `pool`'s workers. Returns the merged result on rank 0 and `None`
-/// elsewhere.
+/// What a search kind does at each node. Workers call [`Visitor::enter`] on every node they
+/// take or generate; `false` prunes the node's subtree.
+pub trait Visitor<S: SearchSpace>: Sync {
+    /// A worker's (and then a rank's) result.
+    type Acc: Send + Serialize + DeserializeOwned;
+    /// The empty result.
+    fn empty(&self) -> Self::Acc;
+    /// Combines two results.
+    fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
+    /// Visits `node` at `depth`; `false` skips its subtree.
+    fn enter(&self, acc: &mut Self::Acc, node: &S::Node, depth: usize, rank: &RankState) -> bool;
+    /// Whether a child that fails [`Visitor::enter`] also rules out its later siblings
+    /// (children in non-increasing bound order).
+    fn prune_level(&self) -> bool {
+        false
+    }
+}
+
+/// Enumeration: an [`Enumerate`] fold over every node.
+struct Enumeration<'a, E>(&'a E);
+
+impl<S: SearchSpace, E: Enumerate<S>> Visitor<S> for Enumeration<'_, E>
+where
+    E::Acc: Serialize + DeserializeOwned,
+{
+    type Acc = E::Acc;
+    fn empty(&self) -> E::Acc {
+        self.0.empty()
+    }
+    fn merge(&self, a: E::Acc, b: E::Acc) -> E::Acc {
+        self.0.merge(a, b)
+    }
+    fn enter(&self, acc: &mut E::Acc, node: &S::Node, depth: usize, _: &RankState) -> bool {
+        self.0.visit(acc, node, depth);
+        true
+    }
+}
+
+/// Branch and bound: the best node this worker found, pruned against the rank's incumbent.
+struct Optimisation<'a, S> {
+    space: &'a S,
+    prune_level: bool,
+}
+
+impl<S> Visitor<S> for Optimisation<'_, S>
+where
+    S: Objective,
+    S::Node: Clone + Serialize + DeserializeOwned,
+{
+    type Acc = Option<(i64, S::Node)>;
+    fn empty(&self) -> Self::Acc {
+        None
+    }
+    fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
+        match (a, b) {
+            (Some(x), Some(y)) => Some(if y.0 > x.0 { y } else { x }),
+            (x, None) => x,
+            (None, y) => y,
+        }
+    }
+    fn enter(&self, acc: &mut Self::Acc, node: &S::Node, _: usize, rank: &RankState) -> bool {
+        if self.space.bound(node) <= rank.incumbent.load(Ordering::Relaxed) {
+            return false;
+        }
+        let value = self.space.objective(node);
+        if rank.incumbent.fetch_max(value, Ordering::Relaxed) < value {
+            *acc = Some((value, node.clone()));
+            rank.improved.store(true, Ordering::Release);
+        }
+        true
+    }
+    fn prune_level(&self) -> bool {
+        self.prune_level
+    }
+}
+
+/// Decision: the first node whose objective reaches `target`.
+struct Decision<'a, S> {
+    space: &'a S,
+    target: i64,
+    prune_level: bool,
+}
+
+impl<S> Visitor<S> for Decision<'_, S>
+where
+    S: Objective,
+    S::Node: Clone + Serialize + DeserializeOwned,
+{
+    type Acc = Option<S::Node>;
+    fn empty(&self) -> Self::Acc {
+        None
+    }
+    fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
+        a.or(b)
+    }
+    fn enter(&self, acc: &mut Self::Acc, node: &S::Node, _: usize, rank: &RankState) -> bool {
+        if rank.stopped() || self.space.bound(node) < self.target {
+            return false;
+        }
+        if self.space.objective(node) >= self.target {
+            if acc.is_none() {
+                *acc = Some(node.clone());
+            }
+            rank.found.store(true, Ordering::Release);
+            rank.stop.store(true, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+    fn prune_level(&self) -> bool {
+        self.prune_level
+    }
+}
+
+/// Distributed enumeration: `fold` over every node of `space` (see [`run`]).
 pub fn enumerate<S, E>(
     cluster: &Cluster,
     pool: &ThreadPool,
@@ -125,6 +262,99 @@ where
     S::Node: Serialize + DeserializeOwned,
     E: Enumerate<S>,
     E::Acc: Serialize + DeserializeOwned,
+{
+    run(
+        cluster,
+        pool,
+        space,
+        &Enumeration(fold),
+        spawn_depth,
+        victims,
+        i64::MIN,
+    )
+}
+
+/// The result of a distributed optimisation: the best objective and a node reaching it.
+pub type Best<N> = Option<Distributed<Option<(i64, N)>>>;
+
+/// Distributed branch and bound: the best objective over `space` and a node reaching it, or
+/// `None` if no node beats `initial_bound` (see [`run`]). `prune_level`: children come in
+/// non-increasing bound order.
+pub fn optimise<S>(
+    cluster: &Cluster,
+    pool: &ThreadPool,
+    space: &S,
+    spawn_depth: usize,
+    victims: &RemoteVictims,
+    initial_bound: Option<i64>,
+    prune_level: bool,
+) -> Best<S::Node>
+where
+    S: Objective,
+    S::Node: Clone + Serialize + DeserializeOwned,
+{
+    let visitor = Optimisation { space, prune_level };
+    let start = initial_bound.unwrap_or(i64::MIN);
+    run(cluster, pool, space, &visitor, spawn_depth, victims, start)
+}
+
+/// Distributed decision: a node whose objective reaches `target`, or `None` after the whole
+/// tree (see [`run`]).
+pub fn decide<S>(
+    cluster: &Cluster,
+    pool: &ThreadPool,
+    space: &S,
+    target: i64,
+    spawn_depth: usize,
+    victims: &RemoteVictims,
+    prune_level: bool,
+) -> Option<Distributed<Option<S::Node>>>
+where
+    S: Objective,
+    S::Node: Clone + Serialize + DeserializeOwned,
+{
+    let visitor = Decision {
+        space,
+        target,
+        prune_level,
+    };
+    run(
+        cluster,
+        pool,
+        space,
+        &visitor,
+        spawn_depth,
+        victims,
+        i64::MIN,
+    )
+}
+
+fn encode<T: Serialize>(v: &T) -> Vec<u8> {
+    bincode::serialize(v).expect("serializing to memory cannot fail")
+}
+
+fn decode<T: DeserializeOwned>(bytes: &[u8], what: &str) -> T {
+    bincode::deserialize(bytes)
+        .unwrap_or_else(|e| panic!("a corrupt {what} message from another rank: {e}"))
+}
+
+/// Searches `space` with `visitor` over every rank of `cluster` (a collective call: every
+/// rank calls it with the same arguments), with the DepthBounded skeleton of depth
+/// `spawn_depth`, each rank's tasks run by `pool`'s workers. `incumbent`: the starting
+/// incumbent of an optimisation. Returns the merged result on rank 0 and `None` elsewhere.
+pub fn run<S, V>(
+    cluster: &Cluster,
+    pool: &ThreadPool,
+    space: &S,
+    visitor: &V,
+    spawn_depth: usize,
+    victims: &RemoteVictims,
+    incumbent: i64,
+) -> Option<Distributed<V::Acc>>
+where
+    S: SearchSpace,
+    S::Node: Serialize + DeserializeOwned,
+    V: Visitor<S>,
 {
     let start = Instant::now();
     let world = cluster.world();
@@ -144,7 +374,8 @@ where
         credit = Credit::whole();
     }
     let workers = pool.num_workers().max(1);
-    let results: Mutex<Vec<(E::Acc, u64, Duration)>> = Mutex::new(Vec::new());
+    let state = RankState::new(incumbent);
+    let results: Mutex<Vec<(V::Acc, u64, Duration)>> = Mutex::new(Vec::new());
     let mut stats = RankStats {
         rank,
         workers,
@@ -156,7 +387,7 @@ where
             pool.scope(|s| {
                 for _ in 0..workers {
                     s.spawn(|_| {
-                        let r = work(space, fold, spawn_depth, &shared);
+                        let r = work(space, visitor, spawn_depth, &shared, &state);
                         results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
                     });
                 }
@@ -165,21 +396,25 @@ where
         communicate(
             cluster,
             &shared,
+            &state,
             &mut credit,
             victims,
             &mut stats,
             rank,
             size,
         );
+        // Over (DONE, or this is rank 0 and it sent DONE): workers stop, a decision search's
+        // workers in the middle of a subtree included.
+        state.stop.store(true, Ordering::Relaxed);
         let mut p = shared.lock();
         p.done = true;
         drop(p);
         shared.wake.notify_all();
     });
 
-    let mut acc = fold.empty();
+    let mut acc = visitor.empty();
     for (a, nodes, busy) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        acc = fold.merge(acc, a);
+        acc = visitor.merge(acc, a);
         stats.nodes += nodes;
         stats.busy += busy;
     }
@@ -192,19 +427,19 @@ where
         return None;
     }
     let mut ranks = vec![stats];
-    let mut parts: Vec<(i32, E::Acc)> = Vec::new();
+    let mut parts: Vec<(i32, V::Acc)> = Vec::new();
     for _ in 1..size {
         let (bytes, status) = world
             .any_process()
             .matched_probe_with_tag(TAG_RESULT)
             .matched_receive_vec::<u8>();
-        let (a, s): (E::Acc, RankStats) = decode(&bytes, "result");
+        let (a, s): (V::Acc, RankStats) = decode(&bytes, "result");
         parts.push((status.source_rank(), a));
         ranks.push(s);
     }
     parts.sort_by_key(|p| p.0);
     for (_, a) in parts {
-        acc = fold.merge(acc, a);
+        acc = visitor.merge(acc, a);
     }
     ranks.sort_by_key(|s| s.rank);
     Some(Distributed {
@@ -215,29 +450,30 @@ where
 }
 
 /// One worker: takes tasks from the depth pool until the rank is told the search is over.
-fn work<S, E>(
+fn work<S, V>(
     space: &S,
-    fold: &E,
+    visitor: &V,
     spawn_depth: usize,
     shared: &Shared<S::Node>,
-) -> (E::Acc, u64, Duration)
+    state: &RankState,
+) -> (V::Acc, u64, Duration)
 where
     S: SearchSpace,
-    E: Enumerate<S>,
+    V: Visitor<S>,
 {
-    let mut acc = fold.empty();
+    let mut acc = visitor.empty();
     let mut nodes = 0u64;
     let mut busy = Duration::ZERO;
     loop {
         let task = {
             let mut p = shared.lock();
             loop {
+                if p.done || state.stopped() {
+                    break None;
+                }
                 if let Some(t) = p.pop_deepest() {
                     p.active += 1;
                     break Some(t);
-                }
-                if p.done {
-                    break None;
                 }
                 p = shared
                     .wake
@@ -250,14 +486,15 @@ where
             return (acc, nodes, busy);
         };
         let t = Instant::now();
-        fold.visit(&mut acc, &node, depth);
-        nodes += 1;
-        let children: Vec<S::Node> = if depth < spawn_depth {
-            space.children(&node).collect()
-        } else {
-            nodes += subtree(space, fold, &mut acc, &node, depth);
-            Vec::new()
-        };
+        let mut children: Vec<S::Node> = Vec::new();
+        if visitor.enter(&mut acc, &node, depth, state) {
+            nodes += 1;
+            if depth < spawn_depth {
+                children = space.children(&node).collect();
+            } else {
+                nodes += subtree(space, visitor, &mut acc, &node, depth, state);
+            }
+        }
         busy += t.elapsed();
         let mut p = shared.lock();
         let n = children.len();
@@ -274,11 +511,19 @@ where
     }
 }
 
-/// Visits every node strictly below `node` (at `depth`), depth-first; returns how many.
-fn subtree<S, E>(space: &S, fold: &E, acc: &mut E::Acc, node: &S::Node, depth: usize) -> u64
+/// Visits the nodes strictly below `node` (at `depth`) depth-first, as far as `visitor`
+/// lets it; returns how many it entered.
+fn subtree<S, V>(
+    space: &S,
+    visitor: &V,
+    acc: &mut V::Acc,
+    node: &S::Node,
+    depth: usize,
+    state: &RankState,
+) -> u64
 where
     S: SearchSpace,
-    E: Enumerate<S>,
+    V: Visitor<S>,
 {
     let mut count = 0u64;
     let mut stack = vec![space.children(node)];
@@ -286,10 +531,15 @@ where
         match top.next() {
             Some(child) => {
                 let d = depth + stack.len();
-                fold.visit(acc, &child, d);
-                count += 1;
-                let g = space.children(&child);
-                stack.push(g);
+                if visitor.enter(acc, &child, d, state) {
+                    count += 1;
+                    let g = space.children(&child);
+                    stack.push(g);
+                } else if state.stopped() {
+                    break;
+                } else if visitor.prune_level() {
+                    stack.pop();
+                }
             }
             None => {
                 stack.pop();
@@ -302,9 +552,11 @@ where
 /// The rank's communication loop (main thread): serves steal requests, steals when idle,
 /// returns credit, and ends when `DONE` arrives (or, on rank 0, when the whole credit is
 /// back).
+#[allow(clippy::too_many_arguments)]
 fn communicate<N: Serialize + DeserializeOwned>(
     cluster: &Cluster,
     shared: &Shared<N>,
+    state: &RankState,
     credit: &mut Credit,
     victims: &RemoteVictims,
     stats: &mut RankStats,
@@ -322,6 +574,10 @@ fn communicate<N: Serialize + DeserializeOwned>(
         }
     };
     loop {
+        if crate::abort_requested() {
+            // A worker of this rank panicked (its hook printed the error).
+            crate::abort_job();
+        }
         let mut progressed = false;
         while let Some(probed) = world.any_process().immediate_matched_probe() {
             progressed = true;
@@ -379,6 +635,16 @@ fn communicate<N: Serialize + DeserializeOwned>(
                         return;
                     }
                 }
+                TAG_BOUND => {
+                    let value: i64 = decode(&bytes, "bound");
+                    stats.bounds_received += 1;
+                    state.incumbent.fetch_max(value, Ordering::Relaxed);
+                }
+                TAG_FOUND => {
+                    // Rank 0: a rank found a node reaching the target.
+                    finish(&world);
+                    return;
+                }
                 TAG_DONE => {
                     if let Some(since) = idle_since.take() {
                         stats.idle += since.elapsed();
@@ -387,6 +653,26 @@ fn communicate<N: Serialize + DeserializeOwned>(
                 }
                 other => panic!("rank {rank}: unexpected message tag {other} from rank {from}"),
             }
+        }
+        if state.improved.swap(false, Ordering::Acquire) {
+            // A better incumbent here: every other rank prunes with it at once.
+            let bytes = encode(&state.incumbent.load(Ordering::Relaxed));
+            for r in (0..size).filter(|&r| r != rank) {
+                world
+                    .process_at_rank(r)
+                    .send_with_tag(&bytes[..], TAG_BOUND);
+                stats.bounds_sent += 1;
+            }
+        }
+        if state.found.swap(false, Ordering::Acquire) {
+            // Decision: the first success ends the search on every rank.
+            if rank == 0 {
+                finish(&world);
+                return;
+            }
+            world
+                .process_at_rank(0)
+                .send_with_tag(&[0u8][..], TAG_FOUND);
         }
         let idle = {
             let p = shared.lock();

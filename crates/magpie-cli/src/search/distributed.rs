@@ -1,5 +1,7 @@
-//! `magpie search <app> … --distributed` under `mpirun`: the enumeration applications (uts,
-//! ns, nqueens) with the DepthBounded skeleton over every rank ([`magpie_mpi::search`]).
+//! `magpie search <app> … --distributed` under `mpirun`: every application with the
+//! DepthBounded skeleton over every rank ([`magpie_mpi::search`]): enumeration (uts, ns,
+//! nqueens), optimisation with the incumbent shared (maxclique, knapsack, tsp) and decision
+//! (maxclique --target, stopping every rank at the first clique found).
 //! Every rank parses the same arguments and builds its own pool from the global options;
 //! rank 0 checks the merged answer and prints it once, with a table of the ranks.
 
@@ -7,15 +9,18 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use magpie::search::{CountPerDepth, SearchStats};
-use magpie_apps::{nqueens, uts};
-use magpie_mpi::search::{enumerate, Distributed};
+use magpie_apps::{maxclique, nqueens, tsp, uts};
+use magpie_mpi::search::{decide, enumerate, optimise, Distributed};
 use magpie_mpi::victims::RemoteVictims;
 use magpie_mpi::{Cluster, RankStats};
 use serde::Serialize;
 
-use super::{enumerated, prepare, print_text, Enumerated, Failure, Prepared, Problem, Report};
+use super::{checked, prepare, print_text, Failure, Found, Prepared, Problem, Report};
 use super::{SearchArgs, StatsReport};
 use crate::config::{Config, ConfigError};
+
+/// The variable that makes one rank fail on purpose (see [`run`]).
+pub const FAIL_RANK_ENV: &str = "MAGPIE_FAIL_RANK";
 
 /// One rank's row of the report.
 #[derive(Debug, Serialize)]
@@ -31,6 +36,8 @@ struct RankRow {
     steals_failed: u64,
     bytes_sent: u64,
     bytes_received: u64,
+    bounds_sent: u64,
+    bounds_received: u64,
     busy_seconds: f64,
     idle_seconds: f64,
 }
@@ -49,6 +56,8 @@ impl From<&RankStats> for RankRow {
             steals_failed: s.steals_failed,
             bytes_sent: s.bytes_sent,
             bytes_received: s.bytes_received,
+            bounds_sent: s.bounds_sent,
+            bounds_received: s.bounds_received,
             busy_seconds: s.busy.as_secs_f64(),
             idle_seconds: s.idle.as_secs_f64(),
         }
@@ -89,6 +98,16 @@ pub fn run(args: &SearchArgs, config: &Config) -> ExitCode {
         }
     };
     let rank = cluster.rank();
+    cluster.abort_on_panic();
+    // Fault injection for the tests of failure behaviour: MAGPIE_FAIL_RANK=R makes rank R
+    // fail at the start of its search.
+    if std::env::var(FAIL_RANK_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<i32>().ok())
+        == Some(rank)
+    {
+        panic!("failure injected by {FAIL_RANK_ENV}={rank}");
+    }
     match search(&cluster, args, config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -137,33 +156,46 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
         .stack_size(problem.stack_size())
         .build()
         .map_err(ConfigError::from)?;
+    let v = &victims;
     let (value, dist) = match &problem {
+        Problem::MaxClique { graph, target, .. } => {
+            let space = maxclique::CliqueSpace::new(graph);
+            // Children come in colour order with non-increasing bounds: prune-level.
+            match *target {
+                None => {
+                    let d = optimise(cluster, &pool, &space, spawn_depth, v, None, true);
+                    split(d, Found::Clique)
+                }
+                Some(k) => {
+                    let d = decide(cluster, &pool, &space, k as i64, spawn_depth, v, true);
+                    split(d, Found::CliqueDecision)
+                }
+            }
+        }
+        Problem::Knapsack { inst, .. } => {
+            let d = optimise(cluster, &pool, &**inst, spawn_depth, v, None, false);
+            split(d, Found::Knapsack)
+        }
+        Problem::Tsp { inst, .. } => {
+            // Every rank computes the same heuristic tour: only strictly better tours count.
+            let start = tsp::heuristic_tour(inst);
+            let bound = Some(-start.length);
+            let d = optimise(cluster, &pool, inst, spawn_depth, v, bound, false);
+            let (value, dist) = split(d, |x| x);
+            (value.map(|x| Found::Tsp(x, start)), dist)
+        }
         Problem::Uts { params, .. } => {
-            let d = enumerate(
-                cluster,
-                &pool,
-                params,
-                &uts::Tally(params),
-                spawn_depth,
-                &victims,
-            );
-            split(d, Enumerated::Uts)
+            let d = enumerate(cluster, &pool, params, &uts::Tally(params), spawn_depth, v);
+            split(d, Found::Uts)
         }
         Problem::Ns { tree } => {
-            let d = enumerate(cluster, &pool, tree, &CountPerDepth, spawn_depth, &victims);
-            split(d, Enumerated::Ns)
+            let d = enumerate(cluster, &pool, tree, &CountPerDepth, spawn_depth, v);
+            split(d, Found::Ns)
         }
         Problem::NQueens { board } => {
             let fold = nqueens::Solutions(board.n());
-            let d = enumerate(cluster, &pool, board, &fold, spawn_depth, &victims);
-            split(d, Enumerated::NQueens)
-        }
-        other => {
-            return Err(Failure::Usage(format!(
-                "--distributed supports the enumeration applications uts, ns and nqueens so \
-                 far, not {}",
-                other.app()
-            )))
+            let d = enumerate(cluster, &pool, board, &fold, spawn_depth, v);
+            split(d, Found::NQueens)
         }
     };
     // Only rank 0 has the merged result.
@@ -171,7 +203,7 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
         return Ok(());
     };
     let expanded: u64 = ranks.iter().map(|r| r.nodes).sum();
-    let (answer, check) = enumerated(&problem, value, expanded, None)?;
+    let (answer, check) = checked(&problem, value, expanded, None)?;
     let stats = SearchStats {
         expanded,
         tasks: ranks.iter().map(|r| r.tasks_sent).sum(),
@@ -250,10 +282,10 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
 
 /// The value and the ranks' statistics of a distributed result (rank 0), or nothing.
 #[allow(clippy::type_complexity)]
-fn split<A>(
+fn split<A, T>(
     d: Option<Distributed<A>>,
-    wrap: fn(A) -> Enumerated,
-) -> (Option<Enumerated>, Option<(Vec<RankStats>, Duration)>) {
+    wrap: impl FnOnce(A) -> T,
+) -> (Option<T>, Option<(Vec<RankStats>, Duration)>) {
     match d {
         Some(d) => (Some(wrap(d.value)), Some((d.ranks, d.time))),
         None => (None, None),
