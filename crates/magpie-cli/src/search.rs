@@ -206,9 +206,8 @@ pub struct SearchArgs {
     #[arg(long, help_heading = "Output")]
     pub json: bool,
 
-    /// Run over every rank of an MPI job (`mpirun -np R magpie search … --distributed`):
-    /// uts, ns and nqueens with the depth-bounded skeleton. Needs a build with the `mpi`
-    /// feature
+    /// Run over every rank of an MPI job (`mpirun -np R magpie search … --distributed`)
+    /// with the depth-bounded or budget skeleton. Needs a build with the `mpi` feature
     #[arg(long, help_heading = "Distributed")]
     pub distributed: bool,
 

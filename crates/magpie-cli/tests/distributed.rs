@@ -140,8 +140,8 @@ fn bad_input_ends_every_rank_with_one_error() {
             "random, sticky",
         ),
         (
-            &["uts", "--tree", "T1", "--skeleton", "budget"][..],
-            "depth-bounded",
+            &["uts", "--tree", "T1", "--skeleton", "stack-stealing"][..],
+            "depth-bounded and budget",
         ),
         (&["knapsack", "nosuchfile.csv"][..], "nosuchfile.csv"),
         (

@@ -1,4 +1,4 @@
-//! Distributed search with YewPar's DepthBounded skeleton: one rank per node, each with a
+//! Distributed search with YewPar's DepthBounded and Budget skeletons: one rank per node, each with a
 //! local magpie pool, a per-rank task pool in YewPar's DepthPool shape, and work stealing
 //! between ranks. Three kinds, as in `magpie::search`: [`enumerate`] (a monoid folded over
 //! every node, combined over the ranks at the end), [`optimise`] (branch and bound: a new
@@ -8,9 +8,11 @@
 //! Per rank:
 //! - **the depth pool**: one queue per depth. Local workers take from the deepest level
 //!   (depth-first, small tasks), remote thieves from the shallowest (the biggest subtrees).
-//! - **W workers** on the rank's magpie pool: a task `(depth, node)` above the spawn depth
-//!   visits its node and adds each child as a task; at or below it, the worker enumerates the
-//!   whole subtree itself. Each worker folds into its own accumulator.
+//! - **W workers** on the rank's magpie pool. DepthBounded: a task `(depth, node)` above the
+//!   spawn depth visits its node and adds each child as a task; at or below it, the worker
+//!   searches the whole subtree itself. Budget: the worker searches its task depth-first and,
+//!   every `budget` backtracks, makes the unexplored nodes of its shallowest open level into
+//!   tasks. Each worker folds into its own accumulator.
 //! - **the communication path is the main thread**, the only one that calls MPI
 //!   (`MPI_THREAD_FUNNELED`): it answers steal requests from the shallowest level, asks a
 //!   victim for work when the rank is idle, and runs termination detection. A progress thread
@@ -103,6 +105,23 @@ pub struct Distributed<A> {
     pub ranks: Vec<RankStats>,
     /// Wall-clock time on rank 0, from the start to the merged result.
     pub time: Duration,
+}
+
+/// How a rank's workers split the search tree into tasks (YewPar's skeletons).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skeleton {
+    /// Every node above `spawn_depth` is a task (its children go to the depth pool); a task at
+    /// `spawn_depth` is searched depth-first by the worker that takes it.
+    DepthBounded {
+        /// The depth of the deepest tasks.
+        spawn_depth: usize,
+    },
+    /// A worker searches its task depth-first; after `budget` backtracks it makes the
+    /// unexplored nodes of its shallowest open level into tasks and counts again.
+    Budget {
+        /// Backtracks between two spills (at least 1).
+        budget: u64,
+    },
 }
 
 /// What a rank knows of the search as a whole, shared by its workers and its
@@ -254,7 +273,7 @@ pub fn enumerate<S, E>(
     pool: &ThreadPool,
     space: &S,
     fold: &E,
-    spawn_depth: usize,
+    skeleton: Skeleton,
     victims: &RemoteVictims,
 ) -> Option<Distributed<E::Acc>>
 where
@@ -268,7 +287,7 @@ where
         pool,
         space,
         &Enumeration(fold),
-        spawn_depth,
+        skeleton,
         victims,
         i64::MIN,
     )
@@ -284,7 +303,7 @@ pub fn optimise<S>(
     cluster: &Cluster,
     pool: &ThreadPool,
     space: &S,
-    spawn_depth: usize,
+    skeleton: Skeleton,
     victims: &RemoteVictims,
     initial_bound: Option<i64>,
     prune_level: bool,
@@ -295,7 +314,7 @@ where
 {
     let visitor = Optimisation { space, prune_level };
     let start = initial_bound.unwrap_or(i64::MIN);
-    run(cluster, pool, space, &visitor, spawn_depth, victims, start)
+    run(cluster, pool, space, &visitor, skeleton, victims, start)
 }
 
 /// Distributed decision: a node whose objective reaches `target`, or `None` after the whole
@@ -305,7 +324,7 @@ pub fn decide<S>(
     pool: &ThreadPool,
     space: &S,
     target: i64,
-    spawn_depth: usize,
+    skeleton: Skeleton,
     victims: &RemoteVictims,
     prune_level: bool,
 ) -> Option<Distributed<Option<S::Node>>>
@@ -318,15 +337,7 @@ where
         target,
         prune_level,
     };
-    run(
-        cluster,
-        pool,
-        space,
-        &visitor,
-        spawn_depth,
-        victims,
-        i64::MIN,
-    )
+    run(cluster, pool, space, &visitor, skeleton, victims, i64::MIN)
 }
 
 fn encode<T: Serialize>(v: &T) -> Vec<u8> {
@@ -339,15 +350,14 @@ fn decode<T: DeserializeOwned>(bytes: &[u8], what: &str) -> T {
 }
 
 /// Searches `space` with `visitor` over every rank of `cluster` (a collective call: every
-/// rank calls it with the same arguments), with the DepthBounded skeleton of depth
-/// `spawn_depth`, each rank's tasks run by `pool`'s workers. `incumbent`: the starting
+/// rank calls it with the same arguments), splitting the tree by `skeleton`, each rank's tasks run by `pool`'s workers. `incumbent`: the starting
 /// incumbent of an optimisation. Returns the merged result on rank 0 and `None` elsewhere.
 pub fn run<S, V>(
     cluster: &Cluster,
     pool: &ThreadPool,
     space: &S,
     visitor: &V,
-    spawn_depth: usize,
+    skeleton: Skeleton,
     victims: &RemoteVictims,
     incumbent: i64,
 ) -> Option<Distributed<V::Acc>>
@@ -387,7 +397,7 @@ where
             pool.scope(|s| {
                 for _ in 0..workers {
                     s.spawn(|_| {
-                        let r = work(space, visitor, spawn_depth, &shared, &state);
+                        let r = work(space, visitor, skeleton, &shared, &state);
                         results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
                     });
                 }
@@ -453,7 +463,7 @@ where
 fn work<S, V>(
     space: &S,
     visitor: &V,
-    spawn_depth: usize,
+    skeleton: Skeleton,
     shared: &Shared<S::Node>,
     state: &RankState,
 ) -> (V::Acc, u64, Duration)
@@ -489,10 +499,17 @@ where
         let mut children: Vec<S::Node> = Vec::new();
         if visitor.enter(&mut acc, &node, depth, state) {
             nodes += 1;
-            if depth < spawn_depth {
-                children = space.children(&node).collect();
-            } else {
-                nodes += subtree(space, visitor, &mut acc, &node, depth, state);
+            match skeleton {
+                Skeleton::DepthBounded { spawn_depth } if depth < spawn_depth => {
+                    children = space.children(&node).collect();
+                }
+                Skeleton::DepthBounded { .. } => {
+                    nodes += subtree(space, visitor, &mut acc, &node, depth, state, None);
+                }
+                Skeleton::Budget { budget } => {
+                    let spill = Some((budget.max(1), shared));
+                    nodes += subtree(space, visitor, &mut acc, &node, depth, state, spill);
+                }
             }
         }
         busy += t.elapsed();
@@ -512,7 +529,10 @@ where
 }
 
 /// Visits the nodes strictly below `node` (at `depth`) depth-first, as far as `visitor`
-/// lets it; returns how many it entered.
+/// lets it; returns how many it entered. With `spill = Some((budget, pool))` (the Budget
+/// skeleton), every `budget` backtracks the unexplored children of the shallowest level
+/// that still has some become tasks in `pool`, for this rank's other workers and for thieves.
+#[allow(clippy::too_many_arguments)]
 fn subtree<S, V>(
     space: &S,
     visitor: &V,
@@ -520,12 +540,14 @@ fn subtree<S, V>(
     node: &S::Node,
     depth: usize,
     state: &RankState,
+    spill: Option<(u64, &Shared<S::Node>)>,
 ) -> u64
 where
     S: SearchSpace,
     V: Visitor<S>,
 {
     let mut count = 0u64;
+    let mut backtracks = 0u64;
     let mut stack = vec![space.children(node)];
     while let Some(top) = stack.last_mut() {
         match top.next() {
@@ -543,10 +565,40 @@ where
             }
             None => {
                 stack.pop();
+                backtracks += 1;
+                if let Some((budget, pool)) = spill {
+                    if backtracks >= budget {
+                        backtracks = 0;
+                        spill_shallowest(&mut stack, depth, pool);
+                    }
+                }
             }
         }
     }
     count
+}
+
+/// Budget: moves the remaining children of the shallowest level of `stack` that has any
+/// into `pool` as tasks (level `i` generates the nodes at depth `depth + 1 + i`).
+fn spill_shallowest<N, G: Iterator<Item = N>>(stack: &mut [G], depth: usize, pool: &Shared<N>) {
+    for (i, level) in stack.iter_mut().enumerate() {
+        let rest: Vec<N> = level.collect();
+        if rest.is_empty() {
+            continue;
+        }
+        let n = rest.len();
+        let mut p = pool.lock();
+        for node in rest {
+            p.push(depth + 1 + i, node);
+        }
+        drop(p);
+        if n > 1 {
+            pool.wake.notify_all();
+        } else {
+            pool.wake.notify_one();
+        }
+        return;
+    }
 }
 
 /// The rank's communication loop (main thread): serves steal requests, steals when idle,

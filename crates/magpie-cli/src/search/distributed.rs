@@ -1,5 +1,5 @@
 //! `magpie search <app> … --distributed` under `mpirun`: every application with the
-//! DepthBounded skeleton over every rank ([`magpie_mpi::search`]): enumeration (uts, ns,
+//! DepthBounded or Budget skeleton over every rank ([`magpie_mpi::search`]): enumeration (uts, ns,
 //! nqueens), optimisation with the incumbent shared (maxclique, knapsack, tsp) and decision
 //! (maxclique --target, stopping every rank at the first clique found).
 //! Every rank parses the same arguments and builds its own pool from the global options;
@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use magpie::search::{CountPerDepth, SearchStats};
 use magpie_apps::{maxclique, nqueens, tsp, uts};
-use magpie_mpi::search::{decide, enumerate, optimise, Distributed};
+use magpie_mpi::search::{decide, enumerate, optimise, Distributed, Skeleton};
 use magpie_mpi::victims::RemoteVictims;
 use magpie_mpi::{Cluster, RankStats};
 use serde::Serialize;
@@ -140,14 +140,15 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
             "--max-depth is not supported with --distributed".into(),
         ));
     }
-    let Some(spawn_depth) = choice
-        .spawn_depth
-        .filter(|_| choice.name == "depth-bounded")
-    else {
-        return Err(Failure::Usage(format!(
-            "--distributed runs the depth-bounded skeleton; {} is not distributed",
-            choice.name
-        )));
+    let skeleton = match (choice.name, choice.spawn_depth, choice.budget) {
+        ("depth-bounded", Some(spawn_depth), _) => Skeleton::DepthBounded { spawn_depth },
+        ("budget", _, Some(budget)) => Skeleton::Budget { budget },
+        (name, ..) => {
+            return Err(Failure::Usage(format!(
+                "--distributed runs the depth-bounded and budget skeletons; {name} is not \
+                 distributed"
+            )))
+        }
     };
     let deque = config.deque.value;
     let workers = config.workers.value;
@@ -163,38 +164,38 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
             // Children come in colour order with non-increasing bounds: prune-level.
             match *target {
                 None => {
-                    let d = optimise(cluster, &pool, &space, spawn_depth, v, None, true);
+                    let d = optimise(cluster, &pool, &space, skeleton, v, None, true);
                     split(d, Found::Clique)
                 }
                 Some(k) => {
-                    let d = decide(cluster, &pool, &space, k as i64, spawn_depth, v, true);
+                    let d = decide(cluster, &pool, &space, k as i64, skeleton, v, true);
                     split(d, Found::CliqueDecision)
                 }
             }
         }
         Problem::Knapsack { inst, .. } => {
-            let d = optimise(cluster, &pool, &**inst, spawn_depth, v, None, false);
+            let d = optimise(cluster, &pool, &**inst, skeleton, v, None, false);
             split(d, Found::Knapsack)
         }
         Problem::Tsp { inst, .. } => {
             // Every rank computes the same heuristic tour: only strictly better tours count.
             let start = tsp::heuristic_tour(inst);
             let bound = Some(-start.length);
-            let d = optimise(cluster, &pool, inst, spawn_depth, v, bound, false);
+            let d = optimise(cluster, &pool, inst, skeleton, v, bound, false);
             let (value, dist) = split(d, |x| x);
             (value.map(|x| Found::Tsp(x, start)), dist)
         }
         Problem::Uts { params, .. } => {
-            let d = enumerate(cluster, &pool, params, &uts::Tally(params), spawn_depth, v);
+            let d = enumerate(cluster, &pool, params, &uts::Tally(params), skeleton, v);
             split(d, Found::Uts)
         }
         Problem::Ns { tree } => {
-            let d = enumerate(cluster, &pool, tree, &CountPerDepth, spawn_depth, v);
+            let d = enumerate(cluster, &pool, tree, &CountPerDepth, skeleton, v);
             split(d, Found::Ns)
         }
         Problem::NQueens { board } => {
             let fold = nqueens::Solutions(board.n());
-            let d = enumerate(cluster, &pool, board, &fold, spawn_depth, v);
+            let d = enumerate(cluster, &pool, board, &fold, skeleton, v);
             split(d, Found::NQueens)
         }
     };
