@@ -285,3 +285,47 @@ fn a_rank_that_fails_ends_the_job() {
         assert!(text(&out.stdout).lines().all(|l| !l.starts_with("answer")));
     }
 }
+
+#[test]
+fn budget_skeleton_counts_and_balances() {
+    // NS is too lopsided for DepthBounded (one subtree holds most of the tree); Budget spills
+    // work as it goes, so every rank gets a share.
+    for (ranks, victims) in [(2, "random"), (3, "sticky")] {
+        let v = distributed(
+            ranks,
+            &[
+                "ns",
+                "--genus",
+                "28",
+                "--skeleton",
+                "budget",
+                "--budget",
+                "1000",
+                "--remote-victims",
+                victims,
+            ],
+        );
+        let counts: Vec<u64> = v["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        assert_eq!(counts, magpie_apps::ns::EXPECTED_COUNTS[..=28]);
+        for r in v["ranks"].as_array().unwrap() {
+            assert!(r["nodes"].as_u64().unwrap() > 0, "every rank worked: {r}");
+        }
+    }
+    let v = distributed(4, &["uts", "--tree", "T3", "--skeleton", "budget"]);
+    assert_eq!(v["nodes"], 4_112_897);
+    let v = distributed(
+        2,
+        &[
+            "maxclique",
+            &instance("dimacs/brock200_1.clq"),
+            "--skeleton",
+            "budget",
+        ],
+    );
+    assert_eq!(v["omega"], 21);
+}
