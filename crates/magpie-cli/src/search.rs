@@ -1187,6 +1187,22 @@ impl Prepared {
 #[cfg(feature = "mpi")]
 pub mod distributed;
 
+/// The pool a search of `problem` runs on, from the global options (with its deque and
+/// worker count, for the report).
+fn build_pool(
+    config: &Config,
+    problem: &Problem,
+) -> Result<(ThreadPool, magpie::deque::DequeKind, usize), Failure> {
+    let deque = config.deque.value;
+    let workers = config.workers.value;
+    let pool = config
+        .builder(deque, workers)
+        .stack_size(problem.stack_size())
+        .build()
+        .map_err(ConfigError::from)?;
+    Ok((pool, deque, workers))
+}
+
 /// Runs `magpie search` and prints its report.
 pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
     let Prepared {
@@ -1195,13 +1211,7 @@ pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
         max_depth,
     } = prepare(args)?;
 
-    let deque = config.deque.value;
-    let workers = config.workers.value;
-    let pool = config
-        .builder(deque, workers)
-        .stack_size(problem.stack_size())
-        .build()
-        .map_err(ConfigError::from)?;
+    let (pool, deque, workers) = build_pool(config, &problem)?;
     let (answer, what, stats) = solve(&problem, &pool, choice.skeleton, max_depth)?;
 
     let report = Report {

@@ -71,6 +71,16 @@ fn distributed(ranks: usize, args: &[&str]) -> Value {
 
 const VICTIMS: [&str; 2] = ["random", "sticky"];
 
+/// The per-genus counts of an NS report.
+fn ns_counts(v: &Value) -> Vec<u64> {
+    v["counts"]
+        .as_array()
+        .expect("counts")
+        .iter()
+        .map(|c| c.as_u64().expect("a count"))
+        .collect()
+}
+
 #[test]
 fn uts_t1_and_t3_counts_on_2_3_4_ranks() {
     for ranks in [2, 3, 4] {
@@ -103,12 +113,7 @@ fn ns_genus_28_and_nqueens_12() {
                 victims,
             ],
         );
-        let counts: Vec<u64> = v["counts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_u64().unwrap())
-            .collect();
+        let counts = ns_counts(&v);
         // OEIS A007323, genus 0..=28 (genus 28: 2,091,030).
         assert_eq!(counts, magpie_apps::ns::EXPECTED_COUNTS[..=28]);
         assert_eq!(counts[28], 2_091_030);
@@ -305,12 +310,7 @@ fn budget_skeleton_counts_and_balances() {
                 victims,
             ],
         );
-        let counts: Vec<u64> = v["counts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_u64().unwrap())
-            .collect();
+        let counts = ns_counts(&v);
         assert_eq!(counts, magpie_apps::ns::EXPECTED_COUNTS[..=28]);
         for r in v["ranks"].as_array().unwrap() {
             assert!(r["nodes"].as_u64().unwrap() > 0, "every rank worked: {r}");

@@ -218,7 +218,11 @@ where
             return false;
         }
         let value = self.space.objective(node);
-        if rank.incumbent.fetch_max(value, Ordering::Relaxed) < value {
+        // A plain load first: most nodes do not improve, and an atomic read-modify-write
+        // per node would cost more than the node.
+        if value > rank.incumbent.load(Ordering::Relaxed)
+            && rank.incumbent.fetch_max(value, Ordering::Relaxed) < value
+        {
             *acc = Some((value, node.clone()));
             rank.improved.store(true, Ordering::Release);
         }
@@ -515,7 +519,10 @@ where
         busy += t.elapsed();
         let mut p = shared.lock();
         let n = children.len();
-        for c in children {
+        // Reversed, so that this rank's workers, which take the newest task of the deepest
+        // level, take the children in heuristic order (best first), as a depth-first search
+        // does; thieves take the oldest, the last in that order.
+        for c in children.into_iter().rev() {
             p.push(depth + 1, c);
         }
         p.active -= 1;
@@ -588,7 +595,8 @@ fn spill_shallowest<N, G: Iterator<Item = N>>(stack: &mut [G], depth: usize, poo
         }
         let n = rest.len();
         let mut p = pool.lock();
-        for node in rest {
+        // Reversed: the newest task of a level is the next in heuristic order (see `work`).
+        for node in rest.into_iter().rev() {
             p.push(depth + 1 + i, node);
         }
         drop(p);

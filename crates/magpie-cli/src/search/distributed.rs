@@ -15,9 +15,9 @@ use magpie_mpi::victims::RemoteVictims;
 use magpie_mpi::{Cluster, RankStats};
 use serde::Serialize;
 
-use super::{checked, prepare, print_text, Failure, Found, Prepared, Problem, Report};
+use super::{build_pool, checked, prepare, print_text, Failure, Found, Prepared, Problem, Report};
 use super::{SearchArgs, StatsReport};
-use crate::config::{Config, ConfigError};
+use crate::config::Config;
 
 /// The variable that makes one rank fail on purpose (see [`run`]).
 pub const FAIL_RANK_ENV: &str = "MAGPIE_FAIL_RANK";
@@ -150,13 +150,7 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
             )))
         }
     };
-    let deque = config.deque.value;
-    let workers = config.workers.value;
-    let pool = config
-        .builder(deque, workers)
-        .stack_size(problem.stack_size())
-        .build()
-        .map_err(ConfigError::from)?;
+    let (pool, deque, workers) = build_pool(config, &problem)?;
     let v = &victims;
     let (value, dist) = match &problem {
         Problem::MaxClique { graph, target, .. } => {
