@@ -633,7 +633,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
             world.process_at_rank(r).send_with_tag(&[0u8][..], TAG_DONE);
         }
     };
-    loop {
+    'serve: loop {
         if crate::abort_requested() {
             // A worker of this rank panicked (its hook printed the error).
             crate::abort_job();
@@ -692,7 +692,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
                     recovered.add(Credit::from_exponents(returned));
                     if recovered.is_whole() {
                         finish(&world);
-                        return;
+                        break 'serve;
                     }
                 }
                 TAG_BOUND => {
@@ -703,14 +703,9 @@ fn communicate<N: Serialize + DeserializeOwned>(
                 TAG_FOUND => {
                     // Rank 0: a rank found a node reaching the target.
                     finish(&world);
-                    return;
+                    break 'serve;
                 }
-                TAG_DONE => {
-                    if let Some(since) = idle_since.take() {
-                        stats.idle += since.elapsed();
-                    }
-                    return;
-                }
+                TAG_DONE => break 'serve,
                 other => panic!("rank {rank}: unexpected message tag {other} from rank {from}"),
             }
         }
@@ -728,7 +723,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
             // Decision: the first success ends the search on every rank.
             if rank == 0 {
                 finish(&world);
-                return;
+                break 'serve;
             }
             world
                 .process_at_rank(0)
@@ -746,7 +741,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
                     recovered.add(c);
                     if recovered.is_whole() {
                         finish(&world);
-                        return;
+                        break 'serve;
                     }
                 } else {
                     let bytes = encode(&c.exponents().to_vec());
@@ -771,5 +766,9 @@ fn communicate<N: Serialize + DeserializeOwned>(
             // Nothing arrived: let the workers have the core for a moment.
             std::thread::sleep(Duration::from_micros(if idle { 50 } else { 200 }));
         }
+    }
+    // The rank's last idle stretch, however the loop ended.
+    if let Some(since) = idle_since {
+        stats.idle += since.elapsed();
     }
 }
