@@ -9,26 +9,10 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use std::process::Command;
 
-use common::text;
+use common::{mpirun, text};
 use serde_json::Value;
-
-/// `mpirun -np ranks magpie ARGS` with a clean environment.
-fn mpirun(ranks: usize, args: &[&str]) -> Output {
-    let mut cmd = Command::new("mpirun");
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
-        cmd.arg("--allow-run-as-root");
-    }
-    cmd.args(["--oversubscribe", "-np", &ranks.to_string()]);
-    cmd.arg(env!("CARGO_BIN_EXE_magpie")).args(args);
-    for var in magpie::runtime::ENV_VARS {
-        cmd.env_remove(var);
-    }
-    cmd.output()
-        .expect("runs mpirun (Debian: apt-get install openmpi-bin libopenmpi-dev)")
-}
 
 /// A distributed search's JSON report, after checking the per-rank statistics.
 fn distributed(ranks: usize, args: &[&str]) -> Value {

@@ -46,3 +46,19 @@ pub fn assert_one_line_error(what: &str, out: &Output, needles: &[&str]) {
         text(&out.stdout)
     );
 }
+
+/// `mpirun -np ranks magpie ARGS` with a clean environment.
+pub fn mpirun(ranks: usize, args: &[&str]) -> Output {
+    let mut cmd = Command::new("mpirun");
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        cmd.arg("--allow-run-as-root");
+    }
+    cmd.args(["--oversubscribe", "-np", &ranks.to_string()]);
+    cmd.arg(env!("CARGO_BIN_EXE_magpie")).args(args);
+    for var in magpie::runtime::ENV_VARS {
+        cmd.env_remove(var);
+    }
+    cmd.output()
+        .expect("runs mpirun (Debian: apt-get install openmpi-bin libopenmpi-dev)")
+}
