@@ -53,7 +53,7 @@ fn distributed(ranks: usize, args: &[&str]) -> Value {
     v
 }
 
-const VICTIMS: [&str; 2] = ["random", "sticky"];
+const VICTIMS: [&str; 3] = ["random", "sticky", "perf"];
 
 /// The per-genus counts of an NS report.
 fn ns_counts(v: &Value) -> Vec<u64> {
@@ -74,6 +74,15 @@ fn uts_t1_and_t3_counts_on_2_3_4_ranks() {
             assert_eq!(v["leaves"], 3_305_118);
             assert_eq!(v["depth"], 10);
             assert_eq!(v["remote_victims"], victims);
+            for r in v["ranks"].as_array().unwrap() {
+                let refreshes = r["refreshes"].as_u64().unwrap();
+                if victims == "perf" {
+                    // The first automatic refresh is 1 ms after the start.
+                    assert!(refreshes >= 1, "the perf monitor refreshes: {r}");
+                } else {
+                    assert_eq!(refreshes + r["aux_refreshes"].as_u64().unwrap(), 0);
+                }
+            }
         }
     }
     let v = distributed(3, &["uts", "--tree", "T3", "--spawn-depth", "3"]);
@@ -84,7 +93,7 @@ fn uts_t1_and_t3_counts_on_2_3_4_ranks() {
 
 #[test]
 fn ns_genus_28_and_nqueens_12() {
-    for (ranks, victims) in [(2, "random"), (4, "sticky")] {
+    for (ranks, victims) in [(2, "random"), (4, "sticky"), (3, "perf")] {
         let v = distributed(
             ranks,
             &[
@@ -129,6 +138,14 @@ fn bad_input_ends_every_rank_with_one_error() {
             "random, sticky",
         ),
         (
+            &["uts", "--tree", "T1", "--remote-victims", "perf:speed=2"][..],
+            "unknown perf parameter \"speed\"",
+        ),
+        (
+            &["uts", "--tree", "T1", "--remote-victims", "perf:grow=5"][..],
+            "unit",
+        ),
+        (
             &["uts", "--tree", "T1", "--skeleton", "stack-stealing"][..],
             "depth-bounded and budget",
         ),
@@ -163,7 +180,7 @@ fn instance(relative: &str) -> String {
 #[test]
 fn omega_of_brock200_1_to_4_with_every_victim_policy() {
     for (graph, omega) in [("1", 21), ("2", 12), ("3", 15), ("4", 17)] {
-        for (ranks, victims) in [(2, "random"), (3, "sticky")] {
+        for (ranks, victims) in [(2, "random"), (3, "sticky"), (4, "perf")] {
             let file = instance(&format!("dimacs/brock200_{graph}.clq"));
             let v = distributed(ranks, &["maxclique", &file, "--remote-victims", victims]);
             assert_eq!(
@@ -217,29 +234,52 @@ fn decision_stops_early() {
 
 #[test]
 fn knapsack_and_tsp_optima() {
-    let v = distributed(
-        3,
-        &[
-            "knapsack",
-            &instance("knapsack/large_scale/knapPI_1_100_1000_1"),
-        ],
-    );
-    assert_eq!(v["profit"], 9147);
+    let knapsack = instance("knapsack/large_scale/knapPI_1_100_1000_1");
+    for victims in VICTIMS {
+        let v = distributed(3, &["knapsack", &knapsack, "--remote-victims", victims]);
+        assert_eq!(v["profit"], 9147, "{victims}");
+    }
     for (file, length) in [
         ("ulysses16.tsp", 6859),
         ("gr17.tsp", 2085),
         ("fri26.tsp", 937),
     ] {
-        let v = distributed(2, &["tsp", &instance(&format!("tsplib/{file}"))]);
-        assert_eq!(v["length"], length, "{file}");
+        for victims in VICTIMS {
+            let path = instance(&format!("tsplib/{file}"));
+            let v = distributed(2, &["tsp", &path, "--remote-victims", victims]);
+            assert_eq!(v["length"], length, "{file}, {victims}");
+        }
     }
 }
 
 #[test]
 fn a_rank_that_fails_ends_the_job() {
-    // Rank 1 panics at the start (MAGPIE_FAIL_RANK); the others are already waiting for work
-    // from rank 0. The job must end, not hang: under `timeout` as a guard.
-    for ranks in [2, 4] {
+    // Rank 1 panics at the start on its main thread (MAGPIE_FAIL_RANK=1), while the others
+    // are already waiting for work from rank 0; or a worker thread of rank 1 panics in the
+    // middle of the search (MAGPIE_FAIL_RANK=1:worker, at its 100th node), where only the
+    // main thread may call MPI. The job must end, not hang: under `timeout` as a guard.
+    for (ranks, place, needle) in [
+        (
+            2,
+            "1",
+            "rank 1 failed: failure injected by MAGPIE_FAIL_RANK=1",
+        ),
+        (
+            4,
+            "1",
+            "rank 1 failed: failure injected by MAGPIE_FAIL_RANK=1",
+        ),
+        (
+            2,
+            "1:worker",
+            "rank 1 failed: failure injected by MAGPIE_FAIL_RANK on a worker",
+        ),
+        (
+            3,
+            "1:worker",
+            "rank 1 failed: failure injected by MAGPIE_FAIL_RANK on a worker",
+        ),
+    ] {
         let mut cmd = Command::new("timeout");
         cmd.arg("120").arg("mpirun");
         // SAFETY: geteuid has no preconditions.
@@ -260,7 +300,7 @@ fn a_rank_that_fails_ends_the_job() {
         for var in magpie::runtime::ENV_VARS {
             cmd.env_remove(var);
         }
-        cmd.env("MAGPIE_FAIL_RANK", "1");
+        cmd.env("MAGPIE_FAIL_RANK", place);
         let out = cmd.output().expect("runs timeout and mpirun");
         let stderr = text(&out.stderr);
         assert_ne!(out.status.code(), Some(124), "the job hung: {stderr}");
@@ -270,7 +310,7 @@ fn a_rank_that_fails_ends_the_job() {
             .filter(|l| l.starts_with("magpie: error:"))
             .collect();
         assert_eq!(errors.len(), 1, "one error for the job: {stderr}");
-        assert!(errors[0].contains("rank 1 failed"), "{stderr}");
+        assert!(errors[0].contains(needle), "{stderr}");
         assert!(text(&out.stdout).lines().all(|l| !l.starts_with("answer")));
     }
 }
@@ -279,7 +319,7 @@ fn a_rank_that_fails_ends_the_job() {
 fn budget_skeleton_counts_and_balances() {
     // NS is too lopsided for DepthBounded (one subtree holds most of the tree); Budget spills
     // work as it goes, so every rank gets a share.
-    for (ranks, victims) in [(2, "random"), (3, "sticky")] {
+    for (ranks, victims) in [(2, "random"), (3, "sticky"), (4, "perf")] {
         let v = distributed(
             ranks,
             &[

@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod credit;
+pub mod perf;
 pub mod search;
 pub mod victims;
 
@@ -118,6 +119,10 @@ pub struct RankStats {
     pub bounds_sent: u64,
     /// Incumbents it received from other ranks.
     pub bounds_received: u64,
+    /// Automatic refreshes of its `perf` monitor (0 under other policies).
+    pub refreshes: u64,
+    /// Auxiliary refreshes of its `perf` monitor, after a refused steal.
+    pub aux_refreshes: u64,
     /// Time its workers spent on tasks (summed over workers).
     pub busy: Duration,
     /// Time the rank had no task at all.

@@ -23,7 +23,7 @@
 //!   joins its workers and sends its accumulator and statistics to rank 0, which merges them.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -34,6 +34,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::credit::{Credit, Recovered};
+use crate::perf::PerfParams;
 use crate::victims::RemoteVictims;
 use crate::{Cluster, RankStats};
 
@@ -45,6 +46,8 @@ const TAG_DONE: i32 = 5;
 const TAG_RESULT: i32 = 6;
 const TAG_BOUND: i32 = 7;
 const TAG_FOUND: i32 = 8;
+const TAG_PERF_QUERY: i32 = 9;
+const TAG_PERF_REPLY: i32 = 10;
 
 /// The tasks of one rank, one queue per depth, and how many workers are running a task.
 struct DepthPool<N> {
@@ -136,16 +139,34 @@ pub struct RankState {
     stop: AtomicBool,
     /// A worker of this rank found a node reaching the target.
     found: AtomicBool,
+    /// Each worker's `workRate` (f64 bits), the `perf` policy's measure of load.
+    rates: Vec<AtomicU64>,
+    /// The constants of the rates.
+    perf: PerfParams,
 }
 
 impl RankState {
-    fn new(incumbent: i64) -> Self {
+    fn new(incumbent: i64, workers: usize, perf: PerfParams) -> Self {
         RankState {
             incumbent: AtomicI64::new(incumbent),
             improved: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             found: AtomicBool::new(false),
+            rates: (0..workers)
+                .map(|_| AtomicU64::new(perf.initial_rate.to_bits()))
+                .collect(),
+            perf,
         }
+    }
+
+    /// The rank's load: the mean of its workers' rates.
+    fn load(&self) -> f64 {
+        let sum: f64 = self
+            .rates
+            .iter()
+            .map(|r| f64::from_bits(r.load(Ordering::Relaxed)))
+            .sum();
+        sum / self.rates.len().max(1) as f64
     }
 
     fn stopped(&self) -> bool {
@@ -388,7 +409,11 @@ where
         credit = Credit::whole();
     }
     let workers = pool.num_workers().max(1);
-    let state = RankState::new(incumbent);
+    let perf = match victims {
+        RemoteVictims::Perf(p) => *p,
+        _ => PerfParams::default(),
+    };
+    let state = RankState::new(incumbent, workers, perf);
     let results: Mutex<Vec<(V::Acc, u64, Duration)>> = Mutex::new(Vec::new());
     let mut stats = RankStats {
         rank,
@@ -399,9 +424,10 @@ where
     std::thread::scope(|threads| {
         threads.spawn(|| {
             pool.scope(|s| {
-                for _ in 0..workers {
-                    s.spawn(|_| {
-                        let r = work(space, visitor, skeleton, &shared, &state);
+                for index in 0..workers {
+                    let (shared, state, results) = (&shared, &state, &results);
+                    s.spawn(move |_| {
+                        let r = work(index, space, visitor, skeleton, shared, state);
                         results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
                     });
                 }
@@ -463,8 +489,9 @@ where
     })
 }
 
-/// One worker: takes tasks from the depth pool until the rank is told the search is over.
+/// Worker `index`: takes tasks from the depth pool until the rank is told the search is over.
 fn work<S, V>(
+    index: usize,
     space: &S,
     visitor: &V,
     skeleton: Skeleton,
@@ -478,6 +505,8 @@ where
     let mut acc = visitor.empty();
     let mut nodes = 0u64;
     let mut busy = Duration::ZERO;
+    let mut rate = state.perf.initial_rate;
+    let mut last_end = Instant::now();
     loop {
         let task = {
             let mut p = shared.lock();
@@ -516,7 +545,11 @@ where
                 }
             }
         }
-        busy += t.elapsed();
+        let end = Instant::now();
+        busy += end - t;
+        rate = state.perf.work_rate(rate, t - last_end, end - t);
+        state.rates[index].store(rate.to_bits(), Ordering::Relaxed);
+        last_end = end;
         let mut p = shared.lock();
         let n = children.len();
         // Reversed, so that this rank's workers, which take the newest task of the deepest
@@ -625,8 +658,8 @@ fn communicate<N: Serialize + DeserializeOwned>(
 ) {
     let world = cluster.world();
     let mut recovered = Recovered::default();
-    let mut chooser = victims.chooser(rank, size);
-    let mut asked: Option<(i32, Instant)> = None;
+    let mut chooser = victims.chooser(rank, size, state.rates.len());
+    let mut asked: Option<i32> = None;
     let mut idle_since: Option<Instant> = None;
     let finish = |world: &mpi::topology::SimpleCommunicator| {
         for r in 1..size {
@@ -670,8 +703,8 @@ fn communicate<N: Serialize + DeserializeOwned>(
                     stats.bytes_received += bytes.len() as u64;
                     stats.steals_ok += 1;
                     stats.tasks_received += work.tasks.len() as u64;
-                    if let Some((_, t)) = asked.take() {
-                        chooser.outcome(from, true, t.elapsed());
+                    if asked.take().is_some() {
+                        chooser.outcome(from, true, Instant::now());
                     }
                     credit.absorb(Credit::from_exponents(work.credit));
                     let mut p = shared.lock();
@@ -683,8 +716,8 @@ fn communicate<N: Serialize + DeserializeOwned>(
                 }
                 TAG_NO_WORK => {
                     stats.steals_failed += 1;
-                    if let Some((_, t)) = asked.take() {
-                        chooser.outcome(from, false, t.elapsed());
+                    if asked.take().is_some() {
+                        chooser.outcome(from, false, Instant::now());
                     }
                 }
                 TAG_CREDIT => {
@@ -699,6 +732,21 @@ fn communicate<N: Serialize + DeserializeOwned>(
                     let value: i64 = decode(&bytes, "bound");
                     stats.bounds_received += 1;
                     state.incumbent.fetch_max(value, Ordering::Relaxed);
+                }
+                TAG_PERF_QUERY => {
+                    // The `perf` policy's monitor on rank `from` asks for this rank's load
+                    // and residual tasks (answered whatever this rank's own policy).
+                    let tasks = shared.lock().len as u64;
+                    let bytes = encode(&(state.load(), tasks));
+                    world
+                        .process_at_rank(from)
+                        .send_with_tag(&bytes[..], TAG_PERF_REPLY);
+                }
+                TAG_PERF_REPLY => {
+                    let (load, tasks): (f64, u64) = decode(&bytes, "monitor reply");
+                    if let Some(m) = chooser.monitor() {
+                        m.reply(from, load, tasks, Instant::now());
+                    }
                 }
                 TAG_FOUND => {
                     // Rank 0: a rank found a node reaching the target.
@@ -729,6 +777,18 @@ fn communicate<N: Serialize + DeserializeOwned>(
                 .process_at_rank(0)
                 .send_with_tag(&[0u8][..], TAG_FOUND);
         }
+        if let Some(m) = chooser.monitor() {
+            let now = Instant::now();
+            if size > 1 && m.refresh_due(now) {
+                m.refresh_sent(now);
+                for r in (0..size).filter(|&r| r != rank) {
+                    world
+                        .process_at_rank(r)
+                        .send_with_tag(&[0u8][..], TAG_PERF_QUERY);
+                }
+                progressed = true;
+            }
+        }
         let idle = {
             let p = shared.lock();
             p.len == 0 && p.active == 0
@@ -750,13 +810,13 @@ fn communicate<N: Serialize + DeserializeOwned>(
                         .send_with_tag(&bytes[..], TAG_CREDIT);
                 }
             }
-            if asked.is_none() && size > 1 {
+            if asked.is_none() && size > 1 && chooser.may_steal(Instant::now()) {
                 let victim = chooser.next_victim();
                 stats.requests_sent += 1;
                 world
                     .process_at_rank(victim)
                     .send_with_tag(&[0u8][..], TAG_STEAL);
-                asked = Some((victim, Instant::now()));
+                asked = Some(victim);
                 progressed = true;
             }
         } else if let Some(since) = idle_since.take() {
@@ -770,5 +830,8 @@ fn communicate<N: Serialize + DeserializeOwned>(
     // The rank's last idle stretch, however the loop ended.
     if let Some(since) = idle_since {
         stats.idle += since.elapsed();
+    }
+    if let Some(m) = chooser.monitor() {
+        (stats.refreshes, stats.aux_refreshes) = m.refreshes;
     }
 }

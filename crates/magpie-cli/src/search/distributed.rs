@@ -6,9 +6,10 @@
 //! rank 0 checks the merged answer and prints it once, with a table of the ranks.
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use magpie::search::{CountPerDepth, SearchStats};
+use magpie::search::{CountPerDepth, Enumerate, SearchSpace, SearchStats};
 use magpie_apps::{maxclique, nqueens, tsp, uts};
 use magpie_mpi::search::{decide, enumerate, optimise, Distributed, Skeleton};
 use magpie_mpi::victims::RemoteVictims;
@@ -19,8 +20,64 @@ use super::{build_pool, checked, prepare, print_text, Failure, Found, Prepared, 
 use super::{SearchArgs, StatsReport};
 use crate::config::Config;
 
-/// The variable that makes one rank fail on purpose (see [`run`]).
+/// The variable that makes one rank fail on purpose, for the tests of failure behaviour:
+/// `R` panics rank R's main thread at the start; `R:worker` panics a worker thread of rank R
+/// in the middle of an enumeration (uts, ns, nqueens), at its 100th node.
 pub const FAIL_RANK_ENV: &str = "MAGPIE_FAIL_RANK";
+
+/// Where [`FAIL_RANK_ENV`] makes this rank fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InjectedFailure {
+    None,
+    MainThread,
+    Worker,
+}
+
+fn injected_failure(rank: i32) -> InjectedFailure {
+    let Ok(v) = std::env::var(FAIL_RANK_ENV) else {
+        return InjectedFailure::None;
+    };
+    let (r, place) = v.trim().split_once(':').unwrap_or((v.trim(), "main"));
+    match (r.parse::<i32>() == Ok(rank), place) {
+        (true, "worker") => InjectedFailure::Worker,
+        (true, _) => InjectedFailure::MainThread,
+        (false, _) => InjectedFailure::None,
+    }
+}
+
+/// An enumeration fold that panics at its 100th visit when `armed` (the `R:worker` fault
+/// injection: the panic happens on a worker thread of the rank's pool).
+struct FailingFold<'a, E> {
+    inner: &'a E,
+    armed: bool,
+    visits: AtomicU64,
+}
+
+impl<'a, E> FailingFold<'a, E> {
+    fn new(inner: &'a E, armed: bool) -> Self {
+        FailingFold {
+            inner,
+            armed,
+            visits: AtomicU64::new(0),
+        }
+    }
+}
+
+impl<S: SearchSpace + ?Sized, E: Enumerate<S>> Enumerate<S> for FailingFold<'_, E> {
+    type Acc = E::Acc;
+    fn empty(&self) -> E::Acc {
+        self.inner.empty()
+    }
+    fn visit(&self, acc: &mut E::Acc, node: &S::Node, depth: usize) {
+        if self.armed && self.visits.fetch_add(1, Ordering::Relaxed) == 99 {
+            panic!("failure injected by {FAIL_RANK_ENV} on a worker thread");
+        }
+        self.inner.visit(acc, node, depth);
+    }
+    fn merge(&self, a: E::Acc, b: E::Acc) -> E::Acc {
+        self.inner.merge(a, b)
+    }
+}
 
 /// One rank's row of the report.
 #[derive(Debug, Serialize)]
@@ -38,6 +95,8 @@ struct RankRow {
     bytes_received: u64,
     bounds_sent: u64,
     bounds_received: u64,
+    refreshes: u64,
+    aux_refreshes: u64,
     busy_seconds: f64,
     idle_seconds: f64,
 }
@@ -58,6 +117,8 @@ impl From<&RankStats> for RankRow {
             bytes_received: s.bytes_received,
             bounds_sent: s.bounds_sent,
             bounds_received: s.bounds_received,
+            refreshes: s.refreshes,
+            aux_refreshes: s.aux_refreshes,
             busy_seconds: s.busy.as_secs_f64(),
             idle_seconds: s.idle.as_secs_f64(),
         }
@@ -99,13 +160,7 @@ pub fn run(args: &SearchArgs, config: &Config) -> ExitCode {
     };
     let rank = cluster.rank();
     cluster.abort_on_panic();
-    // Fault injection for the tests of failure behaviour: MAGPIE_FAIL_RANK=R makes rank R
-    // fail at the start of its search.
-    if std::env::var(FAIL_RANK_ENV)
-        .ok()
-        .and_then(|v| v.trim().parse::<i32>().ok())
-        == Some(rank)
-    {
+    if injected_failure(rank) == InjectedFailure::MainThread {
         panic!("failure injected by {FAIL_RANK_ENV}={rank}");
     }
     match search(&cluster, args, config) {
@@ -152,6 +207,7 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
     };
     let (pool, deque, workers) = build_pool(config, &problem)?;
     let v = &victims;
+    let fail = injected_failure(cluster.rank()) == InjectedFailure::Worker;
     let (value, dist) = match &problem {
         Problem::MaxClique { graph, target, .. } => {
             let space = maxclique::CliqueSpace::new(graph);
@@ -180,15 +236,19 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
             (value.map(|x| Found::Tsp(x, start)), dist)
         }
         Problem::Uts { params, .. } => {
-            let d = enumerate(cluster, &pool, params, &uts::Tally(params), skeleton, v);
+            let tally = uts::Tally(params);
+            let fold = FailingFold::new(&tally, fail);
+            let d = enumerate(cluster, &pool, params, &fold, skeleton, v);
             split(d, Found::Uts)
         }
         Problem::Ns { tree } => {
-            let d = enumerate(cluster, &pool, tree, &CountPerDepth, skeleton, v);
+            let fold = FailingFold::new(&CountPerDepth, fail);
+            let d = enumerate(cluster, &pool, tree, &fold, skeleton, v);
             split(d, Found::Ns)
         }
         Problem::NQueens { board } => {
             let fold = nqueens::Solutions(board.n());
+            let fold = FailingFold::new(&fold, fail);
             let d = enumerate(cluster, &pool, board, &fold, skeleton, v);
             split(d, Found::NQueens)
         }
@@ -241,7 +301,7 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
             ranks.len()
         );
         println!(
-            "{:>4} {:>12} {:>6} {:>6} {:>8} {:>8} {:>6} {:>6} {:>9} {:>8} {:>8}",
+            "{:>4} {:>12} {:>6} {:>6} {:>8} {:>8} {:>6} {:>6} {:>9} {:>8} {:>8} {:>11}",
             "rank",
             "nodes",
             "sent",
@@ -252,11 +312,12 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
             "fail",
             "bytes",
             "busy s",
-            "idle s"
+            "idle s",
+            "refresh+aux"
         );
         for r in &ranks {
             println!(
-                "{:>4} {:>12} {:>6} {:>6} {:>8} {:>8} {:>6} {:>6} {:>9} {:>8.3} {:>8.3}",
+                "{:>4} {:>12} {:>6} {:>6} {:>8} {:>8} {:>6} {:>6} {:>9} {:>8.3} {:>8.3} {:>11}",
                 r.rank,
                 r.nodes,
                 r.tasks_sent,
@@ -267,7 +328,8 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
                 r.steals_failed,
                 r.bytes_sent + r.bytes_received,
                 r.busy.as_secs_f64(),
-                r.idle.as_secs_f64()
+                r.idle.as_secs_f64(),
+                format!("{}+{}", r.refreshes, r.aux_refreshes)
             );
         }
         println!("c.o.v. of the nodes per rank: {nodes_cov:.3}");
