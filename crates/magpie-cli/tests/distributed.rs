@@ -146,8 +146,8 @@ fn bad_input_ends_every_rank_with_one_error() {
             "unit",
         ),
         (
-            &["uts", "--tree", "T1", "--skeleton", "stack-stealing"][..],
-            "depth-bounded and budget",
+            &["uts", "--tree", "T1", "--skeleton", "ordered"][..],
+            "depth-bounded, budget and stack-stealing",
         ),
         (&["knapsack", "nosuchfile.csv"][..], "nosuchfile.csv"),
         (
@@ -351,5 +351,43 @@ fn budget_skeleton_counts_and_balances() {
             "budget",
         ],
     );
+    assert_eq!(v["omega"], 21);
+}
+
+#[test]
+fn stack_stealing_over_ranks() {
+    // No tasks exist until someone asks: a thief's request waits on its victim until a busy
+    // worker there splits its stack. Every rank must get work that way.
+    for (ranks, victims, steal_all) in [
+        (2, "random", false),
+        (3, "perf", true),
+        (3, "sticky", false),
+    ] {
+        let mut args = vec!["uts", "--tree", "T1", "--skeleton", "stack-stealing"];
+        args.extend(["--remote-victims", victims]);
+        if steal_all {
+            args.push("--steal-all");
+        }
+        let v = distributed(ranks, &args);
+        assert_eq!(v["nodes"], 4_130_071, "T1, {ranks} ranks, {victims}");
+        assert_eq!(v["leaves"], 3_305_118);
+        for r in v["ranks"].as_array().unwrap() {
+            assert!(r["nodes"].as_u64().unwrap() > 0, "every rank worked: {r}");
+        }
+    }
+    let v = distributed(
+        2,
+        &[
+            "ns",
+            "--genus",
+            "26",
+            "--skeleton",
+            "stack-stealing",
+            "--steal-all",
+        ],
+    );
+    assert_eq!(ns_counts(&v), magpie_apps::ns::EXPECTED_COUNTS[..=26]);
+    let file = instance("dimacs/brock200_1.clq");
+    let v = distributed(3, &["maxclique", &file, "--skeleton", "stack-stealing"]);
     assert_eq!(v["omega"], 21);
 }

@@ -1,5 +1,5 @@
-//! Distributed search with YewPar's DepthBounded and Budget skeletons: one rank per node, each with a
-//! local magpie pool, a per-rank task pool in YewPar's DepthPool shape, and work stealing
+//! Distributed search with YewPar's DepthBounded, Budget and StackStealing skeletons: one
+//! rank per node, each with a local magpie pool, a per-rank task pool in YewPar's DepthPool shape, and work stealing
 //! between ranks. Three kinds, as in `magpie::search`: [`enumerate`] (a monoid folded over
 //! every node, combined over the ranks at the end), [`optimise`] (branch and bound: a new
 //! incumbent's value is sent to every rank at once and prunes there) and [`decide`] (the
@@ -7,12 +7,16 @@
 //!
 //! Per rank:
 //! - **the depth pool**: one queue per depth. Local workers take from the deepest level
-//!   (depth-first, small tasks), remote thieves from the shallowest (the biggest subtrees).
+//!   (depth-first, small tasks), remote thieves from the shallowest (the biggest subtrees),
+//!   the next task in heuristic order there.
 //! - **W workers** on the rank's magpie pool. DepthBounded: a task `(depth, node)` above the
 //!   spawn depth visits its node and adds each child as a task; at or below it, the worker
 //!   searches the whole subtree itself. Budget: the worker searches its task depth-first and,
 //!   every `budget` backtracks, makes the unexplored nodes of its shallowest open level into
-//!   tasks. Each worker folds into its own accumulator.
+//!   tasks. StackStealing: the same, but only when asked — by an idle worker of the rank, or
+//!   by a thief from another rank whose request finds the pool empty while a worker is busy
+//!   (the main thread keeps the request until a worker has split its stack, or refuses it
+//!   when the rank runs dry). Each worker folds into its own accumulator.
 //! - **the communication path is the main thread**, the only one that calls MPI
 //!   (`MPI_THREAD_FUNNELED`): it answers steal requests from the shallowest level, asks a
 //!   victim for work when the rank is idle, and runs termination detection. A progress thread
@@ -73,17 +77,23 @@ impl<N> DepthPool<N> {
         Some((depth, self.levels[depth].pop_back()?))
     }
 
-    /// A thief's task: the shallowest level, oldest first.
+    /// A thief's task: the shallowest level, the next in heuristic order (the task a
+    /// depth-first search of this rank would reach first at that level). Taking the oldest,
+    /// the last in heuristic order, made 2 ranks expand 13–16% more nodes than a sequential
+    /// search on brock200_1 (about 600 k against 525 k); the next in order, 1–2% fewer.
     fn pop_shallowest(&mut self) -> Option<(usize, N)> {
         let depth = self.levels.iter().position(|l| !l.is_empty())?;
         self.len -= 1;
-        Some((depth, self.levels[depth].pop_front()?))
+        Some((depth, self.levels[depth].pop_back()?))
     }
 }
 
 struct Shared<N> {
     pool: Mutex<DepthPool<N>>,
     wake: Condvar,
+    /// StackStealing: an idle worker or a thief wants work; the next busy worker to see it
+    /// moves unexplored siblings of its shallowest open level into the pool.
+    split_wanted: AtomicBool,
 }
 
 impl<N> Shared<N> {
@@ -125,6 +135,25 @@ pub enum Skeleton {
         /// Backtracks between two spills (at least 1).
         budget: u64,
     },
+    /// A worker searches its task depth-first; when an idle worker of its rank or a thief
+    /// from another rank wants work, it gives up the next unexplored sibling of its
+    /// shallowest open level (YewPar's StackStealing), or all of that level's with
+    /// `steal_all` (the chunked variant).
+    StackStealing {
+        /// Hand over every unexplored sibling of the level, not just the next one.
+        steal_all: bool,
+    },
+}
+
+/// When a worker searching a subtree gives part of it away.
+#[derive(Clone, Copy)]
+enum Split<'a, N> {
+    /// Never (DepthBounded below the spawn depth).
+    Never,
+    /// Every `budget` backtracks, the whole shallowest open level (Budget).
+    Budget(u64, &'a Shared<N>),
+    /// When asked, the next node or (`all`) the whole shallowest open level (StackStealing).
+    OnDemand { all: bool, pool: &'a Shared<N> },
 }
 
 /// What a rank knows of the search as a whole, shared by its workers and its
@@ -402,6 +431,7 @@ where
             done: false,
         }),
         wake: Condvar::new(),
+        split_wanted: AtomicBool::new(false),
     };
     let mut credit = Credit::default();
     if rank == 0 {
@@ -442,6 +472,7 @@ where
             &mut stats,
             rank,
             size,
+            matches!(skeleton, Skeleton::StackStealing { .. }),
         );
         // Over (DONE, or this is rank 0 and it sent DONE): workers stop, a decision search's
         // workers in the middle of a subtree included.
@@ -518,6 +549,10 @@ where
                     p.active += 1;
                     break Some(t);
                 }
+                if matches!(skeleton, Skeleton::StackStealing { .. }) && p.active > 0 {
+                    // Nothing queued: ask a busy worker of this rank to split its stack.
+                    shared.split_wanted.store(true, Ordering::Relaxed);
+                }
                 p = shared
                     .wake
                     .wait_timeout(p, Duration::from_millis(1))
@@ -537,11 +572,19 @@ where
                     children = space.children(&node).collect();
                 }
                 Skeleton::DepthBounded { .. } => {
-                    nodes += subtree(space, visitor, &mut acc, &node, depth, state, None);
+                    let split = Split::Never;
+                    nodes += subtree(space, visitor, &mut acc, &node, depth, state, split);
                 }
                 Skeleton::Budget { budget } => {
-                    let spill = Some((budget.max(1), shared));
-                    nodes += subtree(space, visitor, &mut acc, &node, depth, state, spill);
+                    let split = Split::Budget(budget.max(1), shared);
+                    nodes += subtree(space, visitor, &mut acc, &node, depth, state, split);
+                }
+                Skeleton::StackStealing { steal_all } => {
+                    let split = Split::OnDemand {
+                        all: steal_all,
+                        pool: shared,
+                    };
+                    nodes += subtree(space, visitor, &mut acc, &node, depth, state, split);
                 }
             }
         }
@@ -554,7 +597,7 @@ where
         let n = children.len();
         // Reversed, so that this rank's workers, which take the newest task of the deepest
         // level, take the children in heuristic order (best first), as a depth-first search
-        // does; thieves take the oldest, the last in that order.
+        // does; a thief takes the newest of the shallowest level, the next in that order.
         for c in children.into_iter().rev() {
             p.push(depth + 1, c);
         }
@@ -569,9 +612,10 @@ where
 }
 
 /// Visits the nodes strictly below `node` (at `depth`) depth-first, as far as `visitor`
-/// lets it; returns how many it entered. With `spill = Some((budget, pool))` (the Budget
-/// skeleton), every `budget` backtracks the unexplored children of the shallowest level
-/// that still has some become tasks in `pool`, for this rank's other workers and for thieves.
+/// lets it; returns how many it entered. `split` says when unexplored nodes of the
+/// shallowest level that still has some become tasks in the rank's pool, for its other
+/// workers and for thieves: never, every `budget` backtracks (Budget), or when asked
+/// (StackStealing).
 #[allow(clippy::too_many_arguments)]
 fn subtree<S, V>(
     space: &S,
@@ -580,7 +624,7 @@ fn subtree<S, V>(
     node: &S::Node,
     depth: usize,
     state: &RankState,
-    spill: Option<(u64, &Shared<S::Node>)>,
+    split: Split<'_, S::Node>,
 ) -> u64
 where
     S: SearchSpace,
@@ -602,14 +646,22 @@ where
                 } else if visitor.prune_level() {
                     stack.pop();
                 }
+                if let Split::OnDemand { all, pool } = split {
+                    // A relaxed load per node; the swap only when someone asked.
+                    if pool.split_wanted.load(Ordering::Relaxed)
+                        && pool.split_wanted.swap(false, Ordering::Relaxed)
+                    {
+                        spill_shallowest(&mut stack, depth, pool, all);
+                    }
+                }
             }
             None => {
                 stack.pop();
                 backtracks += 1;
-                if let Some((budget, pool)) = spill {
+                if let Split::Budget(budget, pool) = split {
                     if backtracks >= budget {
                         backtracks = 0;
-                        spill_shallowest(&mut stack, depth, pool);
+                        spill_shallowest(&mut stack, depth, pool, true);
                     }
                 }
             }
@@ -618,11 +670,21 @@ where
     count
 }
 
-/// Budget: moves the remaining children of the shallowest level of `stack` that has any
-/// into `pool` as tasks (level `i` generates the nodes at depth `depth + 1 + i`).
-fn spill_shallowest<N, G: Iterator<Item = N>>(stack: &mut [G], depth: usize, pool: &Shared<N>) {
+/// Moves the remaining children of the shallowest level of `stack` that has any into `pool`
+/// as tasks — all of them, or (`all == false`) only the next one (level `i` generates the
+/// nodes at depth `depth + 1 + i`).
+fn spill_shallowest<N, G: Iterator<Item = N>>(
+    stack: &mut [G],
+    depth: usize,
+    pool: &Shared<N>,
+    all: bool,
+) {
     for (i, level) in stack.iter_mut().enumerate() {
-        let rest: Vec<N> = level.collect();
+        let rest: Vec<N> = if all {
+            level.collect()
+        } else {
+            level.next().into_iter().collect()
+        };
         if rest.is_empty() {
             continue;
         }
@@ -642,6 +704,38 @@ fn spill_shallowest<N, G: Iterator<Item = N>>(stack: &mut [G], depth: usize, poo
     }
 }
 
+/// Sends thief `from` the shallowest task of this rank with half of its credit; `false` if
+/// the pool is empty.
+fn give_work<N: Serialize>(
+    world: &mpi::topology::SimpleCommunicator,
+    shared: &Shared<N>,
+    credit: &mut Credit,
+    stats: &mut RankStats,
+    from: i32,
+) -> bool {
+    let Some((depth, node)) = shared.lock().pop_shallowest() else {
+        return false;
+    };
+    let half = credit.split().expect("a rank with work holds credit");
+    let bytes = encode(&Work {
+        credit: half.exponents().to_vec(),
+        tasks: vec![(depth as u32, node)],
+    });
+    stats.tasks_sent += 1;
+    stats.bytes_sent += bytes.len() as u64;
+    world
+        .process_at_rank(from)
+        .send_with_tag(&bytes[..], TAG_WORK);
+    true
+}
+
+/// Tells thief `from` this rank has no work for it.
+fn refuse(world: &mpi::topology::SimpleCommunicator, from: i32) {
+    world
+        .process_at_rank(from)
+        .send_with_tag(&[0u8][..], TAG_NO_WORK);
+}
+
 /// The rank's communication loop (main thread): serves steal requests, steals when idle,
 /// returns credit, and ends when `DONE` arrives (or, on rank 0, when the whole credit is
 /// back).
@@ -655,10 +749,12 @@ fn communicate<N: Serialize + DeserializeOwned>(
     stats: &mut RankStats,
     rank: i32,
     size: i32,
+    on_demand: bool,
 ) {
     let world = cluster.world();
     let mut recovered = Recovered::default();
     let mut chooser = victims.chooser(rank, size, state.rates.len());
+    let mut waiting_thieves: VecDeque<i32> = VecDeque::new();
     let mut asked: Option<i32> = None;
     let mut idle_since: Option<Instant> = None;
     let finish = |world: &mpi::topology::SimpleCommunicator| {
@@ -679,23 +775,15 @@ fn communicate<N: Serialize + DeserializeOwned>(
             match status.tag() {
                 TAG_STEAL => {
                     stats.requests_received += 1;
-                    let task = shared.lock().pop_shallowest();
-                    match task {
-                        Some((depth, node)) => {
-                            let half = credit.split().expect("a rank with work holds credit");
-                            let bytes = encode(&Work {
-                                credit: half.exponents().to_vec(),
-                                tasks: vec![(depth as u32, node)],
-                            });
-                            stats.tasks_sent += 1;
-                            stats.bytes_sent += bytes.len() as u64;
-                            world
-                                .process_at_rank(from)
-                                .send_with_tag(&bytes[..], TAG_WORK);
+                    if !give_work(&world, shared, credit, stats, from) {
+                        if on_demand && shared.lock().active > 0 {
+                            // StackStealing: a busy worker will split its stack; the
+                            // thief waits for that (or for this rank to run dry).
+                            shared.split_wanted.store(true, Ordering::Relaxed);
+                            waiting_thieves.push_back(from);
+                        } else {
+                            refuse(&world, from);
                         }
-                        None => world
-                            .process_at_rank(from)
-                            .send_with_tag(&[0u8][..], TAG_NO_WORK),
                     }
                 }
                 TAG_WORK => {
@@ -793,6 +881,17 @@ fn communicate<N: Serialize + DeserializeOwned>(
             let p = shared.lock();
             p.len == 0 && p.active == 0
         };
+        while let Some(&thief) = waiting_thieves.front() {
+            if give_work(&world, shared, credit, stats, thief) {
+                waiting_thieves.pop_front();
+                progressed = true;
+            } else if idle {
+                refuse(&world, thief);
+                waiting_thieves.pop_front();
+            } else {
+                break;
+            }
+        }
         if idle {
             idle_since.get_or_insert_with(Instant::now);
             if !credit.is_empty() {

@@ -198,10 +198,13 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
     let skeleton = match (choice.name, choice.spawn_depth, choice.budget) {
         ("depth-bounded", Some(spawn_depth), _) => Skeleton::DepthBounded { spawn_depth },
         ("budget", _, Some(budget)) => Skeleton::Budget { budget },
+        ("stack-stealing", ..) => Skeleton::StackStealing {
+            steal_all: choice.steal_all.unwrap_or(false),
+        },
         (name, ..) => {
             return Err(Failure::Usage(format!(
-                "--distributed runs the depth-bounded and budget skeletons; {name} is not \
-                 distributed"
+                "--distributed runs the depth-bounded, budget and stack-stealing skeletons; \
+                 {name} is not distributed"
             )))
         }
     };
