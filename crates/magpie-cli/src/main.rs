@@ -187,6 +187,15 @@ fn main() -> ExitCode {
             .expect("clap parsed `experiment policies`");
         return experiment_exit(experiment::policies(args, m, &flags));
     }
+    if let Command::Loop(args) = &cli.command {
+        if args.distributed && flags.victims.as_deref().map(str::trim) == Some("coordinator") {
+            eprintln!(
+                "magpie: error: --victims is the pool's victim policy; the inter-rank victim \
+                 choice of a distributed loop is --remote-victims coordinator|random"
+            );
+            return ExitCode::from(2);
+        }
+    }
     let config = match Config::resolve(&flags) {
         Ok(c) => c,
         Err(e) => return fail(e),
@@ -210,6 +219,7 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         },
+        Command::Loop(args) if args.distributed => distributed_loop(&args, &config),
         Command::Loop(args) => match loops::run(&args, &config) {
             Ok(()) => ExitCode::SUCCESS,
             Err(search::Failure::Usage(e)) => fail(config::ConfigError(e)),
@@ -247,9 +257,27 @@ fn distributed(args: &search::SearchArgs, config: &Config) -> ExitCode {
     search::distributed::run(args, config)
 }
 
+/// `magpie loop … --distributed`: over MPI when built with the `mpi` feature.
+#[cfg(feature = "mpi")]
+fn distributed_loop(args: &loops::LoopArgs, config: &Config) -> ExitCode {
+    loops::distributed::run(args, config)
+}
+
+/// `magpie loop … --distributed` in a build without MPI: one clear error.
+#[cfg(not(feature = "mpi"))]
+fn distributed_loop(_: &loops::LoopArgs, _: &Config) -> ExitCode {
+    no_mpi()
+}
+
 /// `magpie search … --distributed` in a build without MPI: one clear error.
 #[cfg(not(feature = "mpi"))]
 fn distributed(_: &search::SearchArgs, _: &Config) -> ExitCode {
+    no_mpi()
+}
+
+/// The error of `--distributed` in a build without the `mpi` feature.
+#[cfg(not(feature = "mpi"))]
+fn no_mpi() -> ExitCode {
     eprintln!(
         "magpie: error: --distributed: this magpie was built without MPI; build it with \
          `cargo build --release -p magpie-cli --features mpi` (needs the system's MPI, on \

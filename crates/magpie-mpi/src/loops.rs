@@ -551,8 +551,10 @@ impl DistributedLoop {
         R: Serialize + DeserializeOwned + Send,
         F: Fn(usize, &T) -> R + Sync,
     {
-        let start = Instant::now();
         let world = cluster.world();
+        // Every rank starts the step together (after, e.g., rank 0 checked the last one).
+        world.barrier();
+        let start = Instant::now();
         let (rank, size) = (world.rank(), world.size());
         let block = match self.options.mode {
             Mode::Share => 0..n,
