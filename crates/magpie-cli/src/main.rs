@@ -163,8 +163,8 @@ fn main() -> ExitCode {
     // The matches are kept for `experiment policies`, whose application options belong to
     // the `--app` they follow (their positions are in the matches only).
     let matches = Cli::command().get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    let flags = Flags {
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let mut flags = Flags {
         workers: cli.workers,
         deque: cli.deque,
         victims: cli.victims,
@@ -187,13 +187,16 @@ fn main() -> ExitCode {
             .expect("clap parsed `experiment policies`");
         return experiment_exit(experiment::policies(args, m, &flags));
     }
-    if let Command::Loop(args) = &cli.command {
-        if args.distributed && flags.victims.as_deref().map(str::trim) == Some("coordinator") {
-            eprintln!(
-                "magpie: error: --victims is the pool's victim policy; the inter-rank victim \
-                 choice of a distributed loop is --remote-victims coordinator|random"
-            );
-            return ExitCode::from(2);
+    if let Command::Loop(args) = &mut cli.command {
+        // A distributed loop's `--victims coordinator|random` is the inter-rank victim choice
+        // (as `--remote-victims`); the pool's workers keep their default (or MAGPIE_VICTIMS).
+        let inter_rank = flags
+            .victims
+            .as_deref()
+            .map(str::trim)
+            .filter(|v| ["coordinator", "random"].contains(v));
+        if args.distributed && args.remote_victims.is_none() && inter_rank.is_some() {
+            args.remote_victims = flags.victims.take();
         }
     }
     let config = match Config::resolve(&flags) {
