@@ -78,7 +78,9 @@ fn dist_loop(ranks: usize, n: u64, steps: u64, args: &[&str]) -> Value {
     assert!(v["time_s"].as_f64().is_some_and(|t| t > 0.0), "{v}");
     assert!(v["cov"].as_f64().is_some_and(|c| c >= 0.0), "{v}");
     assert!(
-        v["check"].as_str().is_some_and(|c| c.contains("sequential")),
+        v["check"]
+            .as_str()
+            .is_some_and(|c| c.contains("sequential")),
         "the owners' results equal the sequential ones: {v}"
     );
     v
@@ -236,14 +238,29 @@ fn victims_flag_names_the_inter_rank_choice() {
 fn bad_input_ends_every_rank_with_one_error() {
     for (args, needle) in [
         (&["dist", "--mode", "push"][..], "share, steal"),
-        (&["histogram", "--size", "1000"][..], "histogram is not distributed"),
+        (
+            &["histogram", "--size", "1000"][..],
+            "histogram is not distributed",
+        ),
         (&["spmv"][..], "spmv is not distributed"),
         (&["dist", "--steal-amount", "0%"][..], "1..=100"),
         (&["dist", "--steal-amount", "lots"][..], "guided"),
-        (&["dist", "--remote-victims", "nearest"][..], "coordinator, random"),
-        (&["dist", "--data", "xml"][..], "one-to-one, range, serialize"),
-        (&["dist", "--mode", "share", "--schedule", "rws"][..], "--mode steal"),
-        (&["dist", "--mode", "share", "--data", "range"][..], "--mode steal only"),
+        (
+            &["dist", "--remote-victims", "nearest"][..],
+            "coordinator, random",
+        ),
+        (
+            &["dist", "--data", "xml"][..],
+            "one-to-one, range, serialize",
+        ),
+        (
+            &["dist", "--mode", "share", "--schedule", "rws"][..],
+            "--mode steal",
+        ),
+        (
+            &["dist", "--mode", "share", "--data", "range"][..],
+            "--mode steal only",
+        ),
         (&["dist", "--hot-block", "9"][..], "--hot-block 9"),
         (&["mandelbrot", "--width", "0"][..], "--width"),
     ] {

@@ -263,6 +263,11 @@ pub trait DataSerializer<T>: Sync {
     fn deserialize(&self, range: Range<usize>, bytes: &[u8]) -> Result<Vec<T>, String>;
 }
 
+/// [`DataDescription::Range`]'s encoder: the elements of an iteration range to bytes.
+pub type ToBytes<T> = fn(Range<usize>, &[T]) -> Vec<u8>;
+/// [`DataDescription::Range`]'s decoder: the elements of an iteration range from bytes.
+pub type FromBytes<T> = fn(Range<usize>, &[u8]) -> Result<Vec<T>, String>;
+
 /// How the data of stolen iterations travels with them (the thesis' `DLS_DataSetup`). In
 /// memory a rank always holds one element `T` per iteration it may run; the description
 /// decides what goes over the wire:
@@ -281,9 +286,9 @@ pub enum DataDescription<'a, T> {
     /// A range's elements to bytes and back, by two functions.
     Range {
         /// `(range, elements) → bytes`.
-        to_bytes: fn(Range<usize>, &[T]) -> Vec<u8>,
+        to_bytes: ToBytes<T>,
         /// `(range, bytes) → elements` (exactly `range.len()`).
-        from_bytes: fn(Range<usize>, &[u8]) -> Result<Vec<T>, String>,
+        from_bytes: FromBytes<T>,
     },
     /// A user serializer.
     Serialize(&'a dyn DataSerializer<T>),
@@ -1576,7 +1581,7 @@ mod tests {
             let schedule: Schedule = s.parse().unwrap();
             let mut d = Dealer::new(&schedule, 1000, 3, &LoopHistory::default());
             let mut seen = vec![0u8; 1000];
-            let mut live = vec![true; 3];
+            let mut live = [true; 3];
             let mut r = 0;
             while live.iter().any(|&l| l) {
                 if live[r] {

@@ -125,7 +125,9 @@ fn parse_options(args: &LoopArgs, app: &str, ranks: usize) -> Result<Distributed
     )?;
     let hot_block = match &args.hot_block {
         None => None,
-        Some(_) if app != "dist" => return usage(format!("--hot-block applies to dist only, not to {app}")),
+        Some(_) if app != "dist" => {
+            return usage(format!("--hot-block applies to dist only, not to {app}"))
+        }
         Some(v) => {
             let r: usize = super::number("--hot-block", v, 0, "a rank")?;
             if r >= ranks {
@@ -157,7 +159,7 @@ fn costs_to_bytes(_: Range<usize>, items: &[u64]) -> Vec<u8> {
 }
 
 fn costs_from_bytes(_: Range<usize>, bytes: &[u8]) -> Result<Vec<u64>, String> {
-    if bytes.len() % 8 != 0 {
+    if !bytes.len().is_multiple_of(8) {
         return Err(format!("{} bytes is not a number of words", bytes.len()));
     }
     Ok(bytes
@@ -219,7 +221,7 @@ fn points_to_bytes(_: Range<usize>, items: &[(f64, f64)]) -> Vec<u8> {
 }
 
 fn points_from_bytes(_: Range<usize>, bytes: &[u8]) -> Result<Vec<(f64, f64)>, String> {
-    if bytes.len() % 16 != 0 {
+    if !bytes.len().is_multiple_of(16) {
         return Err(format!("{} bytes is not a number of points", bytes.len()));
     }
     let f = |b: &[u8]| f64::from_le_bytes(b.try_into().expect("8 bytes"));
@@ -534,7 +536,11 @@ fn report(
 ) -> Result<(), Failure> {
     let o = lp.options();
     let steal = o.mode == Mode::Steal;
-    let finish: Vec<f64> = record.ranks.iter().map(|r| r.finish.as_secs_f64()).collect();
+    let finish: Vec<f64> = record
+        .ranks
+        .iter()
+        .map(|r| r.finish.as_secs_f64())
+        .collect();
     let busy: Vec<f64> = record.ranks.iter().map(|r| r.busy.as_secs_f64()).collect();
     let (finish_cov, busy_cov) = (cov(&finish), cov(&busy));
     let rows: Vec<RankRow> = record.ranks.iter().map(RankRow::from).collect();
@@ -597,7 +603,10 @@ fn report(
         );
     }
     if let Some(r) = d.hot_block {
-        line("hot block", &format!("rank {r}'s iterations cost {HOT_FACTOR}x"));
+        line(
+            "hot block",
+            &format!("rank {r}'s iterations cost {HOT_FACTOR}x"),
+        );
     }
     line(
         "ranks",
@@ -660,14 +669,26 @@ mod tests {
     fn codecs_round_trip() {
         let costs = [0u64, 1, 127, 128, 300, u64::MAX];
         let v = Varints;
-        assert_eq!(v.deserialize(0..6, &v.serialize(0..6, &costs)).unwrap(), costs);
+        assert_eq!(
+            v.deserialize(0..6, &v.serialize(0..6, &costs)).unwrap(),
+            costs
+        );
         assert!(v.deserialize(0..1, &[0x80]).is_err());
-        assert_eq!(costs_from_bytes(0..6, &costs_to_bytes(0..6, &costs)).unwrap(), costs);
+        assert_eq!(
+            costs_from_bytes(0..6, &costs_to_bytes(0..6, &costs)).unwrap(),
+            costs
+        );
         let pts = [(0.5, -1.25), (2.0, 3.0)];
-        assert_eq!(points_from_bytes(0..2, &points_to_bytes(0..2, &pts)).unwrap(), pts);
+        assert_eq!(
+            points_from_bytes(0..2, &points_to_bytes(0..2, &pts)).unwrap(),
+            pts
+        );
         let p = mandelbrot::Params::new(4, 3, 10, 1).unwrap();
         let s = Points(p);
         assert!(s.serialize(2..5, &[]).is_empty());
-        assert_eq!(s.deserialize(2..5, &[]).unwrap(), [p.point(2), p.point(3), p.point(4)]);
+        assert_eq!(
+            s.deserialize(2..5, &[]).unwrap(),
+            [p.point(2), p.point(3), p.point(4)]
+        );
     }
 }
