@@ -72,11 +72,17 @@ pub fn after_help() -> String {
          --steps: time steps through one loop handle (default {} for dist, {DEFAULT_STEPS} for the others).\n\n\
          The result is checked against the sequential version of the application, run after the\n\
          timed steps (--no-check skips it): a mismatch exits 1.\n\n\
+         Distributed (a build with --features mpi, under mpirun -np R; dist and mandelbrot):\n  \
+         --distributed [--mode share|steal (steal)] [--steal-amount N%|guided (25%)]\n  \
+         [--remote-victims coordinator|random (coordinator); also --victims coordinator|random]\n  \
+         [--data one-to-one|range|serialize (one-to-one)] [--hot-block R (dist)]; --schedule is\n  \
+         the coordinator's schedule in share mode (default fac2), the local one in steal mode.\n\n\
          Examples:\n  \
          magpie loop mandelbrot --schedule fac2 --png mandelbrot.png --workers 2\n  \
          magpie loop dist --dist gamma:k=0.5 --schedule awf-b --steps 20 --json\n  \
          magpie loop spmv --rows 100000 --alpha 1.2 --schedule rws,fac2\n  \
-         MAGPIE_SCHEDULE=gss,4 magpie loop histogram --schedule runtime",
+         MAGPIE_SCHEDULE=gss,4 magpie loop histogram --schedule runtime\n  \
+         mpirun -np 4 magpie loop dist --distributed --steal-amount guided --victims random",
         dist::DEFAULT_ITERATIONS,
         dist::DEFAULT_MEAN_UNITS,
         dist::Dist::NAMES,

@@ -280,9 +280,3 @@ fn bad_input_ends_every_rank_with_one_error() {
         assert!(out.stdout.is_empty(), "{all:?}: {}", text(&out.stdout));
     }
 }
-
-#[test]
-fn distributed_options_need_distributed() {
-    let out = common::magpie(&["loop", "dist", "--mode", "share"], &[]);
-    common::assert_one_line_error("--mode alone", &out, &["--mode applies to --distributed"]);
-}
