@@ -16,6 +16,8 @@
 
 mod common;
 
+use std::process::Command;
+
 use common::{mpirun, text};
 use serde_json::Value;
 
@@ -278,5 +280,49 @@ fn bad_input_ends_every_rank_with_one_error() {
         assert!(errors[0].contains(needle), "{all:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
         assert!(out.stdout.is_empty(), "{all:?}: {}", text(&out.stdout));
+    }
+}
+
+#[test]
+fn a_rank_whose_worker_panics_ends_the_job() {
+    // Rank 1's workers panic in their first iteration (MAGPIE_FAIL_RANK): the rank's MPI
+    // thread notices and aborts the job, in both modes. Under `timeout` as a guard.
+    for (ranks, mode) in [(2, "steal"), (3, "share")] {
+        let mut cmd = Command::new("timeout");
+        cmd.arg("120").arg("mpirun");
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            cmd.arg("--allow-run-as-root");
+        }
+        cmd.args(["--oversubscribe", "-np", &ranks.to_string()]);
+        cmd.arg(env!("CARGO_BIN_EXE_magpie"));
+        cmd.args([
+            "loop",
+            "dist",
+            "--iterations",
+            "20000",
+            "--steps",
+            "2",
+            "--distributed",
+            "--mode",
+            mode,
+            "--workers",
+            "2",
+        ]);
+        for var in magpie::runtime::ENV_VARS {
+            cmd.env_remove(var);
+        }
+        cmd.env("MAGPIE_FAIL_RANK", "1");
+        let out = cmd.output().expect("runs timeout and mpirun");
+        let stderr = text(&out.stderr);
+        assert_ne!(out.status.code(), Some(124), "the job hung: {stderr}");
+        assert!(!out.status.success(), "{stderr}");
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("magpie: error:"))
+            .collect();
+        assert_eq!(errors.len(), 1, "one error for the job: {stderr}");
+        assert!(errors[0].contains("rank 1 failed"), "{stderr}");
+        assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
     }
 }

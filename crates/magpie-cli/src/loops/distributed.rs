@@ -29,6 +29,7 @@ use serde_json::{json, Value};
 
 use super::{prepare, usage, Input, LoopArgs, Prepared};
 use crate::config::{Config, ConfigError};
+use crate::search::distributed::FAIL_RANK_ENV;
 use crate::search::Failure;
 
 /// The share-mode schedule without `--schedule`.
@@ -365,6 +366,17 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
     } = prepared;
     let steal = d.options.mode == Mode::Steal;
     let mut record = Steps::new();
+    // Fault injection for the tests of failure behaviour: MAGPIE_FAIL_RANK=R makes rank R's
+    // workers panic in their first iteration (on a worker thread, not the MPI thread).
+    let fail = std::env::var(FAIL_RANK_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<i32>().ok())
+        == Some(rank);
+    let injected = |i: usize| {
+        if fail {
+            panic!("failure injected by {FAIL_RANK_ENV}={rank} in iteration {i}");
+        }
+    };
     let (result, answer, what) = match input {
         Input::Dist { mut costs } => {
             let n = costs.len();
@@ -396,6 +408,7 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
             let mut mismatch: Option<String> = None;
             for s in 0..steps {
                 let out = lp.run(cluster, &pool, n, &mine, &description, |i, &c| {
+                    injected(i);
                     dist::work(c, dist::iteration_seed(s, i))
                 });
                 record.add(out.time, out.ranks);
@@ -466,7 +479,8 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
             let want = (check && rank == 0).then(|| mandelbrot::render_seq(&p));
             let mut mismatch: Option<String> = None;
             for s in 0..steps {
-                let out = lp.run(cluster, &pool, n, &points, &description, |_, &(re, im)| {
+                let out = lp.run(cluster, &pool, n, &points, &description, |i, &(re, im)| {
+                    injected(i);
                     mandelbrot::pixel(re, im, p.max_iter)
                 });
                 record.add(out.time, out.ranks);
