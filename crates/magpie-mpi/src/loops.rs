@@ -37,7 +37,8 @@
 //!   the victim keeps working from the lower end, and claimed iterations are never stolen.
 //! - **When busy victims poll.** The main thread (the only MPI thread, `MPI_THREAD_FUNNELED`)
 //!   polls for messages continuously while the pool's workers compute (sleeping 50–200 µs
-//!   when nothing arrived), so a busy victim answers within a batch's time at most.
+//!   when nothing arrived), so a busy victim answers within a fraction of a millisecond, never
+//!   only after its batch.
 //! - **Result return.** When a batch of foreign iterations is done, the main thread sends its
 //!   results to the iterations' owner (one message per batch). The owner records each result
 //!   once: a result arriving twice, or a step ending with one missing, is a bug and panics
@@ -51,7 +52,7 @@
 //! - **The coordinator as a serialization point.** Only steal requests and their one-line
 //!   answers go through rank 0; the iterations and their data go from victim to thief
 //!   directly, and results from thief to owner directly. `random` victims avoid rank 0
-//!   altogether except for termination (one message per rank per step).
+//!   altogether except for termination (three one-word messages per rank per step).
 //! - **Termination, never timeouts.** `coordinator`: rank 0 broadcasts END when every rank
 //!   has asked for work and no relayed request is pending (the thesis' "no victim left":
 //!   every rank is dry). `random`: each owner tells rank 0 when its block's results are
