@@ -189,13 +189,18 @@ fn main() -> ExitCode {
     }
     if let Command::Loop(args) = &mut cli.command {
         // A distributed loop's `--victims coordinator|random` is the inter-rank victim choice
-        // (as `--remote-victims`); the pool's workers keep their default (or MAGPIE_VICTIMS).
+        // of steal mode (as `--remote-victims`); the pool's workers keep their default (or
+        // MAGPIE_VICTIMS). In share mode, and for other names, it is the pool's policy.
         let inter_rank = flags
             .victims
             .as_deref()
             .map(str::trim)
             .filter(|v| ["coordinator", "random"].contains(v));
-        if args.distributed && args.remote_victims.is_none() && inter_rank.is_some() {
+        let share = args
+            .mode
+            .as_deref()
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("share"));
+        if args.distributed && !share && args.remote_victims.is_none() && inter_rank.is_some() {
             args.remote_victims = flags.victims.take();
         }
     }

@@ -346,13 +346,14 @@ pub struct RankLoopStats {
     pub requests_sent: u64,
     /// Steal requests it received as a victim (coordinator: relayed to it).
     pub requests_received: u64,
-    /// Its requests answered with work.
+    /// Its requests answered with work (share: the chunks it was given).
     pub steals_ok: u64,
-    /// Its requests answered with no work.
+    /// Its requests answered with no work (coordinator victims: the END that answers a
+    /// parked request; share: the final "no more chunks").
     pub steals_failed: u64,
-    /// Iterations it gave to thieves.
+    /// Iterations it gave to thieves (share: 0).
     pub iterations_sent: u64,
-    /// Iterations it received from victims.
+    /// Iterations it received from victims (share: the iterations of its chunks).
     pub iterations_received: u64,
     /// Bytes of stolen work (iterations and their data) and of results it sent.
     pub bytes_sent: u64,
