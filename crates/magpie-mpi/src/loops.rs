@@ -75,12 +75,16 @@
 //! let costs: Vec<u64> = block.clone().map(|i| (i % 100) as u64).collect();
 //! let mut lp = DistributedLoop::new(Options::default()).unwrap();
 //! for _step in 0..3 {
-//!     let out = lp.run(&cluster, &pool, n, &costs, &DataDescription::OneToOne, |i, c| {
-//!         magpie_apps_free_work(*c, i as u64)
+//!     let out = lp.run(&cluster, &pool, n, &costs, &DataDescription::OneToOne, |i, &c| {
+//!         (0..c).fold(i as u64, |x, k| x.rotate_left(7) ^ k) // the iteration's work
 //!     });
 //!     assert_eq!(out.results.len(), block.len()); // this rank's block, complete
+//!     if let Some(ranks) = out.ranks {
+//!         // Rank 0: every rank's statistics of the step.
+//!         let stolen: u64 = ranks.iter().map(|r| r.iterations_received).sum();
+//!         println!("{stolen} iterations stolen");
+//!     }
 //! }
-//! # fn magpie_apps_free_work(c: u64, s: u64) -> u64 { c ^ s }
 //! ```
 
 use std::collections::VecDeque;
