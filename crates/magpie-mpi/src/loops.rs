@@ -1044,6 +1044,9 @@ fn pause(progressed: bool, idle: bool) {
 /// Rank 0's bookkeeping of the coordinator victim choice.
 struct Coordinator {
     eligible: Vec<bool>,
+    /// Per rank, its requests not yet answered with work (a request answered by GRANTED may
+    /// arrive after the same rank's next request: it is then still dry).
+    open: Vec<u32>,
     parked: VecDeque<i32>,
     pending: usize,
     rng: XorShift64Star,
@@ -1096,6 +1099,7 @@ where
     let mut rng = XorShift64Star::new(seed ^ ((rank as u64 + 1) << 17));
     let mut coord = (rank == 0 && options.victims == Victims::Coordinator).then(|| Coordinator {
         eligible: vec![true; size as usize],
+        open: vec![0; size as usize],
         parked: VecDeque::new(),
         pending: 0,
         rng: XorShift64Star::new(seed ^ 0xc00d),
@@ -1142,6 +1146,7 @@ where
                     // Coordinator: `from` is dry.
                     let c = coord.as_mut().expect("requests go to the coordinator");
                     c.eligible[from as usize] = false;
+                    c.open[from as usize] += 1;
                     c.relay(comm, from);
                 }
                 TAG_RELAY => {
@@ -1166,8 +1171,11 @@ where
                     let c = coord.as_mut().expect("answers go to the coordinator");
                     c.pending -= 1;
                     if tag == TAG_GRANTED {
-                        // The former thief has work again: it may be a victim.
-                        c.eligible[thief as usize] = true;
+                        // The former thief has work again: it may be a victim (unless it
+                        // has already asked again).
+                        let t = thief as usize;
+                        c.open[t] -= 1;
+                        c.eligible[t] = c.open[t] == 0;
                         c.retry_parked(comm);
                     } else {
                         c.eligible[from as usize] = false;
