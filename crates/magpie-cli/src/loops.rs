@@ -27,6 +27,9 @@ use serde_json::{json, Value};
 use crate::config::{Config, ConfigError};
 use crate::search::Failure;
 
+#[cfg(feature = "mpi")]
+pub mod distributed;
+
 /// The loop applications, as named on the command line.
 pub const APPS: [&str; 4] = ["mandelbrot", "dist", "histogram", "spmv"];
 
@@ -69,11 +72,17 @@ pub fn after_help() -> String {
          --steps: time steps through one loop handle (default {} for dist, {DEFAULT_STEPS} for the others).\n\n\
          The result is checked against the sequential version of the application, run after the\n\
          timed steps (--no-check skips it): a mismatch exits 1.\n\n\
+         Distributed (a build with --features mpi, under mpirun -np R; dist and mandelbrot):\n  \
+         --distributed [--mode share|steal (steal)] [--steal-amount N%|guided (25%)]\n  \
+         [--remote-victims coordinator|random (coordinator); also --victims coordinator|random]\n  \
+         [--data one-to-one|range|serialize (one-to-one)] [--hot-block R (dist)]; --schedule is\n  \
+         the coordinator's schedule in share mode (default fac2), the local one in steal mode.\n\n\
          Examples:\n  \
          magpie loop mandelbrot --schedule fac2 --png mandelbrot.png --workers 2\n  \
          magpie loop dist --dist gamma:k=0.5 --schedule awf-b --steps 20 --json\n  \
          magpie loop spmv --rows 100000 --alpha 1.2 --schedule rws,fac2\n  \
-         MAGPIE_SCHEDULE=gss,4 magpie loop histogram --schedule runtime",
+         MAGPIE_SCHEDULE=gss,4 magpie loop histogram --schedule runtime\n  \
+         mpirun -np 4 magpie loop dist --distributed --steal-amount guided --victims random",
         dist::DEFAULT_ITERATIONS,
         dist::DEFAULT_MEAN_UNITS,
         dist::Dist::NAMES,
@@ -229,6 +238,48 @@ pub struct LoopArgs {
         help_heading = "Application"
     )]
     pub alpha: Option<String>,
+
+    /// Run over every rank of an MPI job (`mpirun -np R magpie loop dist|mandelbrot …
+    /// --distributed`): LB4MPI work sharing or LB4MPI-WS work stealing. Needs a build with
+    /// the `mpi` feature
+    #[arg(long, help_heading = "Distributed")]
+    pub distributed: bool,
+
+    /// --distributed: share (a coordinator hands out chunks by --schedule, data replicated)
+    /// or steal (each rank owns a block and its data; idle ranks steal) [default: steal]
+    #[arg(long, value_name = "MODE", help_heading = "Distributed")]
+    pub mode: Option<String>,
+
+    /// --distributed steal: the share of a victim's remaining iterations a thief takes, N%
+    /// (1..=100) or guided (remaining/ranks) [default: 25%]
+    #[arg(
+        long,
+        value_name = "N%|guided",
+        allow_hyphen_values = true,
+        help_heading = "Distributed"
+    )]
+    pub steal_amount: Option<String>,
+
+    /// --distributed steal: how a thief finds a victim, coordinator (rank 0 relays to a
+    /// random eligible victim) or random (ask a random rank directly) [default: coordinator]
+    #[arg(long, value_name = "NAME", help_heading = "Distributed")]
+    pub remote_victims: Option<String>,
+
+    /// --distributed steal: how stolen iterations' data travels, one-to-one (serde, one
+    /// element per iteration), range (a function of the range to bytes and back) or
+    /// serialize (a user serializer) [default: one-to-one]
+    #[arg(long, value_name = "NAME", help_heading = "Distributed")]
+    pub data: Option<String>,
+
+    /// dist --distributed: make rank R's block of iterations 8 times as costly (a built-in
+    /// load imbalance, for tests and demonstrations of stealing)
+    #[arg(
+        long,
+        value_name = "R",
+        allow_hyphen_values = true,
+        help_heading = "Distributed"
+    )]
+    pub hot_block: Option<String>,
 
     /// Skip the check against the sequential version
     #[arg(long, help_heading = "Output")]
@@ -418,6 +469,19 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
         }
     };
     let a = args;
+    if !a.distributed {
+        for (flag, given) in [
+            ("--mode", a.mode.is_some()),
+            ("--steal-amount", a.steal_amount.is_some()),
+            ("--remote-victims", a.remote_victims.is_some()),
+            ("--data", a.data.is_some()),
+            ("--hot-block", a.hot_block.is_some()),
+        ] {
+            if given {
+                return usage(format!("{flag} applies to --distributed only"));
+            }
+        }
+    }
     only(app, "--width", a.width.is_some(), &["mandelbrot"])?;
     only(app, "--height", a.height.is_some(), &["mandelbrot"])?;
     only(app, "--max-iter", a.max_iter.is_some(), &["mandelbrot"])?;

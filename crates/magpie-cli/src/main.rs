@@ -163,8 +163,8 @@ fn main() -> ExitCode {
     // The matches are kept for `experiment policies`, whose application options belong to
     // the `--app` they follow (their positions are in the matches only).
     let matches = Cli::command().get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    let flags = Flags {
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let mut flags = Flags {
         workers: cli.workers,
         deque: cli.deque,
         victims: cli.victims,
@@ -186,6 +186,23 @@ fn main() -> ExitCode {
             .and_then(|m| m.subcommand_matches("policies"))
             .expect("clap parsed `experiment policies`");
         return experiment_exit(experiment::policies(args, m, &flags));
+    }
+    if let Command::Loop(args) = &mut cli.command {
+        // A distributed loop's `--victims coordinator|random` is the inter-rank victim choice
+        // of steal mode (as `--remote-victims`); the pool's workers keep their default (or
+        // MAGPIE_VICTIMS). In share mode, and for other names, it is the pool's policy.
+        let inter_rank = flags
+            .victims
+            .as_deref()
+            .map(str::trim)
+            .filter(|v| ["coordinator", "random"].contains(v));
+        let share = args
+            .mode
+            .as_deref()
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("share"));
+        if args.distributed && !share && args.remote_victims.is_none() && inter_rank.is_some() {
+            args.remote_victims = flags.victims.take();
+        }
     }
     let config = match Config::resolve(&flags) {
         Ok(c) => c,
@@ -210,6 +227,7 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         },
+        Command::Loop(args) if args.distributed => distributed_loop(&args, &config),
         Command::Loop(args) => match loops::run(&args, &config) {
             Ok(()) => ExitCode::SUCCESS,
             Err(search::Failure::Usage(e)) => fail(config::ConfigError(e)),
@@ -247,9 +265,27 @@ fn distributed(args: &search::SearchArgs, config: &Config) -> ExitCode {
     search::distributed::run(args, config)
 }
 
+/// `magpie loop … --distributed`: over MPI when built with the `mpi` feature.
+#[cfg(feature = "mpi")]
+fn distributed_loop(args: &loops::LoopArgs, config: &Config) -> ExitCode {
+    loops::distributed::run(args, config)
+}
+
+/// `magpie loop … --distributed` in a build without MPI: one clear error.
+#[cfg(not(feature = "mpi"))]
+fn distributed_loop(_: &loops::LoopArgs, _: &Config) -> ExitCode {
+    no_mpi()
+}
+
 /// `magpie search … --distributed` in a build without MPI: one clear error.
 #[cfg(not(feature = "mpi"))]
 fn distributed(_: &search::SearchArgs, _: &Config) -> ExitCode {
+    no_mpi()
+}
+
+/// The error of `--distributed` in a build without the `mpi` feature.
+#[cfg(not(feature = "mpi"))]
+fn no_mpi() -> ExitCode {
     eprintln!(
         "magpie: error: --distributed: this magpie was built without MPI; build it with \
          `cargo build --release -p magpie-cli --features mpi` (needs the system's MPI, on \

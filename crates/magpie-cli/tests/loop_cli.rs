@@ -398,3 +398,26 @@ fn help_lists_apps_and_schedules() {
         assert!(stdout.contains(key), "{key:?} missing:\n{stdout}");
     }
 }
+
+/// Without the `mpi` feature, `--distributed` is one error naming the feature.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn distributed_needs_the_mpi_feature() {
+    let out = magpie(&["loop", "dist", "--distributed"], &[]);
+    common::assert_one_line_error("--distributed", &out, &["--features mpi"]);
+}
+
+/// The options of a distributed loop are refused without `--distributed`.
+#[test]
+fn distributed_options_need_distributed() {
+    for (flag, value) in [
+        ("--mode", "share"),
+        ("--steal-amount", "25%"),
+        ("--remote-victims", "random"),
+        ("--data", "range"),
+        ("--hot-block", "0"),
+    ] {
+        let out = magpie(&["loop", "dist", flag, value], &[]);
+        common::assert_one_line_error(flag, &out, &[flag, "--distributed"]);
+    }
+}

@@ -2,14 +2,19 @@
 //! cooperating through the `mpi` crate over the system's MPI library.
 //!
 //! - [`search::enumerate`], [`search::optimise`] and [`search::decide`]: distributed search
-//!   with YewPar's DepthBounded skeleton and inter-rank work stealing ([`victims`]),
+//!   with YewPar's DepthBounded, Budget and StackStealing skeletons and inter-rank work
+//!   stealing ([`victims`]: random, sticky, and the Performance-Driven policy of [`perf`]),
 //!   termination by credit recovery ([`credit`]).
+//! - [`loops`]: distributed loops, LB4MPI work sharing on replicated data and LB4MPI-WS work
+//!   stealing on distributed data (stolen iterations carry their data, results return to
+//!   their owner).
 //!
 //! Every rank calls the same functions with the same arguments (SPMD, as launched by
 //! `mpirun -np R …`); rank 0 gets the merged result.
 #![warn(missing_docs)]
 
 pub mod credit;
+pub mod loops;
 pub mod perf;
 pub mod search;
 pub mod victims;
