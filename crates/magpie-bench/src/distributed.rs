@@ -141,15 +141,6 @@ impl Load {
 
 /// Options of the `distributed` suite (see the module doc).
 #[derive(Debug, clap::Args)]
-#[command(long_about = "The distributed suite: the MPI build of the magpie CLI \
-    (`cargo build --release -p magpie-cli --features mpi`; MAGPIE_BIN or `magpie` beside this \
-    executable) run under `mpirun --oversubscribe -np R`, in interleaved rounds. \
-    overhead: 2 ranks x 1 worker vs 1 rank x 2 workers (target ratio <= 1.15); \
-    policies: --remote-victims policies at 4 ranks x 1 worker, isolated and with a background \
-    job, with the reduction (T_other - T_cand)/T_other and Welch's t-test; \
-    loops: distributed Dist loop, --mode steal (coordinator victims) vs --mode share. \
-    Apps: uts-NAME, uts-dD, ns-G (budget skeleton), a DIMACS name such as brock400_1 \
-    (depth-bounded, --spawn-depth).")]
 pub struct DistributedArgs {
     /// Print only a JSON array of result rows on stdout (the tables go to stderr).
     #[arg(long)]
@@ -597,7 +588,7 @@ impl Launcher {
             .and_then(|out| parse_output(Kind::Search, &out))
         {
             Ok(_) => Ok(()),
-            Err(e) if e.contains("`mpi` feature") || e.contains("--features mpi") => Err(format!(
+            Err(e) if e.contains("without MPI") || e.contains("--features mpi") => Err(format!(
                 "{} was built without MPI: build it with `{BUILD_COMMAND}` ({e})",
                 self.bin.display()
             )),
@@ -623,8 +614,15 @@ fn stderr_tail(stderr: &str) -> String {
         .iter()
         .copied()
         .filter(|l| l.to_ascii_lowercase().contains("error"))
-        .take(4)
         .collect();
+    // Every rank may print the same error: each once.
+    let mut errors: Vec<&str> = errors
+        .iter()
+        .enumerate()
+        .filter(|&(i, l)| !errors[..i].contains(l))
+        .map(|(_, &l)| l)
+        .collect();
+    errors.truncate(4);
     let shown = if errors.is_empty() {
         &lines[lines.len().saturating_sub(6)..]
     } else {
@@ -782,10 +780,17 @@ struct Suite<'a> {
 
 impl Suite<'_> {
     fn error(&mut self, experiment: &str, app: &str, contender: &str, command: &str, e: &str) {
-        eprintln!("\n  ERROR {experiment} {app} {contender}: {e}\n    command: {command}");
-        self.failed.push(format!(
-            "{experiment} {app} {contender}: {e} (command: {command})"
-        ));
+        let what = format!(
+            "{experiment} {app}{}{contender}",
+            if contender.is_empty() { "" } else { " " }
+        );
+        let ran = if command.is_empty() {
+            String::new()
+        } else {
+            format!(" (command: {command})")
+        };
+        eprintln!("\n  ERROR {what}: {e}{ran}");
+        self.failed.push(format!("{what}: {e}{ran}"));
         self.rows.push(Row::Error(ErrorRow {
             experiment: experiment.into(),
             app: app.into(),
@@ -1062,6 +1067,10 @@ impl Suite<'_> {
             .iter()
             .find(|c| c.name == candidate && c.median().is_some())
         else {
+            let _ = writeln!(
+                self.text,
+                "no comparison: the candidate {candidate} has no times (see its error)"
+            );
             return;
         };
         for other in cs.iter().filter(|c| c.name != candidate) {
@@ -1457,6 +1466,11 @@ mod tests {
             "; stderr: mpirun detected that one or more processes exited"
         );
         assert_eq!(stderr_tail(""), "");
+        let twice = "magpie: error: x\nmagpie: error: x\n---\nmpirun: error y\n";
+        assert_eq!(
+            stderr_tail(twice),
+            "; stderr: magpie: error: x | mpirun: error y"
+        );
     }
 
     #[test]

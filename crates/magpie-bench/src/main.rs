@@ -82,6 +82,24 @@ enum Command {
     Loops(loops::LoopsArgs),
     /// The distributed suite: the MPI build of the magpie CLI under mpirun (ranks × workers
     /// overhead, inter-rank victim policies with Welch's t-test, distributed loops).
+    ///
+    /// Runs `mpirun --oversubscribe -np R magpie … --workers W --json` as child processes
+    /// (the binary: MAGPIE_BIN, else `magpie` beside this executable; build it with
+    /// `cargo build --release -p magpie-cli --features mpi`; inherited MAGPIE_* variables are
+    /// removed from the children), in interleaved rounds, with the times the CLI reports.
+    ///
+    /// overhead: 2 ranks × 1 worker vs 1 rank × 2 workers, same skeleton; ratio of the
+    /// medians, target ≤ 1.15. policies: each --policies (--remote-victims) at --policy-ranks
+    /// × 1 worker, isolated and while a background job runs in a loop (--background); the
+    /// reduction (T_other − T_candidate)/T_other of the medians and Welch's t-test (t, two-sided
+    /// p) of --candidate vs each other policy, and the thesis' figures. loops: the Dist loop at
+    /// each --loop-ranks × 1 worker, --mode steal --victims coordinator vs --mode share: ratio
+    /// steal/share and the c.o.v. of the ranks' finishing times.
+    ///
+    /// Apps: uts-NAME (a named tree), uts-dD (T1 cut at depth D), ns-G (genus G), with the
+    /// budget skeleton (--budget); a DIMACS graph name (brock400_1, from
+    /// ../shared/instances/dimacs) with depth-bounded (--spawn-depth). A failed child is an error row naming its
+    /// command; the suite then exits non-zero after the other items ran.
     Distributed(distributed::DistributedArgs),
     /// Reads `forkjoin --json` outputs of the counted and uncounted builds and prints, per
     /// configuration, the ratio counted/uncounted of the medians (median over files).
