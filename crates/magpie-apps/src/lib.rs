@@ -21,6 +21,7 @@ pub mod ns;
 pub mod output;
 pub mod shared;
 pub mod spmv;
+pub mod stats;
 pub mod tsp;
 pub mod uts;
 

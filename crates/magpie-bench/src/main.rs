@@ -18,7 +18,19 @@
 //!     [--apps mandelbrot,exponential,gamma,constant] [--steps 10] [--warmup STEPS]
 //!     [--schedules 'static;ss,1;ss,k;…'] [--omp 'static;dynamic,1;dynamic,k;guided']
 //!     [--peers seq-rust,seq-c,omp,rayon] [--chunk 64]   (`loops --help` lists the rest)
+//!
+//! cargo build --release -p magpie-cli --features mpi   # the binary the next suite runs
+//! cargo run --release -p magpie-bench -- distributed [--runs N] [--json] [--quick]
+//!     [--experiments overhead,policies,loops] [--policies random,sticky,perf]
+//!     [--overhead-apps uts-T1,ns-34,brock400_1] [--policy-apps ns-34,brock200_1]
+//!     [--loads isolated,contended] [--background other|none|APP] [--loop-ranks 2,4]
+//!     [--timeout SECS]   (`distributed --help` lists the rest)
 //! ```
+//!
+//! The `distributed` suite (see the `distributed` module) runs the MPI build of the `magpie`
+//! CLI under `mpirun` as child processes: ranks × workers overhead, the inter-rank victim
+//! policies (isolated and under a background job, with Welch's t-test), and distributed
+//! loops (work stealing vs work sharing).
 //!
 //! magpie pools start from `ThreadPoolBuilder::from_env()`, so the `MAGPIE_*` variables
 //! apply (the worker count and deque are the benchmark's): `MAGPIE_JOIN_LIMIT=eager`
@@ -33,6 +45,7 @@ compile_error!(
 );
 
 mod counting;
+mod distributed;
 mod harness;
 mod join;
 mod kernels;
@@ -67,6 +80,27 @@ enum Command {
     /// The loops suite: magpie::loops schedules (and selectors) on Mandelbrot and the Dist
     /// loops as time-stepped runs, vs OpenMP, rayon and sequential, every result checked.
     Loops(loops::LoopsArgs),
+    /// The distributed suite: the MPI build of the magpie CLI under mpirun (ranks × workers
+    /// overhead, inter-rank victim policies with Welch's t-test, distributed loops).
+    ///
+    /// Runs `mpirun --oversubscribe -np R magpie … --workers W --json` as child processes
+    /// (the binary: MAGPIE_BIN, else `magpie` beside this executable; build it with
+    /// `cargo build --release -p magpie-cli --features mpi`; inherited MAGPIE_* variables are
+    /// removed from the children), in interleaved rounds, with the times the CLI reports.
+    ///
+    /// overhead: 2 ranks × 1 worker vs 1 rank × 2 workers, same skeleton; ratio of the
+    /// medians, target ≤ 1.15. policies: each --policies (--remote-victims) at --policy-ranks
+    /// × 1 worker, isolated and while a background job runs in a loop (--background); the
+    /// reduction (T_other − T_candidate)/T_other of the medians and Welch's t-test (t, two-sided
+    /// p) of --candidate vs each other policy, and the thesis' figures. loops: the Dist loop at
+    /// each --loop-ranks × 1 worker, --mode steal --victims coordinator vs --mode share: ratio
+    /// steal/share and the c.o.v. of the ranks' finishing times.
+    ///
+    /// Apps: uts-NAME (a named tree), uts-dD (T1 cut at depth D), ns-G (genus G), with the
+    /// budget skeleton (--budget); a DIMACS graph name (brock400_1, from
+    /// ../shared/instances/dimacs) with depth-bounded (--spawn-depth). A failed child is an error row naming its
+    /// command; the suite then exits non-zero after the other items ran.
+    Distributed(distributed::DistributedArgs),
     /// Reads `forkjoin --json` outputs of the counted and uncounted builds and prints, per
     /// configuration, the ratio counted/uncounted of the medians (median over files).
     CountingRatio(CountingArgs),
@@ -131,6 +165,7 @@ fn main() -> ExitCode {
         Command::Forkjoin(args) => forkjoin(&args),
         Command::Search(args) => search::run(&args),
         Command::Loops(args) => loops::run(&args),
+        Command::Distributed(args) => distributed::run(&args),
         Command::CountingRatio(args) => {
             counting::report(&args.counted, &args.uncounted).map(|t| print!("{t}"))
         }

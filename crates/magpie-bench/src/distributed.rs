@@ -1,0 +1,1499 @@
+//! The `distributed` suite: the MPI build of the `magpie` CLI, run as child processes under
+//! `mpirun`, each run's time taken from the one JSON object rank 0 prints.
+//!
+//! ```text
+//! cargo build --release -p magpie-cli --features mpi      # the binary measured
+//! cargo run --release -p magpie-bench -- distributed [--runs 5] [--json] [--quick]
+//!     [--experiments overhead,policies,loops] [--policies random,sticky,perf] [--candidate perf]
+//!     [--overhead-apps uts-T1,ns-34,brock400_1] [--policy-apps ns-34,brock200_1]
+//!     [--policy-ranks 4] [--loads isolated,contended] [--background other]
+//!     [--background-policy random] [--loop-ranks 2,4] [--loop-dist exponential]
+//!     [--budget B] [--spawn-depth 2] [--warmup 1] [--timeout 1800] [--mpirun mpirun]
+//! ```
+//!
+//! **The binary.** `MAGPIE_BIN`, else `magpie` beside this executable (both are in
+//! `target/release` after the build above). Every child is
+//! `mpirun --oversubscribe [--allow-run-as-root, when run as root] -np R magpie … --workers W
+//! --json`, with every inherited `MAGPIE_*` variable removed (the runtime's
+//! `magpie::runtime::ENV_VARS` and the CLI's fault injection), so each run is configured by
+//! its command line alone. A first tiny job checks that the binary exists and was built with
+//! MPI; if not, the suite stops with one error naming the build command.
+//!
+//! **Apps** (`--overhead-apps`, `--policy-apps`): `uts-NAME` (a named UTS tree, e.g.
+//! `uts-T1`), `uts-dD` (T1's shape cut at depth D), `ns-G` (numerical semigroups up to genus
+//! G) — both with `--skeleton budget` (and `--budget B` if given) — and a DIMACS graph name
+//! (`brock400_1`, or `maxclique-brock400_1`), read from `shared/instances/dimacs/` beside the
+//! repository (`../shared`), with `--skeleton depth-bounded --spawn-depth D` (default 2).
+//!
+//! **Runs.** Each comparison runs its contenders in interleaved rounds (one run of each per
+//! round, so that a drift in machine load hits all alike): `--warmup` untimed rounds
+//! (default one) then `--runs` timed ones (default 5); medians, min and max are reported.
+//! The time of a run is the one the CLI reports (`seconds` of a search, `time_s` of a loop: the
+//! computation, without MPI's start-up). A child that fails (non-zero exit, no JSON, a
+//! missing field, past `--timeout` seconds) gives an error row naming its command; the
+//! contender is dropped from later rounds, and the suite exits with an error at the end.
+//!
+//! Experiments:
+//!
+//! 1. **overhead** — 2 ranks × 1 worker vs 1 rank × 2 workers, both `--distributed` with the
+//!    same skeleton, on each of `--overhead-apps` (default `uts-T1,ns-34,brock400_1`;
+//!    brock400_1 takes minutes per run). Ratio median(2×1) / median(1×2), target ≤ 1.15.
+//! 2. **policies** — each of `--policies` (`--remote-victims`, passed as strings; default
+//!    `random,sticky,perf`) at `--policy-ranks` (4) ranks × 1 worker on each of
+//!    `--policy-apps` (default `ns-34` with Budget, `brock200_1` with DepthBounded d = 2),
+//!    under each of `--loads`: `isolated`, and `contended` — while the contended rounds of
+//!    an app run, a background job runs in a loop: `--background other` (default: the
+//!    other app of `--policy-apps`, or the same one if there is only one), `none`, or an
+//!    app spec, at `--background-ranks` (default: the policy ranks) × 1 worker with the fixed
+//!    `--background-policy` (default random, so that every contender meets the same load);
+//!    it is stopped (SIGTERM to its `mpirun`, then SIGKILL after 10 s) when the rounds end.
+//!    For `--candidate` (default `perf`; the last policy if it is not among `--policies`) vs
+//!    each other policy: the reduction (T_other − T_cand) / T_other of the medians, as a
+//!    percentage (positive: the candidate is faster; the definition of the thesis' quoted
+//!    figures), and Welch's t-test on the runs' times (t < 0: the candidate is faster;
+//!    two-sided p). The thesis' figures are printed for comparison.
+//! 3. **loops** — the distributed Dist loop (`--loop-dist`, default `exponential`) at each
+//!    of `--loop-ranks` (2,4) ranks × 1 worker: LB4MPI-style work stealing (`--mode steal
+//!    --victims coordinator`) vs work sharing (`--mode share`). Median time, ratio
+//!    steal/share, and the medians of the c.o.v. of the ranks' finishing times (`cov`) and of
+//!    the successful steals (the sum of the ranks' `steals_ok`).
+//!
+//! `--quick`: tiny instances (uts-d7, ns-20, brock200_4, a 20000-iteration loop), 2 runs
+//! and no warm-up, for a smoke test of a few seconds per experiment. `--json` prints every
+//! row (times, ratios, tests, errors; field `row` says which) as a JSON array on stdout and
+//! the tables on stderr.
+
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::io::Read;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use magpie_apps::stats;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::harness;
+
+/// The command that builds the binary this suite measures.
+const BUILD_COMMAND: &str = "cargo build --release -p magpie-cli --features mpi";
+
+/// The overhead target: median(2 ranks × 1 worker) / median(1 rank × 2 workers).
+const OVERHEAD_TARGET: f64 = 1.15;
+
+/// The experiments, in their default order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Experiment {
+    /// 2 ranks × 1 worker vs 1 rank × 2 workers.
+    Overhead,
+    /// The inter-rank victim policies, isolated and under background load.
+    Policies,
+    /// Distributed loops: work stealing vs work sharing.
+    Loops,
+}
+
+impl Experiment {
+    const ALL: [Experiment; 3] = [
+        Experiment::Overhead,
+        Experiment::Policies,
+        Experiment::Loops,
+    ];
+}
+
+impl std::fmt::Display for Experiment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(match self {
+            Experiment::Overhead => "overhead",
+            Experiment::Policies => "policies",
+            Experiment::Loops => "loops",
+        })
+    }
+}
+
+/// The load of the policies experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Load {
+    /// Nothing else runs.
+    Isolated,
+    /// A background job runs in a loop (see `--background`).
+    Contended,
+}
+
+impl std::fmt::Display for Load {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl Load {
+    fn name(self) -> &'static str {
+        match self {
+            Load::Isolated => "isolated",
+            Load::Contended => "contended",
+        }
+    }
+}
+
+/// Options of the `distributed` suite (see the module doc).
+#[derive(Debug, clap::Args)]
+pub struct DistributedArgs {
+    /// Print only a JSON array of result rows on stdout (the tables go to stderr).
+    #[arg(long)]
+    pub json: bool,
+    /// Timed rounds per comparison (default 5; 2 with --quick).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub runs: Option<u32>,
+    /// Untimed warm-up rounds before the timed ones (default 1; 0 with --quick).
+    #[arg(long)]
+    pub warmup: Option<u32>,
+    /// Tiny instances, 2 runs, no warm-up: a smoke test.
+    #[arg(long)]
+    pub quick: bool,
+    /// Experiments to run.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = Experiment::ALL)]
+    pub experiments: Vec<Experiment>,
+    /// Inter-rank victim policies compared (passed to `--remote-victims` as given).
+    #[arg(long, value_delimiter = ',', default_values_t = ["random", "sticky", "perf"].map(String::from))]
+    pub policies: Vec<String>,
+    /// The policy compared against each other one (the last of --policies if absent).
+    #[arg(long, default_value = "perf")]
+    pub candidate: String,
+    /// Apps of the overhead experiment [default: uts-T1,ns-34,brock400_1; --quick:
+    /// uts-d7,ns-20,brock200_4].
+    #[arg(long, value_delimiter = ',')]
+    pub overhead_apps: Option<Vec<String>>,
+    /// Apps of the policies experiment [default: ns-34,brock200_1; --quick: ns-20,brock200_4].
+    #[arg(long, value_delimiter = ',')]
+    pub policy_apps: Option<Vec<String>>,
+    /// Ranks (× 1 worker) of the policies experiment.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    pub policy_ranks: u32,
+    /// Loads of the policies experiment.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Load::Isolated, Load::Contended])]
+    pub loads: Vec<Load>,
+    /// The background job of the contended runs: `other` (the other policy app), `none`, or
+    /// an app spec.
+    #[arg(long, default_value = "other")]
+    pub background: String,
+    /// The background job's --remote-victims (fixed, so every contender meets the same load).
+    #[arg(long, default_value = "random")]
+    pub background_policy: String,
+    /// The background job's ranks (× 1 worker) [default: --policy-ranks].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub background_ranks: Option<u32>,
+    /// Ranks (× 1 worker) of the loops experiment.
+    #[arg(long, value_delimiter = ',', default_values_t = [2u32, 4])]
+    pub loop_ranks: Vec<u32>,
+    /// The Dist loop's distribution.
+    #[arg(long, default_value = "exponential")]
+    pub loop_dist: String,
+    /// The loop's `--iterations` [default: the CLI's; 20000 with --quick].
+    #[arg(long)]
+    pub loop_iterations: Option<u64>,
+    /// The loop's `--mean-units` [default: the CLI's; 20 with --quick].
+    #[arg(long)]
+    pub loop_mean_units: Option<u64>,
+    /// `--budget` of the budget skeleton runs [default: the CLI's].
+    #[arg(long)]
+    pub budget: Option<u64>,
+    /// `--spawn-depth` of the depth-bounded (maxclique) runs.
+    #[arg(long, default_value_t = 2)]
+    pub spawn_depth: u32,
+    /// A child still running after this many seconds is killed and reported as failed.
+    #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
+    /// The mpirun program.
+    #[arg(long, default_value = "mpirun")]
+    pub mpirun: String,
+}
+
+/// One JSON row (`row` names its kind).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "row", rename_all = "snake_case")]
+pub enum Row {
+    /// One contender's times.
+    Time(TimeRow),
+    /// A ratio of two medians.
+    Ratio(RatioRow),
+    /// The candidate policy vs another one.
+    Compare(CompareRow),
+    /// A child that failed, or an app that could not be set up.
+    Error(ErrorRow),
+}
+
+/// One contender's timed runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimeRow {
+    /// `overhead`, `policies` or `loops`.
+    pub experiment: String,
+    /// The app spec (or the loop's distribution).
+    pub app: String,
+    /// `isolated` / `contended` (policies), else empty.
+    pub load: String,
+    /// `2x1`, a policy name, `steal`, `share`.
+    pub contender: String,
+    /// MPI ranks.
+    pub ranks: u32,
+    /// Workers per rank.
+    pub workers: u32,
+    /// Median time, in seconds.
+    pub median_s: f64,
+    /// Fastest run.
+    pub min_s: f64,
+    /// Slowest run.
+    pub max_s: f64,
+    /// Every timed run, in order.
+    pub times_s: Vec<f64>,
+    /// Median of the nodes expanded (searches).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expanded: Option<f64>,
+    /// Median c.o.v. of nodes per rank (searches) or of the ranks' finishing times (loops).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cov: Option<f64>,
+    /// Median of the successful steals summed over the ranks (loops).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steals: Option<f64>,
+}
+
+/// A ratio of medians, with its target if it has one.
+#[derive(Debug, Clone, Serialize)]
+pub struct RatioRow {
+    /// The experiment.
+    pub experiment: String,
+    /// The app.
+    pub app: String,
+    /// What is divided by what, e.g. `2x1/1x2`.
+    pub ratio_of: String,
+    /// The ratio.
+    pub ratio: f64,
+    /// The target (an upper bound), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<f64>,
+    /// Whether the target is met.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub met: Option<bool>,
+}
+
+/// The candidate policy vs another one.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompareRow {
+    /// The app.
+    pub app: String,
+    /// The load.
+    pub load: String,
+    /// The candidate policy.
+    pub candidate: String,
+    /// The policy it is compared with.
+    pub other: String,
+    /// (median(other) − median(candidate)) / median(other), in percent.
+    pub reduction_pct: f64,
+    /// Welch's t of candidate vs other (negative: candidate faster); absent when undefined.
+    pub welch_t: Option<f64>,
+    /// Welch–Satterthwaite degrees of freedom.
+    pub welch_df: Option<f64>,
+    /// Two-sided p-value.
+    pub welch_p: Option<f64>,
+}
+
+/// A failure, naming the command.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorRow {
+    /// The experiment.
+    pub experiment: String,
+    /// The app.
+    pub app: String,
+    /// The contender (empty if the whole app failed).
+    pub contender: String,
+    /// The command line that failed (empty if none ran).
+    pub command: String,
+    /// What went wrong.
+    pub error: String,
+}
+
+/// How one child reports: a search or a distributed loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Search,
+    Loop,
+}
+
+/// What one run reported.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Sample {
+    time: f64,
+    expanded: Option<f64>,
+    cov: Option<f64>,
+    steals: Option<f64>,
+}
+
+/// Parses the JSON object a child printed (the last stdout line that is one).
+fn parse_output(kind: Kind, stdout: &str) -> Result<Sample, String> {
+    let value: Value = stdout
+        .lines()
+        .rev()
+        .map(str::trim)
+        .filter(|l| l.starts_with('{'))
+        .find_map(|l| serde_json::from_str(l).ok())
+        .ok_or_else(|| "no JSON object on stdout".to_string())?;
+    let num = |field: &str| -> Result<f64, String> {
+        value
+            .get(field)
+            .and_then(Value::as_f64)
+            .ok_or_else(|| format!("the JSON has no number `{field}`"))
+    };
+    match kind {
+        Kind::Search => Ok(Sample {
+            time: num("seconds")?,
+            expanded: Some(num("expanded")?),
+            cov: value.get("nodes_cov").and_then(Value::as_f64),
+            steals: None,
+        }),
+        Kind::Loop => {
+            let ranks = value
+                .get("ranks")
+                .and_then(Value::as_array)
+                .ok_or("the JSON has no array `ranks`")?;
+            let steals = ranks
+                .iter()
+                .map(|r| r.get("steals_ok").and_then(Value::as_f64))
+                .sum::<Option<f64>>();
+            Ok(Sample {
+                time: num("time_s")?,
+                expanded: None,
+                cov: Some(num("cov")?),
+                steals,
+            })
+        }
+    }
+}
+
+/// An app: its label and the CLI arguments that run it (without ranks/workers/policy).
+#[derive(Debug, Clone, PartialEq)]
+struct App {
+    label: String,
+    args: Vec<String>,
+}
+
+/// `shared/` beside the repository (`<repo>/../shared`), without panicking.
+fn shared_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+}
+
+/// Parses an app spec (see the module doc) into its CLI arguments.
+fn parse_app(
+    spec: &str,
+    budget: Option<u64>,
+    spawn_depth: u32,
+    shared: &Path,
+) -> Result<App, String> {
+    let s = |x: &str| x.to_string();
+    let budget_args = || {
+        let mut v = vec![s("--skeleton"), s("budget")];
+        if let Some(b) = budget {
+            v.extend([s("--budget"), b.to_string()]);
+        }
+        v
+    };
+    let mut args = if let Some(rest) = spec.strip_prefix("uts-") {
+        let mut a = vec![s("search"), s("uts")];
+        match rest.strip_prefix('d').map(str::parse::<u32>) {
+            Some(Ok(depth)) => a.extend([s("--flags"), format!("-t 1 -a 3 -d {depth} -b 4 -r 19")]),
+            _ if !rest.is_empty() => a.extend([s("--tree"), s(rest)]),
+            _ => return Err(format!("app `{spec}`: uts-NAME or uts-dDEPTH")),
+        }
+        a.extend(budget_args());
+        a
+    } else if let Some(rest) = spec.strip_prefix("ns-") {
+        let genus: u32 = rest
+            .parse()
+            .map_err(|_| format!("app `{spec}`: ns-GENUS, e.g. ns-34"))?;
+        let mut a = vec![s("search"), s("ns"), s("--genus"), genus.to_string()];
+        a.extend(budget_args());
+        a
+    } else {
+        let name = spec.strip_prefix("maxclique-").unwrap_or(spec);
+        if name.is_empty() || name.contains('/') {
+            return Err(format!(
+                "app `{spec}`: not uts-…, ns-… or a DIMACS graph name"
+            ));
+        }
+        let path = shared.join("instances/dimacs").join(format!("{name}.clq"));
+        if !path.is_file() {
+            return Err(format!(
+                "app `{spec}`: no DIMACS file {} (apps: uts-NAME, uts-dD, ns-G, a graph name)",
+                path.display()
+            ));
+        }
+        vec![
+            s("search"),
+            s("maxclique"),
+            path.display().to_string(),
+            s("--skeleton"),
+            s("depth-bounded"),
+            s("--spawn-depth"),
+            spawn_depth.to_string(),
+        ]
+    };
+    args.push(s("--distributed"));
+    Ok(App {
+        label: spec.to_string(),
+        args,
+    })
+}
+
+/// How children are started.
+struct Launcher {
+    mpirun: String,
+    bin: PathBuf,
+    as_root: bool,
+    timeout: Duration,
+    /// The inherited `MAGPIE_*` variables, removed from every child.
+    remove_env: Vec<OsString>,
+}
+
+impl Launcher {
+    fn new(args: &DistributedArgs) -> Result<Launcher, String> {
+        let bin = match std::env::var_os("MAGPIE_BIN") {
+            Some(b) => PathBuf::from(b),
+            None => std::env::current_exe()
+                .map_err(|e| format!("cannot locate this executable: {e}"))?
+                .with_file_name("magpie"),
+        };
+        if !bin.is_file() {
+            return Err(format!(
+                "no magpie binary at {} (set MAGPIE_BIN, or build it with `{BUILD_COMMAND}`)",
+                bin.display()
+            ));
+        }
+        // The runtime's variables (even if set only later), and every other `MAGPIE_*`
+        // variable this process inherited (such as the CLI's fault injection).
+        let mut remove_env: Vec<OsString> = magpie::runtime::ENV_VARS
+            .iter()
+            .map(OsString::from)
+            .collect();
+        remove_env.extend(
+            std::env::vars_os()
+                .map(|(k, _)| k)
+                .filter(|k| k.to_string_lossy().starts_with("MAGPIE_")),
+        );
+        Ok(Launcher {
+            mpirun: args.mpirun.clone(),
+            bin,
+            // SAFETY: geteuid has no preconditions and cannot fail.
+            as_root: unsafe { libc::geteuid() } == 0,
+            timeout: Duration::from_secs(args.timeout),
+            remove_env,
+        })
+    }
+
+    /// The argument vector (after `mpirun`) of `tail` at `ranks` × `workers`.
+    fn argv(&self, ranks: u32, workers: u32, tail: &[String]) -> Vec<String> {
+        let mut v = vec!["--oversubscribe".to_string()];
+        if self.as_root {
+            v.push("--allow-run-as-root".into());
+        }
+        v.extend(["-np".into(), ranks.to_string()]);
+        v.push(self.bin.display().to_string());
+        v.extend(tail.iter().cloned());
+        v.extend(["--workers".into(), workers.to_string(), "--json".into()]);
+        v
+    }
+
+    /// The child's command, in a process group of its own (so that stopping it stops
+    /// everything it started).
+    fn command(&self, argv: &[String]) -> Command {
+        let mut c = Command::new(&self.mpirun);
+        c.args(argv).process_group(0);
+        for k in &self.remove_env {
+            c.env_remove(k);
+        }
+        c
+    }
+
+    fn show(&self, argv: &[String]) -> String {
+        std::iter::once(&self.mpirun)
+            .chain(argv)
+            .map(|a| {
+                if a.is_empty() || a.contains([' ', '\'', '"', '%', '$']) {
+                    format!("'{}'", a.replace('\'', r"'\''"))
+                } else {
+                    a.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Runs one child to the end (or the timeout); its stdout, or an error with its exit
+    /// status and the end of its stderr.
+    fn run(&self, argv: &[String]) -> Result<String, String> {
+        let mut child = self
+            .command(argv)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", self.mpirun))?;
+        let drain = |r: Option<Box<dyn Read + Send>>| {
+            thread::spawn(move || {
+                let mut s = String::new();
+                if let Some(mut r) = r {
+                    let _ = r.read_to_string(&mut s);
+                }
+                s
+            })
+        };
+        let out = drain(child.stdout.take().map(|r| Box::new(r) as _));
+        let err = drain(child.stderr.take().map(|r| Box::new(r) as _));
+        let start = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if start.elapsed() > self.timeout => {
+                    stop_child(&mut child);
+                    break None;
+                }
+                Ok(None) => thread::sleep(Duration::from_millis(10)),
+                Err(e) => return Err(format!("waiting for the child: {e}")),
+            }
+        };
+        let stdout = out.join().unwrap_or_default();
+        let stderr = err.join().unwrap_or_default();
+        let tail = stderr_tail(&stderr);
+        match status {
+            None => Err(format!(
+                "killed after the --timeout of {} s{tail}",
+                self.timeout.as_secs()
+            )),
+            Some(s) if !s.success() => Err(format!("exited with {s}{tail}")),
+            Some(_) => Ok(stdout),
+        }
+    }
+
+    /// A tiny job, so that a missing or MPI-less binary fails once, clearly.
+    fn preflight(&self) -> Result<(), String> {
+        let tail: Vec<String> = ["search", "ns", "--genus", "8", "--skeleton", "budget"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(["--distributed".to_string()])
+            .collect();
+        let argv = self.argv(1, 1, &tail);
+        match self
+            .run(&argv)
+            .and_then(|out| parse_output(Kind::Search, &out))
+        {
+            Ok(_) => Ok(()),
+            Err(e) if e.contains("without MPI") || e.contains("--features mpi") => Err(format!(
+                "{} was built without MPI: build it with `{BUILD_COMMAND}` ({e})",
+                self.bin.display()
+            )),
+            Err(e) => Err(format!(
+                "the check job `{}` failed: {e}\n(the suite needs the MPI build of magpie: \
+                 `{BUILD_COMMAND}`)",
+                self.show(&argv)
+            )),
+        }
+    }
+}
+
+/// A few lines of a child's stderr, for an error message: the lines that say `error`
+/// (the CLI's own message, not mpirun's banner about it) if any, else the last lines that
+/// are not rules of dashes.
+fn stderr_tail(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.chars().all(|c| c == '-'))
+        .collect();
+    let errors: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.to_ascii_lowercase().contains("error"))
+        .collect();
+    // Every rank may print the same error: each once.
+    let mut errors: Vec<&str> = errors
+        .iter()
+        .enumerate()
+        .filter(|&(i, l)| !errors[..i].contains(l))
+        .map(|(_, &l)| l)
+        .collect();
+    errors.truncate(4);
+    let shown = if errors.is_empty() {
+        &lines[lines.len().saturating_sub(6)..]
+    } else {
+        &errors[..]
+    };
+    if shown.is_empty() {
+        String::new()
+    } else {
+        format!("; stderr: {}", shown.join(" | "))
+    }
+}
+
+/// Stops a child `mpirun` (the leader of its own process group, see
+/// [`Launcher::command`]) cleanly: SIGTERM to the group (mpirun forwards it to its ranks),
+/// then SIGKILL to the group if the child has not exited 10 s later.
+fn stop_child(child: &mut Child) {
+    let id = child.id();
+    let signal_group = |signal| {
+        if let Ok(pid) = libc::pid_t::try_from(id) {
+            // SAFETY: kill has no memory-safety preconditions. The child has not been
+            // waited for, so its pid (its group's id) is not reused.
+            unsafe { libc::kill(-pid, signal) };
+        }
+    };
+    if let Ok(Some(_)) = child.try_wait() {
+        return;
+    }
+    signal_group(libc::SIGTERM);
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    signal_group(libc::SIGKILL);
+    let _ = child.wait();
+}
+
+/// A background job run in a loop until dropped or [`Background::stop`]ped.
+struct Background {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<(u32, Option<String>)>>,
+    shown: String,
+}
+
+impl Background {
+    fn start(launcher: &Launcher, argv: Vec<String>) -> Background {
+        let stop = Arc::new(AtomicBool::new(false));
+        let shown = launcher.show(&argv);
+        let mut cmd = launcher.command(&argv);
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let flag = Arc::clone(&stop);
+        let handle = thread::spawn(move || {
+            let (mut done, mut failures) = (0u32, 0u32);
+            while !flag.load(Ordering::Relaxed) {
+                let mut child = match cmd.spawn() {
+                    Ok(c) => c,
+                    Err(e) => return (done, Some(format!("cannot start: {e}"))),
+                };
+                loop {
+                    if flag.load(Ordering::Relaxed) {
+                        stop_child(&mut child);
+                        return (done, None);
+                    }
+                    match child.try_wait() {
+                        Ok(Some(s)) if s.success() => {
+                            done += 1;
+                            failures = 0;
+                            break;
+                        }
+                        Ok(Some(s)) => {
+                            failures += 1;
+                            if failures >= 3 {
+                                return (done, Some(format!("failed 3 times in a row ({s})")));
+                            }
+                            break;
+                        }
+                        Ok(None) => thread::sleep(Duration::from_millis(20)),
+                        Err(e) => return (done, Some(format!("waiting: {e}"))),
+                    }
+                }
+            }
+            (done, None)
+        });
+        Background {
+            stop,
+            handle: Some(handle),
+            shown,
+        }
+    }
+
+    /// Stops the loop and its current job; how many jobs completed, and its failure if any.
+    fn stop(mut self) -> (u32, Option<String>) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or((0, Some("the background thread panicked".into())))
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// One contender of a comparison.
+struct Contender {
+    name: String,
+    ranks: u32,
+    workers: u32,
+    argv: Vec<String>,
+    samples: Vec<Sample>,
+    failed: bool,
+}
+
+impl Contender {
+    fn new(launcher: &Launcher, name: &str, ranks: u32, workers: u32, tail: &[String]) -> Self {
+        Contender {
+            name: name.to_string(),
+            ranks,
+            workers,
+            argv: launcher.argv(ranks, workers, tail),
+            samples: Vec::new(),
+            failed: false,
+        }
+    }
+
+    fn times(&self) -> Vec<f64> {
+        self.samples.iter().map(|s| s.time).collect()
+    }
+
+    fn median(&self) -> Option<f64> {
+        (!self.failed && !self.samples.is_empty()).then(|| stats::median(&self.times()))
+    }
+}
+
+/// The suite's state: where rows and tables go.
+struct Suite<'a> {
+    args: &'a DistributedArgs,
+    launcher: Launcher,
+    runs: u32,
+    warmup: u32,
+    rows: Vec<Row>,
+    failed: Vec<String>,
+    text: String,
+}
+
+impl Suite<'_> {
+    fn error(&mut self, experiment: &str, app: &str, contender: &str, command: &str, e: &str) {
+        let what = format!(
+            "{experiment} {app}{}{contender}",
+            if contender.is_empty() { "" } else { " " }
+        );
+        let ran = if command.is_empty() {
+            String::new()
+        } else {
+            format!(" (command: {command})")
+        };
+        eprintln!("\n  ERROR {what}: {e}{ran}");
+        self.failed.push(format!("{what}: {e}{ran}"));
+        self.rows.push(Row::Error(ErrorRow {
+            experiment: experiment.into(),
+            app: app.into(),
+            contender: contender.into(),
+            command: command.into(),
+            error: e.into(),
+        }));
+    }
+
+    /// Runs the contenders in interleaved rounds: warm-up rounds, then the timed ones.
+    fn measure(&mut self, experiment: &str, app: &str, kind: Kind, cs: &mut [Contender]) {
+        let total = self.warmup + self.runs;
+        for round in 0..total {
+            let warm = round < self.warmup;
+            if warm {
+                eprint!("  {app}: warm-up   ");
+            } else {
+                eprint!("  {app}: round {:>2}  ", round - self.warmup + 1);
+            }
+            for c in cs.iter_mut().filter(|c| !c.failed) {
+                let result = self
+                    .launcher
+                    .run(&c.argv)
+                    .and_then(|out| parse_output(kind, &out));
+                match result {
+                    Ok(s) => {
+                        eprint!("{} {:.3}  ", c.name, s.time);
+                        if !warm {
+                            c.samples.push(s);
+                        }
+                    }
+                    Err(e) => {
+                        c.failed = true;
+                        let shown = self.launcher.show(&c.argv);
+                        self.error(experiment, app, &c.name, &shown, &e);
+                    }
+                }
+            }
+            eprintln!();
+        }
+    }
+
+    /// The time rows and table lines of measured contenders.
+    fn time_rows(&mut self, experiment: &str, app: &str, load: &str, cs: &[Contender]) {
+        let _ = writeln!(
+            self.text,
+            "{:<12} {:>5} {:>3} {:>9} {:>9} {:>9} {:>4} {:>14} {:>7} {:>9}",
+            "contender",
+            "ranks",
+            "w",
+            "median_s",
+            "min_s",
+            "max_s",
+            "n",
+            "expanded",
+            "cov",
+            "steals"
+        );
+        for c in cs {
+            let Some(median) = c.median() else {
+                let _ = writeln!(
+                    self.text,
+                    "{:<12} {:>5} {:>3}   FAILED",
+                    c.name, c.ranks, c.workers
+                );
+                continue;
+            };
+            let times = c.times();
+            let (_, min, max) = min_max(&times);
+            let med = |f: fn(&Sample) -> Option<f64>| {
+                let v: Option<Vec<f64>> = c.samples.iter().map(f).collect();
+                v.map(|v| stats::median(&v))
+            };
+            let row = TimeRow {
+                experiment: experiment.into(),
+                app: app.into(),
+                load: load.into(),
+                contender: c.name.clone(),
+                ranks: c.ranks,
+                workers: c.workers,
+                median_s: median,
+                min_s: min,
+                max_s: max,
+                times_s: times.clone(),
+                expanded: med(|s| s.expanded),
+                cov: med(|s| s.cov),
+                steals: med(|s| s.steals),
+            };
+            let opt =
+                |x: Option<f64>, prec: usize| x.map_or("-".to_string(), |v| format!("{v:.prec$}"));
+            let _ = writeln!(
+                self.text,
+                "{:<12} {:>5} {:>3} {:>9.4} {:>9.4} {:>9.4} {:>4} {:>14} {:>7} {:>9}",
+                c.name,
+                c.ranks,
+                c.workers,
+                median,
+                min,
+                max,
+                times.len(),
+                opt(row.expanded, 0),
+                opt(row.cov, 3),
+                opt(row.steals, 0)
+            );
+            self.rows.push(Row::Time(row));
+        }
+    }
+
+    fn overhead(&mut self) {
+        let apps = self.args.overhead_apps.clone().unwrap_or_else(|| {
+            if self.args.quick {
+                strings(&["uts-d7", "ns-20", "brock200_4"])
+            } else {
+                strings(&["uts-T1", "ns-34", "brock400_1"])
+            }
+        });
+        let _ = writeln!(
+            self.text,
+            "== overhead: 2 ranks x 1 worker vs 1 rank x 2 workers (target ratio <= \
+             {OVERHEAD_TARGET})"
+        );
+        eprintln!("overhead:");
+        for spec in &apps {
+            let app = match parse_app(spec, self.args.budget, self.args.spawn_depth, &shared_dir())
+            {
+                Ok(a) => a,
+                Err(e) => {
+                    self.error("overhead", spec, "", "", &e);
+                    continue;
+                }
+            };
+            let mut cs = [
+                Contender::new(&self.launcher, "2x1", 2, 1, &app.args),
+                Contender::new(&self.launcher, "1x2", 1, 2, &app.args),
+            ];
+            self.measure("overhead", spec, Kind::Search, &mut cs);
+            let _ = writeln!(self.text, "-- {spec}");
+            self.time_rows("overhead", spec, "", &cs);
+            if let (Some(a), Some(b)) = (cs[0].median(), cs[1].median()) {
+                let ratio = a / b;
+                let met = ratio <= OVERHEAD_TARGET;
+                let _ = writeln!(
+                    self.text,
+                    "ratio 2x1/1x2 = {ratio:.3} (target <= {OVERHEAD_TARGET}: {})",
+                    if met { "met" } else { "missed" }
+                );
+                self.rows.push(Row::Ratio(RatioRow {
+                    experiment: "overhead".into(),
+                    app: spec.clone(),
+                    ratio_of: "2x1/1x2".into(),
+                    ratio,
+                    target: Some(OVERHEAD_TARGET),
+                    met: Some(met),
+                }));
+            }
+        }
+        self.text.push('\n');
+    }
+
+    fn policies(&mut self) {
+        let args = self.args;
+        let apps = args.policy_apps.clone().unwrap_or_else(|| {
+            if args.quick {
+                strings(&["ns-20", "brock200_4"])
+            } else {
+                strings(&["ns-34", "brock200_1"])
+            }
+        });
+        let candidate = if args.policies.contains(&args.candidate) {
+            args.candidate.clone()
+        } else {
+            args.policies.last().cloned().unwrap_or_default()
+        };
+        let ranks = args.policy_ranks;
+        let _ = writeln!(
+            self.text,
+            "== policies: --remote-victims {} at {ranks} ranks x 1 worker; candidate {candidate}; \
+             reduction = (T_other - T_{candidate}) / T_other of the medians; Welch's t of \
+             {candidate} vs other (t < 0: {candidate} faster), two-sided p",
+            args.policies.join(",")
+        );
+        if candidate != args.candidate {
+            let _ = writeln!(
+                self.text,
+                "(--candidate {} is not among --policies: comparing {candidate} instead)",
+                args.candidate
+            );
+        }
+        eprintln!("policies:");
+        let shared = shared_dir();
+        for (i, spec) in apps.iter().enumerate() {
+            let app = match parse_app(spec, args.budget, args.spawn_depth, &shared) {
+                Ok(a) => a,
+                Err(e) => {
+                    self.error("policies", spec, "", "", &e);
+                    continue;
+                }
+            };
+            for &load in &args.loads {
+                let background = if load == Load::Contended {
+                    let bg_spec = match args.background.as_str() {
+                        "none" => {
+                            let _ = writeln!(
+                                self.text,
+                                "-- {spec}, contended: skipped (--background none)"
+                            );
+                            continue;
+                        }
+                        "other" => apps
+                            .get(if apps.len() > 1 {
+                                (i + 1) % apps.len()
+                            } else {
+                                i
+                            })
+                            .cloned()
+                            .unwrap_or_default(),
+                        s => s.to_string(),
+                    };
+                    match parse_app(&bg_spec, args.budget, args.spawn_depth, &shared) {
+                        Ok(bg) => {
+                            let mut tail = bg.args;
+                            tail.extend([
+                                "--remote-victims".into(),
+                                args.background_policy.clone(),
+                            ]);
+                            let argv = self.launcher.argv(
+                                args.background_ranks.unwrap_or(ranks),
+                                1,
+                                &tail,
+                            );
+                            Some((bg_spec, Background::start(&self.launcher, argv)))
+                        }
+                        Err(e) => {
+                            self.error("policies", spec, "background", "", &e);
+                            continue;
+                        }
+                    }
+                } else {
+                    None
+                };
+                let mut cs: Vec<Contender> = args
+                    .policies
+                    .iter()
+                    .map(|p| {
+                        let mut tail = app.args.clone();
+                        tail.extend(["--remote-victims".into(), p.clone()]);
+                        Contender::new(&self.launcher, p, ranks, 1, &tail)
+                    })
+                    .collect();
+                let label = format!("{spec} ({load})");
+                self.measure("policies", &label, Kind::Search, &mut cs);
+                let _ = writeln!(self.text, "-- {spec}, {load}");
+                if let Some((bg_spec, bg)) = background {
+                    let shown = bg.shown.clone();
+                    let (done, failure) = bg.stop();
+                    let _ = writeln!(
+                        self.text,
+                        "background: {bg_spec} in a loop ({done} job(s) completed)"
+                    );
+                    if let Some(e) = failure {
+                        self.error("policies", spec, "background", &shown, &e);
+                    }
+                }
+                self.time_rows("policies", spec, load.name(), &cs);
+                self.compare(spec, load, &candidate, &cs);
+            }
+        }
+        self.text.push_str(THESIS_TABLE);
+        self.text.push('\n');
+    }
+
+    fn compare(&mut self, app: &str, load: Load, candidate: &str, cs: &[Contender]) {
+        let Some(cand) = cs
+            .iter()
+            .find(|c| c.name == candidate && c.median().is_some())
+        else {
+            let _ = writeln!(
+                self.text,
+                "no comparison: the candidate {candidate} has no times (see its error)"
+            );
+            return;
+        };
+        for other in cs.iter().filter(|c| c.name != candidate) {
+            let Some(row) = compare_row(app, load, cand, other) else {
+                continue;
+            };
+            let _ = writeln!(
+                self.text,
+                "{candidate} vs {:<8} reduction {:>+7.2}%  Welch t {}  p {}",
+                other.name,
+                row.reduction_pct,
+                row.welch_t.map_or("-".into(), |t| format!("{t:+.3}")),
+                row.welch_p.map_or("- (undefined)".into(), |p| format!(
+                    "{p:.4}{}",
+                    if p < 0.05 { " (significant at 5%)" } else { "" }
+                )),
+            );
+            self.rows.push(Row::Compare(row));
+        }
+    }
+
+    fn loops(&mut self) {
+        let args = self.args;
+        let dist = args.loop_dist.clone();
+        let mut tail = vec![
+            "loop".to_string(),
+            "dist".into(),
+            "--dist".into(),
+            dist.clone(),
+        ];
+        let iterations = args.loop_iterations.or(args.quick.then_some(20_000));
+        let mean_units = args.loop_mean_units.or(args.quick.then_some(20));
+        if let Some(n) = iterations {
+            tail.extend(["--iterations".into(), n.to_string()]);
+        }
+        if let Some(u) = mean_units {
+            tail.extend(["--mean-units".into(), u.to_string()]);
+        }
+        tail.push("--distributed".into());
+        let _ = writeln!(
+            self.text,
+            "== loops: Dist {dist}, work stealing (--mode steal --victims coordinator) vs work \
+             sharing (--mode share), ranks x 1 worker; cov = c.o.v. of the ranks' finishing times"
+        );
+        eprintln!("loops:");
+        for &r in &args.loop_ranks {
+            let with = |extra: &[&str]| {
+                let mut t = tail.clone();
+                t.extend(extra.iter().map(|s| s.to_string()));
+                t
+            };
+            let mut cs = [
+                Contender::new(
+                    &self.launcher,
+                    "steal",
+                    r,
+                    1,
+                    &with(&["--mode", "steal", "--victims", "coordinator"]),
+                ),
+                Contender::new(&self.launcher, "share", r, 1, &with(&["--mode", "share"])),
+            ];
+            let label = format!("{dist} {r} ranks");
+            self.measure("loops", &label, Kind::Loop, &mut cs);
+            let _ = writeln!(self.text, "-- {dist}, {r} ranks");
+            self.time_rows("loops", &dist, "", &cs);
+            if let (Some(a), Some(b)) = (cs[0].median(), cs[1].median()) {
+                let _ = writeln!(self.text, "ratio steal/share = {:.3}", a / b);
+                self.rows.push(Row::Ratio(RatioRow {
+                    experiment: "loops".into(),
+                    app: format!("{dist}@{r}"),
+                    ratio_of: "steal/share".into(),
+                    ratio: a / b,
+                    target: None,
+                    met: None,
+                }));
+            }
+        }
+        self.text.push('\n');
+    }
+}
+
+/// The candidate vs `other`: the reduction of the medians and Welch's test on the times.
+fn compare_row(app: &str, load: Load, cand: &Contender, other: &Contender) -> Option<CompareRow> {
+    let (mc, mo) = (cand.median()?, other.median()?);
+    let welch = stats::welch(&cand.times(), &other.times());
+    Some(CompareRow {
+        app: app.into(),
+        load: load.name().into(),
+        candidate: cand.name.clone(),
+        other: other.name.clone(),
+        reduction_pct: reduction_pct(mo, mc),
+        welch_t: welch.map(|w| w.t),
+        welch_df: welch.map(|w| w.df),
+        welch_p: welch.map(|w| w.p),
+    })
+}
+
+/// (t_other − t_candidate) / t_other in percent: positive when the candidate is faster.
+fn reduction_pct(t_other: f64, t_candidate: f64) -> f64 {
+    (t_other - t_candidate) / t_other * 100.0
+}
+
+fn min_max(x: &[f64]) -> (f64, f64, f64) {
+    let d: Vec<Duration> = x.iter().map(|&s| Duration::from_secs_f64(s)).collect();
+    harness::median_min_max(&d)
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// The thesis' figures (Xie 2023; `shared/notes/yewpar-performance-policy.md`).
+const THESIS_TABLE: &str = "\
+For comparison, the thesis (Xie 2023, YewPar performance-driven policy vs the original
+DepthPool policy, 5-20 nodes x 15 workers, mean of 10 runs, reduction (T_DP - T_PD)/T_DP):
+  NS-hivert (Budget 1e6, genus 47)          7.3% (5 nodes) .. 10.1% (20 nodes), significant
+  MaxClique brock800_2 (DepthBounded d=2)   0.6% .. 11.4%, not significant (Welch t <= 2)
+  under contention (both programs at once): NS 9.4% .. 13.5%, MC 8.0% (20 nodes)
+";
+
+/// Runs the suite.
+pub fn run(args: &DistributedArgs) -> Result<(), String> {
+    let launcher = Launcher::new(args)?;
+    let runs = args.runs.unwrap_or(if args.quick { 2 } else { 5 });
+    let warmup = args.warmup.unwrap_or(if args.quick { 0 } else { 1 });
+    eprintln!(
+        "magpie-bench distributed: {} under {}; {runs} timed round(s) after {warmup} warm-up \
+         round(s), contenders interleaved",
+        launcher.bin.display(),
+        launcher.mpirun
+    );
+    launcher.preflight()?;
+    let mut suite = Suite {
+        args,
+        launcher,
+        runs,
+        warmup,
+        rows: Vec::new(),
+        failed: Vec::new(),
+        text: String::new(),
+    };
+    let mut experiments = args.experiments.clone();
+    experiments.dedup();
+    for e in experiments {
+        match e {
+            Experiment::Overhead => suite.overhead(),
+            Experiment::Policies => suite.policies(),
+            Experiment::Loops => suite.loops(),
+        }
+    }
+    harness::emit(&suite.rows, &suite.text, args.json, &suite.failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: DistributedArgs,
+    }
+
+    fn parse(argv: &[&str]) -> DistributedArgs {
+        Cli::try_parse_from(std::iter::once("distributed").chain(argv.iter().copied()))
+            .unwrap()
+            .args
+    }
+
+    #[test]
+    fn arguments_and_defaults() {
+        let a = parse(&[]);
+        assert_eq!(a.experiments, Experiment::ALL);
+        assert_eq!(a.policies, ["random", "sticky", "perf"]);
+        assert_eq!(a.policy_ranks, 4);
+        assert_eq!(a.loads, [Load::Isolated, Load::Contended]);
+        assert_eq!(a.loop_ranks, [2, 4]);
+        assert_eq!(a.runs, None);
+        let a = parse(&[
+            "--runs",
+            "7",
+            "--experiments",
+            "policies,loops",
+            "--policies",
+            "random,sticky",
+            "--overhead-apps",
+            "uts-T1,ns-34,brock400_1",
+            "--loads",
+            "contended",
+            "--quick",
+        ]);
+        assert_eq!(a.runs, Some(7));
+        assert_eq!(a.experiments, [Experiment::Policies, Experiment::Loops]);
+        assert_eq!(a.policies, ["random", "sticky"]);
+        assert_eq!(
+            a.overhead_apps.as_deref(),
+            Some(&strings(&["uts-T1", "ns-34", "brock400_1"])[..])
+        );
+        assert_eq!(a.loads, [Load::Contended]);
+        assert!(a.quick);
+        assert!(Cli::try_parse_from(["d", "--runs", "0"]).is_err());
+        assert!(Cli::try_parse_from(["d", "--experiments", "bogus"]).is_err());
+    }
+
+    #[test]
+    fn app_specs() {
+        let dir = std::env::temp_dir().join(format!("magpie-bench-dist-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("instances/dimacs")).unwrap();
+        std::fs::write(dir.join("instances/dimacs/g1.clq"), "p edge 1 0\n").unwrap();
+        let a = parse_app("uts-T1", Some(5000), 2, &dir).unwrap();
+        assert_eq!(
+            a.args,
+            strings(&[
+                "search",
+                "uts",
+                "--tree",
+                "T1",
+                "--skeleton",
+                "budget",
+                "--budget",
+                "5000",
+                "--distributed"
+            ])
+        );
+        let a = parse_app("uts-d7", None, 2, &dir).unwrap();
+        assert_eq!(
+            a.args[2..4],
+            strings(&["--flags", "-t 1 -a 3 -d 7 -b 4 -r 19"])
+        );
+        let a = parse_app("ns-34", None, 2, &dir).unwrap();
+        assert_eq!(
+            a.args,
+            strings(&[
+                "search",
+                "ns",
+                "--genus",
+                "34",
+                "--skeleton",
+                "budget",
+                "--distributed"
+            ])
+        );
+        let a = parse_app("maxclique-g1", None, 3, &dir).unwrap();
+        assert_eq!(a.args[1], "maxclique");
+        assert!(a.args[2].ends_with("g1.clq"));
+        assert_eq!(
+            a.args[3..],
+            strings(&[
+                "--skeleton",
+                "depth-bounded",
+                "--spawn-depth",
+                "3",
+                "--distributed"
+            ])
+        );
+        assert!(parse_app("g2", None, 2, &dir)
+            .unwrap_err()
+            .contains("no DIMACS file"));
+        assert!(parse_app("ns-x", None, 2, &dir).is_err());
+        assert!(parse_app("uts-", None, 2, &dir).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+        // The default instances exist where the suite looks for them.
+        for name in ["brock200_1", "brock200_4", "brock400_1"] {
+            parse_app(name, None, 2, &shared_dir()).unwrap();
+        }
+    }
+
+    /// Captured from `mpirun -np 2 magpie search uts --tree T3 --skeleton budget
+    /// --distributed --workers 1 --json` (after a line of other output).
+    const SEARCH_SAMPLE: &str = r#"some other line
+{"app":"uts","instance":"T3","flags":"-t 0 -b 2000 -q 0.124875 -m 8 -r 42","nodes":4112897,"leaves":3599034,"depth":1572,"check":"the published counts of T3","skeleton":"budget","skeleton_params":{"budget":10000},"max_depth":null,"workers":1,"deque":"lcws-user","seconds":0.373404514,"expanded":4112897,"stats":{"expanded":4112897,"pruned":0,"backtracks":0,"tasks":484,"steals":484,"per_worker":[4083965,28932],"seconds":0.373404514},"ranks_count":2,"remote_victims":"random","ranks":[{"rank":0,"workers":1,"nodes":4083965,"tasks_sent":484,"tasks_received":0,"requests_sent":1,"requests_received":486,"steals_ok":0,"steals_failed":0,"bytes_sent":25168,"bytes_received":0,"bounds_sent":0,"bounds_received":0,"busy_seconds":0.372297485,"idle_seconds":0.000030715},{"rank":1,"workers":1,"nodes":28932,"tasks_sent":0,"tasks_received":484,"requests_sent":487,"requests_received":1,"steals_ok":484,"steals_failed":2,"bytes_sent":0,"bytes_received":25168,"bounds_sent":0,"bounds_received":0,"busy_seconds":0.002731757,"idle_seconds":0.297557915}],"nodes_cov":0.9859310845858771}
+"#;
+
+    const LOOP_SAMPLE: &str = r#"{"app":"dist","time_s":0.5,"cov":0.031,"ranks":[{"rank":0,"steals_ok":2},{"rank":1,"steals_ok":5}]}"#;
+
+    #[test]
+    fn json_of_the_children() {
+        let s = parse_output(Kind::Search, SEARCH_SAMPLE).unwrap();
+        // serde_json's default float parsing may be off by one ulp.
+        assert!((s.time - 0.373_404_514).abs() < 1e-12, "{s:?}");
+        assert_eq!(s.expanded, Some(4_112_897.0));
+        assert!(
+            (s.cov.unwrap() - 0.985_931_084_585_877).abs() < 1e-12,
+            "{s:?}"
+        );
+        assert_eq!(s.steals, None);
+        let l = parse_output(Kind::Loop, LOOP_SAMPLE).unwrap();
+        assert_eq!(
+            l,
+            Sample {
+                time: 0.5,
+                expanded: None,
+                cov: Some(0.031),
+                steals: Some(7.0)
+            }
+        );
+        assert!(parse_output(Kind::Search, "no json\n")
+            .unwrap_err()
+            .contains("no JSON"));
+        assert!(parse_output(Kind::Search, LOOP_SAMPLE)
+            .unwrap_err()
+            .contains("`seconds`"));
+        assert!(parse_output(Kind::Loop, r#"{"time_s":1.0,"cov":0.1}"#)
+            .unwrap_err()
+            .contains("`ranks`"));
+    }
+
+    fn contender(name: &str, times: &[f64]) -> Contender {
+        Contender {
+            name: name.into(),
+            ranks: 4,
+            workers: 1,
+            argv: Vec::new(),
+            samples: times
+                .iter()
+                .map(|&time| Sample {
+                    time,
+                    expanded: None,
+                    cov: None,
+                    steals: None,
+                })
+                .collect(),
+            failed: false,
+        }
+    }
+
+    fn launcher(mpirun: &str, timeout: Duration) -> Launcher {
+        Launcher {
+            mpirun: mpirun.into(),
+            bin: PathBuf::from("/x/magpie"),
+            as_root: true,
+            timeout,
+            remove_env: vec!["MAGPIE_DEQUE".into()],
+        }
+    }
+
+    #[test]
+    fn command_lines() {
+        let l = launcher("mpirun", Duration::from_secs(1));
+        let argv = l.argv(2, 1, &strings(&["search", "ns"]));
+        assert_eq!(
+            argv,
+            strings(&[
+                "--oversubscribe",
+                "--allow-run-as-root",
+                "-np",
+                "2",
+                "/x/magpie",
+                "search",
+                "ns",
+                "--workers",
+                "1",
+                "--json"
+            ])
+        );
+        assert_eq!(l.show(&strings(&["a b", "c"])), "mpirun 'a b' c");
+        let c = l.command(&argv);
+        assert!(c
+            .get_envs()
+            .any(|(k, v)| k == "MAGPIE_DEQUE" && v.is_none()));
+    }
+
+    #[test]
+    fn failing_children_are_errors() {
+        let sh = launcher("sh", Duration::from_secs(20));
+        let out = sh.run(&strings(&["-c", "echo '{\"seconds\":1}'"])).unwrap();
+        assert_eq!(out.trim(), "{\"seconds\":1}");
+        let e = sh
+            .run(&strings(&["-c", "echo 'magpie: error: boom' >&2; exit 3"]))
+            .unwrap_err();
+        assert!(
+            e.contains("exit status: 3") && e.contains("magpie: error: boom"),
+            "{e}"
+        );
+        let quick = launcher("sh", Duration::from_millis(100));
+        let start = Instant::now();
+        let e = quick.run(&strings(&["-c", "sleep 30"])).unwrap_err();
+        assert!(e.contains("--timeout"), "{e}");
+        assert!(start.elapsed() < Duration::from_secs(15));
+    }
+
+    #[test]
+    fn stderr_excerpt() {
+        let banner = "------\nmpirun detected that one or more processes exited\n------\n";
+        let e = format!("{banner}error: unexpected argument '--distributed' found\n  tip: x\n");
+        assert_eq!(
+            stderr_tail(&e),
+            "; stderr: error: unexpected argument '--distributed' found"
+        );
+        assert_eq!(
+            stderr_tail(banner),
+            "; stderr: mpirun detected that one or more processes exited"
+        );
+        assert_eq!(stderr_tail(""), "");
+        let twice = "magpie: error: x\nmagpie: error: x\n---\nmpirun: error y\n";
+        assert_eq!(
+            stderr_tail(twice),
+            "; stderr: magpie: error: x | mpirun: error y"
+        );
+    }
+
+    #[test]
+    fn reduction_and_welch() {
+        assert!((reduction_pct(10.0, 9.0) - 10.0).abs() < 1e-12);
+        assert!((reduction_pct(37_651.0, 34_903.0) - 7.298).abs() < 1e-3);
+        assert!(reduction_pct(1.0, 2.0) < 0.0);
+        let perf = contender("perf", &[2.0, 4.0, 6.0, 8.0, 10.0]);
+        let random = contender("random", &[1.0, 2.0, 3.0, 4.0, 5.0]);
+        let row = compare_row("ns-34", Load::Isolated, &perf, &random).unwrap();
+        // Medians 6 and 3: the candidate is twice as slow.
+        assert_eq!(row.reduction_pct, -100.0);
+        // Welch by hand: t = 3 / sqrt(2.5), p = 0.1075312 (see magpie_apps::stats).
+        assert!((row.welch_t.unwrap() - 3.0 / 2.5f64.sqrt()).abs() < 1e-12);
+        assert!((row.welch_p.unwrap() - 0.107_531_2).abs() < 1e-6);
+        let mut failed = contender("sticky", &[1.0, 2.0]);
+        failed.failed = true;
+        assert!(compare_row("x", Load::Contended, &perf, &failed).is_none());
+        assert!(
+            compare_row("x", Load::Isolated, &perf, &contender("one", &[1.0]))
+                .unwrap()
+                .welch_t
+                .is_none()
+        );
+    }
+}
