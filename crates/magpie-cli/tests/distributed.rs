@@ -130,6 +130,41 @@ fn work_moves_between_ranks() {
 }
 
 #[test]
+fn every_worker_of_a_rank_works() {
+    // A rank's workers are long-lived tasks of one scope: on the default split deque the
+    // ones not yet started must be exposed, or one worker does all the work (it did).
+    for (ranks, skeleton) in [(1, "budget"), (2, "budget"), (2, "depth-bounded")] {
+        let out = mpirun(
+            ranks,
+            &[
+                "search",
+                "uts",
+                "--tree",
+                "T1",
+                "--skeleton",
+                skeleton,
+                "--distributed",
+                "--workers",
+                "2",
+                "--json",
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let v: Value = serde_json::from_str(text(&out.stdout).trim()).expect("JSON");
+        assert_eq!(v["nodes"], 4_130_071);
+        for r in v["ranks"].as_array().unwrap() {
+            let per_worker = r["worker_nodes"].as_array().unwrap();
+            assert_eq!(per_worker.len(), 2, "{r}");
+            let sum: u64 = per_worker.iter().map(|n| n.as_u64().unwrap()).sum();
+            assert_eq!(sum, r["nodes"].as_u64().unwrap(), "{r}");
+            for n in per_worker {
+                assert!(n.as_u64().unwrap() > 0, "{ranks} ranks, {skeleton}: {r}");
+            }
+        }
+    }
+}
+
+#[test]
 fn bad_input_ends_every_rank_with_one_error() {
     for (args, needle) in [
         (&["ns", "--genus", "x"][..], "--genus"),

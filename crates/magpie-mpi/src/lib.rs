@@ -77,6 +77,28 @@ impl Cluster {
         }));
     }
 
+    /// A warning if this process may run on fewer cores than it has `workers` (its CPU
+    /// affinity, as MPI launchers set it: Open MPI binds each rank to one core when it starts
+    /// at most two ranks, so a rank with two workers would run them on one core).
+    ///
+    /// ```no_run
+    /// let cluster = magpie_mpi::Cluster::init().unwrap();
+    /// if let Some(w) = cluster.binding_warning(4) {
+    ///     eprintln!("{w}");
+    /// }
+    /// ```
+    pub fn binding_warning(&self, workers: usize) -> Option<String> {
+        let cores = std::thread::available_parallelism().ok()?.get();
+        (cores < workers).then(|| {
+            format!(
+                "magpie: warning: rank {} may run on {cores} core(s) (its CPU affinity) but has \
+                 {workers} workers; with Open MPI, run mpirun --bind-to none (or \
+                 --map-by socket:PE={workers})",
+                self.rank()
+            )
+        })
+    }
+
     /// The world communicator.
     pub fn world(&self) -> SimpleCommunicator {
         self.universe.world()
@@ -104,6 +126,8 @@ pub struct RankStats {
     pub workers: usize,
     /// Search nodes its workers visited.
     pub nodes: u64,
+    /// The nodes of each of its workers, by worker.
+    pub worker_nodes: Vec<u64>,
     /// Tasks it sent to thieves.
     pub tasks_sent: u64,
     /// Tasks it received from victims.

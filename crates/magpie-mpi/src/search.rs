@@ -109,6 +109,9 @@ struct Work<N> {
     tasks: Vec<(u32, N)>,
 }
 
+/// What one worker hands back: its index, accumulator, nodes and busy time.
+type WorkerResult<A> = (usize, A, u64, Duration);
+
 /// The result of a distributed enumeration, on rank 0.
 #[derive(Debug, Clone)]
 pub struct Distributed<A> {
@@ -444,7 +447,7 @@ where
         _ => PerfParams::default(),
     };
     let state = RankState::new(incumbent, workers, perf);
-    let results: Mutex<Vec<(V::Acc, u64, Duration)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<WorkerResult<V::Acc>>> = Mutex::new(Vec::new());
     let mut stats = RankStats {
         rank,
         workers,
@@ -458,7 +461,9 @@ where
                     let (shared, state, results) = (&shared, &state, &results);
                     s.spawn(move |_| {
                         let r = work(index, space, visitor, skeleton, shared, state);
-                        results.lock().unwrap_or_else(|e| e.into_inner()).push(r);
+                        let (acc, nodes, busy) = r;
+                        let mut all = results.lock().unwrap_or_else(|e| e.into_inner());
+                        all.push((index, acc, nodes, busy));
                     });
                 }
             })
@@ -484,7 +489,10 @@ where
     });
 
     let mut acc = visitor.empty();
-    for (a, nodes, busy) in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.sort_by_key(|r| r.0);
+    stats.worker_nodes = results.iter().map(|r| r.2).collect();
+    for (_, a, nodes, busy) in results {
         acc = visitor.merge(acc, a);
         stats.nodes += nodes;
         stats.busy += busy;
@@ -539,6 +547,11 @@ where
     let mut rate = state.perf.initial_rate;
     let mut last_end = Instant::now();
     loop {
+        // The rank's workers are long-lived tasks spawned by one scope: on a split deque
+        // (lcws-*) the ones not yet started stay private to the worker that spawned them
+        // until it serves an exposure request. Serving them here lets every worker start
+        // (without it, 2 workers on one rank ran at the speed of 1).
+        magpie::expose_work();
         let task = {
             let mut p = shared.lock();
             loop {
@@ -553,6 +566,7 @@ where
                     // Nothing queued: ask a busy worker of this rank to split its stack.
                     shared.split_wanted.store(true, Ordering::Relaxed);
                 }
+                magpie::expose_work();
                 p = shared
                     .wake
                     .wait_timeout(p, Duration::from_millis(1))

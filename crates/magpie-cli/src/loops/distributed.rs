@@ -356,6 +356,9 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
         .builder(deque, workers)
         .build()
         .map_err(ConfigError::from)?;
+    if let Some(w) = cluster.binding_warning(workers) {
+        eprintln!("{w}");
+    }
     let Prepared {
         input,
         params,

@@ -85,6 +85,7 @@ struct RankRow {
     rank: i32,
     workers: usize,
     nodes: u64,
+    worker_nodes: Vec<u64>,
     tasks_sent: u64,
     tasks_received: u64,
     requests_sent: u64,
@@ -107,6 +108,7 @@ impl From<&RankStats> for RankRow {
             rank: s.rank,
             workers: s.workers,
             nodes: s.nodes,
+            worker_nodes: s.worker_nodes.clone(),
             tasks_sent: s.tasks_sent,
             tasks_received: s.tasks_received,
             requests_sent: s.requests_sent,
@@ -209,6 +211,9 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
         }
     };
     let (pool, deque, workers) = build_pool(config, &problem)?;
+    if let Some(w) = cluster.binding_warning(workers) {
+        eprintln!("{w}");
+    }
     let v = &victims;
     let fail = injected_failure(cluster.rank()) == InjectedFailure::Worker;
     let (value, dist) = match &problem {
