@@ -85,10 +85,13 @@ fn uts_t1_and_t3_counts_on_2_3_4_ranks() {
             }
         }
     }
-    let v = distributed(3, &["uts", "--tree", "T3", "--spawn-depth", "3"]);
-    assert_eq!(v["nodes"], 4_112_897);
-    assert_eq!(v["leaves"], 3_599_034);
-    assert_eq!(v["depth"], 1572);
+    for (ranks, victims) in [(3, "random"), (2, "sticky"), (4, "perf")] {
+        let args = ["uts", "--tree", "T3", "--spawn-depth", "3"];
+        let v = distributed(ranks, &[&args[..], &["--remote-victims", victims]].concat());
+        assert_eq!(v["nodes"], 4_112_897, "T3 on {ranks} ranks, {victims}");
+        assert_eq!(v["leaves"], 3_599_034);
+        assert_eq!(v["depth"], 1572);
+    }
 }
 
 #[test]
@@ -111,9 +114,10 @@ fn ns_genus_28_and_nqueens_12() {
         assert_eq!(counts, magpie_apps::ns::EXPECTED_COUNTS[..=28]);
         assert_eq!(counts[28], 2_091_030);
     }
-    for ranks in [2, 3] {
-        let v = distributed(ranks, &["nqueens", "--n", "12", "--spawn-depth", "3"]);
-        assert_eq!(v["solutions"], 14_200);
+    for (ranks, victims) in [(2, "random"), (3, "sticky"), (4, "perf")] {
+        let args = ["nqueens", "--n", "12", "--spawn-depth", "3"];
+        let v = distributed(ranks, &[&args[..], &["--remote-victims", victims]].concat());
+        assert_eq!(v["solutions"], 14_200, "{ranks} ranks, {victims}");
     }
 }
 
