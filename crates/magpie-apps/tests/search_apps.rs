@@ -738,8 +738,11 @@ fn clique_decision_stops_early_and_misses_above_omega() {
         let clique = found.space.clique(node);
         assert_eq!(clique.len(), 15, "{what}");
         assert!(maxclique::is_clique(&found.graph, &clique), "{what}");
+        // Sequentially a few hundred nodes; with 2 workers the other one keeps searching its
+        // own task until it hears of the stop, which depends on scheduling (10,418 nodes were
+        // seen with the machine overloaded), so the bound is a third of the full search.
         assert!(
-            got.stats.expanded * 10 < full,
+            got.stats.expanded * 3 < full,
             "{what}: the decision expanded {} nodes, the optimisation {full}",
             got.stats.expanded
         );

@@ -254,6 +254,31 @@ fn a_new_incumbent_reaches_every_rank() {
 }
 
 #[test]
+fn omega_of_san200_0_9_2_needs_bound_sharing() {
+    // san200_0.9_2 (ω = 60) prunes well once a rank has found a 60-clique, and that clique
+    // has to reach the other ranks to prune theirs. Measured on 4 ranks × 1 worker with the
+    // broadcast switched off (a scratch build): 449,826–893,794 nodes; with it, under
+    // every policy, 32,506–147,596 (sequential: 229,896). The limit sits between the two.
+    let file = instance("dimacs/san200_0.9_2.clq");
+    for victims in VICTIMS {
+        let v = distributed(4, &["maxclique", &file, "--remote-victims", victims]);
+        assert_eq!(v["omega"], 60, "{victims}");
+        let expanded = v["expanded"].as_u64().unwrap();
+        assert!(
+            expanded < 300_000,
+            "{victims}: {expanded} nodes: incumbents did not reach the other ranks ({v})"
+        );
+        let heard: u64 = v["ranks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["bounds_received"].as_u64().unwrap())
+            .sum();
+        assert!(heard >= 3, "{victims}: bounds received {heard}");
+    }
+}
+
+#[test]
 fn decision_stops_early() {
     let file = instance("dimacs/brock200_4.clq");
     let full = distributed(2, &["maxclique", &file, "--target", "18"]);
