@@ -219,23 +219,9 @@ fn main() -> ExitCode {
             Err(e) => fail(e),
         },
         Command::Search(args) if args.distributed => distributed(&args, &config),
-        Command::Search(args) => match search::run(&args, &config) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(search::Failure::Usage(e)) => fail(config::ConfigError(e)),
-            Err(search::Failure::Check(e)) => {
-                eprintln!("magpie: error: result check failed (a bug): {e}");
-                ExitCode::from(1)
-            }
-        },
+        Command::Search(args) => search::Failure::exit_code(search::run(&args, &config), true),
         Command::Loop(args) if args.distributed => distributed_loop(&args, &config),
-        Command::Loop(args) => match loops::run(&args, &config) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(search::Failure::Usage(e)) => fail(config::ConfigError(e)),
-            Err(search::Failure::Check(e)) => {
-                eprintln!("magpie: error: result check failed (a bug): {e}");
-                ExitCode::from(1)
-            }
-        },
+        Command::Loop(args) => search::Failure::exit_code(loops::run(&args, &config), true),
         Command::Experiment(experiment::ExperimentArgs { command }) => match command {
             experiment::ExperimentCommand::RunOne(args) => {
                 experiment_exit(experiment::run_one(&args, &config))

@@ -233,6 +233,23 @@ pub enum Failure {
     Check(String),
 }
 
+impl Failure {
+    /// The exit code of `result`: 0, 2 for bad usage, 1 for a failed check; with `print`, a
+    /// failure's one line `magpie: error: …` goes to stderr (a distributed run prints it on
+    /// rank 0 only).
+    pub fn exit_code(result: Result<(), Failure>, print: bool) -> std::process::ExitCode {
+        let (code, message) = match result {
+            Ok(()) => return std::process::ExitCode::SUCCESS,
+            Err(Failure::Usage(m)) => (2, m),
+            Err(Failure::Check(m)) => (1, format!("result check failed (a bug): {m}")),
+        };
+        if print {
+            eprintln!("magpie: error: {message}");
+        }
+        std::process::ExitCode::from(code)
+    }
+}
+
 impl From<ConfigError> for Failure {
     fn from(e: ConfigError) -> Self {
         Failure::Usage(e.0)

@@ -9,9 +9,7 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::{mpirun, text};
+use common::{assert_failing_rank_ends_job, mpirun, text};
 use serde_json::Value;
 
 /// A distributed search's JSON report, after checking the per-rank statistics.
@@ -344,15 +342,7 @@ fn a_rank_that_fails_ends_the_job() {
             "rank 1 failed: failure injected by MAGPIE_FAIL_RANK on a worker",
         ),
     ] {
-        let mut cmd = Command::new("timeout");
-        cmd.arg("120").arg("mpirun");
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } == 0 {
-            cmd.arg("--allow-run-as-root");
-        }
-        cmd.args(["--oversubscribe", "-np", &ranks.to_string()]);
-        cmd.arg(env!("CARGO_BIN_EXE_magpie"));
-        cmd.args([
+        let args = [
             "search",
             "uts",
             "--tree",
@@ -360,21 +350,8 @@ fn a_rank_that_fails_ends_the_job() {
             "--distributed",
             "--workers",
             "1",
-        ]);
-        for var in magpie::runtime::ENV_VARS {
-            cmd.env_remove(var);
-        }
-        cmd.env("MAGPIE_FAIL_RANK", place);
-        let out = cmd.output().expect("runs timeout and mpirun");
-        let stderr = text(&out.stderr);
-        assert_ne!(out.status.code(), Some(124), "the job hung: {stderr}");
-        assert!(!out.status.success(), "{stderr}");
-        let errors: Vec<&str> = stderr
-            .lines()
-            .filter(|l| l.starts_with("magpie: error:"))
-            .collect();
-        assert_eq!(errors.len(), 1, "one error for the job: {stderr}");
-        assert!(errors[0].contains(needle), "{stderr}");
+        ];
+        let out = assert_failing_rank_ends_job(ranks, &args, place, needle);
         assert!(text(&out.stdout).lines().all(|l| !l.starts_with("answer")));
     }
 }

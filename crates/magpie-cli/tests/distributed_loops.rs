@@ -16,9 +16,7 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::{mpirun, text};
+use common::{assert_failing_rank_ends_job, mpirun, text};
 use serde_json::Value;
 
 /// A distributed loop's JSON report, after checking what every run must satisfy: `n`
@@ -288,15 +286,7 @@ fn a_rank_whose_worker_panics_ends_the_job() {
     // Rank 1's workers panic in their first iteration (MAGPIE_FAIL_RANK): the rank's MPI
     // thread notices and aborts the job, in both modes. Under `timeout` as a guard.
     for (ranks, mode) in [(2, "steal"), (3, "share")] {
-        let mut cmd = Command::new("timeout");
-        cmd.arg("120").arg("mpirun");
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } == 0 {
-            cmd.arg("--allow-run-as-root");
-        }
-        cmd.args(["--oversubscribe", "-np", &ranks.to_string()]);
-        cmd.arg(env!("CARGO_BIN_EXE_magpie"));
-        cmd.args([
+        let args = [
             "loop",
             "dist",
             "--iterations",
@@ -308,21 +298,8 @@ fn a_rank_whose_worker_panics_ends_the_job() {
             mode,
             "--workers",
             "2",
-        ]);
-        for var in magpie::runtime::ENV_VARS {
-            cmd.env_remove(var);
-        }
-        cmd.env("MAGPIE_FAIL_RANK", "1");
-        let out = cmd.output().expect("runs timeout and mpirun");
-        let stderr = text(&out.stderr);
-        assert_ne!(out.status.code(), Some(124), "the job hung: {stderr}");
-        assert!(!out.status.success(), "{stderr}");
-        let errors: Vec<&str> = stderr
-            .lines()
-            .filter(|l| l.starts_with("magpie: error:"))
-            .collect();
-        assert_eq!(errors.len(), 1, "one error for the job: {stderr}");
-        assert!(errors[0].contains("rank 1 failed"), "{stderr}");
+        ];
+        let out = assert_failing_rank_ends_job(ranks, &args, "1", "rank 1 failed");
         assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
     }
 }

@@ -51,19 +51,8 @@ pub fn run(args: &LoopArgs, config: &Config) -> ExitCode {
     };
     let rank = cluster.rank();
     cluster.abort_on_panic();
-    match run_loop(&cluster, args, config) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            let (code, message) = match e {
-                Failure::Usage(m) => (2, m),
-                Failure::Check(m) => (1, format!("result check failed (a bug): {m}")),
-            };
-            if rank == 0 {
-                eprintln!("magpie: error: {message}");
-            }
-            ExitCode::from(code)
-        }
-    }
+    // Every rank meets the same bad input: rank 0 alone prints it.
+    Failure::exit_code(run_loop(&cluster, args, config), rank == 0)
 }
 
 /// The parsed distributed options.

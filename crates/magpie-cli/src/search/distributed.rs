@@ -165,19 +165,8 @@ pub fn run(args: &SearchArgs, config: &Config) -> ExitCode {
     if injected_failure(rank) == InjectedFailure::MainThread {
         panic!("failure injected by {FAIL_RANK_ENV}={rank}");
     }
-    match search(&cluster, args, config) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            let (code, message) = match e {
-                Failure::Usage(m) => (2, m),
-                Failure::Check(m) => (1, format!("result check failed (a bug): {m}")),
-            };
-            if rank == 0 {
-                eprintln!("magpie: error: {message}");
-            }
-            ExitCode::from(code)
-        }
-    }
+    // Every rank meets the same bad input: rank 0 alone prints it.
+    Failure::exit_code(search(&cluster, args, config), rank == 0)
 }
 
 fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), Failure> {

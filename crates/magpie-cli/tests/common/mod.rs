@@ -47,9 +47,15 @@ pub fn assert_one_line_error(what: &str, out: &Output, needles: &[&str]) {
     );
 }
 
-/// `mpirun -np ranks magpie ARGS` with a clean environment.
-pub fn mpirun(ranks: usize, args: &[&str]) -> Output {
-    let mut cmd = Command::new("mpirun");
+/// `mpirun -np ranks magpie ARGS` with a clean environment, run by `program` (with `prefix`
+/// arguments before `mpirun`, e.g. `timeout 120`).
+fn mpirun_command(prefix: &[&str], ranks: usize, args: &[&str]) -> Command {
+    let (program, rest) = prefix.split_first().unwrap_or((&"mpirun", &[]));
+    let mut cmd = Command::new(program);
+    cmd.args(rest);
+    if !prefix.is_empty() {
+        cmd.arg("mpirun");
+    }
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         cmd.arg("--allow-run-as-root");
@@ -59,6 +65,37 @@ pub fn mpirun(ranks: usize, args: &[&str]) -> Output {
     for var in magpie::runtime::ENV_VARS {
         cmd.env_remove(var);
     }
-    cmd.output()
+    cmd
+}
+
+/// `mpirun -np ranks magpie ARGS` with a clean environment.
+pub fn mpirun(ranks: usize, args: &[&str]) -> Output {
+    mpirun_command(&[], ranks, args)
+        .output()
         .expect("runs mpirun (Debian: apt-get install openmpi-bin libopenmpi-dev)")
+}
+
+/// Runs `mpirun -np ranks magpie ARGS` with `MAGPIE_FAIL_RANK=fail` under `timeout 120` and
+/// checks that the job ended (not hung) with a non-zero code and exactly one
+/// `magpie: error:` line, containing `needle`; returns the output.
+pub fn assert_failing_rank_ends_job(
+    ranks: usize,
+    args: &[&str],
+    fail: &str,
+    needle: &str,
+) -> Output {
+    let out = mpirun_command(&["timeout", "120"], ranks, args)
+        .env("MAGPIE_FAIL_RANK", fail)
+        .output()
+        .expect("runs timeout and mpirun");
+    let stderr = text(&out.stderr);
+    assert_ne!(out.status.code(), Some(124), "the job hung: {stderr}");
+    assert!(!out.status.success(), "{stderr}");
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("magpie: error:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "one error for the job: {stderr}");
+    assert!(errors[0].contains(needle), "{stderr}");
+    out
 }
