@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{assert_failing_rank_ends_job, mpirun, text};
+use common::{assert_failing_rank_ends_job, mpirun, mpirun_report, text};
 use serde_json::Value;
 
 /// A distributed search's JSON report, after checking the per-rank statistics.
@@ -17,19 +17,8 @@ fn distributed(ranks: usize, args: &[&str]) -> Value {
     let mut all = vec!["search"];
     all.extend_from_slice(args);
     all.extend(["--distributed", "--workers", "1", "--json"]);
-    let out = mpirun(ranks, &all);
-    let stdout = text(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{all:?} on {ranks} ranks: {}\n{stdout}",
-        text(&out.stderr)
-    );
-    let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 1, "rank 0 prints one object: {stdout}");
-    let v: Value = serde_json::from_str(lines[0]).expect("JSON");
+    let v = mpirun_report(ranks, &all);
     let per_rank = v["ranks"].as_array().expect("ranks");
-    assert_eq!(per_rank.len(), ranks);
-    assert_eq!(v["ranks_count"], ranks);
     let nodes: u64 = per_rank.iter().map(|r| r["nodes"].as_u64().unwrap()).sum();
     assert_eq!(
         nodes,

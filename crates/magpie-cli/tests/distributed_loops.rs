@@ -16,7 +16,7 @@
 
 mod common;
 
-use common::{assert_failing_rank_ends_job, mpirun, text};
+use common::{assert_failing_rank_ends_job, mpirun, mpirun_report, text};
 use serde_json::Value;
 
 /// A distributed loop's JSON report, after checking what every run must satisfy: `n`
@@ -26,19 +26,8 @@ fn dist_loop(ranks: usize, n: u64, steps: u64, args: &[&str]) -> Value {
     all.extend_from_slice(args);
     let steps_text = steps.to_string();
     all.extend(["--steps", &steps_text, "--distributed", "--json"]);
-    let out = mpirun(ranks, &all);
-    let stdout = text(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{all:?} on {ranks} ranks: {}\n{stdout}",
-        text(&out.stderr)
-    );
-    let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 1, "rank 0 prints one object: {stdout}");
-    let v: Value = serde_json::from_str(lines[0]).expect("JSON");
+    let v = mpirun_report(ranks, &all);
     let per_rank = v["ranks"].as_array().expect("ranks");
-    assert_eq!(per_rank.len(), ranks, "{all:?}");
-    assert_eq!(v["ranks_count"], ranks);
     let sum = |key: &str| -> u64 {
         per_rank
             .iter()

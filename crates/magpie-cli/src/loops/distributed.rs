@@ -42,15 +42,11 @@ pub const DATA_NAMES: [&str; 3] = ["one-to-one", "range", "serialize"];
 /// Runs the distributed loop on this rank; the exit code of this process (errors printed by
 /// rank 0 only: every rank meets the same bad input).
 pub fn run(args: &LoopArgs, config: &Config) -> ExitCode {
-    let cluster = match Cluster::init() {
+    let cluster = match crate::search::distributed::start_cluster() {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("magpie: error: --distributed: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let rank = cluster.rank();
-    cluster.abort_on_panic();
     // Every rank meets the same bad input: rank 0 alone prints it.
     Failure::exit_code(run_loop(&cluster, args, config), rank == 0)
 }

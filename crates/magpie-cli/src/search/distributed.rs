@@ -149,19 +149,26 @@ fn cov(xs: &[f64]) -> f64 {
     (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt() / mean
 }
 
+/// Initialises MPI for a distributed command and makes a panic on any rank end the job
+/// ([`Cluster::abort_on_panic`]); an error line and exit code 2 if MPI cannot start.
+pub(crate) fn start_cluster() -> Result<Cluster, ExitCode> {
+    let cluster = Cluster::init().map_err(|e| {
+        eprintln!("magpie: error: --distributed: {e}");
+        ExitCode::from(2)
+    })?;
+    cluster.abort_on_panic();
+    Ok(cluster)
+}
+
 /// Runs the distributed search on this rank; the exit code of this process. Errors are
 /// printed by rank 0 only (every rank meets the same bad input, since they parse the same
 /// arguments), so the job prints one error.
 pub fn run(args: &SearchArgs, config: &Config) -> ExitCode {
-    let cluster = match Cluster::init() {
+    let cluster = match start_cluster() {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("magpie: error: --distributed: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let rank = cluster.rank();
-    cluster.abort_on_panic();
     if injected_failure(rank) == InjectedFailure::MainThread {
         panic!("failure injected by {FAIL_RANK_ENV}={rank}");
     }

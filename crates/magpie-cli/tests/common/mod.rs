@@ -75,6 +75,25 @@ pub fn mpirun(ranks: usize, args: &[&str]) -> Output {
         .expect("runs mpirun (Debian: apt-get install openmpi-bin libopenmpi-dev)")
 }
 
+/// `mpirun -np ranks magpie ARGS` for a command whose rank 0 prints one JSON object with
+/// one entry per rank in `ranks` and `ranks_count`: checks that and returns the object.
+pub fn mpirun_report(ranks: usize, args: &[&str]) -> serde_json::Value {
+    let out = mpirun(ranks, args);
+    let stdout = text(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{args:?} on {ranks} ranks: {}\n{stdout}",
+        text(&out.stderr)
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "rank 0 prints one object: {stdout}");
+    let v: serde_json::Value = serde_json::from_str(lines[0]).expect("JSON");
+    let per_rank = v["ranks"].as_array().expect("ranks");
+    assert_eq!(per_rank.len(), ranks, "{args:?}");
+    assert_eq!(v["ranks_count"], ranks);
+    v
+}
+
 /// Runs `mpirun -np ranks magpie ARGS` with `MAGPIE_FAIL_RANK=fail` under `timeout 120` and
 /// checks that the job ended (not hung) with a non-zero code and exactly one
 /// `magpie: error:` line, containing `needle`; returns the output.
