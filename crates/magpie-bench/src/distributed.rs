@@ -13,7 +13,7 @@
 //!
 //! **The binary.** `MAGPIE_BIN`, else `magpie` beside this executable (both are in
 //! `target/release` after the build above). Every child is
-//! `mpirun --oversubscribe [--allow-run-as-root, when run as root] -np R magpie … --workers W
+//! `mpirun --oversubscribe --bind-to none [--allow-run-as-root, when run as root] -np R magpie … --workers W
 //! --json`, with every inherited `MAGPIE_*` variable removed (the runtime's
 //! `magpie::runtime::ENV_VARS` and the CLI's fault injection), so each run is configured by
 //! its command line alone. A first tiny job checks that the binary exists and was built with
