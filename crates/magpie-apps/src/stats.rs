@@ -11,6 +11,22 @@ pub fn mean(x: &[f64]) -> f64 {
     x.iter().sum::<f64>() / x.len() as f64
 }
 
+/// The population coefficient of variation of `xs`, σ/μ (0 for fewer than two values or a
+/// zero mean): the load-imbalance measure of the distributed reports.
+///
+/// ```
+/// assert_eq!(magpie_apps::stats::cov(&[2.0, 2.0]), 0.0);
+/// assert!((magpie_apps::stats::cov(&[1.0, 3.0]) - 0.5).abs() < 1e-12);
+/// ```
+pub fn cov(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    if xs.len() < 2 || mean == 0.0 {
+        return 0.0;
+    }
+    (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt() / mean
+}
+
 /// The median: the middle value, or the mean of the two middle values (`NaN` if empty).
 pub fn median(x: &[f64]) -> f64 {
     if x.is_empty() {

@@ -844,17 +844,7 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
         return Ok(());
     }
     let line = |k: &str, v: &dyn Display| println!("{k:<12}{v}");
-    let params = match &prepared.params {
-        Value::Object(m) => m
-            .iter()
-            .map(|(k, v)| match v.as_str() {
-                Some(text) => format!("{k} {text}"),
-                None => format!("{k} {v}"),
-            })
-            .collect::<Vec<_>>()
-            .join(", "),
-        other => other.to_string(),
-    };
+    let params = describe_params(&prepared.params);
     line("app", &format!("{} ({params})", prepared.app));
     let ran = out.steps.last().map_or("", |s| s.ran.as_str());
     let schedule = report.schedule.clone();
@@ -881,6 +871,22 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
         line("png", &p.display());
     }
     Ok(())
+}
+
+/// An application's parameters (a JSON object) as `key value, key value` for the text
+/// report.
+pub(crate) fn describe_params(params: &Value) -> String {
+    match params {
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| match v.as_str() {
+                Some(text) => format!("{k} {text}"),
+                None => format!("{k} {v}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]

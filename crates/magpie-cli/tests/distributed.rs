@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{assert_failing_rank_ends_job, mpirun, mpirun_report, text};
+use common::{assert_failing_rank_ends_job, assert_one_job_error, mpirun, mpirun_report, text};
 use serde_json::Value;
 
 /// A distributed search's JSON report, after checking the per-rank statistics.
@@ -187,12 +187,7 @@ fn bad_input_ends_every_rank_with_one_error() {
         let out = mpirun(3, &all);
         let stderr = text(&out.stderr);
         assert!(!out.status.success(), "{all:?} must fail");
-        let errors: Vec<&str> = stderr
-            .lines()
-            .filter(|l| l.starts_with("magpie: error:"))
-            .collect();
-        assert_eq!(errors.len(), 1, "{all:?}: one error for the job: {stderr}");
-        assert!(errors[0].contains(needle), "{all:?}: {stderr}");
+        assert_one_job_error(&format!("{all:?}"), &stderr, needle);
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }

@@ -16,7 +16,7 @@
 
 mod common;
 
-use common::{assert_failing_rank_ends_job, mpirun, mpirun_report, text};
+use common::{assert_failing_rank_ends_job, assert_one_job_error, mpirun, mpirun_report, text};
 use serde_json::Value;
 
 /// A distributed loop's JSON report, after checking what every run must satisfy: `n`
@@ -259,12 +259,7 @@ fn bad_input_ends_every_rank_with_one_error() {
         let out = mpirun(3, &all);
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{all:?}: {stderr}");
-        let errors: Vec<&str> = stderr
-            .lines()
-            .filter(|l| l.starts_with("magpie: error:"))
-            .collect();
-        assert_eq!(errors.len(), 1, "{all:?}: one error for the job: {stderr}");
-        assert!(errors[0].contains(needle), "{all:?}: {stderr}");
+        assert_one_job_error(&format!("{all:?}"), &stderr, needle);
         assert!(!stderr.contains("panicked"), "{stderr}");
         assert!(out.stdout.is_empty(), "{all:?}: {}", text(&out.stdout));
     }

@@ -18,6 +18,7 @@ use std::ops::Range;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use magpie_apps::stats::cov;
 use magpie_apps::{dist, mandelbrot};
 use magpie_mpi::loops::{
     block_of, gather, DataDescription, DataSerializer, DistributedLoop, Mode, Options,
@@ -275,16 +276,6 @@ impl From<&RankLoopStats> for RankRow {
             finish_s: s.finish.as_secs_f64(),
         }
     }
-}
-
-/// The coefficient of variation of `xs` (0 for fewer than two values or a zero mean).
-fn cov(xs: &[f64]) -> f64 {
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    if xs.len() < 2 || mean == 0.0 {
-        return 0.0;
-    }
-    (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt() / mean
 }
 
 /// What the steps gave rank 0.
@@ -578,17 +569,7 @@ fn report(
         return Ok(());
     }
     let line = |k: &str, v: &dyn Display| println!("{k:<12}{v}");
-    let params = match params {
-        Value::Object(m) => m
-            .iter()
-            .map(|(k, v)| match v.as_str() {
-                Some(text) => format!("{k} {text}"),
-                None => format!("{k} {v}"),
-            })
-            .collect::<Vec<_>>()
-            .join(", "),
-        other => other.to_string(),
-    };
+    let params = super::describe_params(params);
     line("app", &format!("{app} ({params})"));
     if steal {
         line(

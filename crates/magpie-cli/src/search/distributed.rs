@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use magpie::search::{CountPerDepth, Enumerate, SearchSpace, SearchStats};
+use magpie_apps::stats::cov;
 use magpie_apps::{maxclique, nqueens, tsp, uts};
 use magpie_mpi::search::{decide, enumerate, optimise, Distributed, Skeleton};
 use magpie_mpi::victims::RemoteVictims;
@@ -137,16 +138,6 @@ struct DistributedReport {
     ranks: Vec<RankRow>,
     /// Coefficient of variation of the nodes per rank.
     nodes_cov: f64,
-}
-
-/// The coefficient of variation of `xs` (0 for fewer than two values or a zero mean).
-fn cov(xs: &[f64]) -> f64 {
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    if xs.len() < 2 || mean == 0.0 {
-        return 0.0;
-    }
-    (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt() / mean
 }
 
 /// Initialises MPI for a distributed command and makes a panic on any rank end the job

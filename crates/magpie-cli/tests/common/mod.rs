@@ -110,11 +110,17 @@ pub fn assert_failing_rank_ends_job(
     let stderr = text(&out.stderr);
     assert_ne!(out.status.code(), Some(124), "the job hung: {stderr}");
     assert!(!out.status.success(), "{stderr}");
+    assert_one_job_error(&format!("{args:?}"), &stderr, needle);
+    out
+}
+
+/// An MPI job's stderr has exactly one `magpie: error:` line (whatever `mpirun` adds around
+/// it), containing `needle`. `what` names the case in the messages.
+pub fn assert_one_job_error(what: &str, stderr: &str, needle: &str) {
     let errors: Vec<&str> = stderr
         .lines()
         .filter(|l| l.starts_with("magpie: error:"))
         .collect();
-    assert_eq!(errors.len(), 1, "one error for the job: {stderr}");
-    assert!(errors[0].contains(needle), "{stderr}");
-    out
+    assert_eq!(errors.len(), 1, "{what}: one error for the job: {stderr}");
+    assert!(errors[0].contains(needle), "{what}: {stderr}");
 }
