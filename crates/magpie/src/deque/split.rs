@@ -1,11 +1,12 @@
 //! The LCWS split deque (Custódio, Paulino, Rito, SPAA'23, Listings 1–3 and §4.1).
 //!
-//! One array of slots indexed by absolute (non-circular) signed indices and three indices:
+//! Three logical indices, which only ever move forward (wrapping at `isize::MAX`), over a
+//! power-of-two circular array of slots (index `i` lives in slot `i & (cap - 1)`):
 //!
-//! - `bot`: the owner's next free slot;
+//! - `top`: the oldest task; thieves advance it by CAS;
 //! - `public_bot`: the split point; the public part is `[top, public_bot)`, the private part
 //!   `[public_bot, bot)`;
-//! - `age = {tag, top}`, one `AtomicU64`; `tag` defeats ABA when indices are reset to 0.
+//! - `bot`: the owner's next free slot.
 //!
 //! The owner pushes and pops the private part with no fence and no read-modify-write
 //! operation: `bot` and `public_bot` are atomics only so that thieves may read them, and the
@@ -23,30 +24,61 @@
 //!
 //! For the signal variants the handler can run between any two steps of the owner's code, so
 //! every owner operation is written (and model-checked, `tests/loom_split.rs`) against a
-//! handler firing at each point. `pop_bottom` uses the paper's race-fixed form ("A
-//! Subtlety"): it lowers `bot` before comparing with `public_bot`, so a handler can no longer
-//! expose the task being popped. The conservative variant keeps the original form, because
-//! its handler never exposes the last private task (see `Inner::pop_bottom`).
+//! handler firing at each point. The handler only ever raises `public_bot` towards `bot`.
+//! `pop_bottom` uses the paper's race-fixed form ("A Subtlety"): it lowers `bot` before
+//! comparing with `public_bot`, so a handler can no longer expose the task being popped. The
+//! conservative variant keeps the original form, because its handler never exposes the last
+//! private task (see `Inner::pop_bottom`).
 //!
-//! Thieves read a slot before the CAS that claims it (as in crossbeam-deque): after an index
-//! reset the owner may be rewriting that slot, the thief's CAS then fails (the tag changed)
-//! and the copy is discarded without being dropped. That read is a data race in the Rust
-//! memory model that the algorithm tolerates; loom reports it, so the loom models do not
-//! push again after a reset while a thief is active.
+//! # Memory: a circular array, no index reset
 //!
-//! Memory: a full array grows to twice its size; retired arrays are kept until the deque is
-//! dropped (thieves may still read them), so memory stays below twice the largest array.
-//! Indices return to 0 whenever the deque empties; a deque that never empties while thieves
-//! keep stealing from its top keeps growing (its indices only increase).
+//! The paper's deque uses absolute indices reset to 0 when the deque empties, with a tag
+//! beside `top` against ABA; a deque that never empties while thieves steal from its top
+//! would then grow without bound. Here, as in Chase-Lev (`deque::chase_lev`), indices are
+//! never reset: `top` never returns to a value it had (it wraps only after 2^64 steals on a
+//! 64-bit target), so a CAS from `t` to `t + 1` succeeds only if nobody took task `t`, and no
+//! tag is needed. The last public task is raced for by CASing `top` forward (owner and thief
+//! alike), after which the owner sets `public_bot = bot = top`. Indices are compared by their
+//! wrapping difference (`a.wrapping_sub(b) > 0` for "a after b"), which is exact while fewer
+//! than 2^63 tasks are live; a test-only start index (`Worker::with_start_index`) lets the
+//! loom models and stress tests cross the wrap.
+//!
+//! The array holds the live range `[top, bot)` only: the owner writes slot `b & (cap - 1)`
+//! when `b - top < cap`, so the index `b - cap` that last used the slot is below `top`,
+//! taken. The owner checks this against a private copy of `top` (`top_seen`, never newer
+//! than `top`, so the check is conservative) and reloads `top` (Acquire) only when the copy
+//! says the array is full; then it doubles the array if `top` really is `cap` behind. The
+//! Acquire load synchronises with the CAS that took index `b - cap` (every write of `top` is
+//! a CAS, so release sequences are never broken), which orders that thief's read of the slot
+//! before the owner's rewrite. The push fast path is unchanged: no fence, no RMW, no load of
+//! a line thieves write.
+//!
+//! Growth copies `[top, bot)` (a stale `top` only copies more) into an array twice as large,
+//! then publishes it (Release); a thief that acquires `public_bot` then loads the array sees
+//! the copy, or reads the old array, which still holds every index it can win. Retired
+//! arrays are kept until the deque drops (a thief may still read them). An array grows only
+//! when `cap` tasks are live, so the current array has at most `max(initial, 2 × peak live)`
+//! slots, and the retired ones, halving each time, less than that again: the deque's memory
+//! is below `2 × max(initial, 2 × peak live)` slots, however many tasks pass through it
+//! (`Worker::allocated_slots`; the stress test `split_memory_is_bounded` asserts it over 10^8
+//! push/steal cycles).
+//!
+//! Thieves read a slot before the CAS that claims it (as in crossbeam-deque): if another
+//! thread took that index meanwhile, the owner may be rewriting the slot with index
+//! `t + cap`; the thief's CAS then fails (`top` moved) and the copy is discarded without being
+//! dropped. That read is a data race in the Rust memory model that the algorithm tolerates;
+//! loom reports it, so the loom models never let the owner rewrite a slot that a thief which
+//! did not take its task may still be reading.
 
 use super::signal::{self, SignalError, Target};
 use super::{DequeOwner, DequeStealer, Exposure, Steal};
 use crate::stats::WorkerCounters;
 use crate::sync::atomic::{
-    fence, AtomicBool, AtomicI32, AtomicIsize, AtomicPtr, AtomicU64, AtomicUsize, Ordering,
+    fence, AtomicBool, AtomicI32, AtomicIsize, AtomicPtr, AtomicUsize, Ordering,
 };
 use crate::sync::{Arc, UnsafeCell};
 use crossbeam_utils::CachePadded;
+use std::cell::Cell;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::os::raw::c_int;
@@ -55,20 +87,9 @@ use std::sync::atomic::compiler_fence;
 
 /// Initial number of slots.
 const DEFAULT_CAPACITY: usize = 64;
-/// Largest array: indices must fit the 32-bit `top` of `age`. (The other half of `age` is a
-/// 32-bit tag bumped at every index reset: an ABA needs 2^32 resets while one thief stays
-/// stalled between its read of `age` and its CAS — theoretical.)
-const MAX_CAPACITY: usize = 1 << 31;
-
-#[inline(always)]
-fn pack(tag: u32, top: u32) -> u64 {
-    ((tag as u64) << 32) | top as u64
-}
-
-#[inline(always)]
-fn unpack(age: u64) -> (u32, u32) {
-    ((age >> 32) as u32, age as u32)
-}
+/// Largest array: live distances between indices must stay below `isize::MAX` for their
+/// wrapping comparisons (an allocation this large fails long before).
+const MAX_CAPACITY: usize = 1 << (usize::BITS - 2);
 
 /// Keeps the compiler from moving the owner's steps across this point, so that a signal
 /// handler running on the owner's thread sees them in program order. Emits no instruction.
@@ -77,91 +98,86 @@ fn signal_fence() {
     compiler_fence(Ordering::SeqCst);
 }
 
-/// One array of slots.
+/// One circular array of slots: logical index `i` lives in slot `i & mask`.
 struct Buffer<T> {
     slots: Box<[UnsafeCell<MaybeUninit<T>>]>,
+    /// `cap - 1`, `cap` a power of two.
+    mask: usize,
 }
 
 impl<T> Buffer<T> {
     fn alloc(cap: usize) -> *mut Buffer<T> {
+        debug_assert!(cap.is_power_of_two());
         let slots = (0..cap)
             .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
             .collect();
-        Box::into_raw(Box::new(Buffer { slots }))
+        Box::into_raw(Box::new(Buffer {
+            slots,
+            mask: cap - 1,
+        }))
     }
 
     fn cap(&self) -> isize {
         self.slots.len() as isize
     }
 
-    /// Slot `i`, which every caller has already checked to be in `0..cap`: the owner against
-    /// `cap` before writing; a thief reads `top < pb` where `pb` was Release-published after
-    /// any buffer at least `pb` long, and loads the buffer after its Acquire of `pb`, so
-    /// `top < pb <= cap`. The hot path skips the second bounds check. Checked under
-    /// loom and in debug builds.
+    /// The slot of logical index `i` (any index: it is reduced modulo `cap`).
     #[inline(always)]
     fn slot(&self, i: isize) -> &UnsafeCell<MaybeUninit<T>> {
-        debug_assert!(
-            (0..self.cap()).contains(&i),
-            "slot {i} out of 0..{}",
-            self.cap()
-        );
+        let k = i as usize & self.mask;
         #[cfg(loom)]
-        return &self.slots[i as usize];
-        // SAFETY: see above: `0 <= i < cap` holds at every call site.
+        return &self.slots[k];
+        // SAFETY: `k <= mask = slots.len() - 1`.
         #[cfg(not(loom))]
         unsafe {
-            self.slots.get_unchecked(i as usize)
+            self.slots.get_unchecked(k)
         }
     }
 
-    /// Writes slot `i`.
+    /// Writes the slot of index `i`.
     ///
     /// # Safety
     /// Only the owner writes, and only a slot that no other thread may read as a task it
     /// could obtain (racy reads whose value is discarded are tolerated).
-    unsafe fn write(&self, i: isize, task: T) {
+    unsafe fn write(&self, i: isize, bits: MaybeUninit<T>) {
         self.slot(i).with_mut(|p| {
-            // SAFETY: `p` points into a live slot; the caller guarantees exclusivity.
-            unsafe { p.write(MaybeUninit::new(task)) }
-        })
-    }
-
-    /// Copies a slot's bits into slot `i` (growth).
-    ///
-    /// # Safety
-    /// As for [`Buffer::write`].
-    unsafe fn write_raw(&self, i: isize, bits: MaybeUninit<T>) {
-        self.slots[i as usize].with_mut(|p| {
             // SAFETY: `p` points into a live slot; the caller guarantees exclusivity.
             unsafe { p.write(bits) }
         })
     }
 
-    /// Reads slot `i` bitwise. The result is a task only if the caller then owns it (CAS won
-    /// or private slot); otherwise it must be discarded undropped.
+    /// Reads the slot of index `i` bitwise. The result is a task only if the caller then
+    /// owns it (CAS won or private slot); otherwise it must be discarded undropped.
     ///
     /// # Safety
-    /// `i < cap`; the read is a plain copy of possibly uninitialised bytes into a
-    /// `MaybeUninit`, which is always allowed for a live buffer.
+    /// The buffer is live; the read is a plain copy of possibly uninitialised bytes into a
+    /// `MaybeUninit`, which is always allowed.
     unsafe fn read(&self, i: isize) -> MaybeUninit<T> {
         self.slot(i).with(|p| {
             // SAFETY: `p` points into a live slot; copying a `MaybeUninit` is always valid. A
-            // volatile read, because a stale thief's copy may race an owner rewrite after an
-            // index reset (then its CAS fails and the copy is discarded), as in chase_lev.
+            // volatile read, because a losing thief's copy may race an owner rewrite of the
+            // slot with index `i + cap` (then its CAS fails and the copy is discarded), as in
+            // chase_lev.
             unsafe { ptr::read_volatile(p) }
         })
     }
 }
 
+/// `a - b` as a signed distance between two wrapping indices (exact while `|a - b| < 2^63`).
+#[inline(always)]
+fn dist(a: isize, b: isize) -> isize {
+    a.wrapping_sub(b)
+}
+
 /// The shared state of one split deque.
 pub(crate) struct Inner<T> {
-    /// The owner's next free slot. Written by the owner only.
+    /// The owner's next free index. Written by the owner only.
     bot: CachePadded<AtomicIsize>,
     /// The split point. Written by the owner (and its signal handler) only.
     public_bot: CachePadded<AtomicIsize>,
-    /// `{tag, top}`: thieves CAS it; the owner resets it.
-    age: CachePadded<AtomicU64>,
+    /// The oldest task's index: advanced by CAS only (thieves, and the owner for the last
+    /// public task), never reset.
+    top: CachePadded<AtomicIsize>,
     /// The current array. Written by the owner (growth), read by thieves.
     buffer: CachePadded<AtomicPtr<Buffer<T>>>,
     /// Set by a thief that asked for exposure.
@@ -171,23 +187,27 @@ pub(crate) struct Inner<T> {
     signal: AtomicI32,
     /// Thieves between reading `owner_thread` and returning from `pthread_kill`.
     in_flight: CachePadded<AtomicUsize>,
+    /// The owner's last Acquire load of `top` (never ahead of it). Owner only, never touched
+    /// by the handler; lives beside `bot` in the owner's cache lines.
+    top_seen: Cell<isize>,
     /// Arrays replaced by growth; freed on drop. Owner only.
     retired: UnsafeCell<Vec<*mut Buffer<T>>>,
     exposure: Exposure,
 }
 
 impl<T> Inner<T> {
-    fn new(exposure: Exposure, cap: usize) -> Self {
-        let cap = cap.clamp(1, MAX_CAPACITY);
+    fn new(exposure: Exposure, cap: usize, start: isize) -> Self {
+        let cap = cap.clamp(1, MAX_CAPACITY).next_power_of_two();
         Inner {
-            bot: CachePadded::new(AtomicIsize::new(0)),
-            public_bot: CachePadded::new(AtomicIsize::new(0)),
-            age: CachePadded::new(AtomicU64::new(0)),
+            bot: CachePadded::new(AtomicIsize::new(start)),
+            public_bot: CachePadded::new(AtomicIsize::new(start)),
+            top: CachePadded::new(AtomicIsize::new(start)),
             buffer: CachePadded::new(AtomicPtr::new(Buffer::alloc(cap))),
             targeted: CachePadded::new(AtomicBool::new(false)),
             owner_thread: CachePadded::new(AtomicUsize::new(0)),
             signal: AtomicI32::new(signal::DEFAULT_SIGNAL),
             in_flight: CachePadded::new(AtomicUsize::new(0)),
+            top_seen: Cell::new(start),
             retired: UnsafeCell::new(Vec::new()),
             exposure,
         }
@@ -211,44 +231,56 @@ impl<T> Inner<T> {
     }
 
     /// `push_bottom`: `deq[bot++] = task`, growing a full array. Owner only.
+    #[inline]
     fn push_bottom(&self, task: T, c: &WorkerCounters) {
         let b = self.bot.load(Ordering::Relaxed);
         signal_fence();
         self.handler_point(c);
         let mut buf = self.owner_buffer();
-        if b >= buf.cap() {
-            buf = self.grow(b, c);
+        if dist(b, self.top_seen.get()) >= buf.cap() {
+            buf = self.make_room(b, c);
         }
-        // SAFETY: slot `b` is at or above `bot`, so it holds no task; only stale thieves whose
-        // CAS must fail (the tag changed since they read `top`) may read it concurrently.
-        unsafe { buf.write(b, task) };
+        // SAFETY: `b - top < cap`, so the index that last used slot `b & mask` is below
+        // `top`: taken, by a thief whose read of the slot happens before our Acquire load of
+        // `top` (`make_room`), or by the owner. Only thieves that lost that index, whose CAS
+        // must fail, may still read the slot concurrently.
+        unsafe { buf.write(b, MaybeUninit::new(task)) };
         signal_fence();
         self.handler_point(c);
-        self.bot.store(b + 1, Ordering::Relaxed);
+        self.bot.store(b.wrapping_add(1), Ordering::Relaxed);
         signal_fence();
         self.handler_point(c);
     }
 
-    /// Doubles the array; returns the new one. Owner only.
+    /// The array looked full against `top_seen`: reloads `top` and doubles the array if
+    /// `cap` tasks really are live. Returns the array to write index `b` into. Owner only.
     #[cold]
-    fn grow(&self, b: isize, c: &WorkerCounters) -> &Buffer<T> {
+    fn make_room(&self, b: isize, c: &WorkerCounters) -> &Buffer<T> {
+        // Acquire: synchronises with the CAS that took the index whose slot we reuse.
+        let t = self.top.load(Ordering::Acquire);
+        self.top_seen.set(t);
         let old_ptr = self.buffer.load(Ordering::Relaxed);
         // SAFETY: see `owner_buffer`.
         let old = unsafe { &*old_ptr };
+        let live = dist(b, t);
+        if live < old.cap() {
+            return old;
+        }
         let cap = old.slots.len();
         assert!(
             cap < MAX_CAPACITY,
-            "split deque overflow: more than 2^31 slots"
+            "split deque overflow: more than 2^{} live tasks",
+            usize::BITS - 2
         );
         let new_ptr = Buffer::<T>::alloc(cap * 2);
         // SAFETY: freshly allocated, not yet shared.
         let new = unsafe { &*new_ptr };
-        // Slots below `top` are dead; a stale `top` only copies more.
-        let (_, top) = unpack(self.age.load(Ordering::Relaxed));
-        for i in (top as isize).min(b)..b {
-            // SAFETY: `i < b <= cap` in both arrays; the new array is private to us, and the
-            // copy is bitwise, never assumed initialised (the old copy is never dropped).
-            unsafe { new.write_raw(i, old.read(i)) };
+        // Indices below `t` are taken; `t` may be stale, which only copies more.
+        for k in 0..live {
+            let i = t.wrapping_add(k);
+            // SAFETY: the new array is private to us; the copy is bitwise, never assumed
+            // initialised, and the old array's copy is never dropped.
+            unsafe { new.write(i, old.read(i)) };
         }
         self.handler_point(c);
         // Publish: a thief that acquires `public_bot` then loads the buffer sees the copy.
@@ -269,6 +301,7 @@ impl<T> Inner<T> {
     /// deq[--bot]`: its handler exposes only if `public_bot + 1 < bot`, so the slot below
     /// `bot` is never exposed, whenever the handler runs. It saves the decrement on an empty
     /// private part and leaves `bot` consistent.
+    #[inline]
     fn pop_bottom(&self, c: &WorkerCounters) -> Option<T> {
         if self.exposure == Exposure::Conservative {
             let b = self.bot.load(Ordering::Relaxed);
@@ -279,21 +312,21 @@ impl<T> Inner<T> {
             }
             signal_fence();
             self.handler_point(c);
-            let b = b - 1;
+            let b = b.wrapping_sub(1);
             self.bot.store(b, Ordering::Relaxed);
             signal_fence();
             self.handler_point(c);
             // SAFETY: `public_bot <= b` (a conservative handler keeps at least one private
-            // task), so slot `b` is private: no thief can take it.
+            // task), so index `b` is private: no thief can take it.
             return Some(unsafe { self.owner_buffer().read(b).assume_init() });
         }
-        let b = self.bot.load(Ordering::Relaxed) - 1;
+        let b = self.bot.load(Ordering::Relaxed).wrapping_sub(1);
         signal_fence();
         self.handler_point(c);
         self.bot.store(b, Ordering::Relaxed);
         signal_fence();
         self.handler_point(c);
-        if b < self.public_bot.load(Ordering::Relaxed) {
+        if dist(b, self.public_bot.load(Ordering::Relaxed)) < 0 {
             return None;
         }
         signal_fence();
@@ -305,75 +338,70 @@ impl<T> Inner<T> {
 
     /// `pop_public_bottom` (Listing 2 with the paper's modification): takes the bottom-most
     /// public task, racing with thieves only for the last one. Owner only; called when
-    /// `pop_bottom` returned `None`.
+    /// `pop_bottom` returned `None` (so `bot` is `public_bot` or one below it).
     fn pop_public_bottom(&self, c: &WorkerCounters) -> Option<T> {
         let pb = self.public_bot.load(Ordering::Relaxed);
         signal_fence();
         self.handler_point(c);
-        if pb == 0 {
-            // Nothing public; undo a race-fixed `pop_bottom`'s decrement (bot = -1).
-            self.bot.store(0, Ordering::Relaxed);
+        // `top <= public_bot` between owner operations and `top` never moves back: if a
+        // (possibly stale) `top` equals `public_bot`, nothing is public. No fence needed.
+        if self.top.load(Ordering::Relaxed) == pb {
+            // Undo a race-fixed `pop_bottom`'s decrement (a no-op for the conservative form).
+            self.bot.store(pb, Ordering::Relaxed);
             signal_fence();
             self.handler_point(c);
             return None;
         }
-        let p = pb - 1;
+        let p = pb.wrapping_sub(1);
         // `bot <= public_bot` here, so a handler exposes nothing from now on until the end.
         self.public_bot.store(p, Ordering::Release);
         signal_fence();
         self.handler_point(c);
         fence(Ordering::SeqCst);
         c.fences.bump();
-        let age = self.age.load(Ordering::Relaxed);
+        let t = self.top.load(Ordering::Relaxed);
         self.handler_point(c);
-        let (tag, top) = unpack(age);
-        if p > top as isize {
+        if dist(p, t) > 0 {
             // More than one public task was left: slot `p` is ours without a CAS.
             self.bot.store(p, Ordering::Relaxed);
             signal_fence();
             self.handler_point(c);
             // SAFETY: thieves take only `top < p` (the fence orders our lowered `public_bot`
-            // against their reads of it), so slot `p` is exclusively ours.
+            // against their reads of it), so index `p` is exclusively ours.
             let task = unsafe { self.owner_buffer().read(p).assume_init() };
             self.task_left_public();
             return Some(task);
         }
-        // At most one public task left (index `p == top`): empty the deque, racing for it.
-        // Lower `bot` before `public_bot`: a handler in between sees no private task.
-        self.bot.store(0, Ordering::Relaxed);
-        signal_fence();
-        self.handler_point(c);
-        self.public_bot.store(0, Ordering::Release);
-        signal_fence();
-        self.handler_point(c);
-        let new_age = pack(tag.wrapping_add(1), 0);
-        let mut won = false;
-        if p == top as isize {
+        // At most one public task left (index `p == t`): race for it by moving `top` past
+        // it. Either way `top` ends at `p + 1 == pb` (a failed CAS means a thief moved it).
+        let mut task = None;
+        if p == t {
             c.cas.bump();
-            won = self
-                .age
-                .compare_exchange(age, new_age, Ordering::SeqCst, Ordering::Relaxed)
-                .is_ok();
+            if self
+                .top
+                .compare_exchange(t, pb, Ordering::SeqCst, Ordering::Relaxed)
+                .is_ok()
+            {
+                // SAFETY: the CAS moved `top` past `p`, so no thief can take index `p`; the
+                // owner rewrites its slot only once `cap` more indices are pushed.
+                task = Some(unsafe { self.owner_buffer().read(p).assume_init() });
+            }
+            signal_fence();
+            self.handler_point(c);
         }
-        if !won {
-            // A thief took it (or it was already gone): reset anyway. Release, so that a thief
-            // that reads the new age also reads `public_bot == 0` (or later).
-            self.age.store(new_age, Ordering::Release);
-        }
-        self.handler_point(c);
-        fence(Ordering::SeqCst);
-        c.fences.bump();
+        // The deque is empty: `public_bot = bot = top`. Raise `public_bot` first: a handler
+        // in between sees `bot <= public_bot`, no private task, and a thief sees neither a
+        // public task nor (spuriously) a private one.
+        self.public_bot.store(pb, Ordering::Release);
         signal_fence();
         self.handler_point(c);
-        if won {
-            // SAFETY: the CAS moved `top` past `p`, so no thief can take slot `p`; and the
-            // owner rewrites it only on a later push.
-            let task = unsafe { self.owner_buffer().read(p).assume_init() };
+        self.bot.store(pb, Ordering::Relaxed);
+        signal_fence();
+        self.handler_point(c);
+        if task.is_some() {
             self.task_left_public();
-            Some(task)
-        } else {
-            None
         }
+        task
     }
 
     /// A task left the public part through the owner: signal variants clear the flag.
@@ -390,7 +418,7 @@ impl<T> Inner<T> {
     pub(crate) fn update_public_bottom(&self, c: &WorkerCounters) {
         let pb = self.public_bot.load(Ordering::Relaxed);
         let b = self.bot.load(Ordering::Relaxed);
-        let r = b.wrapping_sub(pb);
+        let r = dist(b, pb);
         let k = exposure_count(self.exposure, r);
         c.exposures_served.bump();
         if k > 0 {
@@ -446,23 +474,23 @@ impl<T> Inner<T> {
     /// `pop_top`: the thief's steal.
     fn pop_top(&self, c: &WorkerCounters) -> Steal<T> {
         c.steal_attempts.bump();
-        let age = self.age.load(Ordering::Acquire);
+        let t = self.top.load(Ordering::Acquire);
         fence(Ordering::SeqCst);
         c.fences.bump();
         let pb = self.public_bot.load(Ordering::Acquire);
-        let (tag, top) = unpack(age);
-        if (top as isize) < pb {
-            // Load the array only now: the one current when `pb` was published, or newer.
+        if dist(pb, t) > 0 {
+            // Load the array only now: the one current when `pb` was published, or newer;
+            // either holds index `t` unless `top` has moved past it.
             // SAFETY: arrays are freed only when the deque drops, and we hold a reference.
             let buf = unsafe { &*self.buffer.load(Ordering::Acquire) };
-            // SAFETY: `top < pb <= cap` of any array current at or after `pb`'s publication.
-            // The read may race with an owner rewrite after an index reset; then the tag has
-            // changed, our CAS fails, and the copy is discarded undropped.
-            let task = unsafe { buf.read(top as isize) };
+            // SAFETY: the buffer is live. The read may race with an owner rewrite of the slot
+            // (index `t + cap`) if another thread took `t`; then our CAS fails, and the copy
+            // is discarded undropped.
+            let task = unsafe { buf.read(t) };
             c.cas.bump();
-            match self.age.compare_exchange(
-                age,
-                pack(tag, top.wrapping_add(1)),
+            match self.top.compare_exchange(
+                t,
+                t.wrapping_add(1),
                 Ordering::SeqCst,
                 Ordering::Relaxed,
             ) {
@@ -471,7 +499,7 @@ impl<T> Inner<T> {
                     if self.exposure.uses_signal() && self.targeted.load(Ordering::Relaxed) {
                         self.targeted.store(false, Ordering::Relaxed);
                     }
-                    // SAFETY: the CAS made slot `top` ours, and it held a task published
+                    // SAFETY: the CAS made index `t` ours, and it held a task published
                     // before the `public_bot` we acquired.
                     Steal::Success(unsafe { task.assume_init() })
                 }
@@ -484,9 +512,9 @@ impl<T> Inner<T> {
             }
         } else {
             // Erratum fixed: private work exists iff `public_bot < bot` (a racy hint).
-            let b = self.bot.load(Ordering::Relaxed);
-            if pb < b && !(self.exposure == Exposure::Conservative && b - pb < 2) {
-                self.request_exposure(b - pb, c);
+            let private = dist(self.bot.load(Ordering::Relaxed), pb);
+            if private > 0 && !(self.exposure == Exposure::Conservative && private < 2) {
+                self.request_exposure(private, c);
                 Steal::Private
             } else {
                 // Nothing public, and nothing the owner would expose: a conservative owner
@@ -500,15 +528,23 @@ impl<T> Inner<T> {
     /// `bot - top`, clamped at 0.
     fn len_estimate(&self) -> usize {
         let b = self.bot.load(Ordering::Relaxed);
-        let (_, top) = unpack(self.age.load(Ordering::Relaxed));
-        (b - top as isize).max(0) as usize
+        dist(b, self.top.load(Ordering::Relaxed)).max(0) as usize
     }
 
     /// Racy estimate of the public part (what a thief could take now).
     fn public_len_estimate(&self) -> usize {
         let pb = self.public_bot.load(Ordering::Relaxed);
-        let (_, top) = unpack(self.age.load(Ordering::Relaxed));
-        (pb - top as isize).max(0) as usize
+        dist(pb, self.top.load(Ordering::Relaxed)).max(0) as usize
+    }
+
+    /// Slots allocated: the current array and the retired ones. Owner only.
+    fn allocated_slots(&self) -> usize {
+        // SAFETY: `retired` is touched by the owner only, and we are the owner; its arrays
+        // are live until the deque drops.
+        let retired: usize = self
+            .retired
+            .with(|r| unsafe { (*r).iter().map(|&b| (&(*b).slots).len()).sum() });
+        retired + self.owner_buffer().slots.len()
     }
 }
 
@@ -526,14 +562,14 @@ fn exposure_count(exposure: Exposure, r: isize) -> isize {
 impl<T> Drop for Inner<T> {
     fn drop(&mut self) {
         let b = self.bot.load(Ordering::Relaxed);
-        let (_, top) = unpack(self.age.load(Ordering::Relaxed));
+        let t = self.top.load(Ordering::Relaxed);
         let buf = self.buffer.load(Ordering::Relaxed);
-        // SAFETY: we are the last reference; `buf` is the live array, whose slots
+        // SAFETY: we are the last reference; `buf` is the live array, whose slots for
         // `[top, bot)` hold the remaining tasks (the owner is not inside a pop, which is the
-        // only time `bot` can sit below `public_bot`).
+        // only time `bot` can sit below `public_bot` or `top`).
         unsafe {
-            for i in top as isize..b {
-                drop((*buf).read(i).assume_init());
+            for k in 0..dist(b, t).max(0) {
+                drop((*buf).read(t.wrapping_add(k)).assume_init());
             }
             drop(Box::from_raw(buf));
         }
@@ -605,11 +641,56 @@ impl<T: Send> Worker<T> {
         Self::with_capacity(exposure, DEFAULT_CAPACITY)
     }
 
-    /// A new, empty split deque whose first array has `cap` slots (at least 1).
+    /// A new, empty split deque whose first array has `cap` slots (at least 1, rounded up
+    /// to a power of two).
     pub fn with_capacity(exposure: Exposure, cap: usize) -> Self {
+        Self::with_start_index(exposure, cap, 0)
+    }
+
+    /// As [`Worker::with_capacity`], with every logical index starting at `start` instead
+    /// of 0: tests start near `isize::MAX` to cross the indices' wrap-around, which a real
+    /// deque reaches only after 2^63 pushes.
+    ///
+    /// ```
+    /// use magpie::deque::split::Worker;
+    /// use magpie::deque::{DequeOwner, Exposure};
+    /// use magpie::stats::WorkerCounters;
+    ///
+    /// let c = WorkerCounters::default();
+    /// let w = Worker::with_start_index(Exposure::User, 2, isize::MAX);
+    /// for v in 0..3 {
+    ///     w.push(v, &c); // indices MAX, MIN, MIN + 1
+    /// }
+    /// assert_eq!(w.len(), 3);
+    /// assert_eq!(w.pop(&c), Some(2));
+    /// ```
+    #[doc(hidden)]
+    pub fn with_start_index(exposure: Exposure, cap: usize, start: isize) -> Self {
         Worker {
-            inner: Arc::new(Inner::new(exposure, cap)),
+            inner: Arc::new(Inner::new(exposure, cap, start)),
         }
+    }
+
+    /// Slots allocated by this deque: its current array and the arrays it replaced (kept
+    /// until the deque drops). Bounded by `2 × max(initial, 2 × peak live tasks)`, however
+    /// many tasks passed through the deque (see the module doc). For tests and diagnostics.
+    ///
+    /// ```
+    /// use magpie::deque::split::Worker;
+    /// use magpie::deque::{DequeOwner, Exposure};
+    /// use magpie::stats::WorkerCounters;
+    ///
+    /// let c = WorkerCounters::default();
+    /// let w = Worker::with_capacity(Exposure::User, 4);
+    /// for round in 0..1000 {
+    ///     w.push(round, &c);
+    ///     assert_eq!(w.pop(&c), Some(round));
+    /// }
+    /// assert_eq!(w.allocated_slots(), 4);
+    /// ```
+    #[doc(hidden)]
+    pub fn allocated_slots(&self) -> usize {
+        self.inner.allocated_slots()
     }
 
     /// The exposure variant.
@@ -642,13 +723,14 @@ impl<T: Send> Worker<T> {
         }
         let pb = inner.public_bot.load(Ordering::Relaxed);
         let b = inner.bot.load(Ordering::Relaxed);
-        if b > pb {
+        let r = dist(b, pb);
+        if r > 0 {
             inner.targeted.store(false, Ordering::Relaxed);
             // Release, as in `update_public_bottom`: a thief that acquires the new split
             // point sees the exposed slots.
             inner.public_bot.store(b, Ordering::Release);
             c.exposures_served.bump();
-            c.tasks_exposed.add((b - pb) as u64);
+            c.tasks_exposed.add(r as u64);
         }
     }
 
@@ -663,24 +745,27 @@ impl<T: Send> Worker<T> {
     pub fn private_len(&self) -> usize {
         let b = self.inner.bot.load(Ordering::Relaxed);
         let pb = self.inner.public_bot.load(Ordering::Relaxed);
-        (b - pb).max(0) as usize
+        dist(b, pb).max(0) as usize
     }
 
-    /// Checks the owner-side invariant `public_bot <= bot` between operations (loom
-    /// models).
+    /// Checks the owner-side invariant `top <= public_bot <= bot` between operations (loom
+    /// models), and that no more than the array's capacity is live.
     #[cfg(loom)]
     pub fn assert_invariants(&self) {
         let b = self.inner.bot.load(Ordering::Relaxed);
         let pb = self.inner.public_bot.load(Ordering::Relaxed);
+        let t = self.inner.top.load(Ordering::Relaxed);
         assert!(
-            pb <= b,
-            "public_bot {pb} > bot {b} after an owner operation"
+            dist(b, pb) >= 0 && dist(pb, t) >= 0,
+            "not top {t} <= public_bot {pb} <= bot {b} after an owner operation"
         );
+        assert!(dist(b, t) <= self.inner.owner_buffer().cap());
     }
 
     /// Runs `update_public_bottom` as the handler would, on the owner's thread, counting on
-    /// `counters` (for the loom models, which cannot deliver signals).
-    #[cfg(loom)]
+    /// `counters` (for the loom models, which cannot deliver signals, and for stress tests
+    /// that need more exposures than signals can deliver in their time).
+    #[doc(hidden)]
     pub fn simulate_handler(&self, counters: &WorkerCounters) {
         self.inner.update_public_bottom(counters)
     }
@@ -1027,37 +1112,112 @@ mod tests {
             assert_eq!(w.pop(&c), None);
             let s = c.snapshot();
             assert_eq!((s.public_pops, s.exposed_taken_back), (4, 4));
-            // 4 fast fences, then the last task: fence + CAS + fence.
-            assert_eq!((s.fences, s.cas), (5, 1), "{e:?}");
-            // Reset: indices back at 0 and the tag bumped.
-            assert_eq!(w.inner.bot.load(Ordering::Relaxed), 0);
-            assert_eq!(unpack(w.inner.age.load(Ordering::Relaxed)), (1, 0));
+            // 3 fast fences, then the last task: fence + CAS; the empty pop is free.
+            assert_eq!((s.fences, s.cas), (4, 1), "{e:?}");
+            // No reset: all three indices meet just past the last task taken (index 0).
+            let i = &w.inner;
+            let idx = [&i.top, &i.public_bot, &i.bot].map(|a| a.load(Ordering::Relaxed));
+            assert_eq!(idx, [1, 1, 1], "{e:?}");
         }
     }
 
     #[test]
-    fn stale_thief_loses_after_reset() {
+    fn stale_thief_loses_after_wrap_around() {
         let c = ctr();
-        let w = Worker::new(Exposure::Signal);
+        let w = Worker::with_capacity(Exposure::Signal, 1);
         w.push(10, &c);
         w.inner.update_public_bottom(&c);
-        let stale = w.inner.age.load(Ordering::Relaxed);
+        let stale = w.inner.top.load(Ordering::Relaxed);
         assert_eq!(w.pop(&c), Some(10));
+        // Index 1 reuses slot 0 (no growth): index 0 was taken.
         w.push(20, &c);
         w.inner.update_public_bottom(&c);
-        // A thief holding the pre-reset age {0, 0} must fail even though top == 0 again.
-        let (tag, top) = unpack(stale);
+        assert_eq!(w.allocated_slots(), 1);
+        // A thief holding the old `top` must fail although its slot holds a task again.
         assert!(w
             .inner
-            .age
-            .compare_exchange(
-                stale,
-                pack(tag, top + 1),
-                Ordering::SeqCst,
-                Ordering::Relaxed
-            )
+            .top
+            .compare_exchange(stale, stale + 1, Ordering::SeqCst, Ordering::Relaxed)
             .is_err());
         assert_eq!(w.stealer().steal(&c), Steal::Success(20));
+    }
+
+    #[test]
+    fn never_empty_deque_keeps_its_array() {
+        // The pattern that grew without bound with absolute, reset-on-empty indices: the
+        // deque never empties while a thief keeps taking its oldest task.
+        for e in ALL {
+            let c = ctr();
+            let w = Worker::with_capacity(e, 4);
+            let s = w.stealer();
+            w.push(0, &c);
+            w.push(1, &c);
+            for v in 2..10_000 {
+                w.push(v, &c);
+                w.inner.update_public_bottom(&c);
+                assert_eq!(s.steal(&c), Steal::Success(v - 2), "{e:?}");
+            }
+            assert_eq!(w.len(), 2);
+            assert_eq!(w.allocated_slots(), 4, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn indices_wrap_around_isize_max() {
+        for e in ALL {
+            let c = ctr();
+            let w = Worker::with_start_index(e, 2, isize::MAX - 5);
+            let s = w.stealer();
+            let mut stolen = Vec::new();
+            for v in 0..40 {
+                w.push(v, &c);
+                if v % 3 == 0 {
+                    w.inner.update_public_bottom(&c);
+                    w.inner.update_public_bottom(&c);
+                    while let Steal::Success(x) = s.steal(&c) {
+                        stolen.push(x);
+                    }
+                }
+            }
+            assert!(
+                w.inner.bot.load(Ordering::Relaxed) < 0,
+                "the indices wrapped"
+            );
+            assert_eq!(w.len(), 40 - stolen.len(), "{e:?}");
+            let mut popped = Vec::new();
+            while let Some(x) = w.pop(&c) {
+                popped.push(x);
+            }
+            // Thieves take the oldest tasks in order, the owner the rest newest first.
+            let k = stolen.len();
+            assert_eq!(stolen, (0..k).collect::<Vec<_>>(), "{e:?}");
+            assert_eq!(popped, (k..40).rev().collect::<Vec<_>>(), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn growth_copies_a_wrapped_live_range() {
+        let c = ctr();
+        let w = Worker::with_capacity(Exposure::User, 4);
+        let s = w.stealer();
+        for v in 0..4 {
+            w.push(v, &c);
+        }
+        w.expose_all(&c);
+        assert_eq!(s.steal(&c), Steal::Success(0));
+        assert_eq!(s.steal(&c), Steal::Success(1));
+        // Indices 4, 5 reuse slots 0, 1; the live range 2..6 now wraps the array.
+        w.push(4, &c);
+        w.push(5, &c);
+        assert_eq!(w.allocated_slots(), 4);
+        // Full: index 6 doubles the array, copying the wrapped range.
+        w.push(6, &c);
+        assert_eq!(w.allocated_slots(), 4 + 8);
+        w.expose_all(&c);
+        for v in 2..7 {
+            assert_eq!(s.steal(&c), Steal::Success(v));
+        }
+        assert_eq!(s.steal(&c), Steal::Empty);
     }
 
     #[test]
