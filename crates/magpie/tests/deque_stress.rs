@@ -591,6 +591,132 @@ fn destructors<K: Kind>(k: &K) {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// Split deque only: memory stays bounded on a deque that never empties (issue 13 §4).
+// ---------------------------------------------------------------------------------------
+
+/// Push/steal cycles per variant in the `split_memory_*` tests.
+const MEMORY_CYCLES: usize = 100_000_000;
+
+/// Sets a flag when dropped, also while unwinding: the owner's way to stop the thief.
+struct SetOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, SeqCst);
+    }
+}
+
+/// A split deque that never empties while a thief keeps stealing its oldest task (the
+/// pattern of long stack-stealing searches and loop participants): the owner keeps between
+/// `KEEP` and `KEEP + BATCH` tasks, pushing `BATCH` values at a time and exposing them
+/// (`expose_all` for `User`, the handler's own code for the signal variants, whose owner is
+/// also bound so that real exposure signals land at random points), for `n` values in all.
+/// The indices start near `isize::MAX` and wrap early on. After every batch the deque's
+/// allocation must stay within the module's bound, `2 × max(initial, 2 × peak live)` slots:
+/// with reset-on-empty absolute indices it grew by one slot per cycle.
+///
+/// One thief, so it must obtain `0, 1, 2, …` in order; the owner pops the rest at the end,
+/// newest first: together every value exactly once, in O(1) memory.
+fn never_empty(e: Exposure, n: usize) {
+    const KEEP: usize = 64;
+    const BATCH: usize = 32;
+    const INITIAL: usize = 64;
+    const BOUND: usize = 2 * 2 * (KEEP + BATCH);
+    let c = WorkerCounters::default();
+    let tc = WorkerCounters::default();
+    let w = split::Worker::<usize>::with_start_index(e, INITIAL, isize::MAX - 1_000);
+    let done = AtomicBool::new(false);
+    let _guard = Split(e).bind(&w, &c);
+    let (stolen, popped) = thread::scope(|scope| {
+        let s = w.stealer();
+        let (done, tc) = (&done, &tc);
+        let thief = scope.spawn(move || {
+            let mut expect = 0;
+            loop {
+                match s.steal(tc) {
+                    Steal::Success(v) => {
+                        assert_eq!(v, expect, "{e:?}: the thief takes the oldest task");
+                        expect += 1;
+                    }
+                    Steal::Retry => std::hint::spin_loop(),
+                    Steal::Empty | Steal::Private if done.load(SeqCst) => return expect,
+                    Steal::Empty | Steal::Private => thread::yield_now(),
+                }
+            }
+        });
+        let _stop = SetOnDrop(&done);
+        let mut next = 0;
+        while next < n {
+            let mut spins = 0u32;
+            let mut deadline = None;
+            while w.len() >= KEEP {
+                spins += 1;
+                if spins < 64 {
+                    std::hint::spin_loop();
+                } else {
+                    thread::yield_now();
+                    deadline
+                        .get_or_insert_with(Deadline::new)
+                        .check("owner waiting for the thief");
+                }
+            }
+            for _ in 0..BATCH.min(n - next) {
+                w.push(next, &c);
+                next += 1;
+            }
+            if e == Exposure::User {
+                w.expose_all(&c);
+            } else {
+                for _ in 0..BATCH {
+                    w.simulate_handler(&c);
+                }
+            }
+            let slots = w.allocated_slots();
+            assert!(slots <= BOUND, "{e:?}: {slots} slots after {next} pushes");
+        }
+        let mut popped = Vec::new();
+        while let Some(v) = w.pop(&c) {
+            popped.push(v);
+        }
+        assert!(w.is_empty());
+        drop(_stop);
+        (thief.join().expect("thief"), popped)
+    });
+    // The owner pops only at the end, when at most `KEEP + BATCH` tasks are left.
+    assert!(
+        stolen >= n - (KEEP + BATCH),
+        "{e:?}: the thief took only {stolen} of {n}"
+    );
+    assert_eq!(
+        popped,
+        (stolen..n).rev().collect::<Vec<_>>(),
+        "{e:?}: the owner takes back the rest, newest first"
+    );
+    assert_eq!(tc.steals.get(), stolen as u64);
+    assert_eq!(c.snapshot().pushes, n as u64);
+}
+
+#[test]
+fn split_memory_is_bounded_user() {
+    never_empty(Exposure::User, MEMORY_CYCLES);
+}
+
+#[test]
+fn split_memory_is_bounded_signal() {
+    never_empty(Exposure::Signal, MEMORY_CYCLES);
+}
+
+#[test]
+fn split_memory_is_bounded_conservative() {
+    never_empty(Exposure::Conservative, MEMORY_CYCLES);
+}
+
+#[test]
+fn split_memory_is_bounded_half() {
+    never_empty(Exposure::Half, MEMORY_CYCLES);
+}
+
 /// Per-kind instantiation of the suite.
 macro_rules! suite {
     ($($module:ident => $kind:expr;)*) => {$(

@@ -9,6 +9,11 @@
 //! exactly what the handler would do if the signal arrived there. Each scenario loops over
 //! every point (and "never"), for every exposure variant, against a concurrent thief; every
 //! task must be obtained exactly once.
+//!
+//! The deque's indices never reset and map into a circular array; the last models cover that
+//! protocol: a push that reuses a slot whose task a thief is stealing (or grows the array
+//! while the thief still reads the old one), indices crossing `isize::MAX` (a test-only start
+//! index), and the last public task's CAS at the wrap.
 #![cfg(loom)]
 
 use loom::thread;
@@ -118,8 +123,18 @@ fn push_push_pop_pop(e: Exposure, n: usize, most: &'static AtomicUsize) {
 /// The owner pops the last public task while a thief steals it: the CAS race of
 /// `pop_public_bottom` (the conservative variant keeps one more, private, task).
 fn last_public_task(e: Exposure, n: usize, most: &'static AtomicUsize) {
+    last_public_task_from(e, n, most, 0);
+}
+
+/// As [`last_public_task`], with the indices starting at `isize::MAX`: the CAS moves `top`
+/// across the wrap, to `isize::MIN`.
+fn last_public_task_at_wrap(e: Exposure, n: usize, most: &'static AtomicUsize) {
+    last_public_task_from(e, n, most, isize::MAX);
+}
+
+fn last_public_task_from(e: Exposure, n: usize, most: &'static AtomicUsize, start: isize) {
     check(move || {
-        let w = Worker::new(e);
+        let w = Worker::with_start_index(e, 64, start);
         let c = WorkerCounters::default();
         let expected: &[usize] = if e == Exposure::Conservative {
             &[1, 2]
@@ -173,6 +188,71 @@ fn two_public_tasks(e: Exposure, n: usize, most: &'static AtomicUsize) {
         got.extend(w.pop(&c));
         settle(&w, &c, got, t, &[1, 2, 3], most);
     });
+}
+
+/// Circular reuse and the index wrap: a full 2-slot array at indices `MAX - 1, MAX`, both
+/// tasks exposed (one for the conservative variant); a thief steals while the owner pushes a
+/// third task at index `MIN`, into slot 0. If the owner's Acquire load of `top` sees the
+/// thief's steal of index `MAX - 1`, the push reuses its slot (the thief's read of it must
+/// happen before the write: loom checks that), otherwise it doubles the array while the
+/// thief may still read the old one. Then the owner pops everything back.
+fn wrap_around(e: Exposure, n: usize, most: &'static AtomicUsize) {
+    check(move || {
+        let w = Worker::with_start_index(e, 2, isize::MAX - 1);
+        let c = WorkerCounters::default();
+        w.push(1, &c);
+        w.push(2, &c);
+        w.simulate_handler(&c);
+        w.simulate_handler(&c);
+        let t = thief(w.stealer(), 2);
+        loom_hook::arm(n);
+        w.push(3, &c);
+        assert!(w.allocated_slots() == 2 || w.allocated_slots() == 2 + 4);
+        let mut got = Vec::new();
+        for _ in 0..3 {
+            got.extend(w.pop(&c));
+        }
+        settle(&w, &c, got, t, &[1, 2, 3], most);
+    });
+}
+
+/// Growth while a thief is active: one exposed task in a 1-slot array, a thief stealing
+/// twice; the owner pushes a second task (reusing slot 0 if it saw the steal, else growing
+/// and copying the live task), exposes it, and pops both back. The thief may take either
+/// task from either array.
+fn growth_vs_thief(e: Exposure, n: usize, most: &'static AtomicUsize) {
+    check(move || {
+        let w = Worker::with_capacity(e, 1);
+        let c = WorkerCounters::default();
+        w.push(1, &c);
+        w.simulate_handler(&c);
+        let t = thief(w.stealer(), 2);
+        loom_hook::arm(n);
+        w.push(2, &c);
+        w.simulate_handler(&c);
+        let mut got = Vec::new();
+        got.extend(w.pop(&c));
+        got.extend(w.pop(&c));
+        settle(&w, &c, got, t, &[1, 2], most);
+    });
+}
+
+#[test]
+fn wrap_around_vs_thief() {
+    static MOST: AtomicUsize = AtomicUsize::new(0);
+    for_all_points(24, &MOST, wrap_around);
+}
+
+#[test]
+fn growth_while_thief_steals() {
+    static MOST: AtomicUsize = AtomicUsize::new(0);
+    for_all_points(20, &MOST, growth_vs_thief);
+}
+
+#[test]
+fn last_public_task_cas_across_index_wrap() {
+    static MOST: AtomicUsize = AtomicUsize::new(0);
+    for_all_points(16, &MOST, last_public_task_at_wrap);
 }
 
 #[test]
