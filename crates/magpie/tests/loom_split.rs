@@ -216,6 +216,51 @@ fn wrap_around(e: Exposure, n: usize, most: &'static AtomicUsize) {
     });
 }
 
+/// Slot reuse after a steal, at the index wrap: as [`wrap_around`], but the owner waits
+/// until it sees (relaxed, through `len`) that the thief took index `MAX - 1`, so its push at
+/// `MIN` must reuse slot 0 without growing. The thief's read of that slot came before its
+/// CAS; the owner's Acquire reload of `top` must order it before the rewrite (with a relaxed
+/// reload loom reports the concurrent read and write). Then the thief tries once more while
+/// the owner pops everything back. (Loom's bounded exploration of `wrap_around` does not
+/// reach the reuse on its own.)
+fn reuse_after_steal(e: Exposure, n: usize, most: &'static AtomicUsize) {
+    check(move || {
+        let w = Worker::with_start_index(e, 2, isize::MAX - 1);
+        let c = WorkerCounters::default();
+        w.push(1, &c);
+        w.push(2, &c);
+        w.simulate_handler(&c);
+        w.simulate_handler(&c);
+        let s = w.stealer();
+        let t = thread::spawn(move || {
+            let c = WorkerCounters::default();
+            let mut got = Vec::new();
+            loop {
+                if let Steal::Success(v) = s.steal(&c) {
+                    got.push(v);
+                    break;
+                }
+                thread::yield_now();
+            }
+            if let Steal::Success(v) = s.steal(&c) {
+                got.push(v);
+            }
+            got
+        });
+        while w.len() == 2 {
+            thread::yield_now();
+        }
+        loom_hook::arm(n);
+        w.push(3, &c);
+        assert_eq!(w.allocated_slots(), 2, "the push reused the stolen slot");
+        let mut got = Vec::new();
+        for _ in 0..2 {
+            got.extend(w.pop(&c));
+        }
+        settle(&w, &c, got, t, &[1, 2, 3], most);
+    });
+}
+
 /// Growth while a thief is active: one exposed task in a 1-slot array, a thief stealing
 /// twice; the owner pushes a second task (reusing slot 0 if it saw the steal, else growing
 /// and copying the live task), exposes it, and pops both back. The thief may take either
@@ -241,6 +286,12 @@ fn growth_vs_thief(e: Exposure, n: usize, most: &'static AtomicUsize) {
 fn wrap_around_vs_thief() {
     static MOST: AtomicUsize = AtomicUsize::new(0);
     for_all_points(24, &MOST, wrap_around);
+}
+
+#[test]
+fn slot_reuse_after_steal() {
+    static MOST: AtomicUsize = AtomicUsize::new(0);
+    for_all_points(20, &MOST, reuse_after_steal);
 }
 
 #[test]
