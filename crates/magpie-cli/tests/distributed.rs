@@ -37,7 +37,232 @@ fn distributed(ranks: usize, args: &[&str]) -> Value {
     for (i, r) in per_rank.iter().enumerate() {
         assert_eq!(r["rank"], i);
     }
+    assert_workers_add_up(&v, 1);
     v
+}
+
+/// The per-worker statistics of a distributed JSON report with `workers` workers per rank:
+/// one entry per worker of each rank, in order, each rank's adding up to its `nodes` and
+/// all of them to `stats` (expanded, pruned, backtracks), and the rank-level figures equal
+/// to what `stats` keeps of them. Returns the entries.
+fn assert_workers_add_up(v: &Value, workers: usize) -> Vec<Value> {
+    let ranks = v["ranks"].as_array().expect("ranks");
+    let entries = v["worker_stats"].as_array().expect("worker_stats").clone();
+    assert_eq!(entries.len(), ranks.len() * workers, "ranks × workers: {v}");
+    for (i, w) in entries.iter().enumerate() {
+        assert_eq!(
+            (w["rank"].as_u64(), w["worker"].as_u64()),
+            (Some((i / workers) as u64), Some((i % workers) as u64)),
+            "{w}"
+        );
+    }
+    let sum = |key: &str| -> u64 { entries.iter().map(|w| w[key].as_u64().unwrap()).sum() };
+    for key in ["expanded", "pruned", "backtracks"] {
+        assert_eq!(
+            sum(key),
+            v["stats"][key].as_u64().unwrap(),
+            "{key}: sum over workers"
+        );
+    }
+    assert_eq!(sum("expanded"), v["expanded"].as_u64().unwrap());
+    for r in ranks {
+        let rank = r["rank"].as_u64().unwrap();
+        let mine: u64 = entries
+            .iter()
+            .filter(|w| w["rank"] == rank)
+            .map(|w| w["expanded"].as_u64().unwrap())
+            .sum();
+        assert_eq!(mine, r["nodes"].as_u64().unwrap(), "rank {rank}");
+    }
+    let inter = |key: &str| -> u64 { ranks.iter().map(|r| r[key].as_u64().unwrap()).sum() };
+    assert_eq!(v["inter_rank_tasks"], inter("tasks_sent"));
+    assert_eq!(v["inter_rank_steals"], inter("steals_ok"));
+    assert_eq!(
+        v["stats"]["tasks"], v["inter_rank_tasks"],
+        "stats.tasks is rank-level"
+    );
+    assert_eq!(
+        v["stats"]["steals"], v["inter_rank_steals"],
+        "stats.steals is rank-level"
+    );
+    entries
+}
+
+/// A field of each worker entry.
+fn each(entries: &[Value], key: &str) -> Vec<u64> {
+    entries.iter().map(|w| w[key].as_u64().unwrap()).collect()
+}
+
+/// A local (not distributed) search's JSON report.
+fn local(args: &[&str]) -> Value {
+    let mut all = vec!["search"];
+    all.extend_from_slice(args);
+    all.extend(["--workers", "1", "--json"]);
+    let out = common::magpie(&all, &[]);
+    assert!(out.status.success(), "{all:?}: {}", text(&out.stderr));
+    serde_json::from_str(text(&out.stdout).trim()).expect("JSON")
+}
+
+#[test]
+fn statistics_of_complete_enumerations_match_the_local_run() {
+    // Every node is expanded once and each expanded node's child generator runs to its end
+    // on the worker that expanded it: backtracks = expanded, for every worker. One worker
+    // per rank: no task moves between workers of a rank.
+    let local_t1 = local(&["uts", "--tree", "T1"]);
+    assert_eq!(local_t1["stats"]["backtracks"], 4_130_071);
+    for ranks in [1, 2, 4] {
+        let v = distributed(ranks, &["uts", "--tree", "T1"]);
+        assert_eq!(v["expanded"], 4_130_071, "{ranks} ranks");
+        assert_eq!(v["stats"]["backtracks"], 4_130_071, "{ranks} ranks");
+        assert_eq!(v["stats"]["pruned"], 0);
+        let w = assert_workers_add_up(&v, 1);
+        assert_eq!(
+            each(&w, "backtracks"),
+            each(&w, "expanded"),
+            "{ranks} ranks"
+        );
+        assert!(each(&w, "steals").iter().all(|&s| s == 0), "{v}");
+        // DepthBounded, spawn depth 2: the tasks are the nodes at depths 1 and 2, each made
+        // once by some worker, as the local search makes them.
+        let tasks: u64 = each(&w, "tasks").iter().sum();
+        assert_eq!(
+            tasks,
+            local_t1["stats"]["tasks"].as_u64().unwrap(),
+            "{ranks} ranks"
+        );
+    }
+    for skeleton in [
+        &["--skeleton", "budget", "--budget", "100"][..],
+        &["--skeleton", "stack-stealing"],
+    ] {
+        let v = distributed(2, &[&["uts", "--tree", "T1"][..], skeleton].concat());
+        assert_eq!(v["stats"]["backtracks"], 4_130_071, "{skeleton:?}");
+        let w = assert_workers_add_up(&v, 1);
+        assert_eq!(each(&w, "backtracks"), each(&w, "expanded"), "{skeleton:?}");
+        // The second rank's work came from tasks a worker of the first made.
+        assert!(
+            each(&w, "tasks").iter().sum::<u64>() >= 1,
+            "{skeleton:?}: {v}"
+        );
+    }
+    // NS to genus 24: the nodes are the semigroups of genus 0..=24 (OEIS A007323), the
+    // tasks those of genus 1..=8 (spawn depth 8).
+    let counts = &magpie_apps::ns::EXPECTED_COUNTS;
+    let v = distributed(3, &["ns", "--genus", "24", "--spawn-depth", "8"]);
+    let nodes: u64 = counts[..=24].iter().sum();
+    assert_eq!(v["expanded"], nodes);
+    assert_eq!(v["stats"]["backtracks"], nodes);
+    let w = assert_workers_add_up(&v, 1);
+    assert_eq!(
+        each(&w, "tasks").iter().sum::<u64>(),
+        counts[1..=8].iter().sum::<u64>()
+    );
+    // N-Queens 12: the same tree as the local search's.
+    let args = ["nqueens", "--n", "12", "--spawn-depth", "3"];
+    let expanded = local(&args)["expanded"].as_u64().unwrap();
+    let v = distributed(4, &args);
+    assert_eq!(v["solutions"], 14_200);
+    assert_eq!(v["expanded"], expanded);
+    assert_eq!(v["stats"]["backtracks"], expanded);
+}
+
+#[test]
+fn workers_of_a_rank_steal_from_each_other() {
+    // One rank, two workers, both working (see every_worker_of_a_rank_works): the first task
+    // of whichever did not start with the root was made by the other, a steal.
+    let v = mpirun_report(
+        1,
+        &[
+            "search",
+            "uts",
+            "--tree",
+            "T1",
+            "--skeleton",
+            "budget",
+            "--distributed",
+        ]
+        .iter()
+        .chain(&["--workers", "2", "--json"])
+        .copied()
+        .collect::<Vec<_>>(),
+    );
+    let w = assert_workers_add_up(&v, 2);
+    assert!(each(&w, "expanded").iter().all(|&n| n > 0), "{v}");
+    assert_eq!(each(&w, "backtracks"), each(&w, "expanded"));
+    assert!(each(&w, "steals").iter().sum::<u64>() >= 1, "{v}");
+    assert_eq!(
+        v["inter_rank_steals"], 0,
+        "one rank: nothing moves between ranks"
+    );
+    assert_eq!(v["expanded"], 4_130_071);
+}
+
+#[test]
+fn optimisation_prunes_on_every_rank_count() {
+    // brock200_2 (ω = 12) prunes about as many nodes as it expands locally. Branch and bound
+    // runs to the end: every expanded node's generator ends (run out or cut by prune-level).
+    let file = instance("dimacs/brock200_2.clq");
+    let l = local(&["maxclique", &file]);
+    assert!(l["stats"]["pruned"].as_u64().unwrap() > 1000, "{l}");
+    for ranks in [1, 2, 4] {
+        let v = distributed(ranks, &["maxclique", &file]);
+        assert_eq!(v["omega"], 12);
+        let pruned = v["stats"]["pruned"].as_u64().unwrap();
+        assert!(pruned > 1000, "{ranks} ranks: pruned {pruned}: {v}");
+        assert_eq!(v["stats"]["backtracks"], v["expanded"], "{ranks} ranks");
+        let w = assert_workers_add_up(&v, 1);
+        assert_eq!(each(&w, "backtracks"), each(&w, "expanded"));
+    }
+}
+
+#[test]
+fn text_report_labels_rank_level_figures() {
+    let file = instance("dimacs/brock200_2.clq");
+    let args = [
+        "search",
+        "maxclique",
+        &file,
+        "--distributed",
+        "--workers",
+        "2",
+        "--stats",
+    ];
+    let out = mpirun(2, &args);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let value = |key: &str| -> String {
+        let l = stdout
+            .lines()
+            .find(|l| l.starts_with(key))
+            .unwrap_or_else(|| panic!("{key}: {stdout}"));
+        l[12..].to_string()
+    };
+    let number = |key: &str| -> u64 {
+        value(key)
+            .parse()
+            .unwrap_or_else(|_| panic!("{key}: {stdout}"))
+    };
+    assert!(number("pruned") > 1000, "{stdout}");
+    assert_eq!(number("backtracks"), number("expanded"));
+    // Two ranks × two workers; the per-rank nodes on their own, labelled, line.
+    let per_worker: Vec<u64> = value("per worker")
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    let per_rank: Vec<u64> = value("per rank")
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert_eq!(per_worker.len(), 4, "{stdout}");
+    assert_eq!(
+        per_rank,
+        [per_worker[0] + per_worker[1], per_worker[2] + per_worker[3]]
+    );
+    assert_eq!(per_rank.iter().sum::<u64>(), number("expanded"));
+    assert!(
+        value("rank level").contains("tasks sent between ranks"),
+        "{stdout}"
+    );
 }
 
 const VICTIMS: [&str; 3] = ["random", "sticky", "perf"];

@@ -124,10 +124,15 @@ pub struct RankStats {
     pub rank: i32,
     /// Its workers.
     pub workers: usize,
-    /// Search nodes its workers visited.
+    /// Search nodes its workers expanded (the sum of their
+    /// [`SearchStats::expanded`](magpie::search::SearchStats)).
     pub nodes: u64,
     /// The nodes of each of its workers, by worker.
     pub worker_nodes: Vec<u64>,
+    /// The counters of each of its workers, by worker (see
+    /// [`search::Distributed::stats`]); a worker's `time` is its busy time and its
+    /// `per_worker` is empty.
+    pub worker_stats: Vec<magpie::search::SearchStats>,
     /// Tasks it sent to thieves.
     pub tasks_sent: u64,
     /// Tasks it received from victims.

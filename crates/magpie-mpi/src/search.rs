@@ -25,13 +25,17 @@
 //! - **termination** by credit recovery ([`crate::credit`]): no timeouts.
 //! - **results**: when rank 0 has recovered the whole credit it sends `DONE`; every rank
 //!   joins its workers and sends its accumulator and statistics to rank 0, which merges them.
+//!   Each worker keeps a [`SearchStats`] counted as the local engine counts (expanded,
+//!   pruned, backtracks, tasks it made, tasks it took from another worker of its rank), so
+//!   [`Distributed::stats`] obeys the local run's invariants; the inter-rank figures are the
+//!   ranks' ([`RankStats`]).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use magpie::search::{Enumerate, Objective, SearchSpace};
+use magpie::search::{Enumerate, Objective, SearchSpace, SearchStats, Visit};
 use magpie::ThreadPool;
 use mpi::traits::*;
 use serde::de::DeserializeOwned;
@@ -53,28 +57,34 @@ const TAG_FOUND: i32 = 8;
 const TAG_PERF_QUERY: i32 = 9;
 const TAG_PERF_REPLY: i32 = 10;
 
-/// The tasks of one rank, one queue per depth, and how many workers are running a task.
+/// Which worker of this rank made a task: `None` for the root and for tasks received from
+/// another rank. A worker that starts a task another worker made counts a steal.
+type Maker = Option<usize>;
+
+/// The tasks of one rank, one queue per depth (each with its [`Maker`]), and how many
+/// workers are running a task.
 struct DepthPool<N> {
-    levels: Vec<VecDeque<N>>,
+    levels: Vec<VecDeque<(N, Maker)>>,
     len: usize,
     active: usize,
     done: bool,
 }
 
 impl<N> DepthPool<N> {
-    fn push(&mut self, depth: usize, node: N) {
+    fn push(&mut self, depth: usize, node: N, maker: Maker) {
         if self.levels.len() <= depth {
             self.levels.resize_with(depth + 1, VecDeque::new);
         }
-        self.levels[depth].push_back(node);
+        self.levels[depth].push_back((node, maker));
         self.len += 1;
     }
 
     /// A local worker's task: the deepest level, newest first.
-    fn pop_deepest(&mut self) -> Option<(usize, N)> {
+    fn pop_deepest(&mut self) -> Option<(usize, N, Maker)> {
         let depth = self.levels.iter().rposition(|l| !l.is_empty())?;
         self.len -= 1;
-        Some((depth, self.levels[depth].pop_back()?))
+        let (node, maker) = self.levels[depth].pop_back()?;
+        Some((depth, node, maker))
     }
 
     /// A thief's task: the shallowest level, the next in heuristic order (the task a
@@ -84,7 +94,7 @@ impl<N> DepthPool<N> {
     fn pop_shallowest(&mut self) -> Option<(usize, N)> {
         let depth = self.levels.iter().position(|l| !l.is_empty())?;
         self.len -= 1;
-        Some((depth, self.levels[depth].pop_back()?))
+        Some((depth, self.levels[depth].pop_back()?.0))
     }
 }
 
@@ -109,8 +119,8 @@ struct Work<N> {
     tasks: Vec<(u32, N)>,
 }
 
-/// What one worker hands back: its index, accumulator, nodes and busy time.
-type WorkerResult<A> = (usize, A, u64, Duration);
+/// What one worker hands back: its index, accumulator and counters (`time`: its busy time).
+type WorkerResult<A> = (usize, A, SearchStats);
 
 /// The result of a distributed enumeration, on rank 0.
 #[derive(Debug, Clone)]
@@ -121,6 +131,46 @@ pub struct Distributed<A> {
     pub ranks: Vec<RankStats>,
     /// Wall-clock time on rank 0, from the start to the merged result.
     pub time: Duration,
+}
+
+impl<A> Distributed<A> {
+    /// The counters of the whole search, over every worker of every rank, as a local search
+    /// counts them: expanded, pruned and backtracks summed; `tasks`, the tasks the workers
+    /// made; `steals`, the tasks a worker started that another worker of its rank had made
+    /// (tasks moved between ranks are in [`RankStats::tasks_sent`] and
+    /// [`RankStats::steals_ok`]); `per_worker`, each worker's expanded nodes, rank 0's
+    /// workers first; `time`, [`Distributed::time`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use magpie::search::SearchStats;
+    /// use magpie_mpi::{search::Distributed, RankStats};
+    ///
+    /// let worker = |expanded, steals| SearchStats { expanded, backtracks: expanded, steals, ..SearchStats::default() };
+    /// let ranks = vec![
+    ///     RankStats { rank: 0, worker_stats: vec![worker(5, 0), worker(3, 1)], ..RankStats::default() },
+    ///     RankStats { rank: 1, worker_stats: vec![worker(2, 0), worker(0, 0)], ..RankStats::default() },
+    /// ];
+    /// let d = Distributed { value: (), ranks, time: Duration::from_secs(1) };
+    /// let s = d.stats();
+    /// assert_eq!((s.expanded, s.backtracks, s.steals), (10, 10, 1));
+    /// assert_eq!(s.per_worker, [5, 3, 2, 0]);
+    /// ```
+    pub fn stats(&self) -> SearchStats {
+        let mut total = SearchStats {
+            time: self.time,
+            ..SearchStats::default()
+        };
+        for w in self.ranks.iter().flat_map(|r| &r.worker_stats) {
+            total.expanded += w.expanded;
+            total.pruned += w.pruned;
+            total.backtracks += w.backtracks;
+            total.tasks += w.tasks;
+            total.steals += w.steals;
+            total.per_worker.push(w.expanded);
+        }
+        total
+    }
 }
 
 /// How a rank's workers split the search tree into tasks (YewPar's skeletons).
@@ -207,7 +257,7 @@ impl RankState {
 }
 
 /// What a search kind does at each node. Workers call [`Visitor::enter`] on every node they
-/// take or generate; `false` prunes the node's subtree.
+/// take or generate; a [`Visit::Skip`] skips the node's subtree.
 pub trait Visitor<S: SearchSpace>: Sync {
     /// A worker's (and then a rank's) result.
     type Acc: Send + Serialize + DeserializeOwned;
@@ -215,10 +265,11 @@ pub trait Visitor<S: SearchSpace>: Sync {
     fn empty(&self) -> Self::Acc;
     /// Combines two results.
     fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
-    /// Visits `node` at `depth`; `false` skips its subtree.
-    fn enter(&self, acc: &mut Self::Acc, node: &S::Node, depth: usize, rank: &RankState) -> bool;
-    /// Whether a child that fails [`Visitor::enter`] also rules out its later siblings
-    /// (children in non-increasing bound order).
+    /// Visits `node` at `depth`: expand it, or skip its subtree (pruned by its bound, or a
+    /// found target or stopped search), as [`SearchStats::count`] counts it.
+    fn enter(&self, acc: &mut Self::Acc, node: &S::Node, depth: usize, rank: &RankState) -> Visit;
+    /// Whether a child that fails the bound also rules out its later siblings (children in
+    /// non-increasing bound order).
     fn prune_level(&self) -> bool {
         false
     }
@@ -238,9 +289,9 @@ where
     fn merge(&self, a: E::Acc, b: E::Acc) -> E::Acc {
         self.0.merge(a, b)
     }
-    fn enter(&self, acc: &mut E::Acc, node: &S::Node, depth: usize, _: &RankState) -> bool {
+    fn enter(&self, acc: &mut E::Acc, node: &S::Node, depth: usize, _: &RankState) -> Visit {
         self.0.visit(acc, node, depth);
-        true
+        Visit::Expand
     }
 }
 
@@ -266,9 +317,9 @@ where
             (None, y) => y,
         }
     }
-    fn enter(&self, acc: &mut Self::Acc, node: &S::Node, _: usize, rank: &RankState) -> bool {
+    fn enter(&self, acc: &mut Self::Acc, node: &S::Node, _: usize, rank: &RankState) -> Visit {
         if self.space.bound(node) <= rank.incumbent.load(Ordering::Relaxed) {
-            return false;
+            return Visit::Skip { by_bound: true };
         }
         let value = self.space.objective(node);
         // A plain load first: most nodes do not improve, and an atomic read-modify-write
@@ -279,7 +330,7 @@ where
             *acc = Some((value, node.clone()));
             rank.improved.store(true, Ordering::Release);
         }
-        true
+        Visit::Expand
     }
     fn prune_level(&self) -> bool {
         self.prune_level
@@ -305,9 +356,12 @@ where
     fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
         a.or(b)
     }
-    fn enter(&self, acc: &mut Self::Acc, node: &S::Node, _: usize, rank: &RankState) -> bool {
-        if rank.stopped() || self.space.bound(node) < self.target {
-            return false;
+    fn enter(&self, acc: &mut Self::Acc, node: &S::Node, _: usize, rank: &RankState) -> Visit {
+        if rank.stopped() {
+            return Visit::Skip { by_bound: false };
+        }
+        if self.space.bound(node) < self.target {
+            return Visit::Skip { by_bound: true };
         }
         if self.space.objective(node) >= self.target {
             if acc.is_none() {
@@ -315,9 +369,9 @@ where
             }
             rank.found.store(true, Ordering::Release);
             rank.stop.store(true, Ordering::Relaxed);
-            return false;
+            return Visit::Skip { by_bound: false };
         }
-        true
+        Visit::Expand
     }
     fn prune_level(&self) -> bool {
         self.prune_level
@@ -438,7 +492,7 @@ where
     };
     let mut credit = Credit::default();
     if rank == 0 {
-        shared.lock().push(0, space.root());
+        shared.lock().push(0, space.root(), None);
         credit = Credit::whole();
     }
     let workers = pool.num_workers().max(1);
@@ -460,10 +514,9 @@ where
                 for index in 0..workers {
                     let (shared, state, results) = (&shared, &state, &results);
                     s.spawn(move |_| {
-                        let r = work(index, space, visitor, skeleton, shared, state);
-                        let (acc, nodes, busy) = r;
+                        let (acc, counts) = work(index, space, visitor, skeleton, shared, state);
                         let mut all = results.lock().unwrap_or_else(|e| e.into_inner());
-                        all.push((index, acc, nodes, busy));
+                        all.push((index, acc, counts));
                     });
                 }
             })
@@ -491,11 +544,12 @@ where
     let mut acc = visitor.empty();
     let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     results.sort_by_key(|r| r.0);
-    stats.worker_nodes = results.iter().map(|r| r.2).collect();
-    for (_, a, nodes, busy) in results {
+    stats.worker_nodes = results.iter().map(|r| r.2.expanded).collect();
+    for (_, a, counts) in results {
         acc = visitor.merge(acc, a);
-        stats.nodes += nodes;
-        stats.busy += busy;
+        stats.nodes += counts.expanded;
+        stats.busy += counts.time;
+        stats.worker_stats.push(counts);
     }
     stats.time = start.elapsed();
     if rank != 0 {
@@ -536,14 +590,13 @@ fn work<S, V>(
     skeleton: Skeleton,
     shared: &Shared<S::Node>,
     state: &RankState,
-) -> (V::Acc, u64, Duration)
+) -> (V::Acc, SearchStats)
 where
     S: SearchSpace,
     V: Visitor<S>,
 {
     let mut acc = visitor.empty();
-    let mut nodes = 0u64;
-    let mut busy = Duration::ZERO;
+    let mut counts = SearchStats::default();
     let mut rate = state.perf.initial_rate;
     let mut last_end = Instant::now();
     loop {
@@ -574,36 +627,41 @@ where
                     .0;
             }
         };
-        let Some((depth, node)) = task else {
-            return (acc, nodes, busy);
+        let Some((depth, node, maker)) = task else {
+            return (acc, counts);
         };
+        if maker.is_some_and(|m| m != index) {
+            counts.steals += 1;
+        }
         let t = Instant::now();
         let mut children: Vec<S::Node> = Vec::new();
-        if visitor.enter(&mut acc, &node, depth, state) {
-            nodes += 1;
-            match skeleton {
-                Skeleton::DepthBounded { spawn_depth } if depth < spawn_depth => {
+        if counts.count(visitor.enter(&mut acc, &node, depth, state)) {
+            let split = match skeleton {
+                Skeleton::DepthBounded { spawn_depth } if depth < spawn_depth => None,
+                Skeleton::DepthBounded { .. } => Some(Split::Never),
+                Skeleton::Budget { budget } => Some(Split::Budget(budget.max(1), shared)),
+                Skeleton::StackStealing { steal_all } => Some(Split::OnDemand {
+                    all: steal_all,
+                    pool: shared,
+                }),
+            };
+            match split {
+                Some(split) => {
+                    let c = &mut counts;
+                    subtree(
+                        space, visitor, &mut acc, &node, depth, state, split, index, c,
+                    );
+                }
+                None => {
+                    // Its generator runs to the end here: one backtrack.
                     children = space.children(&node).collect();
-                }
-                Skeleton::DepthBounded { .. } => {
-                    let split = Split::Never;
-                    nodes += subtree(space, visitor, &mut acc, &node, depth, state, split);
-                }
-                Skeleton::Budget { budget } => {
-                    let split = Split::Budget(budget.max(1), shared);
-                    nodes += subtree(space, visitor, &mut acc, &node, depth, state, split);
-                }
-                Skeleton::StackStealing { steal_all } => {
-                    let split = Split::OnDemand {
-                        all: steal_all,
-                        pool: shared,
-                    };
-                    nodes += subtree(space, visitor, &mut acc, &node, depth, state, split);
+                    counts.backtracks += 1;
+                    counts.tasks += children.len() as u64;
                 }
             }
         }
         let end = Instant::now();
-        busy += end - t;
+        counts.time += end - t;
         rate = state.perf.work_rate(rate, t - last_end, end - t);
         state.rates[index].store(rate.to_bits(), Ordering::Relaxed);
         last_end = end;
@@ -613,7 +671,7 @@ where
         // level, take the children in heuristic order (best first), as a depth-first search
         // does; a thief takes the newest of the shallowest level, the next in that order.
         for c in children.into_iter().rev() {
-            p.push(depth + 1, c);
+            p.push(depth + 1, c, Some(index));
         }
         p.active -= 1;
         drop(p);
@@ -626,7 +684,9 @@ where
 }
 
 /// Visits the nodes strictly below `node` (at `depth`) depth-first, as far as `visitor`
-/// lets it; returns how many it entered. `split` says when unexplored nodes of the
+/// lets it, counting them in worker `index`'s `counts`: expanded and pruned nodes, one
+/// backtrack per child generator that ends (run out or cut by prune-level; `node`'s
+/// included), and the tasks it makes. `split` says when unexplored nodes of the
 /// shallowest level that still has some become tasks in the rank's pool, for its other
 /// workers and for thieves: never, every `budget` backtracks (Budget), or when asked
 /// (StackStealing).
@@ -639,60 +699,63 @@ fn subtree<S, V>(
     depth: usize,
     state: &RankState,
     split: Split<'_, S::Node>,
-) -> u64
-where
+    index: usize,
+    counts: &mut SearchStats,
+) where
     S: SearchSpace,
     V: Visitor<S>,
 {
-    let mut count = 0u64;
-    let mut backtracks = 0u64;
+    let mut since_spill = 0u64;
     let mut stack = vec![space.children(node)];
     while let Some(top) = stack.last_mut() {
         match top.next() {
             Some(child) => {
                 let d = depth + stack.len();
-                if visitor.enter(acc, &child, d, state) {
-                    count += 1;
+                let visit = visitor.enter(acc, &child, d, state);
+                if counts.count(visit) {
                     let g = space.children(&child);
                     stack.push(g);
                 } else if state.stopped() {
                     break;
-                } else if visitor.prune_level() {
+                } else if visitor.prune_level() && visit == (Visit::Skip { by_bound: true }) {
+                    // The later siblings are no better: the parent's generator ends here.
                     stack.pop();
+                    counts.backtracks += 1;
                 }
                 if let Split::OnDemand { all, pool } = split {
                     // A relaxed load per node; the swap only when someone asked.
                     if pool.split_wanted.load(Ordering::Relaxed)
                         && pool.split_wanted.swap(false, Ordering::Relaxed)
                     {
-                        spill_shallowest(&mut stack, depth, pool, all);
+                        counts.tasks += spill_shallowest(&mut stack, depth, pool, all, index);
                     }
                 }
             }
             None => {
                 stack.pop();
-                backtracks += 1;
+                counts.backtracks += 1;
+                since_spill += 1;
                 if let Split::Budget(budget, pool) = split {
-                    if backtracks >= budget {
-                        backtracks = 0;
-                        spill_shallowest(&mut stack, depth, pool, true);
+                    if since_spill >= budget {
+                        since_spill = 0;
+                        counts.tasks += spill_shallowest(&mut stack, depth, pool, true, index);
                     }
                 }
             }
         }
     }
-    count
 }
 
 /// Moves the remaining children of the shallowest level of `stack` that has any into `pool`
-/// as tasks — all of them, or (`all == false`) only the next one (level `i` generates the
-/// nodes at depth `depth + 1 + i`).
+/// as tasks made by worker `maker` — all of them, or (`all == false`) only the next one
+/// (level `i` generates the nodes at depth `depth + 1 + i`); returns how many.
 fn spill_shallowest<N, G: Iterator<Item = N>>(
     stack: &mut [G],
     depth: usize,
     pool: &Shared<N>,
     all: bool,
-) {
+    maker: usize,
+) -> u64 {
     for (i, level) in stack.iter_mut().enumerate() {
         let rest: Vec<N> = if all {
             level.collect()
@@ -706,7 +769,7 @@ fn spill_shallowest<N, G: Iterator<Item = N>>(
         let mut p = pool.lock();
         // Reversed: the newest task of a level is the next in heuristic order (see `work`).
         for node in rest.into_iter().rev() {
-            p.push(depth + 1 + i, node);
+            p.push(depth + 1 + i, node, Some(maker));
         }
         drop(p);
         if n > 1 {
@@ -714,8 +777,9 @@ fn spill_shallowest<N, G: Iterator<Item = N>>(
         } else {
             pool.wake.notify_one();
         }
-        return;
+        return n as u64;
     }
+    0
 }
 
 /// Sends thief `from` the shallowest task of this rank with half of its credit; `false` if
@@ -811,7 +875,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
                     credit.absorb(Credit::from_exponents(work.credit));
                     let mut p = shared.lock();
                     for (depth, node) in work.tasks {
-                        p.push(depth as usize, node);
+                        p.push(depth as usize, node, None);
                     }
                     drop(p);
                     shared.wake.notify_all();

@@ -4,10 +4,17 @@
 //! (maxclique --target, stopping every rank at the first clique found).
 //! Every rank parses the same arguments and builds its own pool from the global options;
 //! rank 0 checks the merged answer and prints it once, with a table of the ranks.
+//!
+//! The statistics: expanded, pruned and backtracks are summed over every worker of every
+//! rank, counted as the local search counts them; each worker's figures are in the JSON's
+//! `worker_stats`. The JSON's `stats.tasks`, `stats.steals` and `stats.per_worker` keep
+//! their first meaning, rank-level figures (tasks sent between ranks, steals between ranks,
+//! nodes per rank), also given as `inter_rank_tasks`, `inter_rank_steals` and
+//! `ranks[].nodes`; the text report's `tasks`, `steals` and `per worker` lines are the
+//! workers' (as in a local run), its rank-level lines say so.
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 use magpie::search::{CountPerDepth, Enumerate, SearchSpace, SearchStats};
 use magpie_apps::stats::cov;
@@ -17,7 +24,8 @@ use magpie_mpi::victims::RemoteVictims;
 use magpie_mpi::{Cluster, RankStats};
 use serde::Serialize;
 
-use super::{build_pool, checked, prepare, print_text, Failure, Found, Prepared, Problem, Report};
+use super::{build_pool, checked, ids_u64, line, prepare, print_text, Failure, Found, Prepared};
+use super::{Problem, Report};
 use super::{SearchArgs, StatsReport};
 use crate::config::Config;
 
@@ -128,7 +136,45 @@ impl From<&RankStats> for RankRow {
     }
 }
 
-/// The JSON object of a distributed search: the local report's fields plus the ranks.
+/// One worker's entry of the report: what it did, counted as a local search counts.
+#[derive(Debug, Serialize)]
+struct WorkerRow {
+    rank: i32,
+    worker: usize,
+    expanded: u64,
+    pruned: u64,
+    backtracks: u64,
+    /// Tasks it made (put in its rank's pool).
+    tasks: u64,
+    /// Tasks it started that another worker of its rank had made.
+    steals: u64,
+    busy_seconds: f64,
+}
+
+impl WorkerRow {
+    /// Every worker of every rank, rank by rank.
+    fn all(ranks: &[RankStats]) -> Vec<WorkerRow> {
+        let each = |r: &RankStats| -> Vec<WorkerRow> {
+            let rank = r.rank;
+            let row = |(worker, w): (usize, &SearchStats)| WorkerRow {
+                rank,
+                worker,
+                expanded: w.expanded,
+                pruned: w.pruned,
+                backtracks: w.backtracks,
+                tasks: w.tasks,
+                steals: w.steals,
+                busy_seconds: w.time.as_secs_f64(),
+            };
+            r.worker_stats.iter().enumerate().map(row).collect()
+        };
+        ranks.iter().flat_map(each).collect()
+    }
+}
+
+/// The JSON object of a distributed search: the local report's fields plus the ranks and
+/// the workers. In `stats`, `expanded`, `pruned` and `backtracks` are summed over every
+/// worker; `tasks`, `steals` and `per_worker` are rank-level (see the module's notes).
 #[derive(Debug, Serialize)]
 struct DistributedReport {
     #[serde(flatten)]
@@ -138,6 +184,12 @@ struct DistributedReport {
     ranks: Vec<RankRow>,
     /// Coefficient of variation of the nodes per rank.
     nodes_cov: f64,
+    /// Tasks sent from one rank to another (= `stats.tasks`).
+    inter_rank_tasks: u64,
+    /// Steal requests between ranks answered with work (= `stats.steals`).
+    inter_rank_steals: u64,
+    /// Every worker of every rank (ranks × workers entries), rank by rank.
+    worker_stats: Vec<WorkerRow>,
 }
 
 /// Initialises MPI for a distributed command and makes a panic on any rank end the job
@@ -249,19 +301,22 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
         }
     };
     // Only rank 0 has the merged result.
-    let (Some(value), Some((ranks, time))) = (value, dist) else {
+    let (Some(value), Some((ranks, stats))) = (value, dist) else {
         return Ok(());
     };
-    let expanded: u64 = ranks.iter().map(|r| r.nodes).sum();
+    let expanded = stats.expanded;
     let (answer, check) = checked(&problem, value, expanded, None)?;
-    let stats = SearchStats {
-        expanded,
-        tasks: ranks.iter().map(|r| r.tasks_sent).sum(),
-        steals: ranks.iter().map(|r| r.steals_ok).sum(),
-        per_worker: ranks.iter().map(|r| r.nodes).collect(),
-        time,
-        ..SearchStats::default()
+    let inter_rank_tasks: u64 = ranks.iter().map(|r| r.tasks_sent).sum();
+    let inter_rank_steals: u64 = ranks.iter().map(|r| r.steals_ok).sum();
+    let per_rank: Vec<u64> = ranks.iter().map(|r| r.nodes).collect();
+    // The JSON's `stats` keeps its rank-level tasks, steals and per_worker.
+    let rank_level = SearchStats {
+        tasks: inter_rank_tasks,
+        steals: inter_rank_steals,
+        per_worker: per_rank.clone(),
+        ..stats.clone()
     };
+    let time = stats.time;
     let report = Report {
         app: problem.app(),
         instance: problem.instance(),
@@ -274,7 +329,7 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
         deque: deque.name(),
         seconds: time.as_secs_f64(),
         expanded,
-        stats: StatsReport::from(&stats),
+        stats: StatsReport::from(&rank_level),
     };
     let nodes: Vec<f64> = ranks.iter().map(|r| r.nodes as f64).collect();
     let nodes_cov = cov(&nodes);
@@ -285,12 +340,26 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
             remote_victims: victims.to_string(),
             ranks: ranks.iter().map(RankRow::from).collect(),
             nodes_cov,
+            inter_rank_tasks,
+            inter_rank_steals,
+            worker_stats: WorkerRow::all(&ranks),
         };
         let text = serde_json::to_string(&out)
             .map_err(|e| Failure::Check(format!("cannot write the JSON report: {e}")))?;
         println!("{text}");
     } else {
         print_text(&report, &choice, &stats, args.stats);
+        if args.stats {
+            line("", "(per worker: rank 0's workers first, then rank 1's, …)");
+            line(
+                "rank level",
+                format!(
+                    "{inter_rank_tasks} tasks sent between ranks, \
+                     {inter_rank_steals} steals between ranks"
+                ),
+            );
+            line("per rank", ids_u64(&per_rank));
+        }
         println!(
             "ranks       {} × {workers} worker(s), inter-rank victims {victims}",
             ranks.len()
@@ -332,14 +401,18 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
     Ok(())
 }
 
-/// The value and the ranks' statistics of a distributed result (rank 0), or nothing.
+/// The value, the ranks' statistics and the whole search's counters
+/// ([`Distributed::stats`]) of a distributed result (rank 0), or nothing.
 #[allow(clippy::type_complexity)]
 fn split<A, T>(
     d: Option<Distributed<A>>,
     wrap: impl FnOnce(A) -> T,
-) -> (Option<T>, Option<(Vec<RankStats>, Duration)>) {
+) -> (Option<T>, Option<(Vec<RankStats>, SearchStats)>) {
     match d {
-        Some(d) => (Some(wrap(d.value)), Some((d.ranks, d.time))),
+        Some(d) => {
+            let stats = d.stats();
+            (Some(wrap(d.value)), Some((d.ranks, stats)))
+        }
         None => (None, None),
     }
 }

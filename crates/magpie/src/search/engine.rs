@@ -6,18 +6,8 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use super::{
-    Enumerate, Objective, Options, Outcome, SearchSpace, SearchStats, Skeleton, TaskOrder,
+    Enumerate, Objective, Options, Outcome, SearchSpace, SearchStats, Skeleton, TaskOrder, Visit,
 };
-
-/// What visiting a node decided.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Visit {
-    /// Expand its children.
-    Expand,
-    /// Do not expand it; a failed bound (`by_bound`) also cuts later siblings under
-    /// prune-level.
-    Skip { by_bound: bool },
-}
 
 /// The behaviour of one search kind.
 trait Kind<S: SearchSpace + ?Sized>: Sync {

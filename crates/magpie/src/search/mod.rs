@@ -191,8 +191,36 @@ pub struct Options {
     pub initial_bound: Option<i64>,
 }
 
+/// What a search kind decided at a node, and how the node counts in [`SearchStats`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Visit {
+    /// Expand its children (counts as expanded).
+    Expand,
+    /// Do not expand it.
+    Skip {
+        /// Its bound cannot beat the incumbent (or reach the target): it counts as pruned
+        /// and, under prune-level, cuts its later siblings. Otherwise the node was a found
+        /// target or the search had stopped: visited, so it counts as expanded.
+        by_bound: bool,
+    },
+}
+
 /// Counters of one search.
+///
+/// With the `serde` feature it is `Serialize` and `Deserialize` (a distributed search sends
+/// each worker's counters to rank 0).
+///
+/// ```
+/// use magpie::search::{SearchStats, Visit};
+///
+/// let mut s = SearchStats::default();
+/// for v in [Visit::Expand, Visit::Skip { by_bound: true }, Visit::Skip { by_bound: false }] {
+///     s.count(v);
+/// }
+/// assert_eq!((s.expanded, s.pruned), (2, 1));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SearchStats {
     /// Nodes visited and not pruned (the root included): the search tree actually explored.
     pub expanded: u64,
@@ -211,6 +239,27 @@ pub struct SearchStats {
     pub per_worker: Vec<u64>,
     /// Wall-clock time of the search.
     pub time: Duration,
+}
+
+impl SearchStats {
+    /// Counts one visited node as [`Visit`] says: expanded, or pruned by its bound. Returns
+    /// whether the node is to be expanded.
+    pub fn count(&mut self, visit: Visit) -> bool {
+        match visit {
+            Visit::Expand => {
+                self.expanded += 1;
+                true
+            }
+            Visit::Skip { by_bound: true } => {
+                self.pruned += 1;
+                false
+            }
+            Visit::Skip { by_bound: false } => {
+                self.expanded += 1;
+                false
+            }
+        }
+    }
 }
 
 /// The result of a search: its value and statistics.
