@@ -19,6 +19,8 @@ pub mod perf;
 pub mod search;
 pub mod victims;
 
+use std::fs::OpenOptions;
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -48,11 +50,12 @@ impl Cluster {
     }
 
     /// Makes a panic anywhere in this process end the whole MPI job instead of leaving the
-    /// other ranks waiting for this one: the first panic prints one line,
-    /// `magpie: error: rank R failed: MESSAGE (FILE:LINE); ending every rank`, and calls
-    /// `MPI_Abort` — at once if it happened on the main thread (the one MPI thread), else
-    /// from the main thread's communication loop at its next turn (funnelled MPI: only
-    /// that thread may call MPI). `mpirun` then ends every rank with a non-zero exit code.
+    /// other ranks waiting for this one: the first panic reports one line with
+    /// [`report_error`], `magpie: error: rank R failed: MESSAGE (FILE:LINE); ending every
+    /// rank`, and calls `MPI_Abort` — at once if it happened on the main thread (the one MPI
+    /// thread), else from the main thread's communication loop at its next turn (funnelled
+    /// MPI: only that thread may call MPI). `mpirun` then ends every rank with a non-zero
+    /// exit code (and prints its own `MPI_ABORT was invoked on rank R …` block).
     pub fn abort_on_panic(&self) {
         let rank = self.rank();
         let main = std::thread::current().id();
@@ -70,7 +73,9 @@ impl Cluster {
                 .location()
                 .map(|l| format!(" ({}:{})", l.file(), l.line()))
                 .unwrap_or_default();
-            eprintln!("magpie: error: rank {rank} failed: {message}{place}; ending every rank");
+            report_error(&format!(
+                "rank {rank} failed: {message}{place}; ending every rank"
+            ));
             if std::thread::current().id() == main {
                 abort_job();
             }
@@ -158,6 +163,40 @@ pub struct RankStats {
     pub idle: Duration,
     /// Its wall-clock time in the call.
     pub time: Duration,
+}
+
+/// The variable naming a file that receives a copy of magpie's error report: the rank that
+/// reports the job's error ([`report_error`]) appends its one line to it.
+///
+/// This is the channel to read the report from, in tests and scripts: the stderr of an MPI
+/// job is shared with the MPI library, and Open MPI writes its own lines into it whenever it
+/// likes — while a rank aborts, even into the middle of a line of magpie's (issue 13: an
+/// `ORTE_ERROR_LOG: Data unpack would read past end of buffer` line appeared inside magpie's
+/// error line). Nothing but magpie writes to this file.
+pub const ERROR_FILE_ENV: &str = "MAGPIE_ERROR_FILE";
+
+/// Reports an error of this rank as one line, `magpie: error: MESSAGE` (a line break in
+/// `message` becomes a space): on stderr with a single `write(2)` of the whole line (so no
+/// other output of this process splits it; `eprintln!` would write it in pieces), and
+/// appended with a single write to the file named by [`ERROR_FILE_ENV`] when that is set (a
+/// file that cannot be opened is skipped: the line is on stderr anyway). Used by
+/// [`Cluster::abort_on_panic`] and by the `magpie` binary for the errors of a distributed
+/// command.
+///
+/// ```
+/// // Prints `magpie: error: --genus: not a number` on stderr, as one write.
+/// magpie_mpi::report_error("--genus: not a number");
+/// ```
+pub fn report_error(message: &str) {
+    let line = format!("magpie: error: {}\n", message.replace('\n', " "));
+    // Stderr is unbuffered: one write_all of the whole line is one write(2) (short writes
+    // aside, which a pipe does not make for a line under PIPE_BUF bytes).
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    if let Some(path) = std::env::var_os(ERROR_FILE_ENV) {
+        if let Ok(mut file) = OpenOptions::new().create(true).append(true).open(path) {
+            let _ = file.write_all(line.as_bytes());
+        }
+    }
 }
 
 /// Set by the panic hook of [`Cluster::abort_on_panic`].
