@@ -238,15 +238,24 @@ impl Failure {
     /// failure's one line `magpie: error: …` goes to stderr (a distributed run prints it on
     /// rank 0 only).
     pub fn exit_code(result: Result<(), Failure>, print: bool) -> std::process::ExitCode {
-        let (code, message) = match result {
-            Ok(()) => return std::process::ExitCode::SUCCESS,
-            Err(Failure::Usage(m)) => (2, m),
-            Err(Failure::Check(m)) => (1, format!("result check failed (a bug): {m}")),
+        let Err(failure) = result else {
+            return std::process::ExitCode::SUCCESS;
         };
         if print {
-            eprintln!("magpie: error: {message}");
+            eprintln!("magpie: error: {}", failure.message());
         }
-        std::process::ExitCode::from(code)
+        std::process::ExitCode::from(match failure {
+            Failure::Usage(_) => 2,
+            Failure::Check(_) => 1,
+        })
+    }
+
+    /// The text of the failure's error line (after `magpie: error: `).
+    pub fn message(&self) -> String {
+        match self {
+            Failure::Usage(m) => m.clone(),
+            Failure::Check(m) => format!("result check failed (a bug): {m}"),
+        }
     }
 }
 

@@ -9,7 +9,10 @@
 
 mod common;
 
-use common::{assert_failing_rank_ends_job, assert_one_job_error, mpirun, mpirun_report, text};
+use common::{
+    assert_failing_rank_ends_job, assert_killed_rank_ends_job, assert_one_job_error, mpirun,
+    mpirun_job, mpirun_report, text,
+};
 use serde_json::Value;
 
 /// A distributed search's JSON report, after checking the per-rank statistics.
@@ -409,11 +412,9 @@ fn bad_input_ends_every_rank_with_one_error() {
         let mut all = vec!["search"];
         all.extend_from_slice(args);
         all.push("--distributed");
-        let out = mpirun(3, &all);
-        let stderr = text(&out.stderr);
-        assert!(!out.status.success(), "{all:?} must fail");
-        assert_one_job_error(&format!("{all:?}"), &stderr, needle);
-        assert!(!stderr.contains("panicked"), "{stderr}");
+        let job = mpirun_job(3, &all, &[], 120);
+        assert_eq!(job.out.status.code(), Some(2), "{all:?}: {}", job.stderr);
+        assert_one_job_error(&format!("{all:?}"), &job, needle);
     }
 }
 
@@ -560,8 +561,31 @@ fn a_rank_that_fails_ends_the_job() {
             "--workers",
             "1",
         ];
-        let out = assert_failing_rank_ends_job(ranks, &args, place, needle);
-        assert!(text(&out.stdout).lines().all(|l| !l.starts_with("answer")));
+        let job = assert_failing_rank_ends_job(ranks, &args, place, needle);
+        assert!(text(&job.out.stdout)
+            .lines()
+            .all(|l| !l.starts_with("answer")));
+    }
+}
+
+#[test]
+fn a_rank_killed_mid_search_ends_the_job() {
+    // Rank 1 dies of SIGKILL at its 100th node (MAGPIE_FAIL_RANK=1:kill), with the work it
+    // stole: the job must end within 10 s, non-zero, with mpirun naming rank 1.
+    for ranks in [2, 3] {
+        let args = [
+            "search",
+            "uts",
+            "--tree",
+            "T1",
+            "--distributed",
+            "--workers",
+            "1",
+        ];
+        let job = assert_killed_rank_ends_job(ranks, &args);
+        assert!(text(&job.out.stdout)
+            .lines()
+            .all(|l| !l.starts_with("answer")));
     }
 }
 

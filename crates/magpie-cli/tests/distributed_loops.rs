@@ -16,7 +16,10 @@
 
 mod common;
 
-use common::{assert_failing_rank_ends_job, assert_one_job_error, mpirun, mpirun_report, text};
+use common::{
+    assert_failing_rank_ends_job, assert_killed_rank_ends_job, assert_one_job_error, mpirun_job,
+    mpirun_report, text,
+};
 use serde_json::Value;
 
 /// A distributed loop's JSON report, after checking what every run must satisfy: `n`
@@ -256,12 +259,14 @@ fn bad_input_ends_every_rank_with_one_error() {
         let mut all = vec!["loop"];
         all.extend_from_slice(args);
         all.push("--distributed");
-        let out = mpirun(3, &all);
-        let stderr = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{all:?}: {stderr}");
-        assert_one_job_error(&format!("{all:?}"), &stderr, needle);
-        assert!(!stderr.contains("panicked"), "{stderr}");
-        assert!(out.stdout.is_empty(), "{all:?}: {}", text(&out.stdout));
+        let job = mpirun_job(3, &all, &[], 120);
+        assert_eq!(job.out.status.code(), Some(2), "{all:?}: {}", job.stderr);
+        assert_one_job_error(&format!("{all:?}"), &job, needle);
+        assert!(
+            job.out.stdout.is_empty(),
+            "{all:?}: {}",
+            text(&job.out.stdout)
+        );
     }
 }
 
@@ -283,7 +288,30 @@ fn a_rank_whose_worker_panics_ends_the_job() {
             "--workers",
             "2",
         ];
-        let out = assert_failing_rank_ends_job(ranks, &args, "1", "rank 1 failed");
-        assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+        let job = assert_failing_rank_ends_job(ranks, &args, "1", "rank 1 failed");
+        assert!(job.out.stdout.is_empty(), "{}", text(&job.out.stdout));
+    }
+}
+
+#[test]
+fn a_rank_killed_mid_loop_ends_the_job() {
+    // Rank 1 dies of SIGKILL at its 100th iteration (MAGPIE_FAIL_RANK=1:kill), in both
+    // modes: the job must end within 10 s, non-zero, with mpirun naming rank 1.
+    for (ranks, mode) in [(2, "steal"), (3, "share")] {
+        let args = [
+            "loop",
+            "dist",
+            "--iterations",
+            "20000",
+            "--steps",
+            "2",
+            "--distributed",
+            "--mode",
+            mode,
+            "--workers",
+            "2",
+        ];
+        let job = assert_killed_rank_ends_job(ranks, &args);
+        assert!(job.out.stdout.is_empty(), "{}", text(&job.out.stdout));
     }
 }

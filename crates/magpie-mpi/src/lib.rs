@@ -11,6 +11,34 @@
 //!
 //! Every rank calls the same functions with the same arguments (SPMD, as launched by
 //! `mpirun -np R …`); rank 0 gets the merged result.
+//!
+//! # Ranks that fail, die or stop
+//!
+//! Measured with Open MPI 4.1.4 (`mpirun --oversubscribe`, 2 to 4 ranks on one node):
+//!
+//! - **A rank that fails** (bad input, a panic on any of its threads under
+//!   [`Cluster::abort_on_panic`]) reports one line with [`report_error`] — on stderr, and in
+//!   the file named by [`ERROR_FILE_ENV`] if set — and calls `MPI_Abort`: `mpirun` ends every
+//!   rank, exit code non-zero. Open MPI adds its own lines to stderr (its `MPI_ABORT was
+//!   invoked on rank R` block, sometimes an `ORTE_ERROR_LOG` line), so read magpie's report
+//!   from [`ERROR_FILE_ENV`]'s file, or tolerate foreign lines.
+//! - **A rank that dies** (SIGKILL, the OOM killer, a segfault) says nothing, and the other
+//!   ranks cannot see it: Open MPI's default error handler is fatal and `mpirun` kills them
+//!   about a second later. The job exits with a non-zero code (137 after a SIGKILL) and
+//!   `mpirun` names the lost rank: `mpirun noticed that process rank 1 with PID … on node …
+//!   exited on signal 9 (Killed).` magpie itself reports nothing in that case.
+//! - **A rank that stops** (SIGSTOP, or a hang) is not noticed by Open MPI: the process is
+//!   alive. The other ranks wait for it (rank 0 for its credit, thieves for its answers) until
+//!   it continues (SIGCONT; the job then ends normally with the right answer) or the job is
+//!   killed — put a time limit on jobs (`timeout`, the batch system's wall time). No waiting
+//!   rank spins at full speed: the communication loops sleep 50–200 µs between polls, and
+//!   the waits that would be blocking MPI calls (which Open MPI busy-polls) — a distributed
+//!   loop's sends, the barrier that starts each of its steps, its final gather — poll a
+//!   non-blocking call and sleep between polls after a short spin (up to 1 ms, see
+//!   `wait_politely`). Measured: see `docs/results/2026-11-23-repeat-tests.md`. Not yet
+//!   covered: the blocking collection of statistics and results at the very end of a search
+//!   and of a loop step's statistics, where a rank stopped in that window leaves the others
+//!   in Open MPI's busy poll.
 #![warn(missing_docs)]
 
 pub mod credit;
@@ -19,6 +47,8 @@ pub mod perf;
 pub mod search;
 pub mod victims;
 
+use std::fs::OpenOptions;
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -48,11 +78,12 @@ impl Cluster {
     }
 
     /// Makes a panic anywhere in this process end the whole MPI job instead of leaving the
-    /// other ranks waiting for this one: the first panic prints one line,
-    /// `magpie: error: rank R failed: MESSAGE (FILE:LINE); ending every rank`, and calls
-    /// `MPI_Abort` — at once if it happened on the main thread (the one MPI thread), else
-    /// from the main thread's communication loop at its next turn (funnelled MPI: only
-    /// that thread may call MPI). `mpirun` then ends every rank with a non-zero exit code.
+    /// other ranks waiting for this one: the first panic reports one line with
+    /// [`report_error`], `magpie: error: rank R failed: MESSAGE (FILE:LINE); ending every
+    /// rank`, and calls `MPI_Abort` — at once if it happened on the main thread (the one MPI
+    /// thread), else from the main thread's communication loop at its next turn (funnelled
+    /// MPI: only that thread may call MPI). `mpirun` then ends every rank with a non-zero
+    /// exit code (and prints its own `MPI_ABORT was invoked on rank R …` block).
     pub fn abort_on_panic(&self) {
         let rank = self.rank();
         let main = std::thread::current().id();
@@ -70,7 +101,9 @@ impl Cluster {
                 .location()
                 .map(|l| format!(" ({}:{})", l.file(), l.line()))
                 .unwrap_or_default();
-            eprintln!("magpie: error: rank {rank} failed: {message}{place}; ending every rank");
+            report_error(&format!(
+                "rank {rank} failed: {message}{place}; ending every rank"
+            ));
             if std::thread::current().id() == main {
                 abort_job();
             }
@@ -165,6 +198,40 @@ pub struct RankStats {
     pub time: Duration,
 }
 
+/// The variable naming a file that receives a copy of magpie's error report: the rank that
+/// reports the job's error ([`report_error`]) appends its one line to it.
+///
+/// This is the channel to read the report from, in tests and scripts: the stderr of an MPI
+/// job is shared with the MPI library, and Open MPI writes its own lines into it whenever it
+/// likes — while a rank aborts, even into the middle of a line of magpie's (issue 13: an
+/// `ORTE_ERROR_LOG: Data unpack would read past end of buffer` line appeared inside magpie's
+/// error line). Nothing but magpie writes to this file.
+pub const ERROR_FILE_ENV: &str = "MAGPIE_ERROR_FILE";
+
+/// Reports an error of this rank as one line, `magpie: error: MESSAGE` (a line break in
+/// `message` becomes a space): on stderr with a single `write(2)` of the whole line (so no
+/// other output of this process splits it; `eprintln!` would write it in pieces), and
+/// appended with a single write to the file named by [`ERROR_FILE_ENV`] when that is set (a
+/// file that cannot be opened is skipped: the line is on stderr anyway). Used by
+/// [`Cluster::abort_on_panic`] and by the `magpie` binary for the errors of a distributed
+/// command.
+///
+/// ```
+/// // Prints `magpie: error: --genus: not a number` on stderr, as one write.
+/// magpie_mpi::report_error("--genus: not a number");
+/// ```
+pub fn report_error(message: &str) {
+    let line = format!("magpie: error: {}\n", message.replace('\n', " "));
+    // Stderr is unbuffered: one write_all of the whole line is one write(2) (short writes
+    // aside, which a pipe does not make for a line under PIPE_BUF bytes).
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    if let Some(path) = std::env::var_os(ERROR_FILE_ENV) {
+        if let Ok(mut file) = OpenOptions::new().create(true).append(true).open(path) {
+            let _ = file.write_all(line.as_bytes());
+        }
+    }
+}
+
 /// Set by the panic hook of [`Cluster::abort_on_panic`].
 static ABORTING: AtomicBool = AtomicBool::new(false);
 
@@ -172,6 +239,63 @@ static ABORTING: AtomicBool = AtomicBool::new(false);
 /// communication loop then ends the job.
 pub(crate) fn abort_requested() -> bool {
     ABORTING.load(Ordering::Relaxed)
+}
+
+/// Polls of [`wait_politely`] that spin before it starts sleeping between polls.
+const POLITE_SPINS: u32 = 10_000;
+
+/// The longest sleep of [`wait_politely`] between two polls.
+const POLITE_MAX_NAP: Duration = Duration::from_millis(1);
+
+/// Waits until `poll` gives a value, as a blocking MPI call would but without its busy poll
+/// (Open MPI's blocking calls poll at full speed, so a rank waiting in one for a stopped rank
+/// would burn its core for as long as that rank is stopped): the first
+/// [`POLITE_SPINS`] polls spin, then the wait sleeps between polls, 50 µs doubling up to
+/// [`POLITE_MAX_NAP`]. Ends the job if a thread of this process panicked
+/// ([`Cluster::abort_on_panic`]) meanwhile.
+pub(crate) fn wait_politely<T>(mut poll: impl FnMut() -> Option<T>) -> T {
+    let mut spins = 0u32;
+    let mut nap = Duration::from_micros(50);
+    loop {
+        if let Some(t) = poll() {
+            return t;
+        }
+        if abort_requested() {
+            abort_job();
+        }
+        if spins < POLITE_SPINS {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::sleep(nap);
+            nap = (nap * 2).min(POLITE_MAX_NAP);
+        }
+    }
+}
+
+/// `MPI_Barrier` on `world`, waited for with [`wait_politely`] (a non-blocking barrier).
+pub(crate) fn barrier(world: &SimpleCommunicator) {
+    use mpi::collective::CommunicatorCollectives;
+    let mut request = Some(world.immediate_barrier());
+    wait_politely(|| match request.take()?.test() {
+        Ok(_) => Some(()),
+        Err(r) => {
+            request = Some(r);
+            None
+        }
+    })
+}
+
+/// The next message with `tag` from any rank, waited for with [`wait_politely`]: its bytes
+/// and status.
+pub(crate) fn receive_tagged(
+    world: &SimpleCommunicator,
+    tag: mpi::Tag,
+) -> (Vec<u8>, mpi::point_to_point::Status) {
+    use mpi::point_to_point::{MatchedReceiveVec, Source};
+    use mpi::traits::Communicator;
+    wait_politely(|| world.any_process().immediate_matched_probe_with_tag(tag))
+        .matched_receive_vec::<u8>()
 }
 
 /// Ends every rank of the job (`MPI_Abort` on the world communicator, error code 1).

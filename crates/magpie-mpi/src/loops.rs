@@ -564,7 +564,7 @@ impl DistributedLoop {
     {
         let world = cluster.world();
         // Every rank starts the step together (after, e.g., rank 0 checked the last one).
-        world.barrier();
+        crate::barrier(&world);
         let start = Instant::now();
         let (rank, size) = (world.rank(), world.size());
         let block = match self.options.mode {
@@ -703,10 +703,7 @@ pub fn gather<R: Serialize + DeserializeOwned>(
     }
     let mut parts = vec![(block.start as u64, results)];
     for _ in 1..size {
-        let (bytes, _) = world
-            .any_process()
-            .matched_probe_with_tag(TAG_GATHER)
-            .matched_receive_vec::<u8>();
+        let (bytes, _) = crate::receive_tagged(&world, TAG_GATHER);
         parts.push(decode(&bytes, "gathered results"));
     }
     parts.sort_by_key(|p| p.0);
@@ -990,25 +987,24 @@ impl Comm {
         let world = &self.world;
         let inbox = &mut self.inbox;
         mpi::request::scope(|scope| {
-            let mut req = world
-                .process_at_rank(to)
-                .immediate_send_with_tag(scope, &bytes[..], tag);
-            loop {
-                match req.test() {
-                    Ok(_) => break,
-                    Err(r) => req = r,
-                }
-                if crate::abort_requested() {
-                    crate::abort_job();
+            let mut req = Some(
+                world
+                    .process_at_rank(to)
+                    .immediate_send_with_tag(scope, &bytes[..], tag),
+            );
+            // A slow or stopped (SIGSTOP) receiver: wait without a hot spin.
+            crate::wait_politely(|| {
+                match req.take()?.test() {
+                    Ok(_) => return Some(()),
+                    Err(r) => req = Some(r),
                 }
                 // Keep receiving: a peer blocked sending to us must not block us in turn.
                 if let Some(p) = world.any_process().immediate_matched_probe() {
                     let (b, status) = p.matched_receive_vec::<u8>();
                     inbox.push_back((status.source_rank(), status.tag(), b));
-                } else {
-                    std::hint::spin_loop();
                 }
-            }
+                None
+            });
         });
     }
 

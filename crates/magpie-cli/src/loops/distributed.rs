@@ -16,6 +16,7 @@
 use std::fmt::Display;
 use std::ops::Range;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use magpie_apps::stats::cov;
@@ -30,7 +31,7 @@ use serde_json::{json, Value};
 
 use super::{prepare, usage, Input, LoopArgs, Prepared};
 use crate::config::{Config, ConfigError};
-use crate::search::distributed::FAIL_RANK_ENV;
+use crate::search::distributed::{injected_failure, kill_self, InjectedFailure, FAIL_RANK_ENV};
 use crate::search::Failure;
 
 /// The share-mode schedule without `--schedule`.
@@ -48,8 +49,7 @@ pub fn run(args: &LoopArgs, config: &Config) -> ExitCode {
         Err(code) => return code,
     };
     let rank = cluster.rank();
-    // Every rank meets the same bad input: rank 0 alone prints it.
-    Failure::exit_code(run_loop(&cluster, args, config), rank == 0)
+    crate::search::distributed::exit_code(run_loop(&cluster, args, config), rank)
 }
 
 /// The parsed distributed options.
@@ -345,15 +345,20 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
     } = prepared;
     let steal = d.options.mode == Mode::Steal;
     let mut record = Steps::new();
-    // Fault injection for the tests of failure behaviour: MAGPIE_FAIL_RANK=R makes rank R's
-    // workers panic in their first iteration (on a worker thread, not the MPI thread).
-    let fail = std::env::var(FAIL_RANK_ENV)
-        .ok()
-        .and_then(|v| v.trim().parse::<i32>().ok())
-        == Some(rank);
-    let injected = |i: usize| {
-        if fail {
-            panic!("failure injected by {FAIL_RANK_ENV}={rank} in iteration {i}");
+    // Fault injection for the tests of failure behaviour (FAIL_RANK_ENV): rank R's workers
+    // panic in their first iteration (on a worker thread, not the MPI thread), or with
+    // `R:kill` the rank dies of SIGKILL at its 100th iteration.
+    let fault = injected_failure(rank);
+    let iterations_here = AtomicU64::new(0);
+    let injected = |i: usize| match fault {
+        InjectedFailure::None => {}
+        InjectedFailure::Kill => {
+            if iterations_here.fetch_add(1, Ordering::Relaxed) == 99 {
+                kill_self();
+            }
+        }
+        InjectedFailure::MainThread | InjectedFailure::Worker => {
+            panic!("failure injected by {FAIL_RANK_ENV}={rank} in iteration {i}")
         }
     };
     let (result, answer, what) = match input {

@@ -30,43 +30,59 @@ use super::{SearchArgs, StatsReport};
 use crate::config::Config;
 
 /// The variable that makes one rank fail on purpose, for the tests of failure behaviour:
-/// `R` panics rank R's main thread at the start; `R:worker` panics a worker thread of rank R
-/// in the middle of an enumeration (uts, ns, nqueens), at its 100th node.
+/// `R` panics rank R's main thread at the start of a search; `R:worker` panics a worker
+/// thread of rank R in the middle of an enumeration (uts, ns, nqueens), at its 100th node;
+/// `R:kill` makes rank R kill itself with SIGKILL there (a rank that dies without a word:
+/// `mpirun` reports it). In a distributed loop, `R` and `R:worker` panic rank R's workers in
+/// their first iteration and `R:kill` kills rank R at its 100th iteration.
 pub const FAIL_RANK_ENV: &str = "MAGPIE_FAIL_RANK";
 
 /// Where [`FAIL_RANK_ENV`] makes this rank fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum InjectedFailure {
+pub(crate) enum InjectedFailure {
     None,
     MainThread,
     Worker,
+    Kill,
 }
 
-fn injected_failure(rank: i32) -> InjectedFailure {
+/// The failure [`FAIL_RANK_ENV`] injects into `rank`.
+pub(crate) fn injected_failure(rank: i32) -> InjectedFailure {
     let Ok(v) = std::env::var(FAIL_RANK_ENV) else {
         return InjectedFailure::None;
     };
     let (r, place) = v.trim().split_once(':').unwrap_or((v.trim(), "main"));
     match (r.parse::<i32>() == Ok(rank), place) {
         (true, "worker") => InjectedFailure::Worker,
+        (true, "kill") => InjectedFailure::Kill,
         (true, _) => InjectedFailure::MainThread,
         (false, _) => InjectedFailure::None,
     }
 }
 
-/// An enumeration fold that panics at its 100th visit when `armed` (the `R:worker` fault
-/// injection: the panic happens on a worker thread of the rank's pool).
+/// The `R:kill` fault: this process dies at once of SIGKILL, as if killed from outside.
+pub(crate) fn kill_self() -> ! {
+    // SAFETY: kill and getpid have no preconditions; SIGKILL cannot be caught, so the
+    // process ends here.
+    unsafe {
+        libc::kill(libc::getpid(), libc::SIGKILL);
+    }
+    unreachable!("SIGKILL ends the process")
+}
+
+/// An enumeration fold that fails at its 100th visit as `fault` says (the `R:worker` and
+/// `R:kill` fault injections: the failure happens on a worker thread of the rank's pool).
 struct FailingFold<'a, E> {
     inner: &'a E,
-    armed: bool,
+    fault: InjectedFailure,
     visits: AtomicU64,
 }
 
 impl<'a, E> FailingFold<'a, E> {
-    fn new(inner: &'a E, armed: bool) -> Self {
+    fn new(inner: &'a E, fault: InjectedFailure) -> Self {
         FailingFold {
             inner,
-            armed,
+            fault,
             visits: AtomicU64::new(0),
         }
     }
@@ -78,8 +94,12 @@ impl<S: SearchSpace + ?Sized, E: Enumerate<S>> Enumerate<S> for FailingFold<'_, 
         self.inner.empty()
     }
     fn visit(&self, acc: &mut E::Acc, node: &S::Node, depth: usize) {
-        if self.armed && self.visits.fetch_add(1, Ordering::Relaxed) == 99 {
-            panic!("failure injected by {FAIL_RANK_ENV} on a worker thread");
+        if self.fault != InjectedFailure::None && self.visits.fetch_add(1, Ordering::Relaxed) == 99
+        {
+            match self.fault {
+                InjectedFailure::Kill => kill_self(),
+                _ => panic!("failure injected by {FAIL_RANK_ENV} on a worker thread"),
+            }
         }
         self.inner.visit(acc, node, depth);
     }
@@ -196,16 +216,25 @@ struct DistributedReport {
 /// ([`Cluster::abort_on_panic`]); an error line and exit code 2 if MPI cannot start.
 pub(crate) fn start_cluster() -> Result<Cluster, ExitCode> {
     let cluster = Cluster::init().map_err(|e| {
-        eprintln!("magpie: error: --distributed: {e}");
+        magpie_mpi::report_error(&format!("--distributed: {e}"));
         ExitCode::from(2)
     })?;
     cluster.abort_on_panic();
     Ok(cluster)
 }
 
-/// Runs the distributed search on this rank; the exit code of this process. Errors are
-/// printed by rank 0 only (every rank meets the same bad input, since they parse the same
-/// arguments), so the job prints one error.
+/// The exit code of a distributed command on `rank`. Every rank meets the same bad input
+/// (they parse the same arguments): rank 0 alone reports the failure, with
+/// [`magpie_mpi::report_error`], so the job reports one error.
+pub(crate) fn exit_code(result: Result<(), Failure>, rank: i32) -> ExitCode {
+    if let (Err(failure), 0) = (&result, rank) {
+        magpie_mpi::report_error(&failure.message());
+    }
+    Failure::exit_code(result, false)
+}
+
+/// Runs the distributed search on this rank; the exit code of this process (see
+/// [`exit_code`]).
 pub fn run(args: &SearchArgs, config: &Config) -> ExitCode {
     let cluster = match start_cluster() {
         Ok(c) => c,
@@ -215,8 +244,7 @@ pub fn run(args: &SearchArgs, config: &Config) -> ExitCode {
     if injected_failure(rank) == InjectedFailure::MainThread {
         panic!("failure injected by {FAIL_RANK_ENV}={rank}");
     }
-    // Every rank meets the same bad input: rank 0 alone prints it.
-    Failure::exit_code(search(&cluster, args, config), rank == 0)
+    exit_code(search(&cluster, args, config), rank)
 }
 
 fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), Failure> {
@@ -254,7 +282,10 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
         eprintln!("{w}");
     }
     let v = &victims;
-    let fail = injected_failure(cluster.rank()) == InjectedFailure::Worker;
+    let fail = match injected_failure(cluster.rank()) {
+        f @ (InjectedFailure::Worker | InjectedFailure::Kill) => f,
+        InjectedFailure::None | InjectedFailure::MainThread => InjectedFailure::None,
+    };
     let (value, dist) = match &problem {
         Problem::MaxClique { graph, target, .. } => {
             let space = maxclique::CliqueSpace::new(graph);
