@@ -26,6 +26,10 @@ use magpie::loops::Loop;
 use crate::input::InputError;
 use crate::output::map_indexed;
 
+/// Memory per pixel counted against [`crate::MAX_GENERATED_BYTES`]: the image and the
+/// sequential check's image, one `u32` each.
+pub const BYTES_PER_PIXEL: u64 = 8;
+
 /// The size of the image, the iteration limit and the number of time steps of [`run`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Params {
@@ -64,13 +68,16 @@ impl Params {
         Ok(p)
     }
 
-    /// Checks that every size is at least 1 and that `width × height` fits in memory's
-    /// index range; the error names the offending parameter (`--width`, `--height`,
+    /// Checks that every size is at least 1 and that the `width × height` image fits in
+    /// [`crate::MAX_GENERATED_BYTES`] (checked before any allocation); the error names the offending parameter (`--width`, `--height`,
     /// `--max-iter`, `--steps`).
     ///
     /// ```
     /// let p = magpie_apps::mandelbrot::Params { width: 4, height: 4, max_iter: 0, steps: 1 };
     /// assert!(p.validate().unwrap_err().to_string().contains("--max-iter"));
+    /// let huge = magpie_apps::mandelbrot::Params { width: 100_000, height: 100_000, max_iter: 1, steps: 1 };
+    /// let e = huge.validate().unwrap_err().to_string();
+    /// assert!(e.contains("100000 x 100000 image") && e.contains("74.5 GiB"), "{e}");
     /// ```
     pub fn validate(&self) -> Result<(), InputError> {
         let at_least_one = |name: &str, what: &str, v: u64| {
@@ -87,17 +94,13 @@ impl Params {
         at_least_one("height", "height", self.height as u64)?;
         at_least_one("max-iter", "iteration limit", u64::from(self.max_iter))?;
         at_least_one("steps", "number of time steps", self.steps as u64)?;
-        let too_large = match self.width.checked_mul(self.height) {
-            Some(n) => n > isize::MAX as usize / 4,
-            None => true,
-        };
-        if too_large {
-            return Err(InputError::file(
-                "--width",
-                format!("a {} × {} image is too large", self.width, self.height),
-            ));
-        }
-        Ok(())
+        // The image and the sequential check's image: two u32 per pixel.
+        crate::check_generated_size(
+            "--width/--height",
+            &format!("a {} x {} image", self.width, self.height),
+            (self.width as u64).saturating_mul(self.height as u64),
+            BYTES_PER_PIXEL,
+        )
     }
 
     /// The number of pixels, `width × height`.

@@ -12,7 +12,7 @@ use std::os::raw::c_int;
 
 use magpie::deque::{signal::DEFAULT_SIGNAL, DequeKind};
 use magpie::policy::{idle, victim, PolicyError};
-use magpie::runtime::{parse_join_limit, parse_signal, DEFAULT_JOIN_PUSH_LIMIT};
+use magpie::runtime::{parse_join_limit, parse_signal, DEFAULT_JOIN_PUSH_LIMIT, MAX_WORKERS};
 use magpie::{BuildError, ThreadPool, ThreadPoolBuilder};
 
 /// Where a setting's value came from.
@@ -148,10 +148,15 @@ impl Config {
                         "{source} 0: a pool needs at least 1 worker"
                     )))
                 }
+                Ok(n) if n > MAX_WORKERS => {
+                    return Err(ConfigError(format!(
+                        "{source} {n}: more workers than a pool can have (at most {MAX_WORKERS})"
+                    )))
+                }
                 Ok(n) => Setting { value: n, source },
                 Err(_) => {
                     return Err(ConfigError(format!(
-                        "{source} {v:?}: expected a number of workers (1 or more)"
+                        "{source} {v:?}: expected a number of workers (1 to {MAX_WORKERS})"
                     )))
                 }
             },
@@ -376,6 +381,22 @@ mod tests {
             &[],
         );
         assert!(e.contains("--workers 0") && e.contains("at least 1"), "{e}");
+        let e = bad(
+            Flags {
+                workers: Some("100000".into()),
+                ..Flags::default()
+            },
+            &[],
+        );
+        assert!(
+            e.contains("--workers 100000") && e.contains("at most 4096"),
+            "{e}"
+        );
+        let e = bad(Flags::default(), &[("MAGPIE_NUM_WORKERS", "4097")]);
+        assert!(
+            e.contains("MAGPIE_NUM_WORKERS 4097") && e.contains("at most"),
+            "{e}"
+        );
         let e = bad(Flags::default(), &[("MAGPIE_NUM_WORKERS", "many")]);
         assert!(e.contains("MAGPIE_NUM_WORKERS \"many\""), "{e}");
         let e = bad(

@@ -556,6 +556,14 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
                 0,
                 "the mean cost",
             )?;
+            // The costs and the per-iteration results: a u64 each.
+            magpie_apps::check_generated_size(
+                "--iterations",
+                &format!("{n} iterations"),
+                n as u64,
+                16,
+            )
+            .map_err(input_error)?;
             let costs = dist::costs(&d, n, mean, seed);
             let params =
                 json!({"dist": d.to_string(), "iterations": n, "mean_units": mean, "seed": seed});
@@ -571,6 +579,16 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
                 "the number of buckets",
             )?;
             let skew = real("--skew", &a.skew, DEFAULT_SKEW)?;
+            magpie_apps::check_generated_size("--size", &format!("{n} keys"), n as u64, 4)
+                .and_then(|()| {
+                    magpie_apps::check_generated_size(
+                        "--buckets",
+                        &format!("{buckets} buckets"),
+                        buckets as u64,
+                        8,
+                    )
+                })
+                .map_err(input_error)?;
             let keys = histogram::keys(n, buckets, skew, seed).map_err(input_error)?;
             let params = json!({"keys": n, "buckets": buckets, "skew": skew, "seed": seed});
             (Input::Histogram { keys, buckets }, params)
@@ -586,6 +604,17 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
                 "the shortest row",
             )?;
             let alpha = real("--alpha", &a.alpha, DEFAULT_ALPHA)?;
+            // At least min_len entries (u32 column, f64 value) per row, the row pointers and
+            // y (8 bytes a row), and x (8 bytes a column).
+            let per_row = (min_len as u64).saturating_mul(12).saturating_add(16);
+            let cols_as_rows = (cols as u64).div_ceil(per_row);
+            magpie_apps::check_generated_size(
+                "--rows/--cols/--min-len",
+                &format!("a {rows} x {cols} matrix with rows of at least {min_len} entries"),
+                (rows as u64).saturating_add(cols_as_rows),
+                per_row,
+            )
+            .map_err(input_error)?;
             let m = spmv::power_law(rows, cols, min_len, alpha, seed).map_err(input_error)?;
             let x = spmv::vector(cols, seed ^ 0x5eed);
             let params = json!({"rows": rows, "cols": cols, "min_len": min_len, "alpha": alpha,

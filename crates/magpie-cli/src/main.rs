@@ -162,7 +162,11 @@ fn info(c: &Config) {
 fn main() -> ExitCode {
     // The matches are kept for `experiment policies`, whose application options belong to
     // the `--app` they follow (their positions are in the matches only).
-    let matches = Cli::command().get_matches();
+    reset_sigpipe();
+    let matches = match Cli::command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return clap_exit(e),
+    };
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let mut flags = Flags {
         workers: cli.workers,
@@ -200,8 +204,19 @@ fn main() -> ExitCode {
             .mode
             .as_deref()
             .is_some_and(|m| m.trim().eq_ignore_ascii_case("share"));
-        if args.distributed && !share && args.remote_victims.is_none() && inter_rank.is_some() {
-            args.remote_victims = flags.victims.take();
+        if args.distributed && !share {
+            if let (Some(v), Some(r)) = (inter_rank, &args.remote_victims) {
+                // Both name the inter-rank choice: refuse rather than pick one silently.
+                return fail(config::ConfigError(format!(
+                    "--victims {v} and --remote-victims {}: a distributed steal loop takes \
+                     --victims {v} as its inter-rank victim choice, so give it once \
+                     (--remote-victims alone)",
+                    r.trim()
+                )));
+            }
+            if inter_rank.is_some() {
+                args.remote_victims = flags.victims.take();
+            }
         }
     }
     let config = match Config::resolve(&flags) {
@@ -229,6 +244,58 @@ fn main() -> ExitCode {
             experiment::ExperimentCommand::Policies(_) => unreachable!("handled above"),
         },
     }
+}
+
+/// Restores the default action of `SIGPIPE` (the Rust runtime ignores it), so that a write
+/// to a closed pipe (`magpie info | head -3`) ends the process quietly, as every Unix tool
+/// does, instead of failing the write with `EPIPE` and panicking in `println!`. The child
+/// processes of `magpie experiment` inherit the default too.
+fn reset_sigpipe() {
+    // SAFETY: `signal` with `SIG_DFL` installs no Rust code as a handler; it runs before any
+    // other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// A clap error as the one line `magpie: error: …` (exit 2), its tip (`a similar argument
+/// exists: '--skeleton'`) and the missing arguments kept on that line; `--help`,
+/// `--version` and a bare `magpie` print clap's full text as usual.
+fn clap_exit(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    eprintln!("magpie: error: {}", one_line(&e.render().to_string()));
+    ExitCode::from(2)
+}
+
+/// Clap's multi-line error text in one line: the `error:` line, the lines indented under it
+/// (missing arguments, tips), without the usage and the `--help` hint.
+fn one_line(rendered: &str) -> String {
+    let mut parts = Vec::new();
+    for line in rendered.lines() {
+        let t = line.trim();
+        if t.starts_with("Usage:") || t.starts_with("For more information") {
+            break;
+        }
+        if !t.is_empty() {
+            parts.push(t.strip_prefix("error: ").unwrap_or(t).to_string());
+        }
+    }
+    let mut line = String::new();
+    for p in parts {
+        if !line.is_empty() {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(&p);
+    }
+    line
 }
 
 /// The exit code of an experiment, its error printed as one `magpie: error: …` line.

@@ -19,7 +19,7 @@ use magpie_apps::input::InputError;
 use magpie_apps::{knapsack, maxclique, nqueens, ns, tsp, uts};
 use serde::Serialize;
 
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, Source};
 
 /// The spawn depth of `depth-bounded` and `ordered` when `--spawn-depth` is not given.
 pub const DEFAULT_SPAWN_DEPTH: usize = 2;
@@ -714,6 +714,11 @@ impl Answer {
     }
 }
 
+/// How the check of an answer that could not be compared with anything begins (a count of a
+/// tree cut by `--max-depth`, an N-Queens size with no known count): the text report prints
+/// it as it is instead of `ok: …`.
+pub const NOT_CHECKED: &str = "not checked: ";
+
 /// [`Solved::answer`] of a UTS count.
 pub fn uts_key(nodes: u64, leaves: u64, depth: u32) -> String {
     format!("nodes {nodes}, leaves {leaves}, depth {depth}")
@@ -1097,7 +1102,11 @@ pub(crate) fn checked(
                     })?;
                     "the known count (OEIS A000170)".to_string()
                 }
-                _ => "nothing to compare with (no known count)".to_string(),
+                Some(_) => format!(
+                    "{NOT_CHECKED}a count cut at --max-depth {} has no known value",
+                    max_depth.unwrap_or(0)
+                ),
+                None => format!("{NOT_CHECKED}no known count for {n}-Queens"),
             };
             Ok((Answer::NQueens { n, solutions }, what))
         }
@@ -1157,6 +1166,9 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
         return Err(unknown("unknown application", app, &APPS));
     }
     check_app_options(app, args)?;
+    if !args.distributed && args.remote_victims.is_some() {
+        return usage("--remote-victims applies to --distributed only");
+    }
     let choice = skeleton(args)?;
     let max_depth = match &args.max_depth {
         Some(v) => Some(number("--max-depth", v, 0usize, "a depth")?),
@@ -1232,6 +1244,24 @@ fn build_pool(
     Ok((pool, deque, workers))
 }
 
+/// The pool configuration of a search with `choice`: the seq skeleton runs on one worker, so
+/// its pool has one (and reports one); `--workers N` with N > 1 cannot apply to it and is an
+/// error (a `MAGPIE_NUM_WORKERS` default is not).
+fn pool_config(config: &Config, choice: &SkeletonChoice) -> Result<Config, Failure> {
+    if choice.name != "seq" {
+        return Ok(config.clone());
+    }
+    if matches!(config.workers.source, Source::Flag(_)) && config.workers.value != 1 {
+        return usage(format!(
+            "--workers {}: the seq skeleton runs on one worker (leave out --workers or give 1)",
+            config.workers.value
+        ));
+    }
+    let mut one = config.clone();
+    one.workers.value = 1;
+    Ok(one)
+}
+
 /// Runs `magpie search` and prints its report.
 pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
     let Prepared {
@@ -1240,7 +1270,7 @@ pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
         max_depth,
     } = prepare(args)?;
 
-    let (pool, deque, workers) = build_pool(config, &problem)?;
+    let (pool, deque, workers) = build_pool(&pool_config(config, &choice)?, &problem)?;
     let (answer, what, stats) = solve(&problem, &pool, choice.skeleton, max_depth)?;
 
     let report = Report {
@@ -1367,9 +1397,13 @@ fn print_text(r: &Report, choice: &SkeletonChoice, stats: &SearchStats, all: boo
                 format!("{} ({flags})", r.instance)
             };
             line("instance", instance);
+            let cut = match r.max_depth {
+                Some(d) => format!(" (of the tree cut at --max-depth {d})"),
+                None => String::new(),
+            };
             line(
                 "answer",
-                format!("{nodes} nodes, {leaves} leaves, depth {depth}"),
+                format!("{nodes} nodes, {leaves} leaves, depth {depth}{cut}"),
             );
         }
         Answer::Ns { counts, .. } => {
@@ -1386,10 +1420,21 @@ fn print_text(r: &Report, choice: &SkeletonChoice, stats: &SearchStats, all: boo
         }
         Answer::NQueens { n, solutions } => {
             line("instance", &r.instance);
-            line("answer", format!("{solutions} solutions of {n}-Queens"));
+            let answer = match r.max_depth {
+                Some(d) if d < *n as usize => format!(
+                    "{solutions} complete placements of {n} queens: --max-depth {d} cuts the \
+                     search above row {n} (not the number of {n}-Queens solutions)"
+                ),
+                _ => format!("{solutions} solutions of {n}-Queens"),
+            };
+            line("answer", answer);
         }
     }
-    line("check", format!("ok: {}", r.check));
+    if r.check.starts_with(NOT_CHECKED) {
+        line("check", &r.check);
+    } else {
+        line("check", format!("ok: {}", r.check));
+    }
     line("skeleton", choice.describe());
     if let Some(d) = r.max_depth {
         line("max depth", d);

@@ -45,13 +45,21 @@ fn instance(relative: &str) -> PathBuf {
     shared::path(&format!("instances/{relative}"))
 }
 
-/// `magpie search ARGS --json --workers 2` (plus `extra`): exit 0, exactly one JSON object on
-/// stdout, nothing on stderr; returns the object after checking the fields every report has.
+/// `magpie search ARGS --json --workers 2` (plus `extra`; the seq skeleton, which runs on
+/// one worker, without `--workers`): exit 0, exactly one JSON object on stdout, nothing on
+/// stderr; returns the object after checking the fields every report has.
 fn search_json(args: &[&str], extra: &[&str]) -> Value {
     let mut all = vec!["search"];
     all.extend_from_slice(args);
     all.extend_from_slice(extra);
-    all.extend_from_slice(&["--json", "--workers", "2"]);
+    let seq = all
+        .windows(2)
+        .any(|w| w[0] == "--skeleton" && ["seq", "sequential"].contains(&w[1]));
+    let workers = if seq { 1 } else { 2 };
+    all.push("--json");
+    if !seq {
+        all.extend_from_slice(&["--workers", "2"]);
+    }
     let out = magpie(&all);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(
@@ -62,7 +70,7 @@ fn search_json(args: &[&str], extra: &[&str]) -> Value {
     assert!(stderr.is_empty(), "{all:?}: stderr: {stderr}");
     assert_eq!(stdout.lines().count(), 1, "{all:?}: one line: {stdout}");
     let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
-    assert_eq!(v["workers"], 2, "{v}");
+    assert_eq!(v["workers"], workers, "{v}");
     let stats = &v["stats"];
     let per_worker: Vec<u64> = stats["per_worker"]
         .as_array()
@@ -70,7 +78,7 @@ fn search_json(args: &[&str], extra: &[&str]) -> Value {
         .iter()
         .map(|x| x.as_u64().expect("count"))
         .collect();
-    assert_eq!(per_worker.len(), 2, "{v}");
+    assert_eq!(per_worker.len(), workers, "{v}");
     assert_eq!(
         per_worker.iter().sum::<u64>(),
         v["expanded"].as_u64().unwrap()

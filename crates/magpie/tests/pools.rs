@@ -287,6 +287,64 @@ fn assert_names_all(msg: &str, names: &[&str]) {
     }
 }
 
+/// More workers than [`magpie::runtime::MAX_WORKERS`] fail at once, naming the count and the
+/// limit, without starting a thread; the limit itself is allowed by the check.
+#[test]
+fn too_many_workers_fail_fast_naming_the_count() {
+    use magpie::runtime::MAX_WORKERS;
+    for n in [MAX_WORKERS + 1, 100_000, usize::MAX] {
+        let start = Instant::now();
+        let (e, msg) = build_err(
+            ThreadPoolBuilder::new()
+                .num_workers(n)
+                .thread_name(|i| format!("mptoo{i}")),
+        );
+        assert!(
+            matches!(e, BuildError::TooManyWorkers { requested } if requested == n),
+            "{e:?}"
+        );
+        assert_names_all(&msg, &[&n.to_string(), &MAX_WORKERS.to_string()]);
+        assert!(
+            start.elapsed() < Duration::from_secs(1),
+            "{n}: {:?}",
+            start.elapsed()
+        );
+        assert_eq!(threads_named("mptoo"), 0, "{n}: no worker started");
+    }
+}
+
+/// A worker thread the OS refuses to start (here: a stack larger than the address space) is
+/// a `BuildError::Spawn` naming the worker and the count, not a panic, and leaves no thread.
+#[test]
+fn failed_thread_spawn_is_an_error_naming_the_count() {
+    let (e, msg) = build_err(
+        ThreadPoolBuilder::new()
+            .num_workers(3)
+            .stack_size(1 << 50)
+            .thread_name(|i| format!("mpspawn{i}")),
+    );
+    assert!(
+        matches!(
+            e,
+            BuildError::Spawn {
+                index: 0,
+                count: 3,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        msg.starts_with("could not start worker thread 0 of 3: "),
+        "{msg}"
+    );
+    assert!(
+        eventually(Duration::from_secs(2), || threads_named("mpspawn") == 0),
+        "{} threads left",
+        threads_named("mpspawn")
+    );
+}
+
 #[test]
 fn builder_errors_name_the_problem() {
     let (e, msg) = build_err(ThreadPoolBuilder::new().num_workers(0));

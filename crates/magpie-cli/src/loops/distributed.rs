@@ -311,6 +311,7 @@ impl Steps {
 }
 
 fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), Failure> {
+    crate::search::distributed::check_job_threads(cluster, config)?;
     let app = args.app.trim();
     if app != "dist" && app != "mandelbrot" {
         if super::APPS.contains(&app) {

@@ -233,6 +233,24 @@ pub(crate) fn exit_code(result: Result<(), Failure>, rank: i32) -> ExitCode {
     Failure::exit_code(result, false)
 }
 
+/// Refuses a job whose ranks together would start more than [`magpie::runtime::MAX_WORKERS`]
+/// worker threads (`mpirun -np R` on one machine starts R pools of `--workers` threads each):
+/// a usage error naming ranks, workers and the limit, the same on every rank.
+pub(crate) fn check_job_threads(cluster: &Cluster, config: &Config) -> Result<(), Failure> {
+    let ranks = cluster.size().max(1) as usize;
+    let workers = config.workers.value;
+    let limit = magpie::runtime::MAX_WORKERS;
+    if ranks.saturating_mul(workers) > limit {
+        return Err(Failure::Usage(format!(
+            "{ranks} ranks x {} {workers} workers = {} worker threads, more than a job may \
+             start (at most {limit} in all)",
+            config.workers.source,
+            ranks.saturating_mul(workers)
+        )));
+    }
+    Ok(())
+}
+
 /// Runs the distributed search on this rank; the exit code of this process (see
 /// [`exit_code`]).
 pub fn run(args: &SearchArgs, config: &Config) -> ExitCode {
@@ -248,6 +266,7 @@ pub fn run(args: &SearchArgs, config: &Config) -> ExitCode {
 }
 
 fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), Failure> {
+    check_job_threads(cluster, config)?;
     let victims: RemoteVictims = match &args.remote_victims {
         Some(v) => v
             .parse()

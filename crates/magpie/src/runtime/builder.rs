@@ -42,11 +42,20 @@ pub enum BuildError {
         /// Why the signal could not be used.
         source: SignalError,
     },
-    /// The OS refused to start a worker thread.
-    #[error("could not start worker thread {index}: {source}")]
+    /// `num_workers(n)` with `n` above [`MAX_WORKERS`].
+    #[error("{requested} workers is more than a pool can have (at most {MAX_WORKERS})")]
+    TooManyWorkers {
+        /// The number asked for.
+        requested: usize,
+    },
+    /// The OS refused to start a worker thread (the threads already started were stopped
+    /// and joined).
+    #[error("could not start worker thread {index} of {count}: {source}")]
     Spawn {
         /// The worker's index.
         index: usize,
+        /// The number of workers the pool was to have.
+        count: usize,
         /// The OS error.
         source: std::io::Error,
     },
@@ -118,6 +127,24 @@ type StartArgs = (
     Option<Box<dyn FnMut(usize) -> String>>,
     usize,
 );
+
+/// The most workers a pool can have: `num_workers` above it fails at `build()` with
+/// [`BuildError::TooManyWorkers`], at once, instead of spending seconds or minutes starting
+/// threads the machine cannot serve.
+///
+/// Why 4096: the largest machines have a few hundred to a thousand hardware threads, so this
+/// still allows several workers per CPU on them; each worker reserves
+/// [`DEFAULT_STACK_SIZE`] of address space (4096 of them: 32 GiB, still only address space),
+/// and pool start-up and the victim policies cost time and memory growing with the count
+/// (1,000 workers already take seconds to start a search on two cores).
+///
+/// ```
+/// use magpie::runtime::{BuildError, MAX_WORKERS};
+/// let err = magpie::ThreadPoolBuilder::new().num_workers(MAX_WORKERS + 1).build().unwrap_err();
+/// assert!(matches!(err, BuildError::TooManyWorkers { requested } if requested == MAX_WORKERS + 1));
+/// assert!(err.to_string().contains("4097 workers") && err.to_string().contains("at most 4096"));
+/// ```
+pub const MAX_WORKERS: usize = 4096;
 
 /// Worker stack size unless set: generous, because a worker waiting in `join` runs stolen
 /// jobs on top of its own stack (only address space is reserved up front).
@@ -218,7 +245,9 @@ impl ThreadPoolBuilder {
         b
     }
 
-    /// Number of workers (≥ 1; 0 is an error at `build()`). Default: available parallelism.
+    /// Number of workers, 1 to [`MAX_WORKERS`] (0, or more than
+    /// that, is an error at `build()`). Default:
+    /// available parallelism.
     pub fn num_workers(mut self, n: usize) -> Self {
         self.num_workers = Ok(Some(n));
         self
@@ -313,8 +342,9 @@ impl ThreadPoolBuilder {
     fn into_config(self) -> Result<StartArgs, BuildError> {
         let num_workers = match self.num_workers? {
             Some(0) => return Err(BuildError::ZeroWorkers),
+            Some(n) if n > MAX_WORKERS => return Err(BuildError::TooManyWorkers { requested: n }),
             Some(n) => n,
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            None => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_WORKERS)),
         };
         let deque = self.deque?.resolve();
         let victims = self.victims?;

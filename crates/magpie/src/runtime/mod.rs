@@ -21,7 +21,7 @@ mod scope;
 pub use self::{
     builder::{
         parse_join_limit, parse_signal, BuildError, IntoDequeKind, ThreadPoolBuilder,
-        DEFAULT_JOIN_PUSH_LIMIT, DEFAULT_STACK_SIZE, ENV_VARS,
+        DEFAULT_JOIN_PUSH_LIMIT, DEFAULT_STACK_SIZE, ENV_VARS, MAX_WORKERS,
     },
     join::join,
     pool::{PoolStats, ThreadPool},

@@ -192,7 +192,11 @@ impl Registry {
                     for h in handles {
                         let _ = h.join();
                     }
-                    return Err(crate::BuildError::Spawn { index, source });
+                    return Err(crate::BuildError::Spawn {
+                        index,
+                        count: n,
+                        source,
+                    });
                 }
             }
         }
