@@ -262,7 +262,7 @@ fn pis_err(text: &str) -> String {
 
 #[test]
 fn malformed_plain() {
-    assert_eq!(plain_err(""), "bad.txt: empty file");
+    assert_eq!(plain_err(""), "bad.txt:1: empty file");
     assert_eq!(
         plain_err("3\n1 2\n"),
         "bad.txt:1: expected `n capacity`, found 1 fields"
