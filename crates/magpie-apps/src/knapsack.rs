@@ -715,7 +715,7 @@ pub fn parse_pisinger(path: impl AsRef<Path>, text: &str) -> Result<Vec<Instance
         out.push(inst);
     }
     if out.is_empty() {
-        return Err(InputError::file(path, "no instances"));
+        return Err(err(last_line, "no instances".into()));
     }
     Ok(out)
 }

@@ -313,7 +313,7 @@ fn malformed_plain() {
 fn malformed_pisinger() {
     let good = "a\nn 2\nc 5\nz 5\ntime 0.00\n1,3,4,0\n2,5,2,1\n-----\n";
     assert_eq!(parse_pisinger("ok.csv", good).unwrap().len(), 1);
-    assert_eq!(pis_err(""), "bad.csv: no instances");
+    assert_eq!(pis_err(""), "bad.csv:1: no instances");
     assert_eq!(
         pis_err("a\nm 2\n"),
         "bad.csv:2: expected `n VALUE`, found `m 2`"

@@ -13,6 +13,7 @@
 //! `mpirun -np R …`); rank 0 gets the merged result.
 #![warn(missing_docs)]
 
+pub mod codec;
 pub mod credit;
 pub mod loops;
 pub mod perf;
