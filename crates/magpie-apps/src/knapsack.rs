@@ -547,7 +547,7 @@ pub fn parse_plain(path: impl AsRef<Path>, text: &str) -> Result<Instance, Input
     let last_line = text.lines().count().max(1);
     let (hl, header) = lines
         .next()
-        .ok_or_else(|| InputError::file(path, "empty file"))?;
+        .ok_or_else(|| err(last_line, "empty file".into()))?;
     let f: Vec<&str> = header.split_whitespace().collect();
     if f.len() != 2 {
         return Err(err(
@@ -614,7 +614,7 @@ pub fn parse_plain(path: impl AsRef<Path>, text: &str) -> Result<Instance, Input
         scaled.push(s);
     }
     let items: Vec<(u64, u64)> = scaled[1..].chunks(2).map(|c| (c[0], c[1])).collect();
-    let mut inst = Instance::new(scaled[0], &items).map_err(|m| InputError::file(path, m))?;
+    let mut inst = Instance::new(scaled[0], &items).map_err(|m| err(last_line, m))?;
     inst.decimals = d;
     inst.stated_selection = selection;
     Ok(inst)
@@ -668,8 +668,9 @@ pub fn parse_pisinger(path: impl AsRef<Path>, text: &str) -> Result<Vec<Instance
         let (ln, v) = field("z")?;
         let z = int(ln, &v, "z")?;
         field("time")?;
-        let mut items = Vec::with_capacity(n);
-        let mut sel = Vec::with_capacity(n);
+        // Grown with the data: `n` is only a header's claim.
+        let mut items = Vec::new();
+        let mut sel = Vec::new();
         for k in 0..n {
             let (ln, l) = lines
                 .next()
@@ -714,7 +715,7 @@ pub fn parse_pisinger(path: impl AsRef<Path>, text: &str) -> Result<Vec<Instance
         out.push(inst);
     }
     if out.is_empty() {
-        return Err(InputError::file(path, "no instances"));
+        return Err(err(last_line, "no instances".into()));
     }
     Ok(out)
 }

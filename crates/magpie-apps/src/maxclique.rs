@@ -23,8 +23,9 @@
 use crate::input::InputError;
 use std::path::Path;
 
-/// The largest `N` [`parse_dimacs`] accepts (the adjacency matrix takes `N²/8` bytes: 512 MiB
-/// here), so a corrupt header cannot make the reader allocate without bound.
+/// The largest `N` [`parse_dimacs`] accepts: the bitset adjacency matrix takes `N²/8` bytes
+/// (512 MiB here) however short the file, so the reader checks a `p` line's `N` against this
+/// limit before allocating, and a corrupt header cannot make it allocate without bound.
 pub const MAX_VERTICES: usize = 1 << 16;
 
 // ---------------------------------------------------------------------------------------------
@@ -368,7 +369,7 @@ pub fn read_dimacs(path: impl AsRef<Path>) -> Result<Graph, InputError> {
 /// `p col N M`) line before any edge, then `e U V` lines with `1 <= U, V <= N`, `U != V`.
 /// The edges are counted rather than trusting `M` (which must still be a number); duplicate
 /// edges are harmless. Every other deviation is an [`InputError`] naming `name` and the line
-/// (a file with no `p` line at all is reported for the file as a whole).
+/// (a file with no `p` line at all is reported at its last line).
 ///
 /// ```
 /// use magpie_apps::maxclique::parse_dimacs;
@@ -378,6 +379,28 @@ pub fn read_dimacs(path: impl AsRef<Path>) -> Result<Graph, InputError> {
 /// assert_eq!(e.to_string(), "t.clq:2: vertex 4 out of range 1..=3");
 /// ```
 pub fn parse_dimacs(text: &str, name: impl AsRef<Path>) -> Result<Graph, InputError> {
+    parse_dimacs_with_limit(text, name, MAX_VERTICES)
+}
+
+/// [`parse_dimacs`] with another vertex limit than [`MAX_VERTICES`] (at most `max_vertices`
+/// vertices, checked before the `N²/8`-byte adjacency matrix is allocated); the error names
+/// the line, the bytes needed and the limit.
+///
+/// ```
+/// use magpie_apps::maxclique::parse_dimacs_with_limit;
+/// assert_eq!(parse_dimacs_with_limit("p edge 3 0\n", "t.clq", 3).unwrap().n(), 3);
+/// let e = parse_dimacs_with_limit("p edge 4000000000 1\n", "t.clq", 3).unwrap_err();
+/// assert_eq!(
+///     e.to_string(),
+///     "t.clq:1: 4000000000 vertices need a 2000000000000000000-byte adjacency matrix; \
+///      the limit is 3 vertices (24 bytes)"
+/// );
+/// ```
+pub fn parse_dimacs_with_limit(
+    text: &str,
+    name: impl AsRef<Path>,
+    max_vertices: usize,
+) -> Result<Graph, InputError> {
     let name = name.as_ref();
     let mut graph: Option<(Graph, usize)> = None; // the graph and the line of its `p` line
     for (idx, raw) in text.lines().enumerate() {
@@ -412,9 +435,12 @@ pub fn parse_dimacs(text: &str, name: impl AsRef<Path>) -> Result<Graph, InputEr
                 }
                 let n = parse_number(fields[1], "vertex count").map_err(&err)?;
                 parse_number(fields[2], "edge count").map_err(&err)?;
-                if n > MAX_VERTICES {
+                if n > max_vertices {
                     return Err(err(format!(
-                        "{n} vertices is more than the supported {MAX_VERTICES}"
+                        "{n} vertices need a {}-byte adjacency matrix; the limit is \
+                         {max_vertices} vertices ({} bytes)",
+                        matrix_bytes(n),
+                        matrix_bytes(max_vertices)
                     )));
                 }
                 graph = Some((Graph::new(n), line_no));
@@ -450,8 +476,17 @@ pub fn parse_dimacs(text: &str, name: impl AsRef<Path>) -> Result<Graph, InputEr
     }
     match graph {
         Some((g, _)) => Ok(g),
-        None => Err(InputError::file(name, "missing `p edge N M` line")),
+        None => Err(InputError::at(
+            name,
+            text.lines().count().max(1),
+            "missing `p edge N M` line",
+        )),
     }
+}
+
+/// The bytes of the bitset adjacency matrix of `n` vertices (`n` rows of `⌈n/64⌉` words).
+fn matrix_bytes(n: usize) -> u128 {
+    n as u128 * n.div_ceil(64) as u128 * 8
 }
 
 fn parse_number(s: &str, what: &str) -> Result<usize, String> {
@@ -1031,6 +1066,6 @@ mod tests {
     fn reader_rejects_huge_n_without_allocating() {
         let e = parse_dimacs("p edge 99999999999 1\n", "x").unwrap_err();
         assert!(e.to_string().starts_with("x:1: "), "{e}");
-        assert!(e.message.contains("more than the supported"));
+        assert!(e.message.contains("the limit is 65536 vertices"), "{e}");
     }
 }

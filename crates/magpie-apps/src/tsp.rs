@@ -39,6 +39,19 @@ pub struct Instance {
 /// Penalised distances are `SCALE * d(i, j) + pi[i] + pi[j]` (exact integers).
 const SCALE: i64 = 16;
 
+/// The most cities [`parse`] accepts: the distance matrix takes `8·N²` bytes (512 MiB here)
+/// however short the file, so a DIMENSION above this is refused, with the bytes it would
+/// need, before anything is allocated.
+pub const MAX_CITIES: usize = 1 << 13;
+
+/// The largest absolute coordinate [`parse`] accepts, so that every distance stays below
+/// [`MAX_WEIGHT`].
+pub const MAX_COORDINATE: f64 = 1e9;
+
+/// The largest explicit edge weight [`parse`] accepts: with at most [`MAX_CITIES`] cities,
+/// tour lengths and the scaled, penalised bounds stay far inside `i64`.
+pub const MAX_WEIGHT: f64 = 4_294_967_296.0;
+
 impl Instance {
     /// An instance from a full `n × n` row-major matrix (0-based cities).
     ///
@@ -579,12 +592,9 @@ fn section(
         };
         let ln = *at + 1;
         *at += 1;
-        let toks: Vec<&str> = line.split_whitespace().collect();
-        if toks.is_empty() {
-            continue;
-        }
-        let mut nums = Vec::with_capacity(toks.len());
-        for t in &toks {
+        let toks = line.split_whitespace();
+        let mut nums = Vec::new();
+        for t in toks {
             match t.parse::<f64>() {
                 Ok(v) if v.is_finite() => nums.push(v),
                 _ => {
@@ -595,6 +605,9 @@ fn section(
                     ))
                 }
             }
+        }
+        if nums.is_empty() {
+            continue;
         }
         if per_line > 0 {
             if nums.len() != per_line {
@@ -622,7 +635,9 @@ fn section(
 
 /// Parses TSPLIB text; `path` only labels errors. Errors name the line: unknown keywords or
 /// keyword values, a section before DIMENSION, a missing DIMENSION, EDGE_WEIGHT_TYPE or
-/// section, wrong numbers of coordinates or weights, and a file that ends early.
+/// section (reported at the last line), wrong numbers of coordinates or weights, values out
+/// of range ([`MAX_CITIES`], [`MAX_COORDINATE`], [`MAX_WEIGHT`]), and a file that ends early.
+/// Nothing is allocated from DIMENSION before the data is there.
 ///
 /// ```
 /// use magpie_apps::tsp::parse;
@@ -641,7 +656,8 @@ pub fn parse(path: impl AsRef<Path>, text: &str) -> Result<Instance, InputError>
     let mut wtype: Option<Weight> = None;
     let mut format: Option<(String, usize)> = None;
     let mut coords: Option<Vec<(f64, f64)>> = None;
-    let mut weights: Option<(usize, Vec<f64>)> = None;
+    // The weights with the EDGE_WEIGHT_FORMAT they were read under.
+    let mut weights: Option<(String, Vec<f64>)> = None;
     let mut at = 0;
     while at < lines.len() {
         let ln = at + 1;
@@ -664,6 +680,18 @@ pub fn parse(path: impl AsRef<Path>, text: &str) -> Result<Instance, InputError>
                 }
             }
             "DIMENSION" => match value.parse::<usize>() {
+                Ok(d) if d > MAX_CITIES => {
+                    return Err(err(
+                        ln,
+                        format!(
+                            "DIMENSION {d} needs a {}-byte distance matrix; the limit is \
+                             {MAX_CITIES} cities ({} bytes)",
+                            matrix_bytes(d),
+                            matrix_bytes(MAX_CITIES)
+                        ),
+                    ))
+                }
+                Ok(_) if n.is_some() => return Err(err(ln, "DIMENSION given twice".into())),
                 Ok(d) if d > 0 => n = Some(d),
                 _ => return Err(err(ln, format!("bad DIMENSION `{value}`"))),
             },
@@ -690,6 +718,12 @@ pub fn parse(path: impl AsRef<Path>, text: &str) -> Result<Instance, InputError>
                     let id = r[0];
                     if id.fract() != 0.0 || id < 1.0 || id > n as f64 {
                         return Err(err(ln, format!("city id {id} out of range 1..={n}")));
+                    }
+                    if r[1].abs() > MAX_COORDINATE || r[2].abs() > MAX_COORDINATE {
+                        return Err(err(
+                            ln,
+                            format!("coordinate beyond ±{MAX_COORDINATE:e} (MAX_COORDINATE)"),
+                        ));
                     }
                     let slot = &mut c[id as usize - 1];
                     if slot.is_some() {
@@ -723,7 +757,7 @@ pub fn parse(path: impl AsRef<Path>, text: &str) -> Result<Instance, InputError>
                     }
                 };
                 let rows = section(path, &lines, &mut at, count, 0, "weights")?;
-                let mut all = Vec::with_capacity(count);
+                let mut all = Vec::new(); // grows with the data, not with DIMENSION
                 for (ln, r) in rows {
                     for w in r {
                         if w.fract() != 0.0 || w < 0.0 {
@@ -732,10 +766,16 @@ pub fn parse(path: impl AsRef<Path>, text: &str) -> Result<Instance, InputError>
                                 format!("weight {w} is not a non-negative integer"),
                             ));
                         }
+                        if w > MAX_WEIGHT {
+                            return Err(err(
+                                ln,
+                                format!("weight {w} is more than {MAX_WEIGHT} (MAX_WEIGHT)"),
+                            ));
+                        }
                         all.push(w);
                     }
                 }
-                weights = Some((ln, all));
+                weights = Some((f.clone(), all));
             }
             "EOF" => break,
             _ if key.starts_with(|c: char| c.is_ascii_digit() || c == '-') => {
@@ -747,35 +787,14 @@ pub fn parse(path: impl AsRef<Path>, text: &str) -> Result<Instance, InputError>
             _ => return Err(err(ln, format!("unknown keyword `{key}`"))),
         }
     }
-    let n = n.ok_or_else(|| InputError::file(path, "missing DIMENSION"))?;
-    let wtype = wtype.ok_or_else(|| InputError::file(path, "missing EDGE_WEIGHT_TYPE"))?;
-    let mut d = vec![0i64; n * n];
-    if wtype == Weight::Explicit {
-        let (_, w) =
-            weights.ok_or_else(|| InputError::file(path, "missing EDGE_WEIGHT_SECTION"))?;
-        let f = format.expect("checked with the section").0;
-        let mut it = w.into_iter().map(|x| x as i64);
-        for i in 0..n {
-            let js: Box<dyn Iterator<Item = usize>> = match f.as_str() {
-                "FULL_MATRIX" => Box::new(0..n),
-                "UPPER_ROW" => Box::new(i + 1..n),
-                "LOWER_ROW" => Box::new(0..i),
-                "UPPER_DIAG_ROW" => Box::new(i..n),
-                _ => Box::new(0..=i), // LOWER_DIAG_ROW
-            };
-            for j in js {
-                let v = it.next().expect("counted");
-                if f == "FULL_MATRIX" {
-                    d[i * n + j] = v;
-                } else if i != j {
-                    d[i * n + j] = v;
-                    d[j * n + i] = v;
-                }
-            }
-        }
-        for i in 0..n {
-            d[i * n + i] = 0;
-        }
+    // A missing part is reported at the last line, where it was still expected.
+    let missing = |what: &str| err(lines.len().max(1), format!("missing {what}"));
+    let n = n.ok_or_else(|| missing("DIMENSION"))?;
+    let wtype = wtype.ok_or_else(|| missing("EDGE_WEIGHT_TYPE"))?;
+    // Every section is there (so DIMENSION is backed by data) before the matrix is allocated.
+    let data = if wtype == Weight::Explicit {
+        let (f, w) = weights.ok_or_else(|| missing("EDGE_WEIGHT_SECTION"))?;
+        Data::Weights(f, w)
     } else {
         if let Some((f, ln)) = &format {
             if f != "FUNCTION" {
@@ -785,11 +804,40 @@ pub fn parse(path: impl AsRef<Path>, text: &str) -> Result<Instance, InputError>
                 ));
             }
         }
-        let c = coords.ok_or_else(|| InputError::file(path, "missing NODE_COORD_SECTION"))?;
-        for i in 0..n {
-            for j in 0..n {
-                if i != j {
-                    d[i * n + j] = coord_dist(wtype, c[i], c[j]);
+        Data::Coords(coords.ok_or_else(|| missing("NODE_COORD_SECTION"))?)
+    };
+    let mut d = vec![0i64; n * n];
+    match data {
+        Data::Weights(f, w) => {
+            let mut it = w.into_iter().map(|x| x as i64);
+            for i in 0..n {
+                let js: Box<dyn Iterator<Item = usize>> = match f.as_str() {
+                    "FULL_MATRIX" => Box::new(0..n),
+                    "UPPER_ROW" => Box::new(i + 1..n),
+                    "LOWER_ROW" => Box::new(0..i),
+                    "UPPER_DIAG_ROW" => Box::new(i..n),
+                    _ => Box::new(0..=i), // LOWER_DIAG_ROW
+                };
+                for j in js {
+                    let v = it.next().expect("counted");
+                    if f == "FULL_MATRIX" {
+                        d[i * n + j] = v;
+                    } else if i != j {
+                        d[i * n + j] = v;
+                        d[j * n + i] = v;
+                    }
+                }
+            }
+            for i in 0..n {
+                d[i * n + i] = 0;
+            }
+        }
+        Data::Coords(c) => {
+            for i in 0..n {
+                for j in 0..n {
+                    if i != j {
+                        d[i * n + j] = coord_dist(wtype, c[i], c[j]);
+                    }
                 }
             }
         }
@@ -801,6 +849,19 @@ pub fn parse(path: impl AsRef<Path>, text: &str) -> Result<Instance, InputError>
         pi: Vec::new(),
     }
     .with_penalties())
+}
+
+/// Where the distances come from.
+enum Data {
+    /// Explicit weights, in this EDGE_WEIGHT_FORMAT.
+    Weights(String, Vec<f64>),
+    /// City coordinates.
+    Coords(Vec<(f64, f64)>),
+}
+
+/// The bytes of the distance matrix of `n` cities.
+fn matrix_bytes(n: usize) -> u128 {
+    n as u128 * n as u128 * 8
 }
 
 /// TSPLIB's distance function for the coordinate types.
@@ -877,8 +938,9 @@ pub fn parse_tour(path: impl AsRef<Path>, text: &str) -> Result<Vec<usize>, Inpu
             }
         }
     }
-    Err(InputError::file(
+    Err(InputError::at(
         path,
+        text.lines().count().max(1),
         if in_tour {
             "file ends before the closing -1"
         } else {

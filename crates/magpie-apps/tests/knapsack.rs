@@ -262,7 +262,7 @@ fn pis_err(text: &str) -> String {
 
 #[test]
 fn malformed_plain() {
-    assert_eq!(plain_err(""), "bad.txt: empty file");
+    assert_eq!(plain_err(""), "bad.txt:1: empty file");
     assert_eq!(
         plain_err("3\n1 2\n"),
         "bad.txt:1: expected `n capacity`, found 1 fields"
@@ -313,7 +313,7 @@ fn malformed_plain() {
 fn malformed_pisinger() {
     let good = "a\nn 2\nc 5\nz 5\ntime 0.00\n1,3,4,0\n2,5,2,1\n-----\n";
     assert_eq!(parse_pisinger("ok.csv", good).unwrap().len(), 1);
-    assert_eq!(pis_err(""), "bad.csv: no instances");
+    assert_eq!(pis_err(""), "bad.csv:1: no instances");
     assert_eq!(
         pis_err("a\nm 2\n"),
         "bad.csv:2: expected `n VALUE`, found `m 2`"

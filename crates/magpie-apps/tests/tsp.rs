@@ -229,7 +229,7 @@ fn err(text: &str) -> String {
 fn malformed_input() {
     assert_eq!(
         err("NAME: x\nEDGE_WEIGHT_TYPE: EUC_2D\n"),
-        "bad.tsp: missing DIMENSION"
+        "bad.tsp:2: missing DIMENSION"
     );
     assert_eq!(
         err("DIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_3D\n"),
@@ -292,13 +292,13 @@ fn malformed_input() {
     );
     assert_eq!(
         err("DIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: FULL_MATRIX\nEOF\n"),
-        "bad.tsp: missing EDGE_WEIGHT_SECTION"
+        "bad.tsp:4: missing EDGE_WEIGHT_SECTION"
     );
     assert_eq!(
         err("DIMENSION: 3\nEDGE_WEIGHT_TYPE: GEO\nEOF\n"),
-        "bad.tsp: missing NODE_COORD_SECTION"
+        "bad.tsp:3: missing NODE_COORD_SECTION"
     );
-    assert_eq!(err("DIMENSION: 3\n"), "bad.tsp: missing EDGE_WEIGHT_TYPE");
+    assert_eq!(err("DIMENSION: 3\n"), "bad.tsp:1: missing EDGE_WEIGHT_TYPE");
     assert!(read("/nonexistent/x.tsp")
         .unwrap_err()
         .to_string()
@@ -307,6 +307,6 @@ fn malformed_input() {
         magpie_apps::tsp::parse_tour("t", "TOUR_SECTION\n1 2\n")
             .unwrap_err()
             .to_string(),
-        "t: file ends before the closing -1"
+        "t:2: file ends before the closing -1"
     );
 }

@@ -41,6 +41,7 @@
 //!   in Open MPI's busy poll.
 #![warn(missing_docs)]
 
+pub mod codec;
 pub mod credit;
 pub mod loops;
 pub mod perf;

@@ -103,6 +103,7 @@ use mpi::traits::*;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::codec::{decode, decode_from, encode};
 use crate::Cluster;
 
 // Tags, distinct from the search's.
@@ -323,7 +324,7 @@ impl<T: Serialize + DeserializeOwned> DataDescription<'_, T> {
         let n = range.len();
         let items = match self {
             DataDescription::OneToOne => {
-                bincode::deserialize::<Vec<T>>(bytes).map_err(|e| e.to_string())?
+                decode::<Vec<T>>(bytes, "iteration data").map_err(|e| e.to_string())?
             }
             DataDescription::Range { from_bytes, .. } => from_bytes(range, bytes)?,
             DataDescription::Serialize(s) => s.deserialize(range, bytes)?,
@@ -485,15 +486,6 @@ fn shape(n: usize, p: usize) -> LoopShape {
         iterations: n as u64,
         workers: p.max(1),
     }
-}
-
-fn encode<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
-    bincode::serialize(value).expect("bincode serializes plain data")
-}
-
-fn decode<T: DeserializeOwned>(bytes: &[u8], what: &str) -> T {
-    bincode::deserialize(bytes)
-        .unwrap_or_else(|e| panic!("a corrupt {what} message from another rank: {e}"))
 }
 
 /// A distributed loop with an identity, run once per time step: keeps the local [`Loop`]
@@ -658,11 +650,11 @@ impl DistributedLoop {
         let ranks = if rank == 0 {
             let mut all = vec![stats];
             for _ in 1..size {
-                let (bytes, _) = world
+                let (bytes, status) = world
                     .any_process()
                     .matched_probe_with_tag(TAG_STATS)
                     .matched_receive_vec::<u8>();
-                all.push(decode(&bytes, "statistics"));
+                all.push(decode_from(&bytes, "statistics", status.source_rank()));
             }
             all.sort_by_key(|s| s.rank);
             Some(all)
@@ -703,8 +695,12 @@ pub fn gather<R: Serialize + DeserializeOwned>(
     }
     let mut parts = vec![(block.start as u64, results)];
     for _ in 1..size {
-        let (bytes, _) = crate::receive_tagged(&world, TAG_GATHER);
-        parts.push(decode(&bytes, "gathered results"));
+        let (bytes, status) = crate::receive_tagged(&world, TAG_GATHER);
+        parts.push(decode_from(
+            &bytes,
+            "gathered results",
+            status.source_rank(),
+        ));
     }
     parts.sort_by_key(|p| p.0);
     let mut all = Vec::new();
@@ -1031,6 +1027,30 @@ struct WorkMsg {
     data: Vec<u8>,
 }
 
+/// For fuzzing: decodes `bytes` as each message this module exchanges (results as `f64`
+/// and `Vec<u8>`, data as `u64`), with [`crate::codec::check_decode`].
+#[doc(hidden)]
+pub fn decode_each_message(bytes: &[u8]) -> Vec<Result<(), crate::codec::DecodeError>> {
+    use crate::codec::check_decode;
+    vec![
+        check_decode::<RankLoopStats>(bytes, "statistics"),
+        check_decode::<(u64, Vec<f64>)>(bytes, "gathered results"),
+        check_decode::<(u64, Vec<Vec<u8>>)>(bytes, "result"),
+        check_decode::<i32>(bytes, "relay"),
+        check_decode::<WorkMsg>(bytes, "work"),
+        check_decode::<(u64, u64)>(bytes, "chunk"),
+        check_decode::<(u64, u64, Vec<f64>)>(bytes, "result"),
+        DataDescription::<u64>::OneToOne
+            .decode(0..3, bytes)
+            .map(drop)
+            .map_err(|reason| crate::codec::DecodeError {
+                what: "iteration data",
+                len: bytes.len(),
+                reason,
+            }),
+    ]
+}
+
 fn pause(progressed: bool, idle: bool) {
     if !progressed {
         std::thread::sleep(Duration::from_micros(if idle { 50 } else { 200 }));
@@ -1146,7 +1166,7 @@ where
                     c.relay(comm, from);
                 }
                 TAG_RELAY => {
-                    let thief: i32 = decode(&bytes, "relay");
+                    let thief: i32 = decode_from(&bytes, "relay", from);
                     stats.requests_received += 1;
                     if give(
                         shared,
@@ -1163,7 +1183,7 @@ where
                     }
                 }
                 TAG_GRANTED | TAG_REJECT => {
-                    let thief: i32 = decode(&bytes, "answer");
+                    let thief: i32 = decode_from(&bytes, "answer", from);
                     let c = coord.as_mut().expect("answers go to the coordinator");
                     c.pending -= 1;
                     if tag == TAG_GRANTED {
@@ -1179,7 +1199,7 @@ where
                     }
                 }
                 TAG_WORK => {
-                    let msg: WorkMsg = decode(&bytes, "work");
+                    let msg: WorkMsg = decode_from(&bytes, "work", from);
                     let range = msg.start as usize..msg.end as usize;
                     let items = description
                         .decode(range.clone(), &msg.data)
@@ -1207,7 +1227,7 @@ where
                 }
                 TAG_RESULT => {
                     stats.bytes_received += bytes.len() as u64;
-                    let (start, results): (u64, Vec<R>) = decode(&bytes, "result");
+                    let (start, results): (u64, Vec<R>) = decode_from(&bytes, "result", from);
                     owned.put(start as usize, results);
                 }
                 TAG_COMPLETE => {
@@ -1435,7 +1455,7 @@ where
                     }
                 }
                 TAG_CHUNK => {
-                    let (a, b): (u64, u64) = decode(&bytes, "chunk");
+                    let (a, b): (u64, u64) = decode_from(&bytes, "chunk", from);
                     asking = false;
                     stats.steals_ok += 1;
                     stats.iterations_received += b - a;
@@ -1452,7 +1472,8 @@ where
                 }
                 TAG_RESULT => {
                     stats.bytes_received += bytes.len() as u64;
-                    let (start, ns, results): (u64, u64, Vec<R>) = decode(&bytes, "result");
+                    let (start, ns, results): (u64, u64, Vec<R>) =
+                        decode_from(&bytes, "result", from);
                     let len = results.len();
                     owned.put(start as usize, results);
                     if let Some(d) = dealer.as_mut() {
@@ -1644,7 +1665,7 @@ mod tests {
                 encode(&items.iter().map(|x| x + self.0).collect::<Vec<_>>())
             }
             fn deserialize(&self, _: Range<usize>, b: &[u8]) -> Result<Vec<u64>, String> {
-                let v: Vec<u64> = bincode::deserialize(b).map_err(|e| e.to_string())?;
+                let v: Vec<u64> = decode(b, "data").map_err(|e| e.to_string())?;
                 Ok(v.into_iter().map(|x| x - self.0).collect())
             }
         }

@@ -41,6 +41,7 @@ use mpi::traits::*;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::codec::{decode_from, encode};
 use crate::credit::{Credit, Recovered};
 use crate::perf::PerfParams;
 use crate::victims::RemoteVictims;
@@ -117,6 +118,22 @@ impl<N> Shared<N> {
 struct Work<N> {
     credit: Vec<u32>,
     tasks: Vec<(u32, N)>,
+}
+
+/// For fuzzing: decodes `bytes` as each message this module exchanges (nodes and
+/// accumulators as `u64` and `Vec<u32>`), with [`crate::codec::check_decode`].
+#[doc(hidden)]
+pub fn decode_each_message(bytes: &[u8]) -> Vec<Result<(), crate::codec::DecodeError>> {
+    use crate::codec::check_decode;
+    vec![
+        check_decode::<Work<u64>>(bytes, "work"),
+        check_decode::<Work<Vec<u32>>>(bytes, "work"),
+        check_decode::<(u64, RankStats)>(bytes, "result"),
+        check_decode::<(Vec<u32>, RankStats)>(bytes, "result"),
+        check_decode::<Vec<u32>>(bytes, "credit"),
+        check_decode::<i64>(bytes, "bound"),
+        check_decode::<(f64, u64)>(bytes, "monitor reply"),
+    ]
 }
 
 /// What one worker hands back: its index, accumulator and counters (`time`: its busy time).
@@ -451,15 +468,6 @@ where
     run(cluster, pool, space, &visitor, skeleton, victims, i64::MIN)
 }
 
-fn encode<T: Serialize>(v: &T) -> Vec<u8> {
-    bincode::serialize(v).expect("serializing to memory cannot fail")
-}
-
-fn decode<T: DeserializeOwned>(bytes: &[u8], what: &str) -> T {
-    bincode::deserialize(bytes)
-        .unwrap_or_else(|e| panic!("a corrupt {what} message from another rank: {e}"))
-}
-
 /// Searches `space` with `visitor` over every rank of `cluster` (a collective call: every
 /// rank calls it with the same arguments), splitting the tree by `skeleton`, each rank's tasks run by `pool`'s workers. `incumbent`: the starting
 /// incumbent of an optimisation. Returns the merged result on rank 0 and `None` elsewhere.
@@ -566,7 +574,7 @@ where
             .any_process()
             .matched_probe_with_tag(TAG_RESULT)
             .matched_receive_vec::<u8>();
-        let (a, s): (V::Acc, RankStats) = decode(&bytes, "result");
+        let (a, s): (V::Acc, RankStats) = decode_from(&bytes, "result", status.source_rank());
         parts.push((status.source_rank(), a));
         ranks.push(s);
     }
@@ -865,7 +873,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
                     }
                 }
                 TAG_WORK => {
-                    let work: Work<N> = decode(&bytes, "work");
+                    let work: Work<N> = decode_from(&bytes, "work", from);
                     stats.bytes_received += bytes.len() as u64;
                     stats.steals_ok += 1;
                     stats.tasks_received += work.tasks.len() as u64;
@@ -887,7 +895,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
                     }
                 }
                 TAG_CREDIT => {
-                    let returned: Vec<u32> = decode(&bytes, "credit");
+                    let returned: Vec<u32> = decode_from(&bytes, "credit", from);
                     recovered.add(Credit::from_exponents(returned));
                     if recovered.is_whole() {
                         finish(&world);
@@ -895,7 +903,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
                     }
                 }
                 TAG_BOUND => {
-                    let value: i64 = decode(&bytes, "bound");
+                    let value: i64 = decode_from(&bytes, "bound", from);
                     stats.bounds_received += 1;
                     state.incumbent.fetch_max(value, Ordering::Relaxed);
                 }
@@ -909,7 +917,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
                         .send_with_tag(&bytes[..], TAG_PERF_REPLY);
                 }
                 TAG_PERF_REPLY => {
-                    let (load, tasks): (f64, u64) = decode(&bytes, "monitor reply");
+                    let (load, tasks): (f64, u64) = decode_from(&bytes, "monitor reply", from);
                     if let Some(m) = chooser.monitor() {
                         m.reply(from, load, tasks, Instant::now());
                     }
