@@ -13,7 +13,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use clap::Args;
-use magpie::search::{self, CountPerDepth, Options, SearchStats, Skeleton, TaskOrder};
+use magpie::search::{self, CountPerDepth, Options, SearchSpace, SearchStats, Skeleton, TaskOrder};
 use magpie::ThreadPool;
 use magpie_apps::input::InputError;
 use magpie_apps::{knapsack, maxclique, nqueens, ns, tsp, uts};
@@ -486,6 +486,57 @@ impl Problem {
             Problem::Knapsack { inst, .. } => (16 << 20) + inst.len() * 4096,
             Problem::Uts { .. } => 1 << 30,
             _ => 16 << 20,
+        }
+    }
+}
+
+/// The most nodes the ordered skeleton may find down to `--spawn-depth` (it visits them on
+/// one thread and keeps every node at that depth in memory as a task before any worker
+/// starts): 2^22, a fraction of a second to visit and at most a few hundred MiB of tasks.
+/// A deeper spawn depth on a wide tree (N-Queens 28 at depth 12 ran out of 4 GiB) is a usage
+/// error, checked by counting the unpruned tree first.
+pub const MAX_ORDERED_NODES: u64 = 1 << 22;
+
+/// The nodes at depths 1..=`depth` of `space` (without pruning: at least as many as a search
+/// visits), or `None` once there are more than `cap`.
+fn count_down_to<S: SearchSpace + ?Sized>(space: &S, depth: usize, cap: u64) -> Option<u64> {
+    let mut count = 0u64;
+    let mut stack = vec![space.children(&space.root())];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(child) => {
+                count += 1;
+                if count > cap {
+                    return None;
+                }
+                if stack.len() < depth {
+                    let children = space.children(&child);
+                    stack.push(children);
+                }
+            }
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    Some(count)
+}
+
+impl Problem {
+    /// [`count_down_to`] on this problem's search space.
+    fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
+        if depth == 0 {
+            return Some(0);
+        }
+        match self {
+            Problem::MaxClique { graph, .. } => {
+                count_down_to(&maxclique::CliqueSpace::new(graph), depth, cap)
+            }
+            Problem::Knapsack { inst, .. } => count_down_to(&**inst, depth, cap),
+            Problem::Tsp { inst, .. } => count_down_to(inst, depth, cap),
+            Problem::Uts { params, .. } => count_down_to(params, depth, cap),
+            Problem::Ns { tree } => count_down_to(tree, depth, cap),
+            Problem::NQueens { board } => count_down_to(board, depth, cap),
         }
     }
 }
@@ -1175,6 +1226,18 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
         None => None,
     };
     let problem = load(app, args)?;
+    if let Skeleton::Ordered { spawn_depth, .. } = choice.skeleton {
+        if problem
+            .nodes_down_to(spawn_depth, MAX_ORDERED_NODES)
+            .is_none()
+        {
+            return usage(format!(
+                "--spawn-depth {spawn_depth}: the ordered skeleton would visit more than \
+                 {MAX_ORDERED_NODES} nodes down to that depth and keep the deepest in memory \
+                 before starting; give a smaller --spawn-depth"
+            ));
+        }
+    }
     Ok(Prepared {
         problem,
         choice,
@@ -1464,6 +1527,24 @@ mod tests {
         assert_eq!(scaled(4810694, 4), "481.0694");
         assert_eq!(scaled(5, 3), "0.005");
         assert_eq!(scaled(295, 0), "295");
+    }
+
+    #[test]
+    fn nodes_down_to_counts_the_unpruned_tree_and_stops_at_the_cap() {
+        let board = nqueens::Board::new(8).unwrap();
+        let q = Problem::NQueens { board };
+        // 8-Queens: 8 nodes at depth 1, 42 at depth 2, 140 at depth 3.
+        assert_eq!(q.nodes_down_to(0, 10), Some(0));
+        assert_eq!(q.nodes_down_to(1, 10), Some(8));
+        assert_eq!(q.nodes_down_to(3, 1000), Some(8 + 42 + 140));
+        assert_eq!(q.nodes_down_to(3, 189), None);
+        let board = nqueens::Board::new(28).unwrap();
+        let start = std::time::Instant::now();
+        assert_eq!(
+            Problem::NQueens { board }.nodes_down_to(12, MAX_ORDERED_NODES),
+            None
+        );
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

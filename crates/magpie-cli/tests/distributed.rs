@@ -665,3 +665,36 @@ fn stack_stealing_over_ranks() {
     let v = distributed(3, &["maxclique", &file, "--skeleton", "stack-stealing"]);
     assert_eq!(v["omega"], 21);
 }
+
+/// A job whose ranks together would start more than `MAX_WORKERS` worker threads ends with
+/// one error naming ranks, workers and the limit, for the search and the loop alike.
+#[test]
+fn ranks_times_workers_above_the_limit_is_one_error() {
+    for args in [
+        &[
+            "search",
+            "nqueens",
+            "--n",
+            "8",
+            "--distributed",
+            "--workers",
+            "4000",
+        ][..],
+        &[
+            "loop",
+            "dist",
+            "--distributed",
+            "--workers",
+            "3000",
+            "--iterations",
+            "1000",
+        ],
+    ] {
+        let out = mpirun(2, args);
+        let stderr = text(&out.stderr);
+        assert!(!out.status.success(), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
+        assert_one_job_error(&format!("{args:?}"), &stderr, "2 ranks x ");
+        assert!(stderr.contains("at most 4096"), "{stderr}");
+    }
+}

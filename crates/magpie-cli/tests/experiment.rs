@@ -771,3 +771,57 @@ fn loop_bad_input_exits_2_naming_the_problem() {
         &["no rayon version", "spmv"],
     );
 }
+
+/// `--peers rayon` with an application that has no rayon version leaves that application's
+/// rayon row out and says so (table and JSON), instead of failing the whole experiment.
+#[test]
+fn a_peer_without_an_application_leaves_its_row_out() {
+    let knapsack = magpie_apps::shared::path("instances/knapsack/low-dimensional/f1_l-d_kp_10_269");
+    let knapsack = knapsack.to_str().unwrap();
+    let args = [
+        "--app",
+        "fib",
+        "--n",
+        "15",
+        "--app",
+        "knapsack",
+        knapsack,
+        "--peers",
+        "rayon",
+        "--workers",
+        "1",
+        "--deque",
+        "chase-lev",
+        "--runs",
+        "1",
+    ];
+    let v = policies_json(&args, &[]);
+    let rows = v["rows"].as_array().expect("rows");
+    let runtimes = |app: &str| -> Vec<String> {
+        rows.iter()
+            .filter(|r| r["app_name"] == app)
+            .map(|r| r["runtime"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(runtimes("fib"), ["magpie", "rayon"], "{v}");
+    assert_eq!(runtimes("knapsack"), ["magpie"], "{v}");
+    let left = v["left_out"].as_array().expect("left_out");
+    assert_eq!(left.len(), 1, "{v}");
+    assert_eq!(left[0]["runtime"], "rayon");
+    assert!(left[0]["app"].as_str().unwrap().starts_with("knapsack"));
+    assert!(left[0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("no rayon version of knapsack"));
+    // Every row ran and has a relative time; the rayon setup's aggregate is over fib only.
+    assert!(
+        rows.iter()
+            .all(|r| r["relative"].as_f64().is_some_and(f64::is_finite)),
+        "{v}"
+    );
+    let table = policies(&args, &[]);
+    assert!(
+        table.contains("(no rayon row: --peers rayon: there is no rayon version of knapsack"),
+        "{table}"
+    );
+}

@@ -322,3 +322,46 @@ fn a_depth_limited_count_says_what_it_counted() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn an_ordered_spawn_depth_on_a_wide_tree_is_refused_before_collecting() {
+    // Before: N-Queens 28 at spawn depth 12 collected tasks until a 4 GiB allocation failed.
+    let args = [
+        "search",
+        "nqueens",
+        "--n",
+        "28",
+        "--skeleton",
+        "ordered",
+        "--spawn-depth",
+        "12",
+    ];
+    let start = Instant::now();
+    let out = magpie(&args, &[]);
+    assert_one_line_error(
+        "ordered",
+        &out,
+        &["--spawn-depth 12", "more than 4194304 nodes"],
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+    // A spawn depth the tree can afford still runs and is checked.
+    let out = magpie(
+        &[
+            "search",
+            "nqueens",
+            "--n",
+            "8",
+            "--skeleton",
+            "ordered",
+            "--spawn-depth",
+            "8",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("92 solutions of 8-Queens"));
+}

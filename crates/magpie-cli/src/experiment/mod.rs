@@ -356,9 +356,23 @@ pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Res
     };
     let apps = apps::with_schedules(apps::from_matches(matches)?, &schedules)?;
     let peers = matrix::peers(args.peers.as_deref())?;
+    // A peer without a version of an application leaves that application's rows out (and
+    // the report says so); a peer that can run none of them is an error.
+    let mut left_out = Vec::new();
     for peer in &peers {
-        for app in &apps {
-            app.check_peer(*peer)?;
+        let mut first_error = None;
+        for (a, app) in apps.iter().enumerate() {
+            if let Err(Error::Usage(reason)) = app.check_peer(*peer) {
+                first_error.get_or_insert_with(|| reason.clone());
+                left_out.push(runner::LeftOut {
+                    app: a,
+                    peer: peer.name(),
+                    reason,
+                });
+            }
+        }
+        if left_out.iter().filter(|l| l.peer == peer.name()).count() == apps.len() {
+            return Err(Error::Usage(first_error.unwrap_or_default()));
         }
     }
     let matrix = matrix::Matrix::resolve(flags, &peers, &|name| std::env::var(name).ok())?;
@@ -371,6 +385,7 @@ pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Res
         runs,
         instances,
         background,
+        left_out,
     };
     let results = runner::execute(&plan)?;
     let experiment = report::Experiment::new(&plan, &matrix.lists, &results);

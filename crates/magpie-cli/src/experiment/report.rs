@@ -119,38 +119,50 @@ impl<'a> Experiment<'a> {
         let mut rows = Vec::new();
         for (a, per_setup) in results.measured.iter().enumerate() {
             for (s, runs) in per_setup.iter().enumerate() {
-                rows.push(summarise(a, s, runs));
+                // A pair left out (a peer without this application) has no runs and no row.
+                if plan.runs_on(a, s) {
+                    rows.push(summarise(a, s, runs));
+                }
             }
         }
         let setups = plan.setups.len();
-        let row_index = |a: usize, s: usize| a * setups + s;
-        let mut aggregated = vec![f64::NAN; setups];
+        let row_index =
+            |rows: &[Row], a: usize, s: usize| rows.iter().position(|r| r.app == a && r.setup == s);
         for &w in &lists.workers {
-            // The comparison group: the configurations with `w` workers, in order.
-            let group: Vec<usize> = (0..setups)
-                .filter(|&s| plan.setups[s].workers == w)
-                .collect();
-            let Some(&first) = group.first() else {
-                continue;
-            };
-            let mut matrix = Vec::new();
             for a in 0..plan.apps.len() {
-                let means: Vec<f64> = group.iter().map(|&s| rows[row_index(a, s)].mean).collect();
-                for (&s, r) in group.iter().zip(stats::relative(&means)) {
-                    rows[row_index(a, s)].relative = r;
+                // The comparison group: the rows of this app with `w` workers, in order.
+                let group: Vec<usize> = (0..setups)
+                    .filter(|&s| plan.setups[s].workers == w)
+                    .filter_map(|s| row_index(&rows, a, s))
+                    .collect();
+                let Some(&first) = group.first() else {
+                    continue;
+                };
+                let means: Vec<f64> = group.iter().map(|&i| rows[i].mean).collect();
+                for (&i, r) in group.iter().zip(stats::relative(&means)) {
+                    rows[i].relative = r;
                 }
-                matrix.push(means);
-                let base = rows[row_index(a, first)].times.clone();
-                rows[row_index(a, first)].baseline = true;
-                for &s in &group[1..] {
-                    let row = &mut rows[row_index(a, s)];
+                let base = rows[first].times.clone();
+                rows[first].baseline = true;
+                for &i in &group[1..] {
+                    let row = &mut rows[i];
                     row.welch = stats::welch(&row.times, &base);
                 }
             }
-            for (&s, v) in group.iter().zip(stats::aggregated(&matrix)) {
-                aggregated[s] = v;
-            }
         }
+        // The Pheet thesis' aggregated result: per setup, the mean over the applications of
+        // its relative time (`stats::aggregated` when every application ran every setup; a
+        // peer's is over the applications it ran).
+        let aggregated = (0..setups)
+            .map(|s| {
+                let rel: Vec<f64> = rows
+                    .iter()
+                    .filter(|r| r.setup == s)
+                    .map(|r| r.relative)
+                    .collect();
+                stats::mean(&rel)
+            })
+            .collect();
         Experiment {
             plan,
             lists,
@@ -320,14 +332,22 @@ impl<'a> Experiment<'a> {
                 t.row(cells);
             }
             t.write(out)?;
+            for l in p.left_out.iter().filter(|l| l.app == a) {
+                writeln!(out, "(no {} row: {})", l.peer, l.reason)?;
+            }
         }
         writeln!(out)?;
         writeln!(
             out,
             "aggregated result (per app and worker count, a configuration's mean time divided by \
-             the mean over configurations, averaged over the {} app{}; below 1 is faster):",
+             the mean over configurations, averaged over the {} app{}{}; below 1 is faster):",
             p.apps.len(),
-            plural(p.apps.len())
+            plural(p.apps.len()),
+            if p.left_out.is_empty() {
+                ""
+            } else {
+                ", a peer's over the apps it ran"
+            }
         )?;
         let mut t = Table::new(&[
             ("workers", true),
@@ -355,6 +375,9 @@ impl<'a> Experiment<'a> {
     // CSV
 
     fn csv(&self, out: &mut impl Write) -> io::Result<()> {
+        for l in &self.plan.left_out {
+            eprintln!("magpie: note: no {} rows: {}", l.peer, l.reason);
+        }
         writeln!(out, "{}", CSV_COLUMNS.join(","))?;
         for r in &self.rows {
             let s = self.setup(r);
@@ -513,8 +536,25 @@ impl<'a> Experiment<'a> {
             join_limit: &l.join_limit,
             rows,
             aggregated,
+            left_out: p
+                .left_out
+                .iter()
+                .map(|l| JsonLeftOut {
+                    app: &p.apps[l.app].label,
+                    runtime: l.peer,
+                    reason: &l.reason,
+                })
+                .collect(),
         }
     }
+}
+
+/// A row left out of the report: the runtime has no version of the application.
+#[derive(Serialize)]
+struct JsonLeftOut<'a> {
+    app: &'a str,
+    runtime: &'static str,
+    reason: &'a str,
 }
 
 const CSV_COLUMNS: [&str; 36] = [
@@ -574,6 +614,8 @@ struct JsonReport<'a> {
     join_limit: &'a str,
     rows: Vec<JsonRow<'a>>,
     aggregated: Vec<JsonAggregated<'a>>,
+    /// The (application, peer) rows not run: the peer has no version of the application.
+    left_out: Vec<JsonLeftOut<'a>>,
 }
 
 #[derive(Serialize)]

@@ -34,6 +34,26 @@ pub struct Plan {
     pub instances: usize,
     /// `sh -c` command run beside the measurements.
     pub background: Option<String>,
+    /// The (application, peer) pairs not run: the peer has no version of that application.
+    pub left_out: Vec<LeftOut>,
+}
+
+/// An application a peer runtime cannot run: its rows of that peer are left out.
+pub struct LeftOut {
+    /// The application's index in [`Plan::apps`].
+    pub app: usize,
+    /// The peer's name (`rayon`).
+    pub peer: &'static str,
+    /// Why, as a sentence (`--peers rayon: there is no rayon version of knapsack …`).
+    pub reason: String,
+}
+
+impl Plan {
+    /// Whether application `app` runs on setup `setup` (not a peer that lacks it).
+    pub fn runs_on(&self, app: usize, setup: usize) -> bool {
+        let name = self.setups[setup].runtime_name();
+        !self.left_out.iter().any(|l| l.app == app && l.peer == name)
+    }
 }
 
 /// What the runs measured.
@@ -290,7 +310,14 @@ pub fn execute(plan: &Plan) -> Result<Results, Error> {
         None => None,
     };
     let progress = std::io::stderr().is_terminal();
-    let total = plan.runs * plan.apps.len() * plan.setups.len();
+    let pairs = (0..plan.apps.len())
+        .map(|a| {
+            (0..plan.setups.len())
+                .filter(|&s| plan.runs_on(a, s))
+                .count()
+        })
+        .sum::<usize>();
+    let total = plan.runs * pairs;
     let mut done = 0;
     let mut measured: Vec<Vec<Vec<Vec<Measurement>>>> =
         vec![vec![Vec::with_capacity(plan.runs); plan.setups.len()]; plan.apps.len()];
@@ -299,6 +326,9 @@ pub fn execute(plan: &Plan) -> Result<Results, Error> {
     for run in 0..plan.runs {
         for (a, app) in plan.apps.iter().enumerate() {
             for (s, setup) in plan.setups.iter().enumerate() {
+                if !plan.runs_on(a, s) {
+                    continue;
+                }
                 if progress {
                     eprint!(
                         "\r\x1b[Kmagpie experiment: run {}/{} ({done}/{total}): {} on {}",

@@ -242,7 +242,7 @@ pub(crate) fn check_job_threads(cluster: &Cluster, config: &Config) -> Result<()
     let limit = magpie::runtime::MAX_WORKERS;
     if ranks.saturating_mul(workers) > limit {
         return Err(Failure::Usage(format!(
-            "{ranks} ranks x {} {workers} workers = {} worker threads, more than a job may \
+            "{ranks} ranks x {workers} workers ({}) = {} worker threads, more than a job may \
              start (at most {limit} in all)",
             config.workers.source,
             ranks.saturating_mul(workers)
