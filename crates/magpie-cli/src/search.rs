@@ -235,8 +235,8 @@ pub enum Failure {
 
 impl Failure {
     /// The exit code of `result`: 0, 2 for bad usage, 1 for a failed check; with `print`, a
-    /// failure's one line `magpie: error: …` goes to stderr (a distributed run prints it on
-    /// rank 0 only).
+    /// failure's one line `magpie: error: …` goes to stderr (a distributed run reports it
+    /// itself, on rank 0 only: `distributed::exit_code`).
     pub fn exit_code(result: Result<(), Failure>, print: bool) -> std::process::ExitCode {
         let Err(failure) = result else {
             return std::process::ExitCode::SUCCESS;

@@ -983,11 +983,11 @@ impl Comm {
         let world = &self.world;
         let inbox = &mut self.inbox;
         mpi::request::scope(|scope| {
-            let mut req = Some(
-                world
-                    .process_at_rank(to)
-                    .immediate_send_with_tag(scope, &bytes[..], tag),
-            );
+            let mut req = Some(world.process_at_rank(to).immediate_send_with_tag(
+                scope,
+                &bytes[..],
+                tag,
+            ));
             // A slow or stopped (SIGSTOP) receiver: wait without a hot spin.
             crate::wait_politely(|| {
                 match req.take()?.test() {
