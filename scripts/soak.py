@@ -8,7 +8,7 @@ MPI ranks. Every run goes under `timeout`. A run is
 
   ok        exit 0, and the answer equals the oracle value;
   mismatch  exit 0 with a different answer, or exit 1 (the CLI's own check failed);
-  hang      killed by the timeout;
+  hang      killed by the timeout (or by its SIGKILL 10 s later);
   crash     any other exit status, or a panic message on stderr.
 
 The oracle values are read from the shared files, never copied here:
@@ -227,7 +227,9 @@ def command(magpie, args, ranks, timeout):
 
 def verdict(rc, out, err, expect):
     """(verdict, detail) of one finished run."""
-    if rc in (124, 137):
+    # 124: timed out; 137 or -9: still running 10 s after that, killed (`timeout -k`
+    # sends SIGKILL to its whole process group, itself included).
+    if rc in (124, 137, -9):
         return "hang", f"killed by timeout (rc {rc})"
     if "panicked" in err:
         return "crash", "panic: " + next(l for l in err.splitlines() if "panicked" in l)
