@@ -1,6 +1,6 @@
 //! Every message magpie-mpi exchanges, decoded from garbage (MPI is never initialised): never
 //! a panic or an out-of-bounds read, no allocation beyond the message's size, an error naming
-//! the kind of message, and a message that decodes re-encodes to the same bytes.
+//! the kind of message, and a decoded message's encoding decodes to the same encoding.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
