@@ -658,7 +658,7 @@ fn never_empty(e: Exposure, n: usize) {
                 }
             }
         });
-        let _stop = SetOnDrop(&done);
+        let _stop = SetOnDrop(done);
         let mut next = 0;
         while next < n {
             let mut spins = 0u32;

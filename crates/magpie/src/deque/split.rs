@@ -543,7 +543,7 @@ impl<T> Inner<T> {
         // are live until the deque drops.
         let retired: usize = self
             .retired
-            .with(|r| unsafe { (*r).iter().map(|&b| (&(*b).slots).len()).sum() });
+            .with(|r| unsafe { (*r).iter().map(|&b| (*b.cast_const()).cap() as usize).sum() });
         retired + self.owner_buffer().slots.len()
     }
 }
