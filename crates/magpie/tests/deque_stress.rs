@@ -595,8 +595,21 @@ fn destructors<K: Kind>(k: &K) {
 // Split deque only: memory stays bounded on a deque that never empties (issue 13 §4).
 // ---------------------------------------------------------------------------------------
 
-/// Push/steal cycles per variant in the `split_memory_*` tests.
-const MEMORY_CYCLES: usize = 100_000_000;
+/// Push/steal cycles per variant in the `split_memory_*` tests: `MAGPIE_MEMORY_CYCLES` if
+/// set (a positive integer), else 10^7. Issue 13 asks for 10^8: run
+/// `MAGPIE_MEMORY_CYCLES=100000000 cargo test --release -p magpie --test deque_stress
+/// split_memory` (about 4-5 s of CPU per variant; on the shared 2-core VM the four took
+/// longer than the default suite can afford, see docs/results/2026-11-23-split-deque-memory.md).
+fn memory_cycles() -> usize {
+    match std::env::var("MAGPIE_MEMORY_CYCLES") {
+        Ok(v) => v
+            .parse()
+            .ok()
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| panic!("MAGPIE_MEMORY_CYCLES={v:?}: not a positive integer")),
+        Err(_) => 10_000_000,
+    }
+}
 
 /// Sets a flag when dropped, also while unwinding: the owner's way to stop the thief.
 struct SetOnDrop<'a>(&'a AtomicBool);
@@ -645,7 +658,7 @@ fn never_empty(e: Exposure, n: usize) {
                 }
             }
         });
-        let _stop = SetOnDrop(&done);
+        let _stop = SetOnDrop(done);
         let mut next = 0;
         while next < n {
             let mut spins = 0u32;
@@ -699,22 +712,22 @@ fn never_empty(e: Exposure, n: usize) {
 
 #[test]
 fn split_memory_is_bounded_user() {
-    never_empty(Exposure::User, MEMORY_CYCLES);
+    never_empty(Exposure::User, memory_cycles());
 }
 
 #[test]
 fn split_memory_is_bounded_signal() {
-    never_empty(Exposure::Signal, MEMORY_CYCLES);
+    never_empty(Exposure::Signal, memory_cycles());
 }
 
 #[test]
 fn split_memory_is_bounded_conservative() {
-    never_empty(Exposure::Conservative, MEMORY_CYCLES);
+    never_empty(Exposure::Conservative, memory_cycles());
 }
 
 #[test]
 fn split_memory_is_bounded_half() {
-    never_empty(Exposure::Half, MEMORY_CYCLES);
+    never_empty(Exposure::Half, memory_cycles());
 }
 
 /// Per-kind instantiation of the suite.
