@@ -474,7 +474,9 @@ impl WorkerThread {
     pub(crate) fn join_should_push(&self) -> bool {
         // SAFETY: `gauge` points into `self.deque`, alive as long as `self`.
         let (hi, lo) = unsafe { (&*self.gauge[0], &*self.gauge[1]) };
-        hi.load(Ordering::Relaxed) - lo.load(Ordering::Relaxed) < self.join_push_limit
+        hi.load(Ordering::Relaxed)
+            .wrapping_sub(lo.load(Ordering::Relaxed))
+            < self.join_push_limit
             // SAFETY: non-null `exposure_flag` points into `self.deque`.
             || (!self.exposure_flag.is_null()
                 && unsafe { &*self.exposure_flag }.load(Ordering::Relaxed))
