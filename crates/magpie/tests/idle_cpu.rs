@@ -1,6 +1,14 @@
-//! Idle workers park: an idle pool uses (almost) no CPU, and new work wakes a parked worker
-//! promptly. The bounds are generous on purpose (this is not a performance test): an idle
-//! second must cost under 100 ms of process CPU time, a wake-up under 1 s.
+//! Idle workers park: once they have parked, an idle pool uses (almost) no CPU, and work
+//! sent to a parked pool is run (no lost wake-up).
+//!
+//! Nothing here bounds a latency, because the machine may be shared and the workers may get
+//! little CPU: the tests wait (polling, up to [`DEADLINE`]) until every worker has parked
+//! before they measure, and work sent to a parked pool must be done within the same generous
+//! deadline (a worker that missed its wake-up would leave it undone until a later, unrelated
+//! event: the pool's own safety net is a 10 ms park timeout, so a lost wake-up of the sleep
+//! protocol itself is checked by `loom_sleep`, not here). What is measured is the process's
+//! own CPU time over one idle second of a parked pool (under 100 ms), which other processes'
+//! load does not raise: a worker spinning or yielding instead of parking burns a core.
 //!
 //! The tests of this file measure the whole process, so they run one at a time (a lock).
 #![cfg(not(loom))]
@@ -47,33 +55,62 @@ fn burst(pool: &magpie::ThreadPool) {
 }
 
 const IDLE_CPU_LIMIT: Duration = Duration::from_millis(100);
+/// How long the workers may take to park, and work sent to a parked pool to be done.
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// Waits until every worker of `pool` has parked since the last `reset_stats` (with the
+/// counters: a completed park, or time spent parked so far), polling; panics after
+/// [`DEADLINE`]. Without the counters: until a 100 ms window costs under 10 ms of process
+/// CPU (the workers stopped spinning).
+fn wait_until_parked(pool: &magpie::ThreadPool, what: &str) {
+    let start = Instant::now();
+    loop {
+        let parked = if COUNTERS {
+            let s = pool.stats();
+            s.workers.iter().all(|w| w.parks > 0 || w.parked_ns > 0)
+        } else {
+            let before = process_cpu();
+            std::thread::sleep(Duration::from_millis(100));
+            process_cpu() - before < Duration::from_millis(10)
+        };
+        if parked {
+            eprintln!("{what}: all workers parked after {:?}", start.elapsed());
+            return;
+        }
+        assert!(
+            start.elapsed() < DEADLINE,
+            "{what}: the workers did not all park within {DEADLINE:?} (stats {:?})",
+            pool.stats().workers
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
 
 #[test]
-fn idle_pool_does_not_burn_cpu() {
+fn idle_pool_parks_and_does_not_burn_cpu() {
     let _s = serial();
     for deque in deques() {
         for n in [2, 4] {
+            let what = format!("{deque}, {n} workers");
             let pool = pool(deque, n);
             burst(&pool);
-            // Give the workers their spin / yield rounds, then measure one idle second.
-            std::thread::sleep(Duration::from_millis(50));
+            // Idle workers park eventually (however little CPU they get on a shared machine).
+            pool.reset_stats();
+            wait_until_parked(&pool, &what);
+            // Parked, they cost next to nothing: measure one idle second.
             pool.reset_stats();
             let before = process_cpu();
             std::thread::sleep(Duration::from_secs(1));
             let used = process_cpu() - before;
-            eprintln!("{deque}, {n} workers: idle second cost {used:?} of CPU");
+            eprintln!("{what}: idle second cost {used:?} of CPU");
             assert!(
                 used < IDLE_CPU_LIMIT,
-                "{deque}, {n} workers: an idle second cost {used:?} of CPU (limit {IDLE_CPU_LIMIT:?})"
+                "{what}: an idle second cost {used:?} of CPU (limit {IDLE_CPU_LIMIT:?})"
             );
             if COUNTERS {
                 let t = pool.stats().total();
-                assert!(
-                    t.parks >= n as u64,
-                    "{deque}, {n} workers: parks = {}",
-                    t.parks
-                );
-                assert_eq!(t.tasks_run, 0, "{deque}, {n} workers: work while idle?");
+                assert!(t.parked_ns > 0, "{what}: no time parked: {t:?}");
+                assert_eq!(t.tasks_run, 0, "{what}: work while idle?");
             }
             // And the pool still works.
             burst(&pool);
@@ -81,32 +118,50 @@ fn idle_pool_does_not_burn_cpu() {
     }
 }
 
+/// Runs `op` on a helper thread and returns its result, panicking if it is not done within
+/// [`DEADLINE`] (a hang would otherwise stop the test binary rather than fail the test).
+fn within_deadline<R: Send + 'static>(what: &str, op: impl FnOnce() -> R + Send + 'static) -> R {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(op());
+    });
+    rx.recv_timeout(DEADLINE)
+        .unwrap_or_else(|e| panic!("{what}: not done within {DEADLINE:?} ({e})"))
+}
+
 #[test]
-fn new_work_wakes_parked_workers_promptly() {
+fn new_work_wakes_parked_workers() {
     let _s = serial();
     for deque in deques() {
-        let pool = pool(deque, 2);
+        let pool = std::sync::Arc::new(pool(deque, 2));
         burst(&pool);
         for round in 0..5 {
-            std::thread::sleep(Duration::from_millis(200));
-            let start = Instant::now();
-            let v = pool.install(|| fib(12));
-            let took = start.elapsed();
-            assert_eq!(v, 144);
-            assert!(
-                took < Duration::from_secs(1),
-                "{deque}, round {round}: install into a parked pool took {took:?}"
-            );
+            let what = format!("{deque}, round {round}");
+            // Work installed into a parked pool is run.
+            pool.reset_stats();
+            wait_until_parked(&pool, &format!("{what}, before install"));
+            pool.reset_stats();
+            let p = pool.clone();
+            let v = within_deadline(&format!("{what}: install into a parked pool"), move || {
+                p.install(|| fib(12))
+            });
+            assert_eq!(v, 144, "{what}");
+            if COUNTERS {
+                let t = pool.stats().total();
+                assert!(
+                    t.injected_taken >= 1,
+                    "{what}: the installed job was not taken from the injector: {t:?}"
+                );
+            }
             // A spawn from outside wakes a worker too.
+            pool.reset_stats();
+            wait_until_parked(&pool, &format!("{what}, before spawn"));
             let (tx, rx) = std::sync::mpsc::channel();
-            std::thread::sleep(Duration::from_millis(200));
-            let start = Instant::now();
             pool.spawn(move || tx.send(fib(10)).unwrap());
-            assert_eq!(rx.recv_timeout(Duration::from_secs(5)), Ok(55));
-            let took = start.elapsed();
-            assert!(
-                took < Duration::from_secs(1),
-                "{deque}, round {round}: spawn into a parked pool took {took:?}"
+            assert_eq!(
+                rx.recv_timeout(DEADLINE),
+                Ok(55),
+                "{what}: spawn into a parked pool not run within {DEADLINE:?}"
             );
         }
     }
