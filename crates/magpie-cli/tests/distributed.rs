@@ -690,11 +690,10 @@ fn ranks_times_workers_above_the_limit_is_one_error() {
             "1000",
         ],
     ] {
-        let out = mpirun(2, args);
-        let stderr = text(&out.stderr);
-        assert!(!out.status.success(), "{args:?}: {stderr}");
-        assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
-        assert_one_job_error(&format!("{args:?}"), &stderr, "2 ranks x ");
-        assert!(stderr.contains("at most 4096"), "{stderr}");
+        let job = mpirun_job(2, args, &[], 120);
+        assert_eq!(job.out.status.code(), Some(2), "{args:?}: {}", job.stderr);
+        assert!(job.out.stdout.is_empty(), "{args:?}: {}", text(&job.out.stdout));
+        assert_one_job_error(&format!("{args:?}"), &job, "2 ranks x ");
+        assert!(job.reports[0].contains("at most 4096"), "{:?}", job.reports);
     }
 }
