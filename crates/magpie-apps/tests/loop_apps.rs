@@ -134,7 +134,7 @@ fn mandelbrot_bad_params() {
         (1, 0, 1, 1, "--height"),
         (1, 1, 0, 1, "--max-iter"),
         (1, 1, 1, 0, "--steps"),
-        (usize::MAX, 2, 1, 1, "too large"),
+        (usize::MAX, 2, 1, 1, "more than the limit of 8 GiB"),
     ] {
         let e = mandelbrot::Params::new(w, h, m, s).unwrap_err();
         assert!(e.to_string().contains(what), "{e}");

@@ -5,7 +5,7 @@ use std::process::Output;
 use magpie::deque::DequeKind;
 
 mod common;
-use common::{magpie, text};
+use common::{line_starting, magpie, text};
 
 /// Exits 2 with exactly one line on stderr, `magpie: error: …`, containing every `needle`.
 fn assert_config_error(out: &Output, needles: &[&str]) {
@@ -113,13 +113,7 @@ fn info_shows_flags_over_environment() {
     );
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let line = |key: &str| {
-        stdout
-            .lines()
-            .find(|l| l.starts_with(key))
-            .unwrap_or_else(|| panic!("no {key} line:\n{stdout}"))
-            .to_string()
-    };
+    let line = |key: &str| line_starting(&stdout, key);
     assert!(line("workers").contains("3") && line("workers").contains("MAGPIE_NUM_WORKERS"));
     assert!(line("deque").contains("lcws-half") && line("deque").contains("--deque"));
     assert!(line("victims").contains("random") && line("victims").contains("default"));

@@ -552,15 +552,7 @@ fn a_rank_that_fails_ends_the_job() {
             "rank 1 failed: failure injected by MAGPIE_FAIL_RANK on a worker",
         ),
     ] {
-        let args = [
-            "search",
-            "uts",
-            "--tree",
-            "T1",
-            "--distributed",
-            "--workers",
-            "1",
-        ];
+        let args = FAILING_SEARCH;
         let job = assert_failing_rank_ends_job(ranks, &args, place, needle);
         assert!(text(&job.out.stdout)
             .lines()
@@ -568,20 +560,23 @@ fn a_rank_that_fails_ends_the_job() {
     }
 }
 
+/// The search the failure tests run: long enough that a rank fails mid-search.
+const FAILING_SEARCH: [&str; 7] = [
+    "search",
+    "uts",
+    "--tree",
+    "T1",
+    "--distributed",
+    "--workers",
+    "1",
+];
+
 #[test]
 fn a_rank_killed_mid_search_ends_the_job() {
     // Rank 1 dies of SIGKILL at its 100th node (MAGPIE_FAIL_RANK=1:kill), with the work it
     // stole: the job must end within 10 s, non-zero, with mpirun naming rank 1.
     for ranks in [2, 3] {
-        let args = [
-            "search",
-            "uts",
-            "--tree",
-            "T1",
-            "--distributed",
-            "--workers",
-            "1",
-        ];
+        let args = FAILING_SEARCH;
         let job = assert_killed_rank_ends_job(ranks, &args);
         assert!(text(&job.out.stdout)
             .lines()
@@ -692,7 +687,11 @@ fn ranks_times_workers_above_the_limit_is_one_error() {
     ] {
         let job = mpirun_job(2, args, &[], 120);
         assert_eq!(job.out.status.code(), Some(2), "{args:?}: {}", job.stderr);
-        assert!(job.out.stdout.is_empty(), "{args:?}: {}", text(&job.out.stdout));
+        assert!(
+            job.out.stdout.is_empty(),
+            "{args:?}: {}",
+            text(&job.out.stdout)
+        );
         assert_one_job_error(&format!("{args:?}"), &job, "2 ranks x ");
         assert!(job.reports[0].contains("at most 4096"), "{:?}", job.reports);
     }

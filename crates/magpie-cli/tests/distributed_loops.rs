@@ -270,24 +270,29 @@ fn bad_input_ends_every_rank_with_one_error() {
     }
 }
 
+/// The loop the failure tests run, in `mode`: long enough that a rank fails mid-loop.
+fn failing_loop_args(mode: &str) -> [&str; 11] {
+    [
+        "loop",
+        "dist",
+        "--iterations",
+        "20000",
+        "--steps",
+        "2",
+        "--distributed",
+        "--mode",
+        mode,
+        "--workers",
+        "2",
+    ]
+}
+
 #[test]
 fn a_rank_whose_worker_panics_ends_the_job() {
     // Rank 1's workers panic in their first iteration (MAGPIE_FAIL_RANK): the rank's MPI
     // thread notices and aborts the job, in both modes. Under `timeout` as a guard.
     for (ranks, mode) in [(2, "steal"), (3, "share")] {
-        let args = [
-            "loop",
-            "dist",
-            "--iterations",
-            "20000",
-            "--steps",
-            "2",
-            "--distributed",
-            "--mode",
-            mode,
-            "--workers",
-            "2",
-        ];
+        let args = failing_loop_args(mode);
         let job = assert_failing_rank_ends_job(ranks, &args, "1", "rank 1 failed");
         assert!(job.out.stdout.is_empty(), "{}", text(&job.out.stdout));
     }
@@ -298,19 +303,7 @@ fn a_rank_killed_mid_loop_ends_the_job() {
     // Rank 1 dies of SIGKILL at its 100th iteration (MAGPIE_FAIL_RANK=1:kill), in both
     // modes: the job must end within 10 s, non-zero, with mpirun naming rank 1.
     for (ranks, mode) in [(2, "steal"), (3, "share")] {
-        let args = [
-            "loop",
-            "dist",
-            "--iterations",
-            "20000",
-            "--steps",
-            "2",
-            "--distributed",
-            "--mode",
-            mode,
-            "--workers",
-            "2",
-        ];
+        let args = failing_loop_args(mode);
         let job = assert_killed_rank_ends_job(ranks, &args);
         assert!(job.out.stdout.is_empty(), "{}", text(&job.out.stdout));
     }

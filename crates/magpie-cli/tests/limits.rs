@@ -10,7 +10,7 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{assert_one_line_error, command, magpie, text};
+use common::{assert_one_line_error, command, line_starting, magpie, text};
 
 /// `args` fails with one `magpie: error:` line containing every needle, within a second.
 fn fails_fast(args: &[&str], needles: &[&str]) -> Output {
@@ -295,13 +295,7 @@ fn a_depth_limited_count_says_what_it_counted() {
     let out = magpie(&["search", "nqueens", "--n", "8", "--max-depth", "3"], &[]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let line = |key: &str| {
-        stdout
-            .lines()
-            .find(|l| l.starts_with(key))
-            .unwrap_or_else(|| panic!("no {key}: {stdout}"))
-            .to_string()
-    };
+    let line = |key: &str| line_starting(&stdout, key);
     assert!(
         !stdout.contains("0 solutions of 8-Queens"),
         "the false claim is back: {stdout}"

@@ -190,6 +190,18 @@ fn two_public_tasks(e: Exposure, n: usize, most: &'static AtomicUsize) {
     });
 }
 
+/// A full 2-slot deque whose tasks 1 and 2 sit at indices `MAX - 1, MAX`, both exposed
+/// (one for the conservative variant): the start of the models of the index wrap.
+fn full_at_wrap(e: Exposure) -> (Worker<usize>, WorkerCounters) {
+    let w = Worker::with_start_index(e, 2, isize::MAX - 1);
+    let c = WorkerCounters::default();
+    w.push(1, &c);
+    w.push(2, &c);
+    w.simulate_handler(&c);
+    w.simulate_handler(&c);
+    (w, c)
+}
+
 /// Circular reuse and the index wrap: a full 2-slot array at indices `MAX - 1, MAX`, both
 /// tasks exposed (one for the conservative variant); a thief steals while the owner pushes a
 /// third task at index `MIN`, into slot 0. If the owner's Acquire load of `top` sees the
@@ -198,12 +210,7 @@ fn two_public_tasks(e: Exposure, n: usize, most: &'static AtomicUsize) {
 /// thief may still read the old one. Then the owner pops everything back.
 fn wrap_around(e: Exposure, n: usize, most: &'static AtomicUsize) {
     check(move || {
-        let w = Worker::with_start_index(e, 2, isize::MAX - 1);
-        let c = WorkerCounters::default();
-        w.push(1, &c);
-        w.push(2, &c);
-        w.simulate_handler(&c);
-        w.simulate_handler(&c);
+        let (w, c) = full_at_wrap(e);
         let t = thief(w.stealer(), 2);
         loom_hook::arm(n);
         w.push(3, &c);
@@ -225,12 +232,7 @@ fn wrap_around(e: Exposure, n: usize, most: &'static AtomicUsize) {
 /// reach the reuse on its own.)
 fn reuse_after_steal(e: Exposure, n: usize, most: &'static AtomicUsize) {
     check(move || {
-        let w = Worker::with_start_index(e, 2, isize::MAX - 1);
-        let c = WorkerCounters::default();
-        w.push(1, &c);
-        w.push(2, &c);
-        w.simulate_handler(&c);
-        w.simulate_handler(&c);
+        let (w, c) = full_at_wrap(e);
         let s = w.stealer();
         let t = thread::spawn(move || {
             let c = WorkerCounters::default();

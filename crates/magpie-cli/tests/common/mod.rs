@@ -28,6 +28,15 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The first line of `text` that starts with `key` (a report's `key value` line); panics,
+/// showing `text`, if there is none.
+pub fn line_starting(text: &str, key: &str) -> String {
+    text.lines()
+        .find(|l| l.starts_with(key))
+        .unwrap_or_else(|| panic!("no {key} line:\n{text}"))
+        .to_string()
+}
+
 /// Exit code 2 with exactly one line on stderr, `magpie: error: …`, containing every
 /// `needle`; no panic and nothing on stdout. `what` names the case in the messages.
 pub fn assert_one_line_error(what: &str, out: &Output, needles: &[&str]) {
