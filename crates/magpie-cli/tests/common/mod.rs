@@ -79,7 +79,26 @@ fn mpirun_command(prefix: &[&str], ranks: usize, args: &[&str]) -> Command {
     }
     cmd.env_remove(magpie_mpi::ERROR_FILE_ENV);
     cmd.env_remove(FAIL_RANK_ENV);
+    cmd.env("OMPI_MCA_orte_tmpdir_base", session_base());
     cmd
+}
+
+/// A fresh directory for one `mpirun`'s session files. Open MPI 4 creates every job's
+/// session directory under one shared `$TMPDIR/ompi.HOST.UID`, and two `mpirun`s starting at
+/// once race on that `mkdir` ("A call to mkdir was unable to create the desired directory
+/// … File exists", then `orte_init failed`): the tests run jobs in parallel, so each job
+/// gets a base of its own (`orte_tmpdir_base`).
+#[cfg(feature = "mpi")]
+fn session_base() -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static JOBS: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "magpie-test-ompi-{}/{}",
+        std::process::id(),
+        JOBS.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).expect("creates a session directory for mpirun");
+    dir
 }
 
 /// The variable that makes a rank fail on purpose (the binary's `FAIL_RANK_ENV`).
