@@ -596,10 +596,9 @@ fn destructors<K: Kind>(k: &K) {
 // ---------------------------------------------------------------------------------------
 
 /// Push/steal cycles per variant in the `split_memory_*` tests: `MAGPIE_MEMORY_CYCLES` if
-/// set (a positive integer), else 10^7. Issue 13 asks for 10^8: run
-/// `MAGPIE_MEMORY_CYCLES=100000000 cargo test --release -p magpie --test deque_stress
-/// split_memory` (about 4-5 s of CPU per variant; on the shared 2-core VM the four took
-/// longer than the default suite can afford, see docs/results/2026-11-23-split-deque-memory.md).
+/// set (a positive integer, e.g. fewer under a sanitizer), else 10^8 (the four variants took
+/// 16.8 s together on an idle 2-core VM, 112–305 s on one shared with five builds; see
+/// docs/results/2026-11-23-split-deque-memory.md).
 fn memory_cycles() -> usize {
     match std::env::var("MAGPIE_MEMORY_CYCLES") {
         Ok(v) => v
@@ -607,7 +606,7 @@ fn memory_cycles() -> usize {
             .ok()
             .filter(|&n| n > 0)
             .unwrap_or_else(|| panic!("MAGPIE_MEMORY_CYCLES={v:?}: not a positive integer")),
-        Err(_) => 10_000_000,
+        Err(_) => 100_000_000,
     }
 }
 

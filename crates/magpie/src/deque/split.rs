@@ -61,7 +61,7 @@
 //! slots, and the retired ones, halving each time, less than that again: the deque's memory
 //! is below `2 × max(initial, 2 × peak live)` slots, however many tasks pass through it
 //! (`Worker::allocated_slots`; the `split_memory_is_bounded_*` stress tests assert it over
-//! 10^7 push/steal cycles per variant, 10^8 with `MAGPIE_MEMORY_CYCLES=100000000`).
+//! 10^8 push/steal cycles per variant; `MAGPIE_MEMORY_CYCLES` sets another count).
 //!
 //! Thieves read a slot before the CAS that claims it (as in crossbeam-deque): if another
 //! thread took that index meanwhile, the owner may be rewriting the slot with index
