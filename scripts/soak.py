@@ -207,6 +207,8 @@ def draw(seed, names, oracles, mpi_fraction, mpi_ok):
         args += ["--steal-all"]
     if skeleton == "ordered":
         args += ["--order", rng.choice(["sequential", "discrepancy"])]
+    if skeleton == "seq":
+        workers = 1  # seq runs on one worker; `--workers N` with N > 1 is a usage error
     args += ["--workers", str(workers), "--deque", rng.choice(names["deques"]),
              "--victims", rng.choice(names["victims"]), "--idle", rng.choice(names["idle"])]
     if rng.random() < 0.3:
