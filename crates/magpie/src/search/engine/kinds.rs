@@ -1,0 +1,225 @@
+//! The search kinds: what happens at a node of an enumeration, a decision and an
+//! optimisation, and their public entry points.
+
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Mutex;
+
+use super::{run_search, Kind};
+use crate::search::{Enumerate, Objective, Options, Outcome, SearchSpace, Skeleton, Visit};
+
+// ---------------------------------------------------------------------------------------
+// Enumeration
+
+struct Enumeration<'e, E, A> {
+    fold: &'e E,
+    result: Mutex<Option<A>>,
+    cancelled: AtomicBool,
+}
+
+impl<S, E> Kind<S> for Enumeration<'_, E, E::Acc>
+where
+    S: SearchSpace + ?Sized,
+    E: Enumerate<S>,
+{
+    type Local = E::Acc;
+    fn local(&self) -> E::Acc {
+        self.fold.empty()
+    }
+    #[inline(always)]
+    fn visit(&self, acc: &mut E::Acc, node: &S::Node, depth: usize) -> Visit {
+        self.fold.visit(acc, node, depth);
+        Visit::Expand
+    }
+    fn finish(&self, acc: E::Acc) {
+        let mut r = self.result.lock().unwrap_or_else(|e| e.into_inner());
+        let merged = match r.take() {
+            Some(prev) => self.fold.merge(prev, acc),
+            None => acc,
+        };
+        *r = Some(merged);
+    }
+    #[inline(always)]
+    fn stopped(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+    fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed)
+    }
+}
+
+/// Enumeration: folds `fold` over every node of `space` (down to `opts.max_depth`), with
+/// `skeleton`, on the current pool (the global pool outside any pool).
+pub fn enumerate<S, E>(space: &S, fold: &E, skeleton: Skeleton, opts: &Options) -> Outcome<E::Acc>
+where
+    S: SearchSpace + ?Sized,
+    E: Enumerate<S>,
+{
+    let kind = Enumeration {
+        fold,
+        result: Mutex::new(None),
+        cancelled: AtomicBool::new(false),
+    };
+    let stats = run_search(space, &kind, skeleton, opts);
+    let value = kind
+        .result
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .unwrap_or_else(|| fold.empty());
+    Outcome { value, stats }
+}
+
+// ---------------------------------------------------------------------------------------
+// Decision
+
+struct Decision<N> {
+    target: i64,
+    found: Mutex<Option<N>>,
+    stop: AtomicBool,
+}
+
+/// A kind bound to its space (the objective and bound need it).
+struct With<'s, S: ?Sized, K> {
+    space: &'s S,
+    kind: K,
+}
+
+impl<S> Kind<S> for With<'_, S, Decision<S::Node>>
+where
+    S: Objective + ?Sized,
+    S::Node: Clone,
+{
+    type Local = ();
+    fn local(&self) {}
+    #[inline(always)]
+    fn visit(&self, _: &mut (), node: &S::Node, _depth: usize) -> Visit {
+        if self.kind.stop.load(Ordering::Relaxed) {
+            return Visit::Skip { by_bound: false };
+        }
+        if self.space.objective(node) >= self.kind.target {
+            let mut found = self.kind.found.lock().unwrap_or_else(|e| e.into_inner());
+            if found.is_none() {
+                *found = Some(node.clone());
+            }
+            self.kind.stop.store(true, Ordering::Relaxed);
+            return Visit::Skip { by_bound: false };
+        }
+        if self.space.bound(node) < self.kind.target {
+            return Visit::Skip { by_bound: true };
+        }
+        Visit::Expand
+    }
+    fn finish(&self, _: ()) {}
+    #[inline(always)]
+    fn stopped(&self) -> bool {
+        self.kind.stop.load(Ordering::Relaxed)
+    }
+    fn still_promising(&self, node: &S::Node) -> bool {
+        self.space.bound(node) >= self.kind.target
+    }
+    fn cancel(&self) {
+        self.kind.stop.store(true, Ordering::Relaxed)
+    }
+}
+
+/// Decision: finds a node whose objective is at least `target`, stopping every worker as
+/// soon as one is found; `None` if the whole tree has none. Subtrees whose bound is below
+/// the target are skipped.
+pub fn decide<S>(
+    space: &S,
+    target: i64,
+    skeleton: Skeleton,
+    opts: &Options,
+) -> Outcome<Option<S::Node>>
+where
+    S: Objective + ?Sized,
+    S::Node: Clone,
+{
+    let kind = With {
+        space,
+        kind: Decision {
+            target,
+            found: Mutex::new(None),
+            stop: AtomicBool::new(false),
+        },
+    };
+    let stats = run_search(space, &kind, skeleton, opts);
+    let value = kind
+        .kind
+        .found
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    Outcome { value, stats }
+}
+
+// ---------------------------------------------------------------------------------------
+// Optimisation
+
+/// The shared incumbent: the best value (read by every worker at every node) and its node.
+struct Incumbent<N> {
+    best: AtomicI64,
+    node: Mutex<Option<(i64, N)>>,
+    cancelled: AtomicBool,
+}
+
+impl<S> Kind<S> for With<'_, S, Incumbent<S::Node>>
+where
+    S: Objective + ?Sized,
+    S::Node: Clone,
+{
+    type Local = ();
+    fn local(&self) {}
+    #[inline(always)]
+    fn visit(&self, _: &mut (), node: &S::Node, _depth: usize) -> Visit {
+        let inc = &self.kind;
+        if self.space.bound(node) <= inc.best.load(Ordering::Relaxed) {
+            return Visit::Skip { by_bound: true };
+        }
+        let value = self.space.objective(node);
+        if value > inc.best.load(Ordering::Relaxed) {
+            let mut slot = inc.node.lock().unwrap_or_else(|e| e.into_inner());
+            // Re-check under the lock: only strictly better nodes replace the incumbent.
+            if value > inc.best.load(Ordering::Relaxed) {
+                *slot = Some((value, node.clone()));
+                inc.best.store(value, Ordering::Relaxed);
+            }
+        }
+        Visit::Expand
+    }
+    fn finish(&self, _: ()) {}
+    #[inline(always)]
+    fn stopped(&self) -> bool {
+        self.kind.cancelled.load(Ordering::Relaxed)
+    }
+    fn still_promising(&self, node: &S::Node) -> bool {
+        self.space.bound(node) > self.kind.best.load(Ordering::Relaxed)
+    }
+    fn cancel(&self) {
+        self.kind.cancelled.store(true, Ordering::Relaxed)
+    }
+}
+
+/// Optimisation (branch and bound, maximising [`Objective::objective`]): returns the best
+/// value and a node reaching it, or `None` if no node beats `opts.initial_bound`. Every
+/// worker sees an improved incumbent at its next node and prunes subtrees whose
+/// [`Objective::bound`] cannot beat it.
+pub fn optimise<S>(space: &S, skeleton: Skeleton, opts: &Options) -> Outcome<Option<(i64, S::Node)>>
+where
+    S: Objective + ?Sized,
+    S::Node: Clone,
+{
+    let kind = With {
+        space,
+        kind: Incumbent {
+            best: AtomicI64::new(opts.initial_bound.unwrap_or(i64::MIN)),
+            node: Mutex::new(None),
+            cancelled: AtomicBool::new(false),
+        },
+    };
+    let stats = run_search(space, &kind, skeleton, opts);
+    let value = kind
+        .kind
+        .node
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    Outcome { value, stats }
+}

@@ -1,0 +1,169 @@
+//! One traversal for every search kind and skeleton: a kind says what happens at a node
+//! ([`Kind::visit`], in `kinds`); a skeleton says which subtrees become tasks (one module
+//! each); below its tasks every skeleton runs the same explicit-stack walk (`walk`).
+
+mod batch;
+mod budget;
+mod depth_bounded;
+mod kinds;
+mod ordered;
+mod stack_stealing;
+mod walk;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use super::{Options, SearchSpace, SearchStats, Skeleton, Visit};
+
+pub use kinds::{decide, enumerate, optimise};
+
+/// The behaviour of one search kind.
+trait Kind<S: SearchSpace + ?Sized>: Sync {
+    /// Per-task state (an enumeration's partial fold).
+    type Local: Send;
+    fn local(&self) -> Self::Local;
+    fn visit(&self, local: &mut Self::Local, node: &S::Node, depth: usize) -> Visit;
+    /// Folds a finished task's state into the shared result.
+    fn finish(&self, local: Self::Local);
+    /// True once the search must stop (decision found, or a panic elsewhere).
+    fn stopped(&self) -> bool;
+    /// Whether a node visited earlier (a task's node, a handed-over node) is still worth
+    /// expanding: its bound may have fallen behind an incumbent found since.
+    fn still_promising(&self, _node: &S::Node) -> bool {
+        true
+    }
+    /// Asks every task to stop (a panic in user code).
+    fn cancel(&self);
+}
+
+/// Shared counters and settings of one search run.
+struct Run<'o> {
+    opts: &'o Options,
+    /// `opts.max_depth`, or `usize::MAX` without one: nodes at this depth are not expanded.
+    max_depth: usize,
+    expanded: AtomicU64,
+    pruned: AtomicU64,
+    tasks: AtomicU64,
+    backtracks: AtomicU64,
+    /// StackStealing: answered requests that carried work.
+    handoffs: AtomicU64,
+    per_worker: Vec<AtomicU64>,
+}
+
+#[derive(Default)]
+struct LocalStats {
+    expanded: u64,
+    pruned: u64,
+    /// Child generators run to their end (a node's subtree finished, leaves included).
+    backtracks: u64,
+}
+
+impl Run<'_> {
+    fn add(&self, s: &LocalStats) {
+        self.expanded.fetch_add(s.expanded, Ordering::Relaxed);
+        self.pruned.fetch_add(s.pruned, Ordering::Relaxed);
+        self.backtracks.fetch_add(s.backtracks, Ordering::Relaxed);
+        let w = crate::current_worker_index().unwrap_or(0);
+        if let Some(slot) = self.per_worker.get(w) {
+            slot.fetch_add(s.expanded, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Cancels the search if a task unwinds (a panic in user code), so that the other workers
+/// stop within one node instead of finishing the whole tree.
+struct CancelOnUnwind<'k, S: SearchSpace + ?Sized, K: Kind<S>>(
+    &'k K,
+    std::marker::PhantomData<&'k S>,
+);
+
+impl<S: SearchSpace + ?Sized, K: Kind<S>> Drop for CancelOnUnwind<'_, S, K> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.cancel();
+        }
+    }
+}
+
+/// Runs `body` as one task of the search: with its own local state and counters, folded
+/// into the shared result afterwards, and the search cancelled if `body` unwinds.
+fn as_task<S, K>(kind: &K, run: &Run<'_>, body: impl FnOnce(&mut K::Local, &mut LocalStats))
+where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    let guard = CancelOnUnwind::<S, K>(kind, std::marker::PhantomData);
+    let mut local = kind.local();
+    let mut stats = LocalStats::default();
+    body(&mut local, &mut stats);
+    kind.finish(local);
+    run.add(&stats);
+    std::mem::forget(guard);
+}
+
+/// Runs `kind` over `space` with `skeleton` on the current pool; returns the statistics.
+fn run_search<S, K>(space: &S, kind: &K, skeleton: Skeleton, opts: &Options) -> SearchStats
+where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    let start = Instant::now();
+    let steals_before = crate::runtime::current_pool_steals();
+    let run = Run {
+        opts,
+        max_depth: opts.max_depth.unwrap_or(usize::MAX),
+        expanded: AtomicU64::new(0),
+        pruned: AtomicU64::new(0),
+        tasks: AtomicU64::new(0),
+        backtracks: AtomicU64::new(0),
+        handoffs: AtomicU64::new(0),
+        per_worker: (0..crate::current_num_workers())
+            .map(|_| AtomicU64::new(0))
+            .collect(),
+    };
+    let root = space.root();
+    let mut local = kind.local();
+    let mut stats = LocalStats::default();
+    let (expand, _) = walk::consider(kind, &run, &mut local, &mut stats, &root, 0);
+    kind.finish(local);
+    run.add(&stats);
+    if expand {
+        match skeleton {
+            Skeleton::Sequential => {
+                as_task::<S, K>(kind, &run, |local, stats| {
+                    walk::dfs(space, kind, &run, local, stats, &root, 0);
+                });
+            }
+            Skeleton::DepthBounded { spawn_depth } => {
+                let run = &run;
+                crate::scope(|s| depth_bounded::task(s, space, kind, run, spawn_depth, root, 0));
+            }
+            Skeleton::Budget { backtracks } => {
+                let run = &run;
+                let budget = backtracks.max(1);
+                crate::scope(|s| budget::task(s, space, kind, run, budget, root, 0));
+            }
+            Skeleton::StackStealing { steal_all } => {
+                stack_stealing::stack_stealing(space, kind, &run, root, steal_all);
+            }
+            Skeleton::Ordered { spawn_depth, order } => {
+                ordered::ordered(space, kind, &run, &root, spawn_depth, order);
+            }
+        }
+    }
+    SearchStats {
+        expanded: run.expanded.into_inner(),
+        pruned: run.pruned.into_inner(),
+        tasks: run.tasks.into_inner(),
+        backtracks: run.backtracks.into_inner(),
+        // Other searches on the same pool at the same time add their steals too.
+        steals: crate::runtime::current_pool_steals().saturating_sub(steals_before)
+            + run.handoffs.into_inner(),
+        per_worker: run
+            .per_worker
+            .into_iter()
+            .map(AtomicU64::into_inner)
+            .collect(),
+        time: start.elapsed(),
+    }
+}

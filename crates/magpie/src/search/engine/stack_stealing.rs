@@ -1,0 +1,230 @@
+//! [`Skeleton::StackStealing`](crate::search::Skeleton::StackStealing): one search worker per
+//! pool worker, each depth-first over its own stack; thieves ask a busy worker for work.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use super::walk::{consider, push, walk, worth_starting, Stack};
+use super::LocalStats;
+use super::{as_task, Kind, Run};
+use crate::search::SearchSpace;
+
+/// StackStealing: per-worker request slots and mailboxes.
+///
+/// Protocol: `requests[v]` is `OPEN` while worker `v` has work and takes requests, `CLOSED`
+/// while it is idle, or `r + 1` while worker `r` waits for an answer. A busy worker checks
+/// its slot at every node and answers by putting nodes (already visited) into
+/// `mailbox[r]`; a non-empty answer counts the receiver active (`active += 1`) before it is
+/// delivered, so `active` reaches 0 only when no worker has or is about to get work. A worker
+/// that runs out of work closes its slot, answering a pending request with an empty list,
+/// so no requester waits forever.
+struct StackSteal<N> {
+    requests: Vec<crossbeam_utils::CachePadded<AtomicU64>>,
+    mailbox: Vec<Mailbox<N>>,
+    active: AtomicU64,
+    steal_all: bool,
+}
+
+/// Where a thief receives the answer to its request: nodes with their depths.
+type Mailbox<N> = Mutex<Option<Vec<(N, usize)>>>;
+
+const OPEN: u64 = 0;
+const CLOSED: u64 = u64::MAX;
+
+/// Answers worker `r - 1`'s request (`r` was read from this worker's slot): the most
+/// promising node it has not started — the best received node not yet started, else the
+/// next child of the shallowest level that has one to expand (all of that level's children
+/// with `steal_all`) — or nothing. The thief gets the biggest, best unexplored subtree this
+/// worker knows of.
+#[allow(clippy::too_many_arguments)]
+fn answer<'s, S, K>(
+    kind: &K,
+    run: &Run<'_>,
+    shared: &StackSteal<S::Node>,
+    me: usize,
+    r: u64,
+    stack: &mut Stack<'s, S>,
+    pending: &mut Vec<(S::Node, usize)>,
+    local: &mut K::Local,
+    stats: &mut LocalStats,
+) where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    let mut give = Vec::new();
+    if let Some(n) = pending.pop() {
+        give.push(n);
+    }
+    for level in stack.iter_mut() {
+        if !give.is_empty() {
+            break;
+        }
+        while let Some(child) = level.next() {
+            let (expand, cut) = consider(kind, run, local, stats, &child, level.depth);
+            if expand {
+                give.push((child, level.depth));
+                if !shared.steal_all {
+                    break;
+                }
+            } else if cut {
+                level.cut = true;
+            }
+        }
+    }
+    if !give.is_empty() {
+        shared.active.fetch_add(1, Ordering::AcqRel);
+    }
+    *shared.mailbox[(r - 1) as usize]
+        .lock()
+        .unwrap_or_else(|e| e.into_inner()) = Some(give);
+    shared.requests[me].store(OPEN, Ordering::Release);
+}
+
+/// One StackStealing search worker.
+fn stack_stealing_worker<'s, S, K>(
+    space: &'s S,
+    kind: &'s K,
+    run: &'s Run<'s>,
+    shared: &StackSteal<S::Node>,
+    me: usize,
+    initial: Option<(S::Node, usize)>,
+) where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    as_task::<S, K>(kind, run, |local, stats| {
+        let workers = shared.requests.len();
+        let mut rng = crate::policy::XorShift64Star::new(me as u64 + 77);
+        // Nodes received (visited, not yet expanded), then the generator stack.
+        // Whether `active` counts this worker: the root's worker from the start, the others once
+        // a giver hands them work (the giver counts them).
+        let mut counted = initial.is_some();
+        let mut pending: Vec<(S::Node, usize)> = initial.into_iter().collect();
+        let mut stack: Stack<'s, S> = Vec::with_capacity(32);
+        'outer: loop {
+            // Work: expand until there is nothing left here.
+            loop {
+                if kind.stopped() {
+                    stack.clear();
+                    pending.clear();
+                    break;
+                }
+                if stack.is_empty() {
+                    // `pending` is kept most promising last.
+                    match pending.pop() {
+                        Some((node, depth)) => {
+                            if worth_starting(kind, stats, &node) {
+                                push(space, run, &mut stack, &node, depth);
+                            }
+                            continue;
+                        }
+                        None => break,
+                    }
+                }
+                walk::<S, K, true>(
+                    space,
+                    kind,
+                    run,
+                    local,
+                    stats,
+                    &mut stack,
+                    |stack, local, stats| {
+                        let r = shared.requests[me].load(Ordering::Acquire);
+                        if r != OPEN && r != CLOSED {
+                            answer(kind, run, shared, me, r, stack, &mut pending, local, stats);
+                        }
+                    },
+                );
+            }
+            // Idle: close the slot (answering a pending request), then look for work.
+            let prev = shared.requests[me].swap(CLOSED, Ordering::AcqRel);
+            if prev != OPEN && prev != CLOSED {
+                *shared.mailbox[(prev - 1) as usize]
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner()) = Some(Vec::new());
+            }
+            // From here this worker either leaves or is handed work (and counted again).
+            if counted {
+                shared.active.fetch_sub(1, Ordering::AcqRel);
+            }
+            loop {
+                // `stopped` covers a found decision and a panic elsewhere: a worker that panicked
+                // never decrements `active` nor answers its slot.
+                if shared.active.load(Ordering::Acquire) == 0 || workers == 1 || kind.stopped() {
+                    break 'outer;
+                }
+                let mut victim = rng.below(workers - 1);
+                if victim >= me {
+                    victim += 1;
+                }
+                let asked = shared.requests[victim]
+                    .compare_exchange(OPEN, me as u64 + 1, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok();
+                if !asked {
+                    std::thread::yield_now();
+                    continue;
+                }
+                let answer = loop {
+                    if let Some(a) = shared.mailbox[me]
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take()
+                    {
+                        break a;
+                    }
+                    if kind.stopped() {
+                        break 'outer;
+                    }
+                    std::thread::yield_now();
+                };
+                if !answer.is_empty() {
+                    run.handoffs.fetch_add(1, Ordering::Relaxed);
+                    // The giver already counted us active.
+                    counted = true;
+                    shared.requests[me].store(OPEN, Ordering::Release);
+                    pending = answer;
+                    // Most promising last, where `pop` takes it.
+                    pending.reverse();
+                    continue 'outer;
+                }
+            }
+        }
+    });
+}
+
+pub(super) fn stack_stealing<S, K>(
+    space: &S,
+    kind: &K,
+    run: &Run<'_>,
+    root: S::Node,
+    steal_all: bool,
+) where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    let workers = crate::current_num_workers().max(1);
+    let shared = StackSteal {
+        requests: (0..workers)
+            .map(|w| {
+                crossbeam_utils::CachePadded::new(AtomicU64::new(if w == 0 {
+                    OPEN
+                } else {
+                    CLOSED
+                }))
+            })
+            .collect(),
+        mailbox: (0..workers).map(|_| Mutex::new(None)).collect(),
+        active: AtomicU64::new(1),
+        steal_all,
+    };
+    run.tasks.fetch_add(workers as u64, Ordering::Relaxed);
+    let shared = &shared;
+    crate::scope(|s| {
+        for w in 1..workers {
+            s.spawn_shared(move |_| stack_stealing_worker(space, kind, run, shared, w, None));
+        }
+        // Worker 0 holds the root and runs right here, so the only worker whose slot is open
+        // from the start is surely running (thieves wait on open slots only).
+        stack_stealing_worker(space, kind, run, shared, 0, Some((root, 0)));
+    });
+}
