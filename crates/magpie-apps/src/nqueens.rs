@@ -12,6 +12,8 @@
 //! assert_eq!(count(8), 92);
 //! ```
 
+use std::ops::ControlFlow;
+
 use crate::input::InputError;
 
 /// The board of an N-Queens search for [`magpie::search`].
@@ -109,6 +111,27 @@ impl magpie::search::SearchSpace for Board {
             parent: *node,
             free: all & !(node.cols | node.left | node.right),
         }
+    }
+
+    /// The same children as [`children`](Self::children), built in a local each (the
+    /// bitmask recursion of [`count`]).
+    #[inline]
+    fn for_each_child<F>(&self, node: &Placement, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(&Placement) -> ControlFlow<()>,
+    {
+        let all = self.all();
+        let mut free = all & !(node.cols | node.left | node.right);
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            visit(&Placement {
+                cols: node.cols | bit,
+                left: ((node.left | bit) << 1) & all,
+                right: (node.right | bit) >> 1,
+            })?;
+        }
+        ControlFlow::Continue(())
     }
 }
 

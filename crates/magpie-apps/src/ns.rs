@@ -27,6 +27,7 @@
 //! ```
 
 use std::fmt;
+use std::ops::ControlFlow;
 
 use crate::input::InputError;
 
@@ -152,7 +153,7 @@ pub fn validate_genus(g: u64) -> Result<usize, InputError> {
 /// assert_eq!(s.generators(), [3, 7]);
 /// assert_eq!(s.decomposition(14), 2); // 0 + 14 and 7 + 7
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Semigroup {
     /// `d[p]` = number of unordered decompositions `p = a + b` with `a, b ∈ S`.
     #[serde(with = "serde_big_array::BigArray")]
@@ -353,14 +354,20 @@ impl Semigroup {
     /// }).collect();
     /// assert_eq!(grandkids, [3, 4, 5, 5]); // <4,5,6,7>, <3,5,7>, <3,4>, <2,7>
     /// ```
+    #[inline(always)]
     pub fn children(&self) -> Children {
         self.assert_expandable();
-        Children {
-            parent: self.clone(),
-            mask: self.child_mask(),
+        let mask = self.child_mask();
+        if mask == 0 {
+            Children { next: None }
+        } else {
+            Children {
+                next: Some((*self, mask)),
+            }
         }
     }
 
+    #[inline]
     fn assert_expandable(&self) {
         assert!(
             (self.g as usize) < MAX_GENUS,
@@ -442,9 +449,9 @@ impl fmt::Debug for Semigroup {
 /// only when asked for it. It keeps its own copy of the parent, so it borrows nothing.
 #[derive(Clone, Debug)]
 pub struct Children {
-    parent: Semigroup,
-    /// Removed generators still to yield (bit `x`).
-    mask: u128,
+    /// The parent and the removed generators still to yield (bit `x`); `None` for a leaf
+    /// (so that a leaf's empty generator copies no semigroup).
+    next: Option<(Semigroup, u128)>,
 }
 
 impl Iterator for Children {
@@ -452,16 +459,20 @@ impl Iterator for Children {
 
     #[inline]
     fn next(&mut self) -> Option<Semigroup> {
-        if self.mask == 0 {
+        let (parent, mask) = self.next.as_mut()?;
+        if *mask == 0 {
             return None;
         }
-        let x = self.mask.trailing_zeros() as usize;
-        self.mask &= self.mask - 1;
-        Some(self.parent.remove_generator(x))
+        let x = mask.trailing_zeros() as usize;
+        *mask &= *mask - 1;
+        Some(parent.remove_generator(x))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.mask.count_ones() as usize;
+        let n = self
+            .next
+            .as_ref()
+            .map_or(0, |(_, mask)| mask.count_ones() as usize);
         (n, Some(n))
     }
 }
@@ -509,16 +520,33 @@ impl magpie::search::SearchSpace for Tree {
         Semigroup::root()
     }
 
+    #[inline(always)]
     fn children(&self, node: &Semigroup) -> Children {
         if node.genus() < self.max_genus {
             node.children()
         } else {
             // A leaf: an empty generator, without expanding (genus MAX_GENUS cannot be).
-            Children {
-                parent: node.clone(),
-                mask: 0,
+            Children { next: None }
+        }
+    }
+
+    /// The same children as [`children`](Self::children), each built in a local (as
+    /// [`count_by_genus`] does), with no copy of the parent.
+    #[inline]
+    fn for_each_child<F>(&self, node: &Semigroup, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(&Semigroup) -> ControlFlow<()>,
+    {
+        if node.genus() < self.max_genus {
+            node.assert_expandable();
+            let mut mask = node.child_mask();
+            while mask != 0 {
+                let x = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                visit(&node.remove_generator(x))?;
             }
         }
+        ControlFlow::Continue(())
     }
 }
 

@@ -477,17 +477,6 @@ impl Problem {
             Problem::NQueens { board } => format!("{0}x{0} board", board.n()),
         }
     }
-
-    /// Worker stack size: the engine's depth-first search recurses once per tree level, and
-    /// some trees are very deep (a knapsack decides one item per level; binomial UTS trees
-    /// reach depths of 10^4 to 10^6). Untouched stack pages cost address space only.
-    fn stack_size(&self) -> usize {
-        match self {
-            Problem::Knapsack { inst, .. } => (16 << 20) + inst.len() * 4096,
-            Problem::Uts { .. } => 1 << 30,
-            _ => 16 << 20,
-        }
-    }
 }
 
 /// The most nodes the ordered skeleton may find down to `--spawn-depth` (it visits them on
@@ -1251,11 +1240,6 @@ impl Prepared {
         self.problem.app()
     }
 
-    /// The worker stack size the search needs (see `Problem::stack_size`).
-    pub fn stack_size(&self) -> usize {
-        self.problem.stack_size()
-    }
-
     /// `--max-depth`, if given.
     pub fn max_depth(&self) -> Option<usize> {
         self.max_depth
@@ -1291,17 +1275,13 @@ impl Prepared {
 #[cfg(feature = "mpi")]
 pub mod distributed;
 
-/// The pool a search of `problem` runs on, from the global options (with its deque and
-/// worker count, for the report).
-fn build_pool(
-    config: &Config,
-    problem: &Problem,
-) -> Result<(ThreadPool, magpie::deque::DequeKind, usize), Failure> {
+/// The pool a search runs on, from the global options (with its deque and worker count, for
+/// the report). Default worker stacks: the engine's walk does not recurse per tree level.
+fn build_pool(config: &Config) -> Result<(ThreadPool, magpie::deque::DequeKind, usize), Failure> {
     let deque = config.deque.value;
     let workers = config.workers.value;
     let pool = config
         .builder(deque, workers)
-        .stack_size(problem.stack_size())
         .build()
         .map_err(ConfigError::from)?;
     Ok((pool, deque, workers))
@@ -1333,7 +1313,7 @@ pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
         max_depth,
     } = prepare(args)?;
 
-    let (pool, deque, workers) = build_pool(&pool_config(config, &choice)?, &problem)?;
+    let (pool, deque, workers) = build_pool(&pool_config(config, &choice)?)?;
     let (answer, what, stats) = solve(&problem, &pool, choice.skeleton, max_depth)?;
 
     let report = Report {

@@ -565,10 +565,11 @@ impl Pool {
 }
 
 impl Job {
-    /// The worker stack size (the searches' own; 16 MiB for the kernels).
+    /// The worker stack size: the default for searches (the engine's walk does not recurse
+    /// per tree level), 16 MiB for the kernels.
     fn stack_size(&self) -> usize {
         match self {
-            Job::Search(p) => p.stack_size(),
+            Job::Search(_) => magpie::runtime::DEFAULT_STACK_SIZE,
             _ => 16 << 20,
         }
     }

@@ -296,7 +296,7 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
             )))
         }
     };
-    let (pool, deque, workers) = build_pool(config, &problem)?;
+    let (pool, deque, workers) = build_pool(config)?;
     if let Some(w) = cluster.binding_warning(workers) {
         eprintln!("{w}");
     }

@@ -43,6 +43,7 @@
 
 mod engine;
 
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 pub use engine::{decide, enumerate, optimise};
@@ -62,6 +63,61 @@ pub trait SearchSpace: Sync {
 
     /// The children of `node`, in heuristic order (best first).
     fn children<'a>(&'a self, node: &Self::Node) -> Self::Children<'a>;
+
+    /// Calls `visit` with each child of `node`, in the order of [`children`](Self::children),
+    /// until it returns [`ControlFlow::Break`] (then returns `Break`).
+    ///
+    /// The skeletons walk their sequential parts (Sequential, DepthBounded below its spawn
+    /// depth, Ordered's tasks) with this internal iteration, and split work off with
+    /// [`children`](Self::children). The default iterates `children`; override it when a
+    /// child can be built in a local and lent (`&child`) more cheaply than an iterator can
+    /// own and yield it — as a hand-written recursion would — and it must yield exactly the
+    /// same children in the same order.
+    ///
+    /// ```
+    /// use std::ops::ControlFlow;
+    /// use magpie::search::SearchSpace;
+    ///
+    /// /// The binary strings of length 3, each node lent to the visitor from a local.
+    /// struct Bits;
+    /// impl SearchSpace for Bits {
+    ///     type Node = (u8, u32); // (length, bits)
+    ///     type Children<'a> = std::vec::IntoIter<(u8, u32)>;
+    ///     fn root(&self) -> (u8, u32) { (0, 0) }
+    ///     fn children<'a>(&'a self, &(len, bits): &(u8, u32)) -> Self::Children<'a> {
+    ///         if len == 3 { vec![] } else { vec![(len + 1, bits << 1), (len + 1, bits << 1 | 1)] }.into_iter()
+    ///     }
+    ///     fn for_each_child<F>(&self, &(len, bits): &(u8, u32), mut visit: F) -> ControlFlow<()>
+    ///     where
+    ///         F: FnMut(&(u8, u32)) -> ControlFlow<()>,
+    ///     {
+    ///         if len < 3 {
+    ///             for b in 0..2 {
+    ///                 let child = (len + 1, bits << 1 | b);
+    ///                 visit(&child)?;
+    ///             }
+    ///         }
+    ///         ControlFlow::Continue(())
+    ///     }
+    /// }
+    ///
+    /// let mut seen = Vec::new();
+    /// let _ = Bits.for_each_child(&(1, 1), |c| { seen.push(*c); ControlFlow::Continue(()) });
+    /// assert_eq!(seen, Bits.children(&(1, 1)).collect::<Vec<_>>());
+    /// let nodes = magpie::search::enumerate(&Bits, &magpie::search::NodeCount,
+    ///     magpie::search::Skeleton::Sequential, &Default::default()).value;
+    /// assert_eq!(nodes, 15);
+    /// ```
+    #[inline]
+    fn for_each_child<F>(&self, node: &Self::Node, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(&Self::Node) -> ControlFlow<()>,
+    {
+        for child in self.children(node) {
+            visit(&child)?;
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 /// The objective of an optimisation or decision search: maximised.

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::batch::Batch;
-use super::walk::{expandable, push, walk, worth_starting, Stack};
+use super::walk::{dfs, expandable, push, walk, worth_starting, Stack};
 use super::{as_task, Kind, Run};
 use crate::search::SearchSpace;
 
@@ -31,12 +31,12 @@ pub(super) fn task<'s, S, K>(
         if !worth_starting(kind, stats, &node) {
             return;
         }
-        let mut stack: Stack<'s, S> = Vec::with_capacity(32);
-        push(space, run, &mut stack, &node, depth);
         if crate::current_num_workers() <= 1 {
-            walk::<S, K, false>(space, kind, run, local, stats, &mut stack, |_, _, _| {});
+            dfs(space, kind, run, local, stats, &node, depth);
             return;
         }
+        let mut stack: Stack<'s, S> = Vec::with_capacity(32);
+        push(space, run, stats, &mut stack, &node, depth);
         let mut next_split = stats.backtracks + budget;
         walk::<S, K, true>(
             space,

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use super::walk::{consider, push, walk, worth_starting, Stack};
+use super::walk::{consider, dfs, push, walk, worth_starting, Stack};
 use super::LocalStats;
 use super::{as_task, Kind, Run};
 use crate::search::SearchSpace;
@@ -114,7 +114,7 @@ fn stack_stealing_worker<'s, S, K>(
                     match pending.pop() {
                         Some((node, depth)) => {
                             if worth_starting(kind, stats, &node) {
-                                push(space, run, &mut stack, &node, depth);
+                                push(space, run, stats, &mut stack, &node, depth);
                             }
                             continue;
                         }
@@ -203,6 +203,14 @@ pub(super) fn stack_stealing<S, K>(
     K: Kind<S>,
 {
     let workers = crate::current_num_workers().max(1);
+    if workers == 1 {
+        // Nobody to ask for work: the one search worker is the sequential walk.
+        run.tasks.fetch_add(1, Ordering::Relaxed);
+        as_task::<S, K>(kind, run, |local, stats| {
+            dfs(space, kind, run, local, stats, &root, 0)
+        });
+        return;
+    }
     let shared = StackSteal {
         requests: (0..workers)
             .map(|w| {

@@ -8,6 +8,8 @@
 //! checks: every [`TICK`] nodes the walk serves a thief's exposure request
 //! ([`crate::expose_work`]) and reads the search's stop flag, instead of at every node.
 
+use std::ops::ControlFlow;
+
 use super::{Kind, LocalStats, Run};
 use crate::search::{SearchSpace, Visit};
 
@@ -24,15 +26,6 @@ pub(super) struct Level<G> {
 }
 
 impl<G: Iterator> Level<G> {
-    #[inline(always)]
-    pub(super) fn new(children: G, depth: usize) -> Self {
-        Level {
-            children,
-            depth,
-            cut: false,
-        }
-    }
-
     /// The next child, unless the level was cut.
     #[inline(always)]
     pub(super) fn next(&mut self) -> Option<G::Item> {
@@ -85,6 +78,7 @@ where
 pub(super) fn push<'s, S>(
     space: &'s S,
     run: &Run<'_>,
+    stats: &mut LocalStats,
     stack: &mut Stack<'s, S>,
     node: &S::Node,
     depth: usize,
@@ -92,7 +86,25 @@ pub(super) fn push<'s, S>(
     S: SearchSpace + ?Sized,
 {
     if depth < run.max_depth {
-        stack.push(Level::new(space.children(node), depth + 1));
+        stack.reserve(1);
+        let len = stack.len();
+        let slot = stack.as_mut_ptr().wrapping_add(len);
+        // Built in its slot: a generator can be large (NS's carries a 140-byte semigroup), and
+        // `push(Level::new(children))` copied it twice more, a third of NS's time.
+        // SAFETY: `reserve(1)` made room for one more element, so `slot` (the first spare
+        // slot) is valid for writes and aligned; each field is written exactly once before
+        // `set_len` makes the element part of the vector, and nothing reads it before.
+        unsafe {
+            std::ptr::addr_of_mut!((*slot).children).write(space.children(node));
+            std::ptr::addr_of_mut!((*slot).depth).write(depth + 1);
+            std::ptr::addr_of_mut!((*slot).cut).write(false);
+            stack.set_len(len + 1);
+        }
+        if stack[len].children.size_hint().1 == Some(0) {
+            // A leaf that says so: no need to ask its generator (backtracked at once).
+            stack.pop();
+            stats.backtracks += 1;
+        }
     }
 }
 
@@ -146,7 +158,7 @@ pub(super) fn walk<'s, S, K, const EACH_NODE: bool>(
         match kind.visit(local, &child, depth) {
             Visit::Expand => {
                 stats.expanded += 1;
-                push(space, run, stack, &child, depth);
+                push(space, run, stats, stack, &child, depth);
             }
             Visit::Skip { by_bound: true } => {
                 stats.pruned += 1;
@@ -161,7 +173,17 @@ pub(super) fn walk<'s, S, K, const EACH_NODE: bool>(
     }
 }
 
+/// Levels of recursion the sequential walk ([`dfs`]) goes down before it continues on an
+/// explicit stack: enough for every tree whose nodes are cheap enough for recursion to
+/// matter (N-Queens and NS are at most 64 deep), little enough for the default thread stack.
+const RECURSION_LEVELS: usize = 128;
+
 /// Depth-first below `node` (already visited, at `depth`) on this thread.
+///
+/// It recurses through [`SearchSpace::for_each_child`], the way a hand-written search does
+/// (children built in locals and lent, nothing pushed or copied), for up to
+/// [`RECURSION_LEVELS`] levels; below that it continues with [`walk`] on an explicit stack,
+/// so that trees thousands of levels deep (UTS T3L) run on the default thread stack.
 pub(super) fn dfs<S, K>(
     space: &S,
     kind: &K,
@@ -174,9 +196,111 @@ pub(super) fn dfs<S, K>(
     S: SearchSpace + ?Sized,
     K: Kind<S>,
 {
-    let mut stack = Vec::with_capacity(32);
-    push(space, run, &mut stack, node, depth);
-    walk::<S, K, false>(space, kind, run, local, stats, &mut stack, |_, _, _| {});
+    if depth < run.max_depth {
+        let mut rec = Recursion {
+            space,
+            kind,
+            run,
+            local,
+            counts: LocalStats::default(),
+            limit: depth.saturating_add(RECURSION_LEVELS),
+            tick: 0,
+            halted: false,
+        };
+        let _ = rec.below(node, depth);
+        stats.expanded += rec.counts.expanded;
+        stats.pruned += rec.counts.pruned;
+        stats.backtracks += rec.counts.backtracks;
+    }
+}
+
+/// The state of one recursive walk, so that each level passes one pointer.
+struct Recursion<'c, 'o, S: SearchSpace + ?Sized, K: Kind<S>> {
+    space: &'c S,
+    kind: &'c K,
+    run: &'c Run<'o>,
+    local: &'c mut K::Local,
+    /// This walk's counts, added to the task's at the end (kept here, one pointer away).
+    counts: LocalStats,
+    /// The depth below which the walk continues on an explicit stack.
+    limit: usize,
+    tick: u32,
+    /// The search stopped: unwind every level.
+    halted: bool,
+}
+
+impl<S: SearchSpace + ?Sized, K: Kind<S>> Recursion<'_, '_, S, K> {
+    /// Expands `node` (visited, at `depth < max_depth`).
+    fn below(&mut self, node: &S::Node, depth: usize) -> ControlFlow<()> {
+        if depth >= self.limit {
+            let mut stack = Vec::with_capacity(32);
+            push(
+                self.space,
+                self.run,
+                &mut self.counts,
+                &mut stack,
+                node,
+                depth,
+            );
+            let (space, kind, run) = (self.space, self.kind, self.run);
+            walk::<S, K, false>(
+                space,
+                kind,
+                run,
+                self.local,
+                &mut self.counts,
+                &mut stack,
+                |_, _, _| {},
+            );
+            self.halted = self.kind.stopped();
+            return if self.halted {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            };
+        }
+        let prune_level = self.run.opts.prune_level;
+        let max_depth = self.run.max_depth;
+        let _ = self.space.for_each_child(node, |child| {
+            self.tick = self.tick.wrapping_add(1);
+            if self.tick % TICK == 0 {
+                crate::expose_work();
+                if self.kind.stopped() {
+                    self.halted = true;
+                    return ControlFlow::Break(());
+                }
+            }
+            match self.kind.visit(self.local, child, depth + 1) {
+                Visit::Expand => {
+                    self.counts.expanded += 1;
+                    if depth + 1 < max_depth {
+                        self.below(child, depth + 1)?;
+                    }
+                    ControlFlow::Continue(())
+                }
+                Visit::Skip { by_bound: true } => {
+                    self.counts.pruned += 1;
+                    // Prune-level: children come in heuristic order, the later siblings are
+                    // no better.
+                    if prune_level {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                }
+                Visit::Skip { by_bound: false } => {
+                    self.counts.expanded += 1;
+                    ControlFlow::Continue(())
+                }
+            }
+        });
+        if self.halted {
+            return ControlFlow::Break(());
+        }
+        // The generator ran to its end, or to a prune-level cut.
+        self.counts.backtracks += 1;
+        ControlFlow::Continue(())
+    }
 }
 
 /// Visits what `children` yields (nodes at `depth`) and returns the ones to expand,

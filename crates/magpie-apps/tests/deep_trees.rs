@@ -1,0 +1,106 @@
+//! Deep trees without giant stacks: the engine walks a tree with an explicit stack below a
+//! bounded recursion, so UTS T3 (4,112,897 nodes, 1,572 levels deep) runs on every skeleton
+//! with worker stacks of 256 KiB — a walk that recursed once per tree level needs well over
+//! that (a few hundred bytes a level) and would overflow, which aborts the test binary.
+//!
+//! Also: the internal iteration (`SearchSpace::for_each_child`) that N-Queens and NS override
+//! yields exactly what their `children` iterators yield, in the same order.
+
+use std::ops::ControlFlow;
+
+use magpie::search::{self, Options, SearchSpace, Skeleton, TaskOrder};
+use magpie::ThreadPoolBuilder;
+use magpie_apps::{nqueens, ns, uts};
+
+const SMALL_STACK: usize = 256 << 10;
+
+fn every_skeleton() -> Vec<Skeleton> {
+    vec![
+        Skeleton::Sequential,
+        Skeleton::DepthBounded { spawn_depth: 3 },
+        Skeleton::Budget { backtracks: 1000 },
+        Skeleton::StackStealing { steal_all: false },
+        Skeleton::StackStealing { steal_all: true },
+        Skeleton::Ordered {
+            spawn_depth: 2,
+            order: TaskOrder::Discrepancy,
+        },
+    ]
+}
+
+#[test]
+fn uts_t3_on_every_skeleton_with_small_worker_stacks() {
+    let named = uts::NamedTree::find("T3").unwrap();
+    assert_eq!(named.max_depth, Some(1572));
+    let params = named.params();
+    for workers in [1, 2] {
+        let pool = ThreadPoolBuilder::new()
+            .num_workers(workers)
+            .stack_size(SMALL_STACK)
+            .build()
+            .unwrap();
+        for skeleton in every_skeleton() {
+            let got = pool.install(|| {
+                search::enumerate(&params, &uts::Tally(&params), skeleton, &Options::default())
+            });
+            let what = format!("T3 {skeleton:?} on {workers} workers");
+            assert_eq!(got.value.nodes, named.nodes, "{what}: nodes");
+            assert_eq!(u64::from(got.value.max_depth), 1572, "{what}: depth");
+            assert_eq!(got.stats.expanded, named.nodes, "{what}: expanded");
+        }
+    }
+}
+
+/// The children of `node` by both forms.
+fn both<S: SearchSpace>(space: &S, node: &S::Node) -> (Vec<S::Node>, Vec<S::Node>)
+where
+    S::Node: Clone,
+{
+    let mut lent = Vec::new();
+    let flow = space.for_each_child(node, |c| {
+        lent.push(c.clone());
+        ControlFlow::Continue(())
+    });
+    assert_eq!(flow, ControlFlow::Continue(()));
+    (space.children(node).collect(), lent)
+}
+
+/// Walks every node of `space` down to `depth` and compares the two forms at each; also
+/// checks that a `Break` stops the internal iteration at once. Returns the nodes compared.
+fn compare_forms<S: SearchSpace>(space: &S, node: &S::Node, depth: usize) -> u64
+where
+    S::Node: Clone + PartialEq + std::fmt::Debug,
+{
+    let (owned, lent) = both(space, node);
+    assert_eq!(owned, lent, "children of {node:?}");
+    if !owned.is_empty() {
+        let mut calls = 0;
+        let flow = space.for_each_child(node, |_| {
+            calls += 1;
+            ControlFlow::Break(())
+        });
+        assert_eq!((flow, calls), (ControlFlow::Break(()), 1), "{node:?}");
+    }
+    let mut n = 1;
+    if depth > 0 {
+        for c in &owned {
+            n += compare_forms(space, c, depth - 1);
+        }
+    }
+    n
+}
+
+#[test]
+fn nqueens_internal_iteration_matches_the_iterator() {
+    let board = nqueens::Board::new(8).unwrap();
+    // Every node of the 8-Queens tree (2,057 nodes, solutions at depth 8).
+    assert_eq!(compare_forms(&board, &board.root(), 8), 2057);
+}
+
+#[test]
+fn ns_internal_iteration_matches_the_iterator() {
+    let tree = ns::Tree::new(12).unwrap();
+    // Every semigroup of genus <= 12 (the leaves at genus 12 have no children in the tree).
+    let want: u64 = ns::EXPECTED_COUNTS[..=12].iter().sum();
+    assert_eq!(compare_forms(&tree, &tree.root(), 12), want);
+}
