@@ -357,14 +357,7 @@ impl Semigroup {
     #[inline(always)]
     pub fn children(&self) -> Children {
         self.assert_expandable();
-        let mask = self.child_mask();
-        if mask == 0 {
-            Children { next: None }
-        } else {
-            Children {
-                next: Some((*self, mask)),
-            }
-        }
+        Children::of(self, self.child_mask())
     }
 
     #[inline]
@@ -410,17 +403,24 @@ impl Semigroup {
     /// `S \ {x}` for a generator `x ≥ c` (the spec's `remove_generator`).
     #[inline]
     fn remove_generator(&self, x: usize) -> Semigroup {
-        let mut d = self.d;
-        for (dst, &src) in d[x..].iter_mut().zip(&self.d[..DECOMP_LEN - x]) {
-            *dst -= u8::from(src != 0);
-        }
-        let x32 = x as u32;
-        Semigroup {
-            d,
-            c: x32 + 1,
-            m: if x32 == self.m { x32 + 1 } else { self.m },
-            g: self.g + 1,
-        }
+        remove_generator(&self.d, self.m, self.g, x)
+    }
+}
+
+/// The semigroup with decomposition table `d`, multiplicity `m` and genus `g`, less its
+/// generator `x`.
+#[inline(always)]
+fn remove_generator(d0: &[u8; DECOMP_LEN], m: u32, g: u32, x: usize) -> Semigroup {
+    let mut d = *d0;
+    for (dst, &src) in d[x..].iter_mut().zip(&d0[..DECOMP_LEN - x]) {
+        *dst -= u8::from(src != 0);
+    }
+    let x32 = x as u32;
+    Semigroup {
+        d,
+        c: x32 + 1,
+        m: if x32 == m { x32 + 1 } else { m },
+        g: g + 1,
     }
 }
 
@@ -449,9 +449,38 @@ impl fmt::Debug for Semigroup {
 /// only when asked for it. It keeps its own copy of the parent, so it borrows nothing.
 #[derive(Clone, Debug)]
 pub struct Children {
-    /// The parent and the removed generators still to yield (bit `x`); `None` for a leaf
-    /// (so that a leaf's empty generator copies no semigroup).
-    next: Option<(Semigroup, u128)>,
+    /// The parent and the removed generators still to yield; `None` for a leaf (so that a
+    /// leaf's empty generator copies no semigroup).
+    next: Option<Parent>,
+}
+
+/// A copy of the parent, field by field: the 128-byte table is copied inline rather than by
+/// a call to `memcpy` (which a 140-byte `Semigroup` copy costs).
+#[derive(Clone, Debug)]
+struct Parent {
+    d: [u8; DECOMP_LEN],
+    m: u32,
+    g: u32,
+    /// Removed generators still to yield (bit `x`).
+    mask: u128,
+}
+
+impl Children {
+    #[inline(always)]
+    fn of(s: &Semigroup, mask: u128) -> Children {
+        if mask == 0 {
+            Children { next: None }
+        } else {
+            Children {
+                next: Some(Parent {
+                    d: s.d,
+                    m: s.m,
+                    g: s.g,
+                    mask,
+                }),
+            }
+        }
+    }
 }
 
 impl Iterator for Children {
@@ -459,20 +488,20 @@ impl Iterator for Children {
 
     #[inline]
     fn next(&mut self) -> Option<Semigroup> {
-        let (parent, mask) = self.next.as_mut()?;
-        if *mask == 0 {
+        let p = self.next.as_mut()?;
+        if p.mask == 0 {
             return None;
         }
-        let x = mask.trailing_zeros() as usize;
-        *mask &= *mask - 1;
-        Some(parent.remove_generator(x))
+        let x = p.mask.trailing_zeros() as usize;
+        p.mask &= p.mask - 1;
+        Some(remove_generator(&p.d, p.m, p.g, x))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self
             .next
             .as_ref()
-            .map_or(0, |(_, mask)| mask.count_ones() as usize);
+            .map_or(0, |p| p.mask.count_ones() as usize);
         (n, Some(n))
     }
 }
