@@ -199,17 +199,17 @@ pub enum Skeleton {
         /// Children of nodes at depth `< spawn_depth` become tasks.
         spawn_depth: usize,
     },
-    /// Depth-first with an explicit stack of child generators; after `backtracks`
-    /// backtracks, the unexplored siblings of the shallowest level that still has some
-    /// become tasks (and the count restarts).
+    /// Depth-first; after `backtracks` backtracks, the unexplored siblings of the shallowest
+    /// level that still has some become tasks (and the count restarts), taken most
+    /// promising first by whoever runs them. On a 1-worker pool it never splits.
     Budget {
         /// Backtracks between two spawns (≥ 1).
         backtracks: u64,
     },
-    /// One search worker per pool worker, each depth-first over its own stack of child
-    /// generators. An idle worker asks a busy one (chosen at random) for work; the busy one
-    /// answers at its next node with the shallowest unexplored sibling on its stack — or all
-    /// of that level's siblings with `steal_all`.
+    /// One search worker per pool worker, each depth-first over its own part of the tree. An
+    /// idle worker asks a busy one (chosen at random) for work; the busy one answers within
+    /// a few nodes with the most promising sibling it has not started at its shallowest
+    /// level — or all of that level's remaining siblings with `steal_all`.
     StackStealing {
         /// Hand over every unexplored sibling of the shallowest level, not just one.
         steal_all: bool,

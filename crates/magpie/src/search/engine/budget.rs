@@ -5,7 +5,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::batch::Batch;
-use super::walk::{dfs, expandable, push, walk, worth_starting, Stack};
+use super::walk::{dfs, splittable_dfs, worth_starting, Open, Splitter};
+use super::LocalStats;
 use super::{as_task, Kind, Run};
 use crate::search::SearchSpace;
 
@@ -35,43 +36,59 @@ pub(super) fn task<'s, S, K>(
             dfs(space, kind, run, local, stats, &node, depth);
             return;
         }
-        let mut stack: Stack<'s, S> = Vec::with_capacity(32);
-        push(space, run, stats, &mut stack, &node, depth);
-        let mut next_split = stats.backtracks + budget;
-        walk::<S, K, true>(
+        let splitter = Split {
+            scope,
             space,
             kind,
             run,
-            local,
-            stats,
-            &mut stack,
-            |stack, local, stats| {
-                if stats.backtracks < next_split {
-                    return;
-                }
-                next_split = stats.backtracks + budget;
-                for level in stack.iter_mut().filter(|l| !l.cut) {
-                    let d = level.depth;
-                    let (spawn, _) =
-                        expandable(kind, run, local, stats, level.children.by_ref(), d);
-                    // Drained, or cut by prune-level: popped when it becomes the top.
-                    level.cut = true;
-                    if spawn.is_empty() {
-                        continue;
-                    }
-                    run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
-                    let batch = Arc::new(Batch::new(spawn, d));
-                    for _ in 0..batch.len() {
-                        let batch = batch.clone();
-                        scope.spawn(move |s| {
-                            if let Some(child) = batch.take() {
-                                task(s, space, kind, run, budget, child, batch.depth())
-                            }
-                        });
-                    }
-                    break;
-                }
-            },
-        );
+            budget,
+            next_split: budget,
+        };
+        splittable_dfs(space, kind, run, local, stats, &node, depth, splitter);
     });
+}
+
+/// Budget's splitter: every `budget` backtracks, the rest of the shallowest level with
+/// children to expand becomes a [`Batch`] of tasks.
+struct Split<'a, 's, S: SearchSpace + ?Sized, K> {
+    scope: &'a crate::Scope<'s>,
+    space: &'s S,
+    kind: &'s K,
+    run: &'s Run<'s>,
+    budget: u64,
+    /// The backtrack count (of this walk) at which to split next.
+    next_split: u64,
+}
+
+impl<'s, S, K> Splitter<'s, S, K> for Split<'_, 's, S, K>
+where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+{
+    #[inline(always)]
+    fn wants(&self, counts: &LocalStats) -> bool {
+        counts.backtracks >= self.next_split
+    }
+
+    fn split(&mut self, open: &mut Open<'_, 's, S>, local: &mut K::Local, counts: &mut LocalStats) {
+        self.next_split = counts.backtracks + self.budget;
+        let (space, kind, run, budget) = (self.space, self.kind, self.run, self.budget);
+        let spawn = open.take(kind, run, local, counts, true);
+        let Some(&(_, depth)) = spawn.first() else {
+            return;
+        };
+        run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
+        let batch = Arc::new(Batch::new(
+            spawn.into_iter().map(|(n, _)| n).collect(),
+            depth,
+        ));
+        for _ in 0..batch.len() {
+            let batch = batch.clone();
+            self.scope.spawn(move |s| {
+                if let Some(child) = batch.take() {
+                    task(s, space, kind, run, budget, child, batch.depth())
+                }
+            });
+        }
+    }
 }

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use super::walk::{consider, dfs, push, walk, worth_starting, Stack};
+use super::walk::{dfs, splittable_dfs, worth_starting, Open, Splitter};
 use super::LocalStats;
 use super::{as_task, Kind, Run};
 use crate::search::SearchSpace;
@@ -31,53 +31,49 @@ type Mailbox<N> = Mutex<Option<Vec<(N, usize)>>>;
 const OPEN: u64 = 0;
 const CLOSED: u64 = u64::MAX;
 
-/// Answers worker `r - 1`'s request (`r` was read from this worker's slot): the most
-/// promising node it has not started — the best received node not yet started, else the
-/// next child of the shallowest level that has one to expand (all of that level's children
-/// with `steal_all`) — or nothing. The thief gets the biggest, best unexplored subtree this
-/// worker knows of.
-#[allow(clippy::too_many_arguments)]
-fn answer<'s, S, K>(
-    kind: &K,
-    run: &Run<'_>,
-    shared: &StackSteal<S::Node>,
+/// Answers thieves' requests from a running walk: a request for this worker's work is
+/// answered, at the next node, with the most promising node it has not started — the best
+/// received node not yet started, else the next child of the shallowest level that has one
+/// to expand (all of that level's children with `steal_all`) — or nothing. The thief gets
+/// the biggest, best unexplored subtree this worker knows of.
+struct Answer<'a, 'r, K, N> {
+    kind: &'a K,
+    run: &'a Run<'r>,
+    shared: &'a StackSteal<N>,
     me: usize,
-    r: u64,
-    stack: &mut Stack<'s, S>,
-    pending: &mut Vec<(S::Node, usize)>,
-    local: &mut K::Local,
-    stats: &mut LocalStats,
-) where
-    S: SearchSpace + ?Sized,
+    /// Received nodes not yet started, most promising last.
+    pending: &'a mut Vec<(N, usize)>,
+}
+
+impl<'s, S, K> Splitter<'s, S, K> for Answer<'_, '_, K, S::Node>
+where
+    S: SearchSpace + ?Sized + 's,
     K: Kind<S>,
 {
-    let mut give = Vec::new();
-    if let Some(n) = pending.pop() {
-        give.push(n);
+    #[inline(always)]
+    fn wants(&self, _: &LocalStats) -> bool {
+        // While this worker works, its slot is `OPEN` or a thief's request.
+        self.shared.requests[self.me].load(Ordering::Relaxed) != OPEN
     }
-    for level in stack.iter_mut() {
+
+    fn split(&mut self, open: &mut Open<'_, 's, S>, local: &mut K::Local, stats: &mut LocalStats) {
+        let shared = self.shared;
+        let r = shared.requests[self.me].load(Ordering::Acquire);
+        if r == OPEN || r == CLOSED {
+            return;
+        }
+        let give = match self.pending.pop() {
+            Some(n) => vec![n],
+            None => open.take(self.kind, self.run, local, stats, shared.steal_all),
+        };
         if !give.is_empty() {
-            break;
+            shared.active.fetch_add(1, Ordering::AcqRel);
         }
-        while let Some(child) = level.next() {
-            let (expand, cut) = consider(kind, run, local, stats, &child, level.depth);
-            if expand {
-                give.push((child, level.depth));
-                if !shared.steal_all {
-                    break;
-                }
-            } else if cut {
-                level.cut = true;
-            }
-        }
+        *shared.mailbox[(r - 1) as usize]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(give);
+        shared.requests[self.me].store(OPEN, Ordering::Release);
     }
-    if !give.is_empty() {
-        shared.active.fetch_add(1, Ordering::AcqRel);
-    }
-    *shared.mailbox[(r - 1) as usize]
-        .lock()
-        .unwrap_or_else(|e| e.into_inner()) = Some(give);
-    shared.requests[me].store(OPEN, Ordering::Release);
 }
 
 /// One StackStealing search worker.
@@ -100,41 +96,27 @@ fn stack_stealing_worker<'s, S, K>(
         // a giver hands them work (the giver counts them).
         let mut counted = initial.is_some();
         let mut pending: Vec<(S::Node, usize)> = initial.into_iter().collect();
-        let mut stack: Stack<'s, S> = Vec::with_capacity(32);
         'outer: loop {
             // Work: expand until there is nothing left here.
             loop {
                 if kind.stopped() {
-                    stack.clear();
                     pending.clear();
                     break;
                 }
-                if stack.is_empty() {
-                    // `pending` is kept most promising last.
-                    match pending.pop() {
-                        Some((node, depth)) => {
-                            if worth_starting(kind, stats, &node) {
-                                push(space, run, stats, &mut stack, &node, depth);
-                            }
-                            continue;
-                        }
-                        None => break,
-                    }
+                // `pending` is kept most promising last.
+                let Some((node, depth)) = pending.pop() else {
+                    break;
+                };
+                if worth_starting(kind, stats, &node) {
+                    let splitter = Answer {
+                        kind,
+                        run,
+                        shared,
+                        me,
+                        pending: &mut pending,
+                    };
+                    splittable_dfs(space, kind, run, local, stats, &node, depth, splitter);
                 }
-                walk::<S, K, true>(
-                    space,
-                    kind,
-                    run,
-                    local,
-                    stats,
-                    &mut stack,
-                    |stack, local, stats| {
-                        let r = shared.requests[me].load(Ordering::Acquire);
-                        if r != OPEN && r != CLOSED {
-                            answer(kind, run, shared, me, r, stack, &mut pending, local, stats);
-                        }
-                    },
-                );
             }
             // Idle: close the slot (answering a pending request), then look for work.
             let prev = shared.requests[me].swap(CLOSED, Ordering::AcqRel);

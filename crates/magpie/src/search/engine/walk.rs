@@ -1,12 +1,20 @@
-//! The depth-first walk every skeleton runs below its tasks: a loop over an explicit stack of
-//! child generators, so that a tree as deep as UTS's T3L (thousands of levels) runs on the
-//! default thread stack, and so that a skeleton can take unexplored siblings off the stack
-//! (Budget's spawns, StackStealing's answers) between two nodes.
+//! The depth-first walks every skeleton runs below its tasks.
+//!
+//! - [`dfs`] recurses through [`SearchSpace::for_each_child`] as a hand-written search does
+//!   (children built in locals and lent), for up to [`RECURSION_LEVELS`] levels, then
+//!   continues on an explicit stack of child generators ([`walk`]): a tree thousands of
+//!   levels deep (UTS T3L) runs on the default thread stack.
+//! - [`splittable_dfs`] is the same recursion with a side table ([`Frame`]s) that says, for
+//!   each running level, which of its node's children the loop has reached; a [`Splitter`]
+//!   (Budget's periodic split, StackStealing's answer to a thief) takes the next children of
+//!   the shallowest level through [`Open::take`], which rebuilds them with
+//!   [`SearchSpace::children`], visits them and marks them for the level's loop to skip. The
+//!   loop itself (the app's `for_each_child`) is never suspended or copied.
 //!
 //! The per-node work is what a hand-written depth-first search does — take the next child,
-//! decide (the kind's [`Kind::visit`]), push the child's generator — plus two amortised
-//! checks: every [`TICK`] nodes the walk serves a thief's exposure request
-//! ([`crate::expose_work`]) and reads the search's stop flag, instead of at every node.
+//! decide (the kind's [`Kind::visit`]), descend — plus amortised checks: every [`TICK`]
+//! nodes the walk serves a thief's exposure request ([`crate::expose_work`]) and reads the
+//! search's stop flag; a splittable walk asks its splitter every [`SPLIT_TICK`] nodes.
 
 use std::ops::ControlFlow;
 
@@ -15,6 +23,10 @@ use crate::search::{SearchSpace, Visit};
 
 /// Nodes between two exposure/stop checks of a walk (a power of two).
 pub(super) const TICK: u32 = 64;
+
+/// Nodes between two [`Splitter::wants`] checks of a splittable recursion (a power of two):
+/// a thief's request waits at most this many nodes.
+const SPLIT_TICK: u32 = 8;
 
 /// One level of an explicit depth-first stack: a child generator and the depth of the nodes
 /// it yields. `cut` marks a generator whose remaining children a prune-level cut skipped
@@ -196,8 +208,68 @@ pub(super) fn dfs<S, K>(
     S: SearchSpace + ?Sized,
     K: Kind<S>,
 {
+    recurse::<S, K, _, false>(space, kind, run, local, stats, node, depth, NoSplit);
+}
+
+/// What a skeleton does to a running walk between two nodes: take work off it.
+pub(super) trait Splitter<'s, S: SearchSpace + ?Sized + 's, K: Kind<S>> {
+    /// Whether to call [`split`](Self::split) now: checked before every node, so cheap (a
+    /// load, a comparison).
+    fn wants(&self, counts: &LocalStats) -> bool;
+    /// Takes work off the walk's open levels (with [`Open::take`]).
+    fn split(&mut self, open: &mut Open<'_, 's, S>, local: &mut K::Local, counts: &mut LocalStats);
+}
+
+/// The plain walk: never splits.
+struct NoSplit;
+
+impl<'s, S: SearchSpace + ?Sized + 's, K: Kind<S>> Splitter<'s, S, K> for NoSplit {
+    #[inline(always)]
+    fn wants(&self, _: &LocalStats) -> bool {
+        false
+    }
+    fn split(&mut self, _: &mut Open<'_, 's, S>, _: &mut K::Local, _: &mut LocalStats) {}
+}
+
+/// [`dfs`] that a [`Splitter`] may take work off: before every node it asks the splitter,
+/// and when it wants to, hands it the walk's [`Open`] levels (the recursion's, kept in a
+/// side table, and the explicit stack's below the recursion limit).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn splittable_dfs<'s, S, K, P>(
+    space: &'s S,
+    kind: &K,
+    run: &Run<'_>,
+    local: &mut K::Local,
+    stats: &mut LocalStats,
+    node: &S::Node,
+    depth: usize,
+    splitter: P,
+) where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+    P: Splitter<'s, S, K>,
+{
+    recurse::<S, K, P, true>(space, kind, run, local, stats, node, depth, splitter);
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn recurse<'s, S, K, P, const SPLIT: bool>(
+    space: &'s S,
+    kind: &K,
+    run: &Run<'_>,
+    local: &mut K::Local,
+    stats: &mut LocalStats,
+    node: &S::Node,
+    depth: usize,
+    splitter: P,
+) where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+    P: Splitter<'s, S, K>,
+{
     if depth < run.max_depth {
-        let mut rec = Recursion {
+        let mut rec = Recursion::<S, K, P, SPLIT> {
             space,
             kind,
             run,
@@ -206,6 +278,12 @@ pub(super) fn dfs<S, K>(
             limit: depth.saturating_add(RECURSION_LEVELS),
             tick: 0,
             halted: false,
+            frames: if SPLIT {
+                Vec::with_capacity(RECURSION_LEVELS + 1)
+            } else {
+                Vec::new()
+            },
+            splitter,
         };
         let _ = rec.below(node, depth);
         stats.expanded += rec.counts.expanded;
@@ -214,9 +292,115 @@ pub(super) fn dfs<S, K>(
     }
 }
 
+/// One level of a splittable recursion: which of its node's children are still the owner's.
+///
+/// The loop over the children (the app's `for_each_child`) cannot be suspended, so a thief
+/// is not handed the loop: it is handed children the giver rebuilds with
+/// [`SearchSpace::children`], and the level's loop skips them: those with an index in
+/// `next..skip_to`, and every one from `end` on.
+pub(super) struct Frame<N> {
+    /// The node whose children the level runs through: a local of the recursion frame that
+    /// pushed this entry, which pops it before returning.
+    parent: *const N,
+    /// The depth of the children.
+    depth: u32,
+    /// The index of the next child the level's loop will see.
+    next: u32,
+    /// Children below this index (and from `next` on) went to a thief or were visited by the
+    /// giver.
+    skip_to: u32,
+    /// The loop stops at this index: the rest went to a thief.
+    end: u32,
+}
+
+/// The levels a thief may be given work from, shallowest first: the recursion's frames, then
+/// (below the recursion limit) the explicit stack's levels.
+pub(super) struct Open<'a, 's, S: SearchSpace + ?Sized + 's> {
+    space: &'s S,
+    frames: &'a mut Vec<Frame<S::Node>>,
+    stack: Option<&'a mut Stack<'s, S>>,
+}
+
+impl<'s, S: SearchSpace + ?Sized + 's> Open<'_, 's, S> {
+    /// Takes the most promising unexplored work: the next child to expand of the shallowest
+    /// level that has one (every remaining one of that level with `all`), each visited here
+    /// (as a skeleton's tasks are), with its depth. Empty if there is none.
+    pub(super) fn take<K: Kind<S>>(
+        &mut self,
+        kind: &K,
+        run: &Run<'_>,
+        local: &mut K::Local,
+        stats: &mut LocalStats,
+        all: bool,
+    ) -> Vec<(S::Node, usize)> {
+        let mut give = Vec::new();
+        for f in self.frames.iter_mut() {
+            let from = f.next.max(f.skip_to) as usize;
+            if from >= f.end as usize {
+                continue;
+            }
+            let depth = f.depth as usize;
+            // SAFETY: `parent` points to the node of a recursion level that is still running
+            // (its entry is popped before that level returns), and this walk's thread, the
+            // only one that reads the side table, is here, inside that level.
+            let parent = unsafe { &*f.parent };
+            let mut children = self.space.children(parent);
+            let mut index = from;
+            if from > 0 && children.nth(from - 1).is_none() {
+                f.end = from as u32;
+                continue;
+            }
+            let mut exhausted = true;
+            for child in children.by_ref() {
+                index += 1;
+                let (expand, cut) = consider(kind, run, local, stats, &child, depth);
+                if expand {
+                    give.push((child, depth));
+                    if !all {
+                        exhausted = false;
+                        break;
+                    }
+                } else if cut {
+                    break;
+                }
+            }
+            if exhausted {
+                // Every child from `from` on was visited here (or cut): the level's loop stops
+                // there (skipping `next..skip_to` first).
+                f.end = from as u32;
+            } else {
+                // The loop skips what was visited here, the given child included.
+                f.skip_to = index.min(u32::MAX as usize) as u32;
+            }
+            if !give.is_empty() {
+                return give;
+            }
+        }
+        if let Some(stack) = self.stack.as_deref_mut() {
+            for level in stack.iter_mut() {
+                while let Some(child) = level.next() {
+                    let (expand, cut) = consider(kind, run, local, stats, &child, level.depth);
+                    if expand {
+                        give.push((child, level.depth));
+                        if !all {
+                            break;
+                        }
+                    } else if cut {
+                        level.cut = true;
+                    }
+                }
+                if !give.is_empty() {
+                    break;
+                }
+            }
+        }
+        give
+    }
+}
+
 /// The state of one recursive walk, so that each level passes one pointer.
-struct Recursion<'c, 'o, S: SearchSpace + ?Sized, K: Kind<S>> {
-    space: &'c S,
+struct Recursion<'c, 'o, 's, S: SearchSpace + ?Sized, K: Kind<S>, P, const SPLIT: bool> {
+    space: &'s S,
     kind: &'c K,
     run: &'c Run<'o>,
     local: &'c mut K::Local,
@@ -227,38 +411,43 @@ struct Recursion<'c, 'o, S: SearchSpace + ?Sized, K: Kind<S>> {
     tick: u32,
     /// The search stopped: unwind every level.
     halted: bool,
+    /// With `SPLIT`: one entry per running level (capacity for every level: never moves).
+    frames: Vec<Frame<S::Node>>,
+    splitter: P,
 }
 
-impl<S: SearchSpace + ?Sized, K: Kind<S>> Recursion<'_, '_, S, K> {
+impl<'s, S, K, P, const SPLIT: bool> Recursion<'_, '_, 's, S, K, P, SPLIT>
+where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+    P: Splitter<'s, S, K>,
+{
     /// Expands `node` (visited, at `depth < max_depth`).
     fn below(&mut self, node: &S::Node, depth: usize) -> ControlFlow<()> {
         if depth >= self.limit {
-            let mut stack = Vec::with_capacity(32);
-            push(
-                self.space,
-                self.run,
-                &mut self.counts,
-                &mut stack,
-                node,
-                depth,
-            );
-            let (space, kind, run) = (self.space, self.kind, self.run);
-            walk::<S, K, false>(
-                space,
-                kind,
-                run,
-                self.local,
-                &mut self.counts,
-                &mut stack,
-                |_, _, _| {},
-            );
-            self.halted = self.kind.stopped();
-            return if self.halted {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            };
+            return self.below_on_stack(node, depth);
         }
+        // This level's entry (`k`) and loop state: the index of the next child, and the
+        // skip/stop marks a split may have set (read back after every split and descent).
+        let k = self.frames.len();
+        if SPLIT {
+            debug_assert!(k < self.frames.capacity());
+            // SAFETY: the side table was made with room for every level of the recursion
+            // (`RECURSION_LEVELS + 1`; deeper levels go to `below_on_stack`), so slot `k`
+            // is spare capacity; it is written before `set_len` covers it. No reallocation
+            // either, so no `Frame` ever moves.
+            unsafe {
+                self.frames.as_mut_ptr().add(k).write(Frame {
+                    parent: node,
+                    depth: (depth + 1).min(u32::MAX as usize) as u32,
+                    next: 0,
+                    skip_to: 0,
+                    end: u32::MAX,
+                });
+                self.frames.set_len(k + 1);
+            }
+        }
+        let (mut i, mut skip_to, mut end) = (0u32, 0u32, u32::MAX);
         let prune_level = self.run.opts.prune_level;
         let max_depth = self.run.max_depth;
         let _ = self.space.for_each_child(node, |child| {
@@ -270,11 +459,42 @@ impl<S: SearchSpace + ?Sized, K: Kind<S>> Recursion<'_, '_, S, K> {
                     return ControlFlow::Break(());
                 }
             }
+            if SPLIT {
+                if self.tick % SPLIT_TICK == 0 && self.splitter.wants(&self.counts) {
+                    self.frames[k].next = i;
+                    let mut open = Open {
+                        space: self.space,
+                        frames: &mut self.frames,
+                        stack: None,
+                    };
+                    self.splitter.split(&mut open, self.local, &mut self.counts);
+                    (skip_to, end) = (self.frames[k].skip_to, self.frames[k].end);
+                }
+                let this = i;
+                i = i.wrapping_add(1);
+                if this >= end {
+                    // The rest of this level went to a thief.
+                    return ControlFlow::Break(());
+                }
+                if this < skip_to {
+                    // Visited by a split.
+                    return ControlFlow::Continue(());
+                }
+            }
             match self.kind.visit(self.local, child, depth + 1) {
                 Visit::Expand => {
                     self.counts.expanded += 1;
                     if depth + 1 < max_depth {
+                        if SPLIT {
+                            // SAFETY: entry `k` is this level's, alive until it returns.
+                            unsafe { self.frames.get_unchecked_mut(k) }.next = i;
+                        }
                         self.below(child, depth + 1)?;
+                        if SPLIT {
+                            // SAFETY: as above (deeper levels popped their entries).
+                            let f = unsafe { self.frames.get_unchecked(k) };
+                            (skip_to, end) = (f.skip_to, f.end);
+                        }
                     }
                     ControlFlow::Continue(())
                 }
@@ -294,12 +514,70 @@ impl<S: SearchSpace + ?Sized, K: Kind<S>> Recursion<'_, '_, S, K> {
                 }
             }
         });
+        if SPLIT {
+            // SAFETY: entry `k` is the last one (deeper levels popped theirs), and `Frame`
+            // needs no drop.
+            unsafe { self.frames.set_len(k) };
+        }
         if self.halted {
             return ControlFlow::Break(());
         }
-        // The generator ran to its end, or to a prune-level cut.
+        // The generator ran to its end, to a prune-level cut, or to the part a thief took.
         self.counts.backtracks += 1;
         ControlFlow::Continue(())
+    }
+
+    /// Below the recursion limit: the rest of `node`'s subtree on an explicit stack, which
+    /// the splitter may take work off too.
+    #[cold]
+    fn below_on_stack(&mut self, node: &S::Node, depth: usize) -> ControlFlow<()> {
+        let mut stack = Vec::with_capacity(32);
+        push(
+            self.space,
+            self.run,
+            &mut self.counts,
+            &mut stack,
+            node,
+            depth,
+        );
+        let (space, kind, run) = (self.space, self.kind, self.run);
+        if SPLIT {
+            let (frames, splitter) = (&mut self.frames, &mut self.splitter);
+            walk::<S, K, true>(
+                space,
+                kind,
+                run,
+                self.local,
+                &mut self.counts,
+                &mut stack,
+                |stack, local, stats| {
+                    if splitter.wants(stats) {
+                        let mut open = Open {
+                            space,
+                            frames: &mut *frames,
+                            stack: Some(stack),
+                        };
+                        splitter.split(&mut open, local, stats);
+                    }
+                },
+            );
+        } else {
+            walk::<S, K, false>(
+                space,
+                kind,
+                run,
+                self.local,
+                &mut self.counts,
+                &mut stack,
+                |_, _, _| {},
+            );
+        }
+        self.halted = self.kind.stopped();
+        if self.halted {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
     }
 }
 
