@@ -201,9 +201,13 @@ pub fn nqueens<'a>(board: &'a nqueens::Board, solver: Solver<'a>) -> Job<'a> {
             })
         }),
         Solver::Reference => Box::new(move || {
-            let (time, count) = timed(|| nqueens::count(n));
+            // Counting its calls, the recursion reports the skeleton's node count.
+            let (time, (count, nodes)) = timed(|| nqueens::count_counted(n));
             check_queens(n, count)?;
-            Ok(Sample { time, nodes: None })
+            Ok(Sample {
+                time,
+                nodes: Some(nodes),
+            })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
             let (time, out) = timed(|| {
