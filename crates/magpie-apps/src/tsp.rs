@@ -432,11 +432,14 @@ fn bound_rest(inst: &Instance, visited_words: &[u64], last: usize, s: &mut Bound
     let degree = -((-twice).div_euclid(2)); // ceil(twice / 2)
 
     // MST bound (Prim), on penalised distances.
+    let un = &un[..];
     let k = un.len();
     key.clear();
     key.extend(un.iter().map(|&u| d(un[0], u)));
     done.clear();
     done.resize(k, false);
+    // Slices of the known length `k`, so that the loops below index without bounds checks.
+    let (key, done) = (&mut key[..k], &mut done[..k]);
     done[0] = true;
     let mut mst = 0;
     for _ in 1..k {
