@@ -580,7 +580,8 @@ pub fn solve(inst: &Instance) -> Tour {
 /// let (tour, nodes) = branch_and_bound(&inst, i64::MAX);
 /// assert_eq!(tour.unwrap().cities, vec![1, 2, 3, 4]);
 /// assert_eq!(nodes, 4); // the root, 1, 1-2, 1-2-3-4 (the rest is pruned)
-/// assert_eq!(branch_and_bound(&inst, 4), (None, 1)); // nothing below 4
+/// // The root's bound is 4, which does not beat 4: nothing is expanded.
+/// assert_eq!(branch_and_bound(&inst, 4), (None, 0));
 /// ```
 pub fn branch_and_bound(inst: &Instance, upper: i64) -> (Option<Tour>, u64) {
     assert!(inst.n > 0, "branch_and_bound: empty instance");

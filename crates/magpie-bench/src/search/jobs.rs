@@ -18,7 +18,8 @@ pub enum Solver<'p> {
     /// The plain recursive solver of [`plain`] over the app's node generator.
     Plain,
     /// The app's own sequential reference solver (`uts::count`, `ns::count_by_genus`,
-    /// `nqueens::count`, `maxclique::max_clique_counted`, `knapsack::solve`, `tsp::solve`).
+    /// `nqueens::count_counted`, `maxclique::max_clique_counted`, `knapsack::solve`,
+    /// `tsp::branch_and_bound` from the heuristic tour's bound, as `tsp::solve` runs it).
     Reference,
     /// `magpie::search` with this skeleton, on this pool.
     Skeleton(&'p ThreadPool, Skeleton),
