@@ -19,6 +19,7 @@ pub mod maxclique;
 pub mod nqueens;
 pub mod ns;
 pub mod output;
+pub mod pool;
 pub mod shared;
 pub mod spmv;
 pub mod stats;

@@ -21,6 +21,7 @@
 //! ```
 
 use crate::input::InputError;
+use crate::pool::Words;
 use std::path::Path;
 
 /// The largest `N` [`parse_dimacs`] accepts: the bitset adjacency matrix takes `N²/8` bytes
@@ -151,18 +152,7 @@ impl Bitset {
 
     /// The members in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(k, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    None
-                } else {
-                    let b = w.trailing_zeros() as usize;
-                    w &= w - 1;
-                    Some(k * 64 + b)
-                }
-            })
-        })
+        bits(&self.words)
     }
 }
 
@@ -516,48 +506,51 @@ fn parse_number(s: &str, what: &str) -> Result<usize, String> {
 /// assert_eq!(colours, vec![1, 1, 2, 2, 3]);
 /// ```
 pub fn colour_order(g: &Graph, candidates: &Bitset) -> (Vec<usize>, Vec<usize>) {
-    let mut order = Vec::with_capacity(candidates.count());
-    let mut colours = Vec::with_capacity(order.capacity());
-    colour_into(g, candidates, &mut order, &mut colours);
-    (order, colours)
+    let mut packed = Vec::with_capacity(candidates.count());
+    with_scratch(|scratch| colour_packed(g, &candidates.words, scratch, &mut packed));
+    packed.iter().map(|&e| unpack(e)).unzip()
 }
 
-/// Scratch space for [`colour_words`], reused across calls.
+/// A coloured vertex as one word: the vertex in the high half, its colour in the low half.
+fn pack(v: usize, colour: usize) -> u64 {
+    (v as u64) << 32 | colour as u64
+}
+
+/// `(vertex, colour)` of a [`pack`]ed word.
+fn unpack(e: u64) -> (usize, usize) {
+    ((e >> 32) as usize, (e & u32::MAX as u64) as usize)
+}
+
+/// Scratch space for [`colour_packed`], reused across calls.
 #[derive(Default)]
 struct ColourScratch {
     uncoloured: Vec<u64>,
     class: Vec<u64>,
 }
 
-/// [`colour_order`] into reusable buffers (cleared first); `candidates` are the words of a
-/// bitset over the graph's vertices.
-fn colour_into(g: &Graph, candidates: &Bitset, order: &mut Vec<usize>, colours: &mut Vec<usize>) {
+/// Runs `f` on this thread's colouring scratch space, so that colouring a search node
+/// allocates nothing once the buffers have grown.
+fn with_scratch<R>(f: impl FnOnce(&mut ColourScratch) -> R) -> R {
     thread_local! {
-        // One per thread, so that colouring a search node allocates nothing here.
         static SCRATCH: std::cell::RefCell<ColourScratch> = std::cell::RefCell::default();
     }
-    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-        Ok(mut scratch) => colour_words(g, &candidates.words, &mut scratch, order, colours),
+    let mut f = Some(f);
+    let reused = SCRATCH.try_with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => f.take().map(|f| f(&mut scratch)),
         // Unreachable today (colouring does not re-enter), but never panic over scratch space.
-        Err(_) => colour_words(
-            g,
-            &candidates.words,
-            &mut ColourScratch::default(),
-            order,
-            colours,
-        ),
+        Err(_) => None,
     });
+    match (reused, f) {
+        (Ok(Some(r)), _) => r,
+        (_, Some(f)) => f(&mut ColourScratch::default()),
+        (_, None) => unreachable!("the closure ran but returned nothing"),
+    }
 }
 
-fn colour_words(
-    g: &Graph,
-    candidates: &[u64],
-    scratch: &mut ColourScratch,
-    order: &mut Vec<usize>,
-    colours: &mut Vec<usize>,
-) {
-    order.clear();
-    colours.clear();
+/// The colouring of [`colour_order`] on the candidate words `candidates`, appended to `out`
+/// as [`pack`]ed `(vertex, colour)` words in colouring order (`out` is not cleared). The one
+/// colouring of this module: the hand-written solver and the search nodes both use it.
+fn colour_packed(g: &Graph, candidates: &[u64], scratch: &mut ColourScratch, out: &mut Vec<u64>) {
     let ColourScratch { uncoloured, class } = scratch;
     uncoloured.clear();
     uncoloured.extend_from_slice(candidates);
@@ -587,8 +580,7 @@ fn colour_words(
             for (c, a) in class[k..].iter_mut().zip(adj) {
                 *c &= !a;
             }
-            order.push(v);
-            colours.push(colour);
+            out.push(pack(v, colour));
         }
     }
 }
@@ -600,36 +592,66 @@ fn colour_words(
 /// A node of the clique search tree: a clique and the vertices that extend it (every
 /// candidate is adjacent to every clique member). Vertices are the graph's `0..n`.
 ///
+/// Both sets are bitsets over `0..n` in one recycled buffer ([`crate::pool::Words`]), so
+/// making a node allocates nothing once the search has reached its depth before: the
+/// clique is a fixed-size value (its members are the set bits), not a list.
+///
 /// ```
 /// use magpie_apps::maxclique::{CliqueNode, Graph};
 /// let g = Graph::from_edges(4, &[(0, 1), (1, 2), (0, 2), (2, 3)]);
 /// let root = CliqueNode::root(&g);
-/// assert!(root.clique.is_empty() && root.candidates.count() == 4);
+/// assert!(root.size() == 0 && root.candidates().count() == 4);
 /// let kids: Vec<(usize, CliqueNode)> = root.children(&g).collect();
 /// // Colouring order [0, 3, 1, 2] with colours [1, 1, 2, 3]: vertex 2 first, with bound 3.
 /// assert_eq!(kids[0].0, 3);
-/// assert_eq!(kids[0].1.clique, vec![2]);
-/// assert_eq!(kids[0].1.candidates.iter().collect::<Vec<_>>(), vec![0, 1, 3]);
+/// assert_eq!(kids[0].1.clique(), vec![2]);
+/// assert_eq!(kids[0].1.candidates().collect::<Vec<_>>(), vec![0, 1, 3]);
 /// // Then vertex 1 (vertex 2 no longer a candidate), bound 2.
-/// assert_eq!((kids[1].0, kids[1].1.clique.clone()), (2, vec![1]));
-/// assert_eq!(kids[1].1.candidates.iter().collect::<Vec<_>>(), vec![0]);
+/// assert_eq!((kids[1].0, kids[1].1.clique()), (2, vec![1]));
+/// assert_eq!(kids[1].1.candidates().collect::<Vec<_>>(), vec![0]);
 /// assert_eq!(kids.len(), 4);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CliqueNode {
-    /// The clique so far, in the order its vertices were added.
-    pub clique: Vec<usize>,
-    /// The vertices adjacent to every member of `clique` that may still be added.
-    pub candidates: Bitset,
+    /// `2w` words (`w = ⌈n/64⌉`): the candidates, then the clique's members.
+    words: Words,
+    /// The number of clique members.
+    size: usize,
 }
 
 impl CliqueNode {
     /// The root: the empty clique, every vertex a candidate.
     pub fn root(g: &Graph) -> Self {
-        CliqueNode {
-            clique: Vec::new(),
-            candidates: Bitset::full(g.n()),
-        }
+        let full = Bitset::full(g.n());
+        let mut words = Words::take(2 * full.words.len());
+        words.extend_from_slice(&full.words);
+        words.resize(2 * full.words.len(), 0);
+        CliqueNode { words, size: 0 }
+    }
+
+    /// The words of one vertex set (`⌈n/64⌉`).
+    fn w(&self) -> usize {
+        self.words.len() / 2
+    }
+
+    /// The number of vertices in the clique.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The clique's vertices, ascending.
+    pub fn clique(&self) -> Vec<usize> {
+        bits(&self.words[self.w()..]).collect()
+    }
+
+    /// The candidates, ascending.
+    pub fn candidates(&self) -> impl Iterator<Item = usize> + '_ {
+        bits(&self.words[..self.w()])
+    }
+
+    /// Whether no vertex can extend the clique (a leaf).
+    pub fn is_leaf(&self) -> bool {
+        self.words[..self.w()].iter().all(|&x| x == 0)
     }
 
     /// The children in heuristic order, lazily: the colouring ([`colour_order`]) is computed
@@ -638,56 +660,92 @@ impl CliqueNode {
     /// branched on. Each item is `(bound, child)`: no clique in the child's subtree has more
     /// than `bound = |clique| + colour` vertices. Bounds are non-increasing along the
     /// iteration, so a search may stop at the first child whose bound does not beat its
-    /// incumbent.
+    /// incumbent. The generator keeps the colouring and a copy of the node's sets in one
+    /// recycled buffer.
     pub fn children<'g>(&self, g: &'g Graph) -> Children<'g> {
-        if self.candidates.is_empty() {
+        let w = self.w();
+        if self.is_leaf() {
             // A leaf (most nodes are): no colouring, no copies.
             return Children {
                 graph: g,
-                clique: Vec::new(),
-                remaining: Bitset::new(0),
-                order: Vec::new(),
-                colours: Vec::new(),
+                size: self.size,
+                w: 0,
+                buf: Words::new(),
             };
         }
-        let (order, colours) = colour_order(g, &self.candidates);
+        let count: usize = self.words[..w]
+            .iter()
+            .map(|x| x.count_ones() as usize)
+            .sum();
+        let mut buf = Words::take(2 * w + count);
+        buf.extend_from_slice(&self.words);
+        with_scratch(|scratch| colour_packed(g, &self.words[..w], scratch, &mut buf));
         Children {
             graph: g,
-            clique: self.clique.clone(),
-            remaining: self.candidates.clone(),
-            order,
-            colours,
+            size: self.size,
+            w,
+            buf,
         }
     }
+}
+
+/// The members of the bitset `words`, ascending.
+fn bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(k, &w)| {
+        let mut w = w;
+        std::iter::from_fn(move || {
+            if w == 0 {
+                None
+            } else {
+                let b = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(k * 64 + b)
+            }
+        })
+    })
 }
 
 /// The lazy child generator of a [`CliqueNode`] (see [`CliqueNode::children`]).
 #[derive(Debug, Clone)]
 pub struct Children<'g> {
     graph: &'g Graph,
-    clique: Vec<usize>,
-    remaining: Bitset,
-    order: Vec<usize>,
-    colours: Vec<usize>,
+    /// The parent's clique size.
+    size: usize,
+    /// Words per vertex set.
+    w: usize,
+    /// The candidates not yet branched on (`w` words), the parent's clique (`w` words), then
+    /// the colouring, [`pack`]ed, taken from the back.
+    buf: Words,
 }
 
 impl Iterator for Children<'_> {
     type Item = (usize, CliqueNode);
 
     fn next(&mut self) -> Option<Self::Item> {
-        let v = self.order.pop()?;
-        let colour = self.colours.pop()?;
-        let bound = self.clique.len() + colour;
-        self.remaining.remove(v);
-        let mut clique = Vec::with_capacity(self.clique.len() + 1);
-        clique.extend_from_slice(&self.clique);
-        clique.push(v);
-        let candidates = self.remaining.intersection(self.graph.neighbours(v));
-        Some((bound, CliqueNode { clique, candidates }))
+        let w = self.w;
+        if self.buf.len() <= 2 * w {
+            return None;
+        }
+        let (v, colour) = unpack(self.buf.pop()?);
+        let bit = 1u64 << (v % 64);
+        self.buf[v / 64] &= !bit;
+        let adj = &self.graph.rows[v].words;
+        let mut child = Words::take(2 * w);
+        child.extend(self.buf[..w].iter().zip(adj).map(|(c, a)| c & a));
+        child.extend_from_slice(&self.buf[w..2 * w]);
+        child[w + v / 64] |= bit;
+        Some((
+            self.size + colour,
+            CliqueNode {
+                words: child,
+                size: self.size + 1,
+            },
+        ))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.order.len(), Some(self.order.len()))
+        let left = self.buf.len().saturating_sub(2 * self.w);
+        (left, Some(left))
     }
 }
 
@@ -739,9 +797,9 @@ impl CliqueSpace {
     pub fn clique(&self, node: &BoundedClique) -> Vec<usize> {
         let mut c: Vec<usize> = node
             .node
-            .clique
-            .iter()
-            .map(|&v| self.order[v] + 1)
+            .clique()
+            .into_iter()
+            .map(|v| self.order[v] + 1)
             .collect();
         c.sort_unstable();
         c
@@ -785,7 +843,7 @@ impl magpie::search::SearchSpace for CliqueSpace {
 
 impl magpie::search::Objective for CliqueSpace {
     fn objective(&self, node: &BoundedClique) -> i64 {
-        node.node.clique.len() as i64
+        node.node.size() as i64
     }
 
     fn bound(&self, node: &BoundedClique) -> i64 {
@@ -865,12 +923,11 @@ pub fn find_clique_of_size(g: &Graph, k: usize) -> Option<Vec<usize>> {
     (s.best.len() == k).then(|| s.best_original())
 }
 
-/// One depth's buffers: its candidate words and its colouring.
+/// One depth's buffers: its candidate words and its colouring ([`pack`]ed).
 #[derive(Default)]
 struct Level {
     candidates: Vec<u64>,
-    order: Vec<usize>,
-    colours: Vec<usize>,
+    order: Vec<u64>,
 }
 
 /// The recursive branch-and-bound over the degree-sorted graph (buffers reused per depth, so
@@ -922,18 +979,18 @@ impl Search {
         }
         let mut level = std::mem::take(&mut self.levels[depth]);
         let mut child = std::mem::take(&mut self.levels[depth + 1].candidates);
-        colour_words(
+        level.order.clear();
+        colour_packed(
             &self.graph,
             &level.candidates,
             &mut self.scratch,
             &mut level.order,
-            &mut level.colours,
         );
         for i in (0..level.order.len()).rev() {
-            if self.clique.len() + level.colours[i] <= self.target {
+            let (v, colour) = unpack(level.order[i]);
+            if self.clique.len() + colour <= self.target {
                 break;
             }
-            let v = level.order[i];
             self.clique.push(v);
             self.nodes += 1;
             if self.stop_at_first && self.clique.len() > self.target {
@@ -1049,11 +1106,11 @@ mod tests {
         assert_eq!(kids.len(), 6);
         assert!(kids.windows(2).all(|w| w[0].0 >= w[1].0));
         for (_, k) in &kids {
-            let v = k.clique[0];
-            assert!(k.candidates.iter().all(|w| g.adjacent(v, w)));
+            let v = k.clique()[0];
+            assert!(k.candidates().all(|w| g.adjacent(v, w)));
         }
         let grand: Vec<_> = kids[0].1.children(&g).collect();
-        assert!(grand.iter().all(|(b, k)| *b >= 1 && k.clique.len() == 2));
+        assert!(grand.iter().all(|(b, k)| *b >= 1 && k.clique().len() == 2));
     }
 
     #[test]

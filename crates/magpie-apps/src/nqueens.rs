@@ -167,8 +167,55 @@ impl magpie::search::Enumerate<Board> for Solutions {
 /// assert_eq!(magpie_apps::nqueens::count(1), 1);
 /// ```
 pub fn count(n: u32) -> u64 {
-    let board = Board::new(u64::from(n)).unwrap_or_else(|e| panic!("nqueens::count: {e}"));
-    board.count_from(&Placement::default())
+    board(n, "count").count_from(&Placement::default())
+}
+
+/// [`count`] and the number of nodes its recursion visits: one per call, the empty board,
+/// every partial placement and every dead end and solution included. That is the tree the
+/// skeletons walk (`SearchStats::expanded` of an enumeration over [`Board`]), so the two
+/// counts are equal: the `overhead` experiment checks it.
+///
+/// # Panics
+/// If `n` is 0 or above [`crate::NQUEENS_MAX`].
+///
+/// ```
+/// // The empty board, 4 first queens, 6 pairs, 4 triples, 2 solutions.
+/// assert_eq!(magpie_apps::nqueens::count_counted(4), (2, 17));
+/// ```
+pub fn count_counted(n: u32) -> (u64, u64) {
+    let b = board(n, "count_counted");
+    let mut nodes = 0;
+    let solutions = place::<true>(b.all(), Placement::default(), &mut nodes);
+    (solutions, nodes)
+}
+
+fn board(n: u32, caller: &str) -> Board {
+    Board::new(u64::from(n)).unwrap_or_else(|e| panic!("nqueens::{caller}: {e}"))
+}
+
+/// The plain bitmask recursion: the solutions that extend `p`; with `NODES`, `nodes` counts
+/// the calls (without, the counting compiles away).
+fn place<const NODES: bool>(all: u64, p: Placement, nodes: &mut u64) -> u64 {
+    if NODES {
+        *nodes += 1;
+    }
+    let Placement { cols, left, right } = p;
+    if cols == all {
+        return 1;
+    }
+    let mut free = all & !(cols | left | right);
+    let mut total = 0;
+    while free != 0 {
+        let bit = free & free.wrapping_neg();
+        free ^= bit;
+        let child = Placement {
+            cols: cols | bit,
+            left: ((left | bit) << 1) & all,
+            right: (right | bit) >> 1,
+        };
+        total += place::<NODES>(all, child, nodes);
+    }
+    total
 }
 
 impl Board {
@@ -181,25 +228,7 @@ impl Board {
     /// assert_eq!(b.count_from(&Placement::default()), 4);
     /// ```
     pub fn count_from(&self, p: &Placement) -> u64 {
-        fn place(all: u64, cols: u64, left: u64, right: u64) -> u64 {
-            if cols == all {
-                return 1;
-            }
-            let mut free = all & !(cols | left | right);
-            let mut total = 0;
-            while free != 0 {
-                let bit = free & free.wrapping_neg();
-                free ^= bit;
-                total += place(
-                    all,
-                    cols | bit,
-                    ((left | bit) << 1) & all,
-                    (right | bit) >> 1,
-                );
-            }
-            total
-        }
-        place(self.all(), p.cols, p.left, p.right)
+        place::<false>(self.all(), *p, &mut 0)
     }
 }
 
@@ -212,5 +241,23 @@ mod tests {
         for (n, &want) in crate::NQUEENS_SOLUTIONS.iter().enumerate().skip(1).take(11) {
             assert_eq!(count(n as u32), want, "n = {n}");
         }
+    }
+
+    #[test]
+    fn counted_recursion_visits_the_skeletons_nodes() {
+        use magpie::search::{enumerate, NodeCount, Options, Skeleton};
+        for n in 1..=10u32 {
+            let board = Board::new(u64::from(n)).unwrap();
+            let out = enumerate(
+                &board,
+                &NodeCount,
+                Skeleton::Sequential,
+                &Options::default(),
+            );
+            let (solutions, nodes) = count_counted(n);
+            assert_eq!(solutions, crate::NQUEENS_SOLUTIONS[n as usize], "n = {n}");
+            assert_eq!((nodes, nodes), (out.value, out.stats.expanded), "n = {n}");
+        }
+        assert_eq!(count_counted(8), (92, 2057));
     }
 }

@@ -23,6 +23,7 @@
 //! ```
 
 use crate::input::InputError;
+use crate::pool::Words;
 use std::path::Path;
 
 /// A symmetric TSP instance: `n` cities and an integer distance matrix.
@@ -223,22 +224,28 @@ pub fn tour_length(inst: &Instance, cities: &[usize]) -> i64 {
 
 /// A node of the search tree: a path from city 0 (city 1 in the file) through distinct cities.
 ///
+/// The visited cities (a bitset) and the path (one word a city) share one recycled buffer
+/// ([`crate::pool::Words`]), so making a node allocates nothing once the search has reached
+/// its depth before.
+///
 /// ```
 /// use magpie_apps::tsp::{Instance, TspNode};
 /// let inst = Instance::from_matrix(3, vec![0, 1, 2, 1, 0, 4, 2, 4, 0]);
 /// let root = TspNode::root(&inst);
 /// assert_eq!(root.lower_bound(&inst), 6); // MST {1,2} = 4, plus 1 + 1 from the ends
 /// let kids: Vec<TspNode> = root.children(&inst).collect();
-/// assert_eq!(kids[0].path, vec![0, 1]); // nearest city first
-/// assert_eq!(kids[1].path, vec![0, 2]);
+/// assert_eq!(kids[0].path().collect::<Vec<_>>(), vec![0, 1]); // nearest city first
+/// assert_eq!(kids[1].path().collect::<Vec<_>>(), vec![0, 2]);
+/// assert!(kids[1].is_visited(2) && !kids[1].is_visited(1));
 /// assert_eq!(kids[0].length, 1);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TspNode {
-    /// The cities visited so far, in order, 0-based; starts with city 0.
-    pub path: Vec<usize>,
-    /// `visited[c]` when city `c` is on the path.
-    pub visited: Vec<bool>,
+    /// `⌈n/64⌉` words of visited cities, then the path's cities in order (0-based, one a
+    /// word, starting with city 0).
+    words: Words,
+    /// The number of visited-city words.
+    vw: usize,
     /// Length of the (open) path.
     pub length: i64,
 }
@@ -250,23 +257,46 @@ impl TspNode {
     /// If the instance has no cities.
     pub fn root(inst: &Instance) -> TspNode {
         assert!(inst.n > 0, "TspNode::root: empty instance");
-        let mut visited = vec![false; inst.n];
-        visited[0] = true;
+        let vw = inst.n.div_ceil(64);
+        let mut words = Words::take(vw + inst.n);
+        words.resize(vw, 0);
+        words[0] = 1;
+        words.push(0);
         TspNode {
-            path: vec![0],
-            visited,
+            words,
+            vw,
             length: 0,
         }
     }
 
+    /// The cities visited so far, in order, 0-based; starts with city 0.
+    pub fn path(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
+        self.words[self.vw..].iter().map(|&c| c as usize)
+    }
+
+    /// The number of cities on the path.
+    pub fn path_len(&self) -> usize {
+        self.words.len() - self.vw
+    }
+
+    /// The last city of the path.
+    pub fn last(&self) -> usize {
+        self.words[self.words.len() - 1] as usize
+    }
+
+    /// Whether city `c` is on the path (`false` when out of range).
+    pub fn is_visited(&self, c: usize) -> bool {
+        visited(&self.words[..self.vw], c)
+    }
+
     /// Whether every city is on the path.
     pub fn is_complete(&self, inst: &Instance) -> bool {
-        self.path.len() == inst.n
+        self.path_len() == inst.n
     }
 
     /// Length of the closed tour when complete (path plus the edge back to city 0).
     pub fn tour_length(&self, inst: &Instance) -> i64 {
-        self.length + inst.dist(*self.path.last().unwrap(), 0)
+        self.length + inst.dist(self.last(), 0)
     }
 
     /// A lower bound on the length of every tour extending this path: the path length plus
@@ -283,81 +313,35 @@ impl TspNode {
     ///
     /// It is exact for complete paths (the closed tour's length).
     pub fn lower_bound(&self, inst: &Instance) -> i64 {
-        let n = inst.n;
-        let start = 0;
-        let last = *self.path.last().unwrap();
-        if self.path.len() == n {
-            return self.tour_length(inst);
-        }
-        let un: Vec<usize> = (0..n).filter(|&c| !self.visited[c]).collect();
-        let d = |i: usize, j: usize| inst.pd(i, j);
-        // Degree bound (doubled), on penalised distances.
-        let mut twice = 0;
-        let mut min_start = i64::MAX;
-        let mut min_last = i64::MAX;
-        for &u in &un {
-            let (mut a, mut b) = (d(u, start), d(u, last));
-            if b < a {
-                std::mem::swap(&mut a, &mut b);
-            }
-            for &v in &un {
-                if v != u {
-                    let x = d(u, v);
-                    if x < a {
-                        b = a;
-                        a = x;
-                    } else if x < b {
-                        b = x;
-                    }
-                }
-            }
-            twice += a + b;
-            min_start = min_start.min(d(start, u));
-            min_last = min_last.min(d(last, u));
-        }
-        twice += min_start + min_last;
-        let degree = -((-twice).div_euclid(2)); // ceil(twice / 2)
-                                                // MST bound (Prim), on penalised distances.
-        let k = un.len();
-        let mut key: Vec<i64> = un.iter().map(|&u| d(un[0], u)).collect();
-        let mut done = vec![false; k];
-        done[0] = true;
-        let mut mst = 0;
-        for _ in 1..k {
-            let mut j = usize::MAX;
-            for t in 0..k {
-                if !done[t] && (j == usize::MAX || key[t] < key[j]) {
-                    j = t;
-                }
-            }
-            done[j] = true;
-            mst += key[j];
-            for t in 0..k {
-                if !done[t] {
-                    key[t] = key[t].min(d(un[j], un[t]));
-                }
-            }
-        }
-        let tree = mst + min_start + min_last;
-        // The closing path has penalised length SCALE * length + 2 pi(U) + pi(start) + pi(last).
-        let pen: i64 =
-            2 * un.iter().map(|&u| inst.pi[u]).sum::<i64>() + inst.pi[start] + inst.pi[last];
-        let x = degree.max(tree) - pen;
-        self.length - (-x).div_euclid(SCALE) // + ceil(x / SCALE)
+        lower_bound(
+            inst,
+            &self.words[..self.vw],
+            self.last(),
+            self.length,
+            self.path_len(),
+        )
     }
 
     /// Lazy child generator: the path extended by each unvisited city, nearest to the last
     /// city first (ties by city number). Children are built one at a time as asked for. The
-    /// generator keeps its own copy of the node, so it borrows only the instance.
+    /// generator keeps its own copy of the node (in a recycled buffer, with the sorted
+    /// candidates), so it borrows only the instance.
     pub fn children<'a>(&self, inst: &'a Instance) -> Children<'a> {
-        let last = *self.path.last().unwrap();
-        let mut cand: Vec<usize> = (0..inst.n).filter(|&c| !self.visited[c]).collect();
-        cand.sort_by_key(|&c| (inst.dist(last, c), c));
+        let last = self.last();
+        let parent = self.words.len();
+        let mut buf = Words::take(parent + inst.n - self.path_len());
+        buf.extend_from_slice(&self.words);
+        buf.extend((0..inst.n as u64).filter(|&c| !self.is_visited(c as usize)));
+        // The keys are distinct (the city breaks ties): unstable is stable, and sorts in place.
+        buf[parent..].sort_unstable_by_key(|&c| (inst.dist(last, c as usize), c));
         Children {
             inst,
-            parent: self.clone(),
-            cand,
-            next: 0,
+            vw: self.vw,
+            parent,
+            length: self.length,
+            last,
+            next: parent,
+            buf,
         }
     }
 
@@ -369,39 +353,156 @@ impl TspNode {
         assert!(self.is_complete(inst), "TspNode::tour: path not complete");
         Tour {
             length: self.tour_length(inst),
-            cities: self.path.iter().map(|c| c + 1).collect(),
+            cities: self.path().map(|c| c + 1).collect(),
         }
     }
+}
+
+/// Whether city `c` is in the visited-city bitset `words`.
+fn visited(words: &[u64], c: usize) -> bool {
+    words.get(c / 64).is_some_and(|w| w >> (c % 64) & 1 == 1)
+}
+
+/// Scratch space for [`lower_bound`], one per thread.
+#[derive(Default)]
+struct BoundScratch {
+    un: Vec<usize>,
+    key: Vec<i64>,
+    done: Vec<bool>,
+}
+
+/// [`TspNode::lower_bound`] of the path of `path_len` cities and length `length` that ends at
+/// `last` and visits the cities of the bitset `visited_words`; allocates nothing once this
+/// thread's scratch space has grown.
+fn lower_bound(
+    inst: &Instance,
+    visited_words: &[u64],
+    last: usize,
+    length: i64,
+    path_len: usize,
+) -> i64 {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<BoundScratch> = std::cell::RefCell::default();
+    }
+    if path_len == inst.n {
+        return length + inst.dist(last, 0);
+    }
+    let run = |s: &mut BoundScratch| bound_rest(inst, visited_words, last, s);
+    let rest = SCRATCH
+        .try_with(|s| s.try_borrow_mut().ok().map(|mut s| run(&mut s)))
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| run(&mut BoundScratch::default()));
+    length + rest
+}
+
+/// The bound on the closing path of [`lower_bound`] (unscaled, rounded up).
+fn bound_rest(inst: &Instance, visited_words: &[u64], last: usize, s: &mut BoundScratch) -> i64 {
+    let n = inst.n;
+    let start = 0;
+    let BoundScratch { un, key, done } = s;
+    un.clear();
+    un.extend((0..n).filter(|&c| !visited(visited_words, c)));
+    let d = |i: usize, j: usize| inst.pd(i, j);
+    // Degree bound (doubled), on penalised distances.
+    let mut twice = 0;
+    let mut min_start = i64::MAX;
+    let mut min_last = i64::MAX;
+    for &u in un.iter() {
+        let (mut a, mut b) = (d(u, start), d(u, last));
+        if b < a {
+            std::mem::swap(&mut a, &mut b);
+        }
+        for &v in un.iter() {
+            if v != u {
+                let x = d(u, v);
+                if x < a {
+                    b = a;
+                    a = x;
+                } else if x < b {
+                    b = x;
+                }
+            }
+        }
+        twice += a + b;
+        min_start = min_start.min(d(start, u));
+        min_last = min_last.min(d(last, u));
+    }
+    twice += min_start + min_last;
+    let degree = -((-twice).div_euclid(2)); // ceil(twice / 2)
+
+    // MST bound (Prim), on penalised distances.
+    let un = &un[..];
+    let k = un.len();
+    key.clear();
+    key.extend(un.iter().map(|&u| d(un[0], u)));
+    done.clear();
+    done.resize(k, false);
+    // Slices of the known length `k`, so that the loops below index without bounds checks.
+    let (key, done) = (&mut key[..k], &mut done[..k]);
+    done[0] = true;
+    let mut mst = 0;
+    for _ in 1..k {
+        let mut j = usize::MAX;
+        for t in 0..k {
+            if !done[t] && (j == usize::MAX || key[t] < key[j]) {
+                j = t;
+            }
+        }
+        done[j] = true;
+        mst += key[j];
+        for t in 0..k {
+            if !done[t] {
+                key[t] = key[t].min(d(un[j], un[t]));
+            }
+        }
+    }
+    let tree = mst + min_start + min_last;
+    // The closing path has penalised length SCALE * length + 2 pi(U) + pi(start) + pi(last).
+    let pen: i64 = 2 * un.iter().map(|&u| inst.pi[u]).sum::<i64>() + inst.pi[start] + inst.pi[last];
+    let x = degree.max(tree) - pen;
+    -(-x).div_euclid(SCALE) // ceil(x / SCALE)
 }
 
 /// The lazy child generator of a [`TspNode`] (see [`TspNode::children`]).
 #[derive(Debug)]
 pub struct Children<'a> {
     inst: &'a Instance,
-    parent: TspNode,
-    cand: Vec<usize>,
+    vw: usize,
+    /// The parent's words are `buf[..parent]`, its unvisited cities `buf[parent..]`, sorted.
+    parent: usize,
+    length: i64,
+    last: usize,
+    /// The index in `buf` of the next child's city.
     next: usize,
+    buf: Words,
 }
 
 impl Iterator for Children<'_> {
     type Item = TspNode;
 
     fn next(&mut self) -> Option<TspNode> {
-        let &c = self.cand.get(self.next)?;
+        let &c = self.buf.get(self.next)?;
         self.next += 1;
-        let p = &self.parent;
-        let mut path = Vec::with_capacity(p.path.len() + 1);
-        path.extend_from_slice(&p.path);
-        path.push(c);
-        let mut visited = p.visited.clone();
-        visited[c] = true;
+        let c = c as usize;
+        let mut words = Words::take(self.parent + 1);
+        words.extend_from_slice(&self.buf[..self.parent]);
+        words[c / 64] |= 1 << (c % 64);
+        words.push(c as u64);
         Some(TspNode {
-            length: p.length + self.inst.dist(*p.path.last().unwrap(), c),
-            path,
-            visited,
+            words,
+            vw: self.vw,
+            length: self.length + self.inst.dist(self.last, c),
         })
     }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.buf.len() - self.next;
+        (left, Some(left))
+    }
 }
+
+impl ExactSizeIterator for Children<'_> {}
 
 /// The search tree for [`magpie::search`] (minimising the tour length as maximising its
 /// negation): the objective of a complete path is `-(tour length)` and of any other node
@@ -444,9 +545,8 @@ impl magpie::search::Objective for Instance {
     }
 }
 
-/// An optimal tour by plain sequential depth-first branch and bound over [`TspNode`]s
-/// (nearest city first; a child is pruned when its [`TspNode::lower_bound`] is not below the
-/// best tour so far). The search starts with the [`heuristic_tour`] as the incumbent. The
+/// An optimal tour by a hand-written sequential depth-first branch and bound, starting with
+/// the [`heuristic_tour`] as the incumbent: [`branch_and_bound`] below its length. The
 /// reference and the sequential baseline for parallel skeletons.
 ///
 /// # Panics
@@ -458,14 +558,103 @@ impl magpie::search::Objective for Instance {
 /// assert_eq!(solve(&inst), magpie_apps::tsp::Tour { length: 7, cities: vec![1, 2, 3] });
 /// ```
 pub fn solve(inst: &Instance) -> Tour {
-    let root = TspNode::root(inst);
     let start = heuristic_tour(inst);
-    let mut best: Option<TspNode> = None;
-    let mut best_len = start.length;
-    branch(inst, &root, &mut best, &mut best_len);
-    match best {
-        Some(node) => node.tour(inst),
-        None => start,
+    branch_and_bound(inst, start.length).0.unwrap_or(start)
+}
+
+/// The shortest tour shorter than `upper`, if there is one, and the number of nodes the
+/// search expanded. A hand-written depth-first branch and bound over the tree of
+/// [`TspNode`]s (nearest city first; a node is expanded when its [`TspNode::lower_bound`] is
+/// below the best tour so far, the root included), on one path and one visited-city bitset
+/// changed in place and undone on the way back, with a candidate buffer per depth: it
+/// allocates per depth, never per node. With `upper = heuristic_tour(inst).length` it
+/// expands exactly the nodes that `magpie::search::optimise` on the `Sequential` skeleton
+/// expands with `initial_bound: Some(-upper)` (`SearchStats::expanded`).
+///
+/// # Panics
+/// If the instance has no cities.
+///
+/// ```
+/// use magpie_apps::tsp::{branch_and_bound, Instance};
+/// let inst = Instance::from_matrix(4, vec![0, 1, 9, 1, 1, 0, 1, 9, 9, 1, 0, 1, 1, 9, 1, 0]);
+/// let (tour, nodes) = branch_and_bound(&inst, i64::MAX);
+/// assert_eq!(tour.unwrap().cities, vec![1, 2, 3, 4]);
+/// assert_eq!(nodes, 4); // the root, 1, 1-2, 1-2-3-4 (the rest is pruned)
+/// // The root's bound is 4, which does not beat 4: nothing is expanded.
+/// assert_eq!(branch_and_bound(&inst, 4), (None, 0));
+/// ```
+pub fn branch_and_bound(inst: &Instance, upper: i64) -> (Option<Tour>, u64) {
+    assert!(inst.n > 0, "branch_and_bound: empty instance");
+    let vw = inst.n.div_ceil(64);
+    let mut b = Bnb {
+        inst,
+        visited: vec![0; vw],
+        path: Vec::with_capacity(inst.n),
+        best_len: upper,
+        best: None,
+        nodes: 0,
+        levels: Vec::new(),
+    };
+    b.visited[0] = 1;
+    b.path.push(0);
+    if lower_bound(inst, &b.visited, 0, 0, 1) < b.best_len {
+        b.nodes = 1;
+        b.expand(0, 0);
+    }
+    let tour = b.best.map(|path| Tour {
+        length: b.best_len,
+        cities: path.iter().map(|c| c + 1).collect(),
+    });
+    (tour, b.nodes)
+}
+
+/// The state of [`branch_and_bound`].
+struct Bnb<'a> {
+    inst: &'a Instance,
+    visited: Vec<u64>,
+    path: Vec<usize>,
+    best_len: i64,
+    best: Option<Vec<usize>>,
+    nodes: u64,
+    /// The sorted candidates of each open depth (reused).
+    levels: Vec<Vec<usize>>,
+}
+
+impl Bnb<'_> {
+    /// Expands the current path, of length `length`, at `depth`.
+    fn expand(&mut self, depth: usize, length: i64) {
+        let inst = self.inst;
+        let last = *self.path.last().expect("the path starts at city 0");
+        if self.path.len() == inst.n {
+            let tour = length + inst.dist(last, 0);
+            if tour < self.best_len {
+                self.best_len = tour;
+                match &mut self.best {
+                    Some(b) => b.clone_from(&self.path),
+                    None => self.best = Some(self.path.clone()),
+                }
+            }
+            return;
+        }
+        if self.levels.len() <= depth {
+            self.levels.resize_with(depth + 1, Vec::new);
+        }
+        let mut cand = std::mem::take(&mut self.levels[depth]);
+        cand.clear();
+        cand.extend((0..inst.n).filter(|&c| !visited(&self.visited, c)));
+        cand.sort_unstable_by_key(|&c| (inst.dist(last, c), c));
+        for &c in &cand {
+            let len = length + inst.dist(last, c);
+            self.visited[c / 64] |= 1 << (c % 64);
+            self.path.push(c);
+            if lower_bound(inst, &self.visited, c, len, self.path.len()) < self.best_len {
+                self.nodes += 1;
+                self.expand(depth + 1, len);
+            }
+            self.path.pop();
+            self.visited[c / 64] &= !(1 << (c % 64));
+        }
+        self.levels[depth] = cand;
     }
 }
 
@@ -529,22 +718,6 @@ pub fn heuristic_tour(inst: &Instance) -> Tour {
     Tour {
         length,
         cities: t.into_iter().map(|c| c + 1).collect(),
-    }
-}
-
-fn branch(inst: &Instance, node: &TspNode, best: &mut Option<TspNode>, best_len: &mut i64) {
-    if node.is_complete(inst) {
-        let len = node.tour_length(inst);
-        if len < *best_len {
-            *best_len = len;
-            *best = Some(node.clone());
-        }
-        return;
-    }
-    for child in node.children(inst) {
-        if child.lower_bound(inst) < *best_len {
-            branch(inst, &child, best, best_len);
-        }
     }
 }
 

@@ -196,8 +196,8 @@ fn brute_force_omega(g: &Graph) -> usize {
 
 /// A depth-first branch-and-bound written only with [`CliqueNode`], as a skeleton would.
 fn node_dfs(g: &Graph, node: &CliqueNode, best: &mut Vec<usize>) {
-    if node.clique.len() > best.len() {
-        best.clone_from(&node.clique);
+    if node.size() > best.len() {
+        *best = node.clique();
     }
     for (bound, child) in node.children(g) {
         if bound <= best.len() {
@@ -263,10 +263,11 @@ fn child_bounds_are_valid() {
             let mut best = Vec::new();
             node_dfs(&g, &child, &mut best);
             assert!(best.len() <= bound, "{} > {bound}", best.len());
+            let clique = child.clique();
+            assert_eq!(clique.len(), child.size());
             assert!(child
-                .candidates
-                .iter()
-                .all(|w| child.clique.iter().all(|&v| g.adjacent(v, w))));
+                .candidates()
+                .all(|w| clique.iter().all(|&v| g.adjacent(v, w))));
         }
     }
 }

@@ -18,7 +18,8 @@ pub enum Solver<'p> {
     /// The plain recursive solver of [`plain`] over the app's node generator.
     Plain,
     /// The app's own sequential reference solver (`uts::count`, `ns::count_by_genus`,
-    /// `nqueens::count`, `maxclique::max_clique_counted`, `knapsack::solve`, `tsp::solve`).
+    /// `nqueens::count_counted`, `maxclique::max_clique_counted`, `knapsack::solve`,
+    /// `tsp::branch_and_bound` from the heuristic tour's bound, as `tsp::solve` runs it).
     Reference,
     /// `magpie::search` with this skeleton, on this pool.
     Skeleton(&'p ThreadPool, Skeleton),
@@ -201,9 +202,13 @@ pub fn nqueens<'a>(board: &'a nqueens::Board, solver: Solver<'a>) -> Job<'a> {
             })
         }),
         Solver::Reference => Box::new(move || {
-            let (time, count) = timed(|| nqueens::count(n));
+            // Counting its calls, the recursion reports the skeleton's node count.
+            let (time, (count, nodes)) = timed(|| nqueens::count_counted(n));
             check_queens(n, count)?;
-            Ok(Sample { time, nodes: None })
+            Ok(Sample {
+                time,
+                nodes: Some(nodes),
+            })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
             let (time, out) = timed(|| {
@@ -322,8 +327,9 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
     }
 }
 
-/// TSP with the heuristic tour's length as the initial bound (computed once, untimed, except
-/// by the reference `tsp::solve`, which computes it itself).
+/// TSP with the heuristic tour's length as the initial bound (computed once, untimed, for
+/// every solver: the reference is `tsp::branch_and_bound`, the search `tsp::solve` runs after
+/// the heuristic).
 pub fn tsp<'a>(t: &'a Tsp, solver: Solver<'a>) -> Job<'a> {
     let initial = Some(-t.heuristic);
     match solver {
@@ -336,15 +342,25 @@ pub fn tsp<'a>(t: &'a Tsp, solver: Solver<'a>) -> Job<'a> {
             })
         }),
         Solver::Reference => Box::new(move || {
-            let (time, tour) = timed(|| magpie_apps::tsp::solve(&t.inst));
-            if magpie_apps::tsp::tour_length(&t.inst, &tour.cities) != tour.length {
-                return Err(format!(
-                    "{}: the tour's length is not {}",
-                    t.name, tour.length
-                ));
+            // The hand-written B&B from the same initial bound: the same tree, the same nodes.
+            let (time, (tour, nodes)) =
+                timed(|| magpie_apps::tsp::branch_and_bound(&t.inst, t.heuristic));
+            match tour {
+                None => t.check(t.heuristic)?,
+                Some(tour) => {
+                    if magpie_apps::tsp::tour_length(&t.inst, &tour.cities) != tour.length {
+                        return Err(format!(
+                            "{}: the tour's length is not {}",
+                            t.name, tour.length
+                        ));
+                    }
+                    t.check(tour.length)?;
+                }
             }
-            t.check(tour.length)?;
-            Ok(Sample { time, nodes: None })
+            Ok(Sample {
+                time,
+                nodes: Some(nodes),
+            })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
             let opts = Options {

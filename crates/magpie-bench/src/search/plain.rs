@@ -106,8 +106,8 @@ pub fn max_clique(g: &Graph) -> (Vec<usize>, u64) {
                 break;
             }
             *nodes += 1;
-            if child.clique.len() > best.len() {
-                best.clone_from(&child.clique);
+            if child.size() > best.len() {
+                *best = child.clique();
             }
             walk(g, &child, best, nodes);
         }
