@@ -34,7 +34,12 @@ static uint64_t dantzig(const struct kp *k, size_t i, uint64_t cap) {
     uint64_t b = k->pp[lo] - k->pp[i];
     if (lo < k->n) {
         uint64_t left = cap - (k->pw[lo] - base);
-        b += (uint64_t)((unsigned __int128)left * k->p[lo] / k->w[lo]);
+        /* 64-bit arithmetic when the product fits, as magpie's bound does. */
+        uint64_t prod;
+        if (!__builtin_mul_overflow(left, k->p[lo], &prod))
+            b += prod / k->w[lo];
+        else
+            b += (uint64_t)((unsigned __int128)left * k->p[lo] / k->w[lo]);
     }
     return b;
 }
