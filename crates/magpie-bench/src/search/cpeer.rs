@@ -2,7 +2,8 @@
 //! branch and bound with the same Dantzig bound (`crate::knapsack_c`, `gcc -O3`), one
 //! instance at a time, measured alternately. Both must reach the known optimum and visit the
 //! same number of nodes (same tree, same order, same pruning). Ratio skeleton/C, target
-//! <= 2.0.
+//! <= 2.0. `knapsack::solve` (the app's hand-written solver, same tree, run on the calling
+//! thread like the C program, no pool hand-off) is a third, informational contender.
 
 use super::instances::Knapsack;
 use super::jobs::{self, Solver};
@@ -93,18 +94,29 @@ fn one(
             jobs::knapsack(&k, Solver::Skeleton(pool, Skeleton::Sequential)),
         ),
         Contender::new("C b&b (gcc -O3)", 1, c_job),
+        Contender::new("knapsack::solve", 1, jobs::knapsack(&k, Solver::Reference)),
     ];
     let what = format!("{EXPERIMENT} {APP} {spec}");
     measure::measure(&what, &mut cs, args.runs)?;
-    measure::same_nodes(&what, &cs.iter().collect::<Vec<_>>())?;
+    measure::same_nodes(&what, &[&cs[0], &cs[1]])?;
     for c in &cs {
-        report.push(c.row(EXPERIMENT, APP, spec));
+        let mut row = c.row(EXPERIMENT, APP, spec);
+        if c.config == "knapsack::solve" {
+            row.add_note("informational");
+        }
+        report.push(row);
     }
     report.push(ratio_row(
         Row::new(EXPERIMENT, APP, spec, "Sequential / C", 1),
         measure::median(&cs[0]),
         measure::median(&cs[1]),
         Some(Target::AtMost(TARGET)),
+    ));
+    report.push(ratio_row(
+        Row::new(EXPERIMENT, APP, spec, "knapsack::solve / C", 1),
+        measure::median(&cs[2]),
+        measure::median(&cs[1]),
+        None,
     ));
     Ok(())
 }

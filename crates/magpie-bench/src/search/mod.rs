@@ -66,7 +66,8 @@
 //!    `build.rs` with `-O3`; wrapper `knapsack_c.rs`), one instance per comparison,
 //!    alternately. Both must reach the known optimum and count the same nodes (same tree and
 //!    pruning; the C program returns no selection, the skeleton's certificate is checked).
-//!    Ratio Sequential/C, target <= 2.0. `--cpeer-items` (knapsack specs as in
+//!    Ratio Sequential/C, target <= 2.0; `knapsack::solve` (same tree, on the calling
+//!    thread as the C program, no pool hand-off) is informational. `--cpeer-items` (knapsack specs as in
 //!    `sequential`; default `knapPI_3_200_1000_1, knapPI_3_500_1000_1, knapPI_2_1000_1000_1,
 //!    knapPI_1_2000_1000_1`: the shared files have no 1000-item knapPI_3 instance, and
 //!    knapPI_3_2000 runs for minutes in both solvers). `--quick`: knapPI_3_100, knapPI_3_200.
