@@ -1,4 +1,6 @@
-//! Compiles `csrc/loops_omp.c` (the OpenMP peer of the `loops` suite) with the `cc` crate.
+//! Compiles `csrc/loops_omp.c` (the OpenMP peer of the `loops` suite) and
+//! `csrc/knapsack_bb.c` (the C branch-and-bound peer of the knapsack search, `-O3`, no
+//! OpenMP) with the `cc` crate.
 //!
 //! Before building it, a tiny OpenMP program is compiled and linked with the same compiler
 //! and `-fopenmp`: a compiler without OpenMP (or without its runtime library) stops the
@@ -9,6 +11,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 const SOURCE: &str = "csrc/loops_omp.c";
+const KNAPSACK: &str = "csrc/knapsack_bb.c";
 
 const PROBE: &str = r#"#include <omp.h>
 int main(void) {
@@ -21,6 +24,7 @@ int main(void) {
 
 fn main() {
     println!("cargo:rerun-if-changed={SOURCE}");
+    println!("cargo:rerun-if-changed={KNAPSACK}");
     println!("cargo:rerun-if-changed=build.rs");
 
     let mut build = cc::Build::new();
@@ -36,6 +40,12 @@ fn main() {
     probe_openmp(&compiler, &out_dir);
 
     build.compile("loops_omp");
+
+    cc::Build::new()
+        .file(KNAPSACK)
+        .opt_level(3)
+        .warnings(true)
+        .compile("knapsack_bb");
 
     // `-fopenmp` at compile time does not bring the runtime into rustc's link line.
     let runtime = if compiler.is_like_clang() {

@@ -188,16 +188,57 @@ impl Instance {
 
     /// Dantzig bound on the profit obtainable from heuristic positions `from..n` with
     /// capacity `cap`: greedy fill, then a fraction of the first item that does not fit.
+    #[inline]
     fn dantzig(&self, from: usize, cap: u64) -> u64 {
         let base = self.pw[from];
-        // Number of prefix entries pw[from..=n] with pw - base <= cap (at least 1: pw[from]).
-        let k = from + self.pw[from..].partition_point(|&x| x - base <= cap) - 1;
+        // `pw[j] - base <= cap` for the prefix entries pw[from..=n] that fit (at least 1:
+        // pw[from]); saturating: past u64::MAX every entry fits.
+        let limit = base.saturating_add(cap);
+        let k = from + self.pw[from..].partition_point(|&x| x <= limit) - 1;
         let mut bound = self.pp[k] - self.pp[from];
         if k < self.len() {
             let left = cap - (self.pw[k] - base);
-            bound += (left as u128 * self.sp[k] as u128 / self.sw[k] as u128) as u64;
+            let (p, w) = (self.sp[k], self.sw[k]);
+            // u64 arithmetic when the product fits (always on Pisinger's instances), u128
+            // otherwise.
+            bound += match left.checked_mul(p) {
+                Some(x) => x / w,
+                None => (left as u128 * p as u128 / w as u128) as u64,
+            };
         }
         bound
+    }
+
+    /// A selection worth exactly `profit`, made on demand (the search nodes keep no
+    /// selection): `None` when no selection is worth exactly `profit`.
+    ///
+    /// This is how the chosen items of an incumbent are recovered after a search: called
+    /// with the optimum, it runs the depth-first branch and bound of [`solve`] with the
+    /// incumbent set to `profit - 1` from the start (a node whose [`KnapNode::bound`] is
+    /// below `profit` is pruned, and so is one worth more than `profit`) and stops at the
+    /// first node worth `profit`. Every node it visits is one that [`solve`] visits before
+    /// it first reaches the optimum (its incumbent is never above `profit - 1` until then),
+    /// so it costs at most what the search did, and usually far less. It keeps the chosen
+    /// positions as its stack of generators (an undo trail): no allocation per node.
+    ///
+    /// ```
+    /// use magpie_apps::knapsack::Instance;
+    /// let inst = Instance::new(10, &[(10, 5), (40, 4), (30, 6), (50, 3)]).unwrap();
+    /// let sol = inst.certificate(90).unwrap();
+    /// assert_eq!((sol.profit, sol.items), (90, vec![1, 3]));
+    /// assert_eq!(inst.certificate(60).unwrap().items, vec![0, 3]); // 10 + 50, weight 8
+    /// assert!(inst.certificate(91).is_none());
+    /// assert_eq!(inst.certificate(0).unwrap().items, Vec::<usize>::new());
+    /// ```
+    pub fn certificate(&self, profit: u64) -> Option<Solution> {
+        if profit == 0 {
+            return Some(Solution {
+                profit: 0,
+                items: Vec::new(),
+            });
+        }
+        let sol = branch_and_bound(self, profit - 1, profit);
+        (sol.profit == profit).then_some(sol)
     }
 
     /// Total profit and weight of `items` (file indices).
@@ -221,7 +262,9 @@ pub struct Solution {
 }
 
 /// A node of the include/exclude search tree. Items are decided in heuristic order
-/// ([`Instance::order`]); positions `0..next_item` are decided.
+/// ([`Instance::order`]); positions `0..next_item` are decided. A node is a fixed-size `Copy`
+/// value: it keeps no selection (making a child allocates nothing); the chosen items of an
+/// incumbent are made on demand by [`Instance::certificate`].
 ///
 /// ```
 /// use magpie_apps::knapsack::{Instance, KnapNode};
@@ -232,9 +275,9 @@ pub struct Solution {
 /// assert_eq!(kids.len(), 2);
 /// assert_eq!((kids[0].profit, kids[0].weight), (6, 2)); // include first
 /// assert_eq!((kids[1].profit, kids[1].weight), (0, 0)); // then exclude
-/// assert_eq!(kids[0].items(&inst), vec![0]);
+/// assert_eq!(inst.certificate(kids[0].profit).unwrap().items, vec![0]);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct KnapNode {
     /// The next heuristic position to decide.
     pub next_item: usize,
@@ -242,23 +285,21 @@ pub struct KnapNode {
     pub profit: u64,
     /// Weight of the chosen items (never above the capacity).
     pub weight: u64,
-    /// Bitset over heuristic positions: bit `k` of word `k / 64` set when position `k` is chosen.
-    pub chosen: Vec<u64>,
 }
 
 impl KnapNode {
     /// The root: nothing decided, nothing chosen.
-    pub fn root(inst: &Instance) -> KnapNode {
+    pub fn root(_inst: &Instance) -> KnapNode {
         KnapNode {
             next_item: 0,
             profit: 0,
             weight: 0,
-            chosen: vec![0; inst.len().div_ceil(64)],
         }
     }
 
     /// Upper bound on the profit of any completion: `profit` plus the Dantzig bound of the
     /// undecided items with the remaining capacity.
+    #[inline]
     pub fn bound(&self, inst: &Instance) -> u64 {
         self.profit + inst.dantzig(self.next_item, inst.capacity - self.weight)
     }
@@ -270,68 +311,64 @@ impl KnapNode {
 
     /// Lazy child generator: the child that includes item `next_item` (if it fits) and then
     /// the one that excludes it; nothing at a leaf. Each child is built only when asked for.
-    /// The generator keeps its own copy of the node (the exclude child takes it over), so it
-    /// borrows only the instance.
+    /// The generator keeps its own copy of the node, so it borrows only the instance.
+    #[inline]
     pub fn children<'a>(&self, inst: &'a Instance) -> Children<'a> {
-        let leaf = self.is_leaf(inst);
         Children {
             inst,
-            parent: if leaf { None } else { Some(self.clone()) },
-            include_tried: false,
-        }
-    }
-
-    /// The chosen items as 0-based file indices, ascending.
-    pub fn items(&self, inst: &Instance) -> Vec<usize> {
-        let mut v: Vec<usize> = (0..inst.len())
-            .filter(|&k| self.chosen[k / 64] >> (k % 64) & 1 == 1)
-            .map(|k| inst.order[k])
-            .collect();
-        v.sort_unstable();
-        v
-    }
-
-    /// This node's chosen items as a [`Solution`].
-    pub fn solution(&self, inst: &Instance) -> Solution {
-        Solution {
-            profit: self.profit,
-            items: self.items(inst),
+            parent: *self,
+            stage: if self.is_leaf(inst) {
+                Stage::Done
+            } else {
+                Stage::Include
+            },
         }
     }
 }
 
-/// The lazy child generator of a [`KnapNode`] (see [`KnapNode::children`]).
-#[derive(Debug)]
+/// The next child a [`Children`] generator yields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Include,
+    Exclude,
+    Done,
+}
+
+/// The lazy child generator of a [`KnapNode`] (see [`KnapNode::children`]): a fixed-size
+/// value (the instance, the parent and a stage).
+#[derive(Debug, Clone)]
 pub struct Children<'a> {
     inst: &'a Instance,
-    /// The parent, until the exclude child takes it over.
-    parent: Option<KnapNode>,
-    include_tried: bool,
+    parent: KnapNode,
+    stage: Stage,
 }
 
 impl Iterator for Children<'_> {
     type Item = KnapNode;
 
+    #[inline]
     fn next(&mut self) -> Option<KnapNode> {
-        let p = self.parent.as_ref()?;
+        let p = self.parent;
         let k = p.next_item;
-        if !self.include_tried {
-            self.include_tried = true;
+        if self.stage == Stage::Include {
+            self.stage = Stage::Exclude;
             let w = self.inst.sw[k];
             if p.weight + w <= self.inst.capacity {
-                let mut chosen = p.chosen.clone();
-                chosen[k / 64] |= 1 << (k % 64);
                 return Some(KnapNode {
                     next_item: k + 1,
                     profit: p.profit + self.inst.sp[k],
                     weight: p.weight + w,
-                    chosen,
                 });
             }
         }
-        let mut exclude = self.parent.take()?;
-        exclude.next_item = k + 1;
-        Some(exclude)
+        if self.stage == Stage::Exclude {
+            self.stage = Stage::Done;
+            return Some(KnapNode {
+                next_item: k + 1,
+                ..p
+            });
+        }
+        None
     }
 }
 
@@ -345,7 +382,7 @@ impl Iterator for Children<'_> {
 /// let inst = Instance::new(50, &[(60, 10), (100, 20), (120, 30)]).unwrap();
 /// let best = optimise(&inst, Skeleton::Sequential, &Options::default()).value.unwrap();
 /// assert_eq!(best.0, 220);
-/// assert_eq!(best.1.items(&inst), vec![1, 2]);
+/// assert_eq!(inst.certificate(best.1.profit).unwrap().items, vec![1, 2]);
 /// ```
 impl magpie::search::SearchSpace for Instance {
     type Node = KnapNode;
@@ -370,15 +407,13 @@ impl magpie::search::Objective for Instance {
     }
 }
 
-/// Depth (in items) above which [`solve`] recurses on a thread with a larger stack.
-const DEEP: usize = 1000;
-
 /// Exact optimum by plain sequential depth-first branch and bound over [`KnapNode`]s
 /// (include first, prune a child when its [`KnapNode::bound`] is not above the best profit
 /// so far). The reference and the sequential baseline for parallel skeletons.
 ///
-/// The recursion is as deep as the number of items; above 1000 items it runs on a scoped
-/// thread with a stack sized for that.
+/// An explicit loop over a stack of child generators (one allocation per call, none per
+/// node, no recursion however many items); the chosen items of each new incumbent are read
+/// off that stack.
 ///
 /// ```
 /// use magpie_apps::knapsack::{solve, Instance};
@@ -388,36 +423,53 @@ const DEEP: usize = 1000;
 /// assert_eq!(sol.items, vec![1, 2]);
 /// ```
 pub fn solve(inst: &Instance) -> Solution {
-    let run = || {
-        let root = KnapNode::root(inst);
-        let mut best = root.clone();
-        branch(inst, &root, &mut best);
-        best.solution(inst)
-    };
-    if inst.len() <= DEEP {
-        run()
-    } else {
-        let stack = (4 << 20) + inst.len() * 1024;
-        std::thread::scope(|s| {
-            std::thread::Builder::new()
-                .name("knapsack-solve".into())
-                .stack_size(stack)
-                .spawn_scoped(s, run)
-                .expect("cannot spawn the knapsack solver thread")
-                .join()
-                .expect("the knapsack solver panicked")
-        })
-    }
+    branch_and_bound(inst, 0, u64::MAX)
 }
 
-fn branch(inst: &Instance, node: &KnapNode, best: &mut KnapNode) {
-    if node.profit > best.profit {
-        *best = node.clone();
+/// The depth-first branch and bound behind [`solve`] and [`Instance::certificate`]: the
+/// incumbent starts at `floor` (the empty selection); a child is entered when its bound is
+/// above the incumbent and its profit at most `ceiling`; a node worth more than the
+/// incumbent becomes the incumbent, and the search stops once the incumbent is `ceiling`.
+/// Returns the incumbent with its items (none when nothing beat `floor`).
+fn branch_and_bound(inst: &Instance, floor: u64, ceiling: u64) -> Solution {
+    let root = KnapNode::root(inst);
+    let mut best = floor;
+    // Heuristic positions chosen by the incumbent (reused buffer).
+    let mut chosen: Vec<usize> = Vec::new();
+    if root.bound(inst) <= floor {
+        return Solution {
+            profit: floor,
+            items: Vec::new(),
+        };
     }
-    for child in node.children(inst) {
-        if child.bound(inst) > best.profit {
-            branch(inst, &child, best);
+    // stack[d] generates the children of the node at depth d (whose next_item is d).
+    let mut stack: Vec<Children<'_>> = Vec::with_capacity(inst.len() + 1);
+    stack.push(root.children(inst));
+    while let Some(top) = stack.last_mut() {
+        let Some(child) = top.next() else {
+            stack.pop();
+            continue;
+        };
+        if child.profit > ceiling || child.bound(inst) <= best {
+            continue;
         }
+        if child.profit > best {
+            best = child.profit;
+            chosen.clear();
+            // Position d was included iff the weight grew from depth d to depth d + 1.
+            let depth_weight = |d: usize| stack.get(d).map_or(child.weight, |g| g.parent.weight);
+            chosen.extend((0..stack.len()).filter(|&d| depth_weight(d + 1) > depth_weight(d)));
+            if best == ceiling {
+                break;
+            }
+        }
+        stack.push(child.children(inst));
+    }
+    let mut items: Vec<usize> = chosen.iter().map(|&k| inst.order[k]).collect();
+    items.sort_unstable();
+    Solution {
+        profit: best,
+        items,
     }
 }
 

@@ -107,6 +107,10 @@ fn low_dimensional_and_large_scale_optima() {
         let sol = solve(&inst);
         eprintln!("{name}: n {} solved in {:?}", inst.len(), t.elapsed());
         check_solution(&inst, &sol, opt, name);
+        // The certificate made on demand for the optimum, and none for one more.
+        let cert = inst.certificate(opt).expect("a certificate of the optimum");
+        check_solution(&inst, &cert, opt, &format!("{name}: certificate"));
+        assert_eq!(inst.certificate(opt + 1), None, "{name}: optimum + 1");
         if dir == "large_scale" {
             check_stated_selection(&inst, opt, name);
         }
@@ -207,6 +211,44 @@ fn random_instances_match_dp() {
         check_solution(&inst, &dp, dp.profit, &what);
         // The bound of every node on the path to the optimum is at least the optimum.
         assert!(KnapNode::root(&inst).bound(&inst) >= dp.profit, "{what}");
+        if n <= 12 {
+            certificates_match_brute_force(&inst, &what);
+        }
+    }
+}
+
+/// `certificate(p)` finds a selection worth exactly `p` for every profit `p` some feasible
+/// subset reaches (checked by enumerating all subsets), and `None` for every other `p` up to
+/// one above the optimum.
+fn certificates_match_brute_force(inst: &Instance, what: &str) {
+    let n = inst.len();
+    let mut reachable = std::collections::BTreeSet::new();
+    for mask in 0u32..1 << n {
+        let items: Vec<usize> = (0..n).filter(|&i| mask >> i & 1 == 1).collect();
+        let (p, w) = inst.evaluate(&items);
+        if w <= inst.capacity() {
+            reachable.insert(p);
+        }
+    }
+    let top = *reachable.last().expect("the empty set is feasible");
+    for p in 0..=top + 1 {
+        match inst.certificate(p) {
+            Some(sol) => {
+                assert!(
+                    reachable.contains(&p),
+                    "{what}: certificate for unreachable {p}"
+                );
+                assert_eq!(sol.profit, p, "{what}");
+                let (sp, sw) = inst.evaluate(&sol.items);
+                assert_eq!(sp, p, "{what}: certificate of {p} is worth {sp}");
+                assert!(
+                    sw <= inst.capacity(),
+                    "{what}: certificate of {p} weighs {sw}"
+                );
+                assert!(sol.items.windows(2).all(|w| w[0] < w[1]), "{what}: sorted");
+            }
+            None => assert!(!reachable.contains(&p), "{what}: no certificate for {p}"),
+        }
     }
 }
 
@@ -219,7 +261,7 @@ fn node_children_are_lazy_and_ordered() {
     let mut kids = root.children(&inst);
     let inc = kids.next().unwrap();
     assert_eq!((inc.next_item, inc.profit, inc.weight), (1, 10, 2));
-    assert_eq!(inc.items(&inst), vec![1]);
+    assert_eq!(inst.certificate(inc.profit).unwrap().items, vec![1]);
     // Including item 0 (weight 3) no longer fits: only the exclude child.
     let grand: Vec<KnapNode> = inc.children(&inst).collect();
     assert_eq!(grand.len(), 1);

@@ -801,10 +801,9 @@ fn check_knapsack(
     let (value, node) = got.as_ref().expect("the empty knapsack is a solution");
     assert_eq!(*value, optimum as i64, "{what}: optimum");
     assert_eq!(node.profit, optimum, "{what}: node profit");
-    let items = node.items(inst);
+    let items = inst.certificate(node.profit).expect("a certificate").items;
     let (p, w) = inst.evaluate(&items);
     assert_eq!(p, optimum, "{what}: profit of the chosen items {items:?}");
-    assert_eq!(w, node.weight, "{what}: weight of the chosen items");
     assert!(w <= inst.capacity(), "{what}: {w} > capacity");
 }
 
@@ -839,7 +838,8 @@ fn knapsack_on_every_skeleton_pool_and_deque() {
             let hit = c.run(|sk| search::decide(inst, *optimum as i64, sk, &Options::default()));
             let node = hit.value.expect("the optimum is reachable");
             assert_eq!(node.profit, *optimum, "{what}: decision");
-            let (p, w) = inst.evaluate(&node.items(inst));
+            let cert = inst.certificate(node.profit).expect("a certificate");
+            let (p, w) = inst.evaluate(&cert.items);
             assert!(p == *optimum && w <= inst.capacity(), "{what}: decision");
             check_stats(&hit.stats, c, &what);
             let miss =

@@ -49,6 +49,7 @@ mod distributed;
 mod harness;
 mod join;
 mod kernels;
+mod knapsack_c;
 mod loops;
 mod omp;
 mod search;

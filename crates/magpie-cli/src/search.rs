@@ -1026,7 +1026,13 @@ pub(crate) fn checked(
             let inst: &knapsack::Instance = inst;
             let (profit, node) = value
                 .ok_or_else(|| Failure::Check("the search returned no selection at all".into()))?;
-            let items = node.items(inst);
+            // The node keeps no selection: a selection worth its profit, made now.
+            let items = inst
+                .certificate(node.profit)
+                .ok_or_else(|| {
+                    Failure::Check(format!("no selection is worth the reported {profit}"))
+                })?
+                .items;
             let (sum, weight) = inst.evaluate(&items);
             check(
                 profit >= 0 && sum == profit as u64 && weight <= inst.capacity(),

@@ -282,7 +282,7 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
             let mut nodes = 0;
             for ((inst, want), (best, n)) in k.instances.iter().zip(results) {
                 let (value, node) = best.ok_or_else(|| format!("{}: no solution", inst.name()))?;
-                check_knapsack(inst, *want, value as u64, &node.items(inst))?;
+                check_knapsack(inst, *want, value as u64, &certificate(inst, &node)?)?;
                 nodes += n;
             }
             Ok(Sample {
@@ -316,7 +316,7 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
                 let (value, node) = out
                     .value
                     .ok_or_else(|| format!("{}: no solution", inst.name()))?;
-                check_knapsack(inst, *want, value as u64, &node.items(inst))?;
+                check_knapsack(inst, *want, value as u64, &certificate(inst, &node)?)?;
                 nodes += out.stats.expanded;
             }
             Ok(Sample {
@@ -325,6 +325,16 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
             })
         }),
     }
+}
+
+/// The chosen items of a knapsack search's incumbent, made on demand (after the timed solve).
+fn certificate(
+    inst: &magpie_apps::knapsack::Instance,
+    node: &magpie_apps::knapsack::KnapNode,
+) -> Result<Vec<usize>, String> {
+    inst.certificate(node.profit)
+        .map(|s| s.items)
+        .ok_or_else(|| format!("{}: no selection is worth {}", inst.name(), node.profit))
 }
 
 /// TSP with the heuristic tour's length as the initial bound (computed once, untimed, for

@@ -5,13 +5,13 @@
 //!
 //! ```text
 //! cargo run --release -p magpie-bench -- search [--runs N] [--json] [--quick]
-//!     [--experiments overhead,speedup,peers,sequential] [--workers 2] [--deque NAME]
+//!     [--experiments overhead,speedup,peers,sequential,cpeer] [--workers 2] [--deque NAME]
 //!     [--overhead-apps uts,ns,nqueens,maxclique,knapsack,tsp]
 //!     [--speedup-apps uts,ns,maxclique] [--genus 35] [--cliques brock400_1,brock400_3]
 //!     [--skeletons dbs:1,dbs:2,dbs:3,budget:10000,ss] [--clique-skeletons dbs:2]
 //!     [--peers-apps uts,nqueens] [--rayon-depths 2,4,6]
 //!     [--sequential-items clique:brock400_1,ns:36,...] [--sequential-solver reference]
-//!     [--timeout 1800]
+//!     [--timeout 1800] [--cpeer-items knapPI_3_200_1000_1,knapPI_3_500_1000_1,...]
 //! ```
 //!
 //! Experiments (each measures `--runs` timed runs, default 5, after one untimed warm-up run
@@ -61,6 +61,17 @@
 //!    items with `--sequential-items`. `--quick`: brock200_4, genus 24, UTS T3,
 //!    knapPI_3_200_1000_1, bayg29. Measured on the development VM (loaded, one run): eil51
 //!    about 5 s, st70 about 75 s (`tsp:st70`); eil76 not measured.
+//! 5. **cpeer** — knapsack: the `Sequential` skeleton on a 1-worker pool vs a minimal C
+//!    depth-first branch and bound with the same Dantzig bound (`csrc/knapsack_bb.c`, built by
+//!    `build.rs` with `-O3`; wrapper `knapsack_c.rs`), one instance per comparison,
+//!    alternately. Both must reach the known optimum and count the same nodes (same tree and
+//!    pruning; the C program returns no selection, the skeleton's certificate is checked).
+//!    Ratio Sequential/C, target <= 2.0; `knapsack::solve` (same tree, on the calling
+//!    thread as the C program, no pool hand-off) is informational. `--cpeer-items` (knapsack specs as in
+//!    `sequential`; default `knapPI_3_200_1000_1, knapPI_3_500_1000_1, knapPI_2_1000_1000_1,
+//!    knapPI_1_2000_1000_1`: the shared files have no 1000-item knapPI_3 instance, and
+//!    knapPI_3_2000 runs for minutes in both solvers). `--quick`: knapPI_3_100, knapPI_3_200.
+//!    A few seconds in all.
 //!
 //! Skeleton names: `seq`, `dbs:D` (DepthBounded), `budget:B`, `ss` / `ss-all`
 //! (StackStealing, one / all siblings), `ordered:D` / `ordered-disc:D`.
@@ -70,6 +81,7 @@
 //! `--json`, a JSON array of all rows on stdout. Wrong answers are reported as ERROR rows
 //! and make the command fail after the other items ran.
 
+mod cpeer;
 mod instances;
 mod jobs;
 mod measure;
@@ -90,14 +102,16 @@ pub enum Experiment {
     Speedup,
     Peers,
     Sequential,
+    Cpeer,
 }
 
 impl Experiment {
-    const ALL: [Experiment; 4] = [
+    const ALL: [Experiment; 5] = [
         Experiment::Overhead,
         Experiment::Speedup,
         Experiment::Peers,
         Experiment::Sequential,
+        Experiment::Cpeer,
     ];
 
     fn name(self) -> &'static str {
@@ -106,6 +120,7 @@ impl Experiment {
             Experiment::Speedup => "speedup",
             Experiment::Peers => "peers",
             Experiment::Sequential => "sequential",
+            Experiment::Cpeer => "cpeer",
         }
     }
 }
@@ -317,6 +332,9 @@ pub struct SearchArgs {
     /// sequential: seconds each run may take before its process is killed.
     #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
+    /// cpeer: the knapsack instances (specs as for `sequential`'s `knapsack:` items).
+    #[arg(long, value_delimiter = ',')]
+    pub cpeer_items: Option<Vec<String>>,
     /// Internal: run one sequential item in this process and report on stdout.
     #[arg(long, hide = true)]
     pub child_item: Option<String>,
@@ -571,6 +589,7 @@ pub fn run(args: &SearchArgs) -> Result<(), String> {
             Experiment::Speedup => speedup::run_speedup(args, &mut report),
             Experiment::Peers => speedup::run_peers(args, &mut report),
             Experiment::Sequential => sequential::run(args, &mut report),
+            Experiment::Cpeer => cpeer::run(args, &mut report),
         };
         eprintln!("{e}: done in {:.1} s\n", start.elapsed().as_secs_f64());
         report.print_experiment(e, &title);
