@@ -130,7 +130,9 @@ pub fn uts<'a>(tree: &'a UtsTree, solver: Solver<'a>) -> Job<'a> {
     }
 }
 
-fn check_ns(genus: usize, counts: &[u64]) -> Result<u64, String> {
+/// Checks NS counts per genus `0..=genus` against `ns::EXPECTED_COUNTS`; returns the
+/// tree's size (their sum).
+pub fn check_ns(genus: usize, counts: &[u64]) -> Result<u64, String> {
     let want = &ns::EXPECTED_COUNTS[..=genus];
     if counts == want {
         Ok(want.iter().sum())

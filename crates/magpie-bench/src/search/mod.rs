@@ -301,11 +301,13 @@ pub struct SearchArgs {
     /// speedup: the skeletons for max clique (screened likewise when more than one).
     #[arg(long, value_delimiter = ',', default_value = "dbs:2")]
     pub clique_skeletons: Vec<Skel>,
-    /// peers: the workloads (uts, nqueens).
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [App::Uts, App::Nqueens])]
+    /// peers: the workloads (uts, nqueens, ns, maxclique).
+    #[arg(long, value_enum, value_delimiter = ',',
+          default_values_t = [App::Uts, App::Nqueens, App::Ns, App::Maxclique])]
     pub peers_apps: Vec<App>,
     /// peers: rayon spawn depths screened (children of nodes above this depth are rayon
-    /// tasks; default 2,4,6 for UTS and 2,3,4 for N-Queens).
+    /// tasks; default 2,4,6 for UTS, 2,3,4 for N-Queens, 8,12,16,20 (genus) for NS and
+    /// 1,2,3 (clique size) for max clique).
     #[arg(long, value_delimiter = ',')]
     pub rayon_depths: Option<Vec<usize>>,
     /// sequential: the items (clique:GRAPH, ns:GENUS, uts:TREE, knapsack:SPEC, tsp:NAME).

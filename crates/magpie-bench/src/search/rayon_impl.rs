@@ -2,11 +2,15 @@
 //! depth the search is the plain sequential code; above it, each child is a rayon task
 //! (`par_iter` over the collected children, i.e. `rayon::join` under the hood).
 
-use super::jobs::UtsTree;
+use super::instances::Clique;
+use super::jobs::{self, UtsTree};
 use super::measure::{Job, Sample};
+use magpie_apps::maxclique::{self, CliqueNode};
 use magpie_apps::nqueens::{Board, Placement};
+use magpie_apps::ns::{self, Semigroup};
 use magpie_apps::uts::{self, Counts, Node, Params};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 fn uts_rec(p: &Params, node: &Node, spawn_depth: u32) -> Counts {
@@ -82,5 +86,99 @@ pub fn nqueens(n: u32, pool: &rayon::ThreadPool, spawn_depth: usize) -> Job<'_> 
             ));
         }
         Ok(Sample { time, nodes: None })
+    })
+}
+
+fn ns_rec(s: &Semigroup, max_genus: usize, spawn_depth: usize) -> Vec<u64> {
+    let g = s.genus();
+    if g >= spawn_depth || g >= max_genus {
+        return ns::count_from(s, max_genus);
+    }
+    let kids: Vec<Semigroup> = s.children().collect();
+    let mut counts = kids
+        .par_iter()
+        .map(|k| ns_rec(k, max_genus, spawn_depth))
+        .reduce(
+            || vec![0; max_genus + 1],
+            |mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                a
+            },
+        );
+    counts[g] += 1;
+    counts
+}
+
+/// NS down to `tree.max_genus()` on `pool`: the children of semigroups of genus below
+/// `spawn_depth` are rayon tasks; the subtrees at that genus are counted by
+/// `ns::count_from` (the walk of `ns::count_by_genus`).
+pub fn ns<'a>(tree: &'a ns::Tree, pool: &'a rayon::ThreadPool, spawn_depth: usize) -> Job<'a> {
+    Box::new(move || {
+        let g = tree.max_genus();
+        let t = Instant::now();
+        let counts = pool.install(|| ns_rec(&Semigroup::root(), g, spawn_depth));
+        let time = t.elapsed();
+        let total = jobs::check_ns(g, &counts)?;
+        Ok(Sample {
+            time,
+            nodes: Some(total),
+        })
+    })
+}
+
+/// The best clique (in the sorted graph's numbering) of the subtree of `node`, at `depth`
+/// (= its clique's size), if one beats `incumbent` when found, and the nodes branched to
+/// below `node`.
+fn clique_rec(
+    g: &maxclique::Graph,
+    node: &CliqueNode,
+    incumbent: &AtomicUsize,
+    spawn_depth: usize,
+) -> (Option<Vec<usize>>, u64) {
+    if node.clique.len() >= spawn_depth || node.candidates.is_empty() {
+        return maxclique::max_clique_from(g, node, incumbent);
+    }
+    // The children in the colour order (non-increasing bounds), built up front.
+    let kids: Vec<(usize, CliqueNode)> = node.children(g).collect();
+    kids.par_iter()
+        .map(|(bound, child)| {
+            if *bound <= incumbent.load(Ordering::Relaxed) {
+                return (None, 0);
+            }
+            let (best, nodes) = clique_rec(g, child, incumbent, spawn_depth);
+            (best, nodes + 1)
+        })
+        .reduce(
+            || (None, 0),
+            |(a, na), (b, nb)| {
+                let best = match (a, b) {
+                    (Some(a), Some(b)) => Some(if b.len() > a.len() { b } else { a }),
+                    (a, b) => a.or(b),
+                };
+                (best, na + nb)
+            },
+        )
+}
+
+/// Max clique on `pool`: the children of nodes whose clique has fewer than `spawn_depth`
+/// vertices are rayon tasks, pruned against a shared incumbent (an `AtomicUsize`) when they
+/// start; below, the hand-written branch and bound of `max_clique_counted`
+/// (`maxclique::max_clique_from`, re-reading the incumbent before each branch). Nodes
+/// counted as `max_clique_counted` does (the root and every clique branched to); they vary
+/// from run to run with the order the incumbent improves.
+pub fn maxclique<'a>(clq: &'a Clique, pool: &'a rayon::ThreadPool, spawn_depth: usize) -> Job<'a> {
+    Box::new(move || {
+        let g = &clq.sorted;
+        let t = Instant::now();
+        let (best, nodes) = pool.install(|| {
+            let incumbent = AtomicUsize::new(0);
+            clique_rec(g, &CliqueNode::root(g), &incumbent, spawn_depth)
+        });
+        let time = t.elapsed();
+        clq.check_sorted(&best.unwrap_or_default())?;
+        Ok(Sample {
+            time,
+            nodes: Some(nodes + 1),
+        })
     })
 }
