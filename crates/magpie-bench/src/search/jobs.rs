@@ -106,6 +106,7 @@ pub fn uts<'a>(tree: &'a UtsTree, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Reference => Box::new(move || {
@@ -114,6 +115,7 @@ pub fn uts<'a>(tree: &'a UtsTree, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(c.nodes),
+                per_worker: None,
             })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
@@ -125,6 +127,7 @@ pub fn uts<'a>(tree: &'a UtsTree, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(out.stats.expanded),
+                per_worker: Some(out.stats.per_worker),
             })
         }),
     }
@@ -154,6 +157,7 @@ pub fn ns<'a>(tree: &'a ns::Tree, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Reference => Box::new(move || {
@@ -162,6 +166,7 @@ pub fn ns<'a>(tree: &'a ns::Tree, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(total),
+                per_worker: None,
             })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
@@ -173,6 +178,7 @@ pub fn ns<'a>(tree: &'a ns::Tree, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(out.stats.expanded),
+                per_worker: Some(out.stats.per_worker),
             })
         }),
     }
@@ -200,12 +206,17 @@ pub fn nqueens<'a>(board: &'a nqueens::Board, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Reference => Box::new(move || {
             let (time, count) = timed(|| nqueens::count(n));
             check_queens(n, count)?;
-            Ok(Sample { time, nodes: None })
+            Ok(Sample {
+                time,
+                nodes: None,
+                per_worker: None,
+            })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
             let (time, out) = timed(|| {
@@ -215,6 +226,7 @@ pub fn nqueens<'a>(board: &'a nqueens::Board, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(out.stats.expanded),
+                per_worker: Some(out.stats.per_worker),
             })
         }),
     }
@@ -230,6 +242,7 @@ pub fn maxclique<'a>(clq: &'a Clique, space: &'a CliqueSpace, solver: Solver<'a>
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Reference => Box::new(move || {
@@ -238,6 +251,7 @@ pub fn maxclique<'a>(clq: &'a Clique, space: &'a CliqueSpace, solver: Solver<'a>
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
@@ -261,6 +275,7 @@ pub fn maxclique<'a>(clq: &'a Clique, space: &'a CliqueSpace, solver: Solver<'a>
             Ok(Sample {
                 time,
                 nodes: Some(out.stats.expanded),
+                per_worker: Some(out.stats.per_worker),
             })
         }),
     }
@@ -285,6 +300,7 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Reference => Box::new(move || {
@@ -297,7 +313,11 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
             for ((inst, want), sol) in k.instances.iter().zip(results) {
                 check_knapsack(inst, *want, sol.profit, &sol.items)?;
             }
-            Ok(Sample { time, nodes: None })
+            Ok(Sample {
+                time,
+                nodes: None,
+                per_worker: None,
+            })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
             let (time, results) = timed(|| {
@@ -319,6 +339,7 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
     }
@@ -335,6 +356,7 @@ pub fn tsp<'a>(t: &'a Tsp, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Reference => Box::new(move || {
@@ -346,7 +368,11 @@ pub fn tsp<'a>(t: &'a Tsp, solver: Solver<'a>) -> Job<'a> {
                 ));
             }
             t.check(tour.length)?;
-            Ok(Sample { time, nodes: None })
+            Ok(Sample {
+                time,
+                nodes: None,
+                per_worker: None,
+            })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
             let opts = Options {
@@ -358,6 +384,7 @@ pub fn tsp<'a>(t: &'a Tsp, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(out.stats.expanded),
+                per_worker: Some(out.stats.per_worker),
             })
         }),
     }

@@ -11,10 +11,23 @@ pub const WARMUP_LIMIT: Duration = Duration::from_secs(20);
 
 /// One checked run: its time (of the solve alone, not of loading or checking) and the
 /// search-tree nodes it counted, if it counts them.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Sample {
     pub time: Duration,
     pub nodes: Option<u64>,
+    /// Nodes visited by each worker (`SearchStats::per_worker`), for the skeletons.
+    pub per_worker: Option<Vec<u64>>,
+}
+
+/// Each worker's share of `per_worker`'s nodes (sum 1; `None` when no node was counted).
+pub fn shares(per_worker: &[u64]) -> Option<Vec<f64>> {
+    let total: u64 = per_worker.iter().sum();
+    (total > 0).then(|| {
+        per_worker
+            .iter()
+            .map(|&n| n as f64 / total as f64)
+            .collect()
+    })
 }
 
 /// A job: one solve, timed and checked against the oracle (`Err` on a wrong answer).
@@ -76,6 +89,15 @@ impl<'a> Contender<'a> {
         row.max_s = Some(max);
         row.nodes = nodes;
         row.nodes_per_s = nodes.map(|n| n as f64 / median);
+        if self.workers > 1 {
+            // The per-worker node shares of the median run (by time).
+            let mut by_time: Vec<&Sample> = self.samples.iter().collect();
+            by_time.sort_by_key(|s| s.time);
+            row.worker_shares = by_time
+                .get(by_time.len() / 2)
+                .and_then(|s| s.per_worker.as_deref())
+                .and_then(shares);
+        }
         if self.warmup.is_none() {
             row.add_note("no warm-up (first run over the warm-up limit)");
         }

@@ -283,11 +283,11 @@ pub struct SearchArgs {
     /// overhead: the apps.
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = App::ALL)]
     pub overhead_apps: Vec<App>,
-    /// speedup: the workloads (uts, ns, maxclique).
+    /// speedup: the workloads (uts, ns, nqueens, maxclique).
     #[arg(long, value_enum, value_delimiter = ',',
-          default_values_t = [App::Uts, App::Ns, App::Maxclique])]
+          default_values_t = [App::Uts, App::Ns, App::Nqueens, App::Maxclique])]
     pub speedup_apps: Vec<App>,
-    /// speedup: the NS genus (default 35; 26 with --quick).
+    /// speedup: the NS genus (default 34; 26 with --quick).
     #[arg(long)]
     pub genus: Option<u64>,
     /// speedup: DIMACS graphs for max clique, by name under shared/instances/dimacs/
@@ -349,6 +349,9 @@ pub struct Row {
     /// sequential item that did not finish within the timeout.
     pub verdict: Option<String>,
     pub note: String,
+    /// For a multi-worker skeleton contender: the share of the nodes each worker visited
+    /// (index = worker), in the median run.
+    pub worker_shares: Option<Vec<f64>>,
 }
 
 impl Row {
@@ -369,6 +372,7 @@ impl Row {
             target: None,
             verdict: None,
             note: String::new(),
+            worker_shares: None,
         }
     }
 
@@ -506,6 +510,12 @@ fn table(title: &str, rows: &[&Row]) -> String {
         "nodes", "Mnodes/s", "ratio", "target", "verdict"
     );
     for r in rows {
+        let mut note = r.note.clone();
+        if let Some(shares) = &r.worker_shares {
+            let shares: Vec<String> = shares.iter().map(|x| format!("{x:.2}")).collect();
+            let sep = if note.is_empty() { "" } else { "; " };
+            note = format!("{note}{sep}worker shares {}", shares.join("/"));
+        }
         let _ = writeln!(
             out,
             "{:<20} {:<26} {:<30} {:>2} {:>4} {:>9} {:>9} {:>9} {:>13} {:>9} {:>6} {:>8} {:<7} {}",
@@ -522,7 +532,7 @@ fn table(title: &str, rows: &[&Row]) -> String {
             f(r.ratio, 3),
             r.target.as_deref().unwrap_or("-"),
             r.verdict.as_deref().unwrap_or("-"),
-            r.note
+            note
         );
     }
     out.push('\n');

@@ -42,6 +42,7 @@ pub fn uts<'a>(tree: &'a UtsTree, pool: &'a rayon::ThreadPool, spawn_depth: u32)
         Ok(Sample {
             time,
             nodes: Some(c.nodes),
+            per_worker: None,
         })
     })
 }
@@ -85,7 +86,11 @@ pub fn nqueens(n: u32, pool: &rayon::ThreadPool, spawn_depth: usize) -> Job<'_> 
                 "nqueens {n} (rayon): {count} solutions, expected {want}"
             ));
         }
-        Ok(Sample { time, nodes: None })
+        Ok(Sample {
+            time,
+            nodes: None,
+            per_worker: None,
+        })
     })
 }
 
@@ -122,6 +127,7 @@ pub fn ns<'a>(tree: &'a ns::Tree, pool: &'a rayon::ThreadPool, spawn_depth: usiz
         Ok(Sample {
             time,
             nodes: Some(total),
+            per_worker: None,
         })
     })
 }
@@ -179,6 +185,7 @@ pub fn maxclique<'a>(clq: &'a Clique, pool: &'a rayon::ThreadPool, spawn_depth: 
         Ok(Sample {
             time,
             nodes: Some(nodes + 1),
+            per_worker: None,
         })
     })
 }
