@@ -189,3 +189,53 @@ pub fn maxclique<'a>(clq: &'a Clique, pool: &'a rayon::ThreadPool, spawn_depth: 
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use magpie_apps::maxclique::Graph;
+
+    fn pool() -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn ns_counts_every_genus_at_every_spawn_depth() {
+        let pool = pool();
+        let tree = ns::Tree::new(16).unwrap();
+        let want: u64 = ns::EXPECTED_COUNTS[..=16].iter().sum();
+        for d in [0, 1, 5, 15, 16, 30] {
+            // The job checks every genus's count against the oracle.
+            let s = ns(&tree, &pool, d)().unwrap();
+            assert_eq!(s.nodes, Some(want), "spawn depth {d}");
+        }
+    }
+
+    #[test]
+    fn maxclique_finds_omega_at_every_spawn_depth() {
+        let pool = pool();
+        for seed in 1..4 {
+            let graph = Graph::random(70, 0.6, seed);
+            let (want, want_nodes) = maxclique::max_clique_counted(&graph);
+            let (sorted, order) = graph.sorted_by_degree();
+            let clq = Clique {
+                name: format!("random {seed}"),
+                graph,
+                sorted,
+                order,
+                omega: want.len(),
+            };
+            for d in [0, 1, 2, 3, 100] {
+                // The job checks the clique's size against omega and that it is a clique.
+                let s = maxclique(&clq, &pool, d)().unwrap();
+                if d == 0 {
+                    // No task: max_clique_counted's search, node for node.
+                    assert_eq!(s.nodes, Some(want_nodes), "seed {seed}");
+                }
+            }
+        }
+    }
+}
