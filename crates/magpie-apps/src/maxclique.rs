@@ -23,6 +23,7 @@
 use crate::input::InputError;
 use crate::pool::Words;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The largest `N` [`parse_dimacs`] accepts: the bitset adjacency matrix takes `N²/8` bytes
 /// (512 MiB here) however short the file, so the reader checks a `p` line's `N` against this
@@ -649,6 +650,11 @@ impl CliqueNode {
         bits(&self.words[..self.w()])
     }
 
+    /// The candidates as a bitset (`⌈n/64⌉` words, bit `v % 64` of word `v / 64`).
+    pub fn candidate_words(&self) -> &[u64] {
+        &self.words[..self.w()]
+    }
+
     /// Whether no vertex can extend the clique (a leaf).
     pub fn is_leaf(&self) -> bool {
         self.words[..self.w()].iter().all(|&x| x == 0)
@@ -896,9 +902,63 @@ pub fn max_clique(g: &Graph) -> Vec<usize> {
 /// assert_eq!((c, nodes), (vec![1, 2], 3));
 /// ```
 pub fn max_clique_counted(g: &Graph) -> (Vec<usize>, u64) {
-    let mut s = Search::new(g, 0, false);
+    let (graph, order) = g.sorted_by_degree();
+    let mut s = Search::new(&graph, 0, false, None);
     s.run();
-    (s.best_original(), s.nodes)
+    (s.best_original(&order), s.nodes)
+}
+
+/// The branch-and-bound of [`max_clique_counted`] from `node` instead of the root, pruning
+/// against a shared incumbent, for parallel searches that split the tree near the root and
+/// search the subtrees below sequentially. `g` is the graph `node`'s vertices index (the
+/// search does not renumber it: pass a graph sorted by [`Graph::sorted_by_degree`] for
+/// [`max_clique_counted`]'s order). `incumbent` is the size of the best clique known
+/// anywhere; it is re-read before each branch and raised (`fetch_max`) when this search
+/// finds a bigger one.
+///
+/// Returns the biggest clique found in `node`'s subtree that beat the incumbent when found
+/// (`node.clique` first, then the vertices added, in `g`'s numbering), or `None`, and the
+/// number of nodes branched to below `node` (`node` itself not counted). `node` is a leaf
+/// when it has no candidates: then its clique is compared with the incumbent.
+///
+/// ```
+/// use magpie_apps::maxclique::{max_clique_counted, max_clique_from, CliqueNode, Graph};
+/// use std::sync::atomic::AtomicUsize;
+/// let g = Graph::from_edges(5, &[(0, 1), (1, 2), (0, 2), (2, 3), (3, 4)]);
+/// let (sorted, order) = g.sorted_by_degree();
+/// let best = AtomicUsize::new(0);
+/// let (clique, nodes) = max_clique_from(&sorted, &CliqueNode::root(&sorted), &best);
+/// let mut ids: Vec<usize> = clique.unwrap().iter().map(|&v| order[v] + 1).collect();
+/// ids.sort_unstable();
+/// assert_eq!(ids, [1, 2, 3]);
+/// assert_eq!(best.into_inner(), 3);
+/// // From the root, the same tree as max_clique_counted (which counts the root too).
+/// assert_eq!(nodes + 1, max_clique_counted(&g).1);
+/// // Nothing beats an incumbent of 3.
+/// let best = AtomicUsize::new(3);
+/// assert_eq!(max_clique_from(&sorted, &CliqueNode::root(&sorted), &best).0, None);
+/// ```
+pub fn max_clique_from(
+    g: &Graph,
+    node: &CliqueNode,
+    incumbent: &AtomicUsize,
+) -> (Option<Vec<usize>>, u64) {
+    let target = incumbent.load(Ordering::Relaxed);
+    let mut s = Search::new(g, target, false, Some(incumbent));
+    s.clique = node.clique();
+    if node.is_leaf() {
+        if node.size() > target {
+            incumbent.fetch_max(node.size(), Ordering::Relaxed);
+            return (Some(s.clique), 0);
+        }
+        return (None, 0);
+    }
+    s.levels.push(Level {
+        candidates: node.candidate_words().to_vec(),
+        ..Level::default()
+    });
+    s.expand(0);
+    ((!s.best.is_empty()).then_some(s.best), s.nodes)
 }
 
 /// A clique of exactly `k` vertices (1-based ids, ascending), or `None` if there is none; the
@@ -918,9 +978,10 @@ pub fn find_clique_of_size(g: &Graph, k: usize) -> Option<Vec<usize>> {
     if k > g.n() {
         return None;
     }
-    let mut s = Search::new(g, k - 1, true);
+    let (graph, order) = g.sorted_by_degree();
+    let mut s = Search::new(&graph, k - 1, true, None);
     s.run();
-    (s.best.len() == k).then(|| s.best_original())
+    (s.best.len() == k).then(|| s.best_original(&order))
 }
 
 /// One depth's buffers: its candidate words and its colouring ([`pack`]ed).
@@ -930,11 +991,10 @@ struct Level {
     order: Vec<u64>,
 }
 
-/// The recursive branch-and-bound over the degree-sorted graph (buffers reused per depth, so
-/// a node allocates nothing once its depth has been reached before).
-struct Search {
-    graph: Graph,
-    order: Vec<usize>, // sorted id -> original id
+/// The recursive branch-and-bound over a graph (degree-sorted by its callers; buffers reused
+/// per depth, so a node allocates nothing once its depth has been reached before).
+struct Search<'g> {
+    graph: &'g Graph,
     clique: Vec<usize>,
     best: Vec<usize>,
     /// The size to beat (`best.len()` or, for the decision variant, `k - 1`).
@@ -944,14 +1004,20 @@ struct Search {
     nodes: u64,
     levels: Vec<Level>,
     scratch: ColourScratch,
+    /// The best size known to other searches ([`max_clique_from`]): read before each
+    /// branch, raised on each improvement.
+    shared: Option<&'g AtomicUsize>,
 }
 
-impl Search {
-    fn new(g: &Graph, target: usize, stop_at_first: bool) -> Self {
-        let (graph, order) = g.sorted_by_degree();
+impl<'g> Search<'g> {
+    fn new(
+        graph: &'g Graph,
+        target: usize,
+        stop_at_first: bool,
+        shared: Option<&'g AtomicUsize>,
+    ) -> Self {
         Search {
             graph,
-            order,
             clique: Vec::new(),
             best: Vec::new(),
             target,
@@ -960,6 +1026,7 @@ impl Search {
             nodes: 0,
             levels: Vec::new(),
             scratch: ColourScratch::default(),
+            shared,
         }
     }
 
@@ -981,13 +1048,16 @@ impl Search {
         let mut child = std::mem::take(&mut self.levels[depth + 1].candidates);
         level.order.clear();
         colour_packed(
-            &self.graph,
+            self.graph,
             &level.candidates,
             &mut self.scratch,
             &mut level.order,
         );
         for i in (0..level.order.len()).rev() {
             let (v, colour) = unpack(level.order[i]);
+            if let Some(shared) = self.shared {
+                self.target = self.target.max(shared.load(Ordering::Relaxed));
+            }
             if self.clique.len() + colour <= self.target {
                 break;
             }
@@ -1007,6 +1077,9 @@ impl Search {
                 if self.clique.len() > self.target {
                     self.best.clone_from(&self.clique);
                     self.target = self.clique.len();
+                    if let Some(shared) = self.shared {
+                        shared.fetch_max(self.target, Ordering::Relaxed);
+                    }
                     if self.stop_at_first {
                         self.done = true;
                     }
@@ -1026,8 +1099,9 @@ impl Search {
         self.levels[depth] = level;
     }
 
-    fn best_original(&self) -> Vec<usize> {
-        let mut c: Vec<usize> = self.best.iter().map(|&v| self.order[v] + 1).collect();
+    /// The best clique as 1-based ids of the graph before sorting (`order[sorted] = id`).
+    fn best_original(&self, order: &[usize]) -> Vec<usize> {
+        let mut c: Vec<usize> = self.best.iter().map(|&v| order[v] + 1).collect();
         c.sort_unstable();
         c
     }
@@ -1111,6 +1185,39 @@ mod tests {
         }
         let grand: Vec<_> = kids[0].1.children(&g).collect();
         assert!(grand.iter().all(|(b, k)| *b >= 1 && k.clique().len() == 2));
+    }
+
+    #[test]
+    fn searches_from_the_root_children_find_omega() {
+        // Splitting at the root, as a parallel search does: the root's children, each
+        // searched by max_clique_from against one shared incumbent, in order, find omega
+        // and visit exactly max_clique_counted's tree.
+        for seed in 1..6 {
+            let g = Graph::random(60, 0.6, seed);
+            let (want, want_nodes) = max_clique_counted(&g);
+            let (sorted, order) = g.sorted_by_degree();
+            let shared = AtomicUsize::new(0);
+            let mut best: Vec<usize> = Vec::new();
+            let mut nodes = 1;
+            for (bound, child) in CliqueNode::root(&sorted).children(&sorted) {
+                if bound <= shared.load(Ordering::Relaxed) {
+                    break;
+                }
+                let (c, n) = max_clique_from(&sorted, &child, &shared);
+                nodes += n + 1;
+                if let Some(c) = c {
+                    assert!(c.len() > best.len() && child.clique().iter().all(|v| c.contains(v)));
+                    best = c;
+                }
+            }
+            let mut ids: Vec<usize> = best.iter().map(|&v| order[v] + 1).collect();
+            ids.sort_unstable();
+            assert!(is_clique(&g, &ids), "seed {seed}");
+            assert_eq!(ids.len(), want.len(), "seed {seed}");
+            assert_eq!(shared.into_inner(), want.len());
+            // Sequentially, in the same order, it is the same search as max_clique_counted.
+            assert_eq!(nodes, want_nodes, "seed {seed}");
+        }
     }
 
     #[test]

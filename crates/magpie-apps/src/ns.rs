@@ -598,6 +598,34 @@ pub fn count_by_genus(max_genus: usize) -> Vec<u64> {
         max_genus <= MAX_GENUS,
         "count_by_genus({max_genus}): the maximum genus is {MAX_GENUS}"
     );
+    count_from(&Semigroup::root(), max_genus)
+}
+
+/// [`count_by_genus`]'s walk from `node` instead of the root: entry `h` of the result
+/// (length `max_genus + 1`) is the number of semigroups of genus `h` in `node`'s subtree,
+/// `node` included (entries below `node.genus()` are 0). For parallel searches that split
+/// the tree above some genus and count the subtrees below sequentially.
+///
+/// # Panics
+///
+/// If `max_genus > MAX_GENUS`.
+///
+/// ```
+/// use magpie_apps::ns::{count_by_genus, count_from, Semigroup};
+/// let root = Semigroup::root();
+/// assert_eq!(count_from(&root, 12), count_by_genus(12));
+/// // The tree below <2, 3> is the whole tree but the root.
+/// let sub = count_from(&root.child(1).unwrap(), 12);
+/// assert_eq!(sub[0], 0);
+/// assert_eq!(sub[1..], count_by_genus(12)[1..]);
+/// // A node deeper than max_genus counts nothing.
+/// assert_eq!(count_from(&root.child(1).unwrap(), 0), [0]);
+/// ```
+pub fn count_from(node: &Semigroup, max_genus: usize) -> Vec<u64> {
+    assert!(
+        max_genus <= MAX_GENUS,
+        "count_from(.., {max_genus}): the maximum genus is {MAX_GENUS}"
+    );
     fn walk(s: &Semigroup, max_genus: usize, counts: &mut [u64]) {
         counts[s.genus()] += 1;
         if s.genus() < max_genus {
@@ -607,7 +635,9 @@ pub fn count_by_genus(max_genus: usize) -> Vec<u64> {
         }
     }
     let mut counts = vec![0; max_genus + 1];
-    walk(&Semigroup::root(), max_genus, &mut counts);
+    if node.genus() <= max_genus {
+        walk(node, max_genus, &mut counts);
+    }
     counts
 }
 

@@ -85,6 +85,7 @@ fn one(
         Ok(Sample {
             time,
             nodes: Some(nodes),
+            per_worker: None,
         })
     };
     let mut cs = vec![

@@ -107,6 +107,7 @@ pub fn uts<'a>(tree: &'a UtsTree, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Reference => Box::new(move || {
@@ -115,6 +116,7 @@ pub fn uts<'a>(tree: &'a UtsTree, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(c.nodes),
+                per_worker: None,
             })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
@@ -126,12 +128,15 @@ pub fn uts<'a>(tree: &'a UtsTree, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(out.stats.expanded),
+                per_worker: Some(out.stats.per_worker),
             })
         }),
     }
 }
 
-fn check_ns(genus: usize, counts: &[u64]) -> Result<u64, String> {
+/// Checks NS counts per genus `0..=genus` against `ns::EXPECTED_COUNTS`; returns the
+/// tree's size (their sum).
+pub fn check_ns(genus: usize, counts: &[u64]) -> Result<u64, String> {
     let want = &ns::EXPECTED_COUNTS[..=genus];
     if counts == want {
         Ok(want.iter().sum())
@@ -153,6 +158,7 @@ pub fn ns<'a>(tree: &'a ns::Tree, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Reference => Box::new(move || {
@@ -161,6 +167,7 @@ pub fn ns<'a>(tree: &'a ns::Tree, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(total),
+                per_worker: None,
             })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
@@ -172,6 +179,7 @@ pub fn ns<'a>(tree: &'a ns::Tree, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(out.stats.expanded),
+                per_worker: Some(out.stats.per_worker),
             })
         }),
     }
@@ -199,6 +207,7 @@ pub fn nqueens<'a>(board: &'a nqueens::Board, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Reference => Box::new(move || {
@@ -208,6 +217,7 @@ pub fn nqueens<'a>(board: &'a nqueens::Board, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
@@ -218,6 +228,7 @@ pub fn nqueens<'a>(board: &'a nqueens::Board, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(out.stats.expanded),
+                per_worker: Some(out.stats.per_worker),
             })
         }),
     }
@@ -233,6 +244,7 @@ pub fn maxclique<'a>(clq: &'a Clique, space: &'a CliqueSpace, solver: Solver<'a>
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Reference => Box::new(move || {
@@ -241,6 +253,7 @@ pub fn maxclique<'a>(clq: &'a Clique, space: &'a CliqueSpace, solver: Solver<'a>
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
@@ -264,6 +277,7 @@ pub fn maxclique<'a>(clq: &'a Clique, space: &'a CliqueSpace, solver: Solver<'a>
             Ok(Sample {
                 time,
                 nodes: Some(out.stats.expanded),
+                per_worker: Some(out.stats.per_worker),
             })
         }),
     }
@@ -288,6 +302,7 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Reference => Box::new(move || {
@@ -300,7 +315,11 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
             for ((inst, want), sol) in k.instances.iter().zip(results) {
                 check_knapsack(inst, *want, sol.profit, &sol.items)?;
             }
-            Ok(Sample { time, nodes: None })
+            Ok(Sample {
+                time,
+                nodes: None,
+                per_worker: None,
+            })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
             let (time, results) = timed(|| {
@@ -322,6 +341,7 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
     }
@@ -349,6 +369,7 @@ pub fn tsp<'a>(t: &'a Tsp, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Reference => Box::new(move || {
@@ -370,6 +391,7 @@ pub fn tsp<'a>(t: &'a Tsp, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(nodes),
+                per_worker: None,
             })
         }),
         Solver::Skeleton(pool, skel) => Box::new(move || {
@@ -382,6 +404,7 @@ pub fn tsp<'a>(t: &'a Tsp, solver: Solver<'a>) -> Job<'a> {
             Ok(Sample {
                 time,
                 nodes: Some(out.stats.expanded),
+                per_worker: Some(out.stats.per_worker),
             })
         }),
     }

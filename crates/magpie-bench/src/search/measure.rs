@@ -11,10 +11,23 @@ pub const WARMUP_LIMIT: Duration = Duration::from_secs(20);
 
 /// One checked run: its time (of the solve alone, not of loading or checking) and the
 /// search-tree nodes it counted, if it counts them.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Sample {
     pub time: Duration,
     pub nodes: Option<u64>,
+    /// Nodes visited by each worker (`SearchStats::per_worker`), for the skeletons.
+    pub per_worker: Option<Vec<u64>>,
+}
+
+/// Each worker's share of `per_worker`'s nodes (sum 1; `None` when no node was counted).
+pub fn shares(per_worker: &[u64]) -> Option<Vec<f64>> {
+    let total: u64 = per_worker.iter().sum();
+    (total > 0).then(|| {
+        per_worker
+            .iter()
+            .map(|&n| n as f64 / total as f64)
+            .collect()
+    })
 }
 
 /// A job: one solve, timed and checked against the oracle (`Err` on a wrong answer).
@@ -76,6 +89,15 @@ impl<'a> Contender<'a> {
         row.max_s = Some(max);
         row.nodes = nodes;
         row.nodes_per_s = nodes.map(|n| n as f64 / median);
+        if self.workers > 1 {
+            // The per-worker node shares of the median run (by time).
+            let mut by_time: Vec<&Sample> = self.samples.iter().collect();
+            by_time.sort_by_key(|s| s.time);
+            row.worker_shares = by_time
+                .get(by_time.len() / 2)
+                .and_then(|s| s.per_worker.as_deref())
+                .and_then(shares);
+        }
         if self.warmup.is_none() {
             row.add_note("no warm-up (first run over the warm-up limit)");
         }
@@ -156,5 +178,32 @@ pub fn same_nodes(what: &str, group: &[&Contender<'_>]) -> Result<u64, String> {
                 .collect::<Vec<_>>()
                 .join(", ")
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_shares_are_those_of_the_median_run() {
+        assert_eq!(shares(&[3, 1]), Some(vec![0.75, 0.25]));
+        assert_eq!(shares(&[0, 0]), None);
+        let sample = |ms: u64, per_worker: Vec<u64>| Sample {
+            time: Duration::from_millis(ms),
+            nodes: Some(per_worker.iter().sum()),
+            per_worker: Some(per_worker),
+        };
+        let mut c = Contender::new("dbs:2", 2, || Err("not run".to_string()));
+        c.samples = vec![
+            sample(30, vec![1, 3]),
+            sample(10, vec![4, 0]),
+            sample(20, vec![1, 1]),
+        ];
+        let row = c.row("e", "a", "i");
+        assert_eq!(row.worker_shares, Some(vec![0.5, 0.5]));
+        // One worker: no shares.
+        c.workers = 1;
+        assert_eq!(c.row("e", "a", "i").worker_shares, None);
     }
 }

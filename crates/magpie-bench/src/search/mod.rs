@@ -7,9 +7,10 @@
 //! cargo run --release -p magpie-bench -- search [--runs N] [--json] [--quick]
 //!     [--experiments overhead,speedup,peers,sequential,cpeer] [--workers 2] [--deque NAME]
 //!     [--overhead-apps uts,ns,nqueens,maxclique,knapsack,tsp]
-//!     [--speedup-apps uts,ns,maxclique] [--genus 35] [--cliques brock400_1,brock400_3]
+//!     [--speedup-apps uts,ns,nqueens,maxclique] [--genus 34]
+//!     [--cliques brock400_1,brock400_3]
 //!     [--skeletons dbs:1,dbs:2,dbs:3,budget:10000,ss] [--clique-skeletons dbs:2]
-//!     [--peers-apps uts,nqueens] [--rayon-depths 2,4,6]
+//!     [--peers-apps uts,nqueens,ns,maxclique] [--rayon-depths 2,4,6]
 //!     [--sequential-items clique:brock400_1,ns:36,...] [--sequential-solver reference]
 //!     [--timeout 1800] [--cpeer-items knapPI_3_200_1000_1,knapPI_3_500_1000_1,...]
 //! ```
@@ -29,23 +30,32 @@
 //!    solves in about 0.3 s; `knapPI_11_20_1000.csv`), tsp att48 (bayg29) with the heuristic
 //!    tour as the initial bound. The plain solver's node count must equal the skeleton's
 //!    `expanded`. About 1 min in all.
-//! 2. **speedup** — the best skeleton at `--workers` (2) workers vs the same skeleton at 1:
-//!    the `--skeletons` candidates are first screened at 2 workers (each measured), the
-//!    fastest is "best", then it runs alternately at 1 and 2 workers; speedup = median(1) /
-//!    median(2). uts T1 (target ≥ 1.85), ns genus `--genus` 35 (≥ 1.85; estimated
-//!    10 s sequential, so several minutes for the item), max clique on `--cliques` (brock400_1,
-//!    brock400_3; ≥ 1.7) with `--clique-skeletons` (dbs:2 only, so no screening). For max
-//!    clique, one 1-worker run is made first and its time and the item's expected duration
-//!    are printed; brock400_1 takes many minutes per sequential run (460 s for
-//!    `max_clique_counted`, 198,359,839 nodes, on the loaded development VM; the skeleton
-//!    is slower), so the item takes over an hour there: limit it with `--cliques`.
-//!    `--quick`: a small UTS tree, genus 26, brock200_1.
+//! 2. **speedup** — the best skeleton at `--workers` (2) workers vs the same skeleton at 1,
+//!    and vs the app's hand-written sequential solver (`uts::count`, `ns::count_by_genus`,
+//!    `nqueens::count`, `max_clique_counted`): the `--skeletons` candidates are first
+//!    screened at 2 workers (each measured), the fastest is "best", then it runs alternately
+//!    at 1 and 2 workers with the hand-written solver; two ratio rows: speedup = median(1) /
+//!    median(2) (kept from before) and median(hand-written) / median(2) (target ≥ 1.85 on
+//!    every app). uts T1 (targets ≥ 1.85), ns genus `--genus` 34 (≥ 1.85), nqueens n = 15
+//!    (≥ 1.85), max clique on `--cliques` (brock400_1, brock400_3; 1w / 2w ≥ 1.7) with
+//!    `--clique-skeletons` (dbs:2 only, so no screening). For max clique, one 1-worker run
+//!    is made first and its time and the item's expected duration are printed; brock400_1
+//!    takes many minutes per sequential run (460 s for `max_clique_counted`, 198,359,839
+//!    nodes, on the loaded development VM; the skeleton is slower), so the item takes over
+//!    an hour there: limit it with `--cliques`. Every 2-worker skeleton row carries
+//!    `worker_shares`: the share of the nodes each worker visited (`SearchStats::
+//!    per_worker`) in the median run, printed in the note column. `--quick`: a small UTS
+//!    tree, genus 26, n = 12, brock200_1.
 //! 3. **peers** — magpie's best skeleton (screened as above) vs the same search written on
 //!    rayon (`search/rayon_impl.rs`: children are `par_iter` tasks above a spawn depth,
 //!    plain sequential code below; the depths in `--rayon-depths` are screened too and the
-//!    fastest is used), both at 2 workers. UTS T1 and N-Queens 14 (`--quick`: small tree,
-//!    N-Queens 11). Ratio magpie/rayon, target ≤ 1.0. Both are checked against the same
-//!    counts.
+//!    fastest is used), both at 2 workers. UTS T1, N-Queens 14, NS genus 34 (rayon: the
+//!    children of semigroups below the spawn genus are tasks, `ns::count_from` below; depths
+//!    8,12,16,20) and max clique on brock200_1..4 (rayon: the children of cliques smaller
+//!    than the spawn depth are tasks, pruned against a shared `AtomicUsize` incumbent when
+//!    they start, `maxclique::max_clique_from` below, which re-reads it before each
+//!    branch; depths 1,2,3) (`--quick`: small tree, N-Queens 11, genus 26, brock200_4).
+//!    Ratio magpie/rayon, target ≤ 0.95. Both are checked against the same counts or ω.
 //! 4. **sequential** — sequential solves of big instances, with node counts and nodes/s:
 //!    `--sequential-items` (default `clique:brock400_1, clique:brock800_2, ns:36, uts:T1L,
 //!    knapsack:knapPI_3_500_1000_1, tsp:eil51`; item syntax `clique:GRAPH`, `ns:GENUS`,
@@ -298,11 +308,11 @@ pub struct SearchArgs {
     /// overhead: the apps.
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = App::ALL)]
     pub overhead_apps: Vec<App>,
-    /// speedup: the workloads (uts, ns, maxclique).
+    /// speedup: the workloads (uts, ns, nqueens, maxclique).
     #[arg(long, value_enum, value_delimiter = ',',
-          default_values_t = [App::Uts, App::Ns, App::Maxclique])]
+          default_values_t = [App::Uts, App::Ns, App::Nqueens, App::Maxclique])]
     pub speedup_apps: Vec<App>,
-    /// speedup: the NS genus (default 35; 26 with --quick).
+    /// speedup: the NS genus (default 34; 26 with --quick).
     #[arg(long)]
     pub genus: Option<u64>,
     /// speedup: DIMACS graphs for max clique, by name under shared/instances/dimacs/
@@ -316,11 +326,13 @@ pub struct SearchArgs {
     /// speedup: the skeletons for max clique (screened likewise when more than one).
     #[arg(long, value_delimiter = ',', default_value = "dbs:2")]
     pub clique_skeletons: Vec<Skel>,
-    /// peers: the workloads (uts, nqueens).
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [App::Uts, App::Nqueens])]
+    /// peers: the workloads (uts, nqueens, ns, maxclique).
+    #[arg(long, value_enum, value_delimiter = ',',
+          default_values_t = [App::Uts, App::Nqueens, App::Ns, App::Maxclique])]
     pub peers_apps: Vec<App>,
     /// peers: rayon spawn depths screened (children of nodes above this depth are rayon
-    /// tasks; default 2,4,6 for UTS and 2,3,4 for N-Queens).
+    /// tasks; default 2,4,6 for UTS, 2,3,4 for N-Queens, 8,12,16,20 (genus) for NS and
+    /// 1,2,3 (clique size) for max clique).
     #[arg(long, value_delimiter = ',')]
     pub rayon_depths: Option<Vec<usize>>,
     /// sequential: the items (clique:GRAPH, ns:GENUS, uts:TREE, knapsack:SPEC, tsp:NAME).
@@ -365,6 +377,9 @@ pub struct Row {
     /// sequential item that did not finish within the timeout.
     pub verdict: Option<String>,
     pub note: String,
+    /// For a multi-worker skeleton contender: the share of the nodes each worker visited
+    /// (index = worker), in the median run.
+    pub worker_shares: Option<Vec<f64>>,
 }
 
 impl Row {
@@ -385,6 +400,7 @@ impl Row {
             target: None,
             verdict: None,
             note: String::new(),
+            worker_shares: None,
         }
     }
 
@@ -522,6 +538,12 @@ fn table(title: &str, rows: &[&Row]) -> String {
         "nodes", "Mnodes/s", "ratio", "target", "verdict"
     );
     for r in rows {
+        let mut note = r.note.clone();
+        if let Some(shares) = &r.worker_shares {
+            let shares: Vec<String> = shares.iter().map(|x| format!("{x:.2}")).collect();
+            let sep = if note.is_empty() { "" } else { "; " };
+            note = format!("{note}{sep}worker shares {}", shares.join("/"));
+        }
         let _ = writeln!(
             out,
             "{:<20} {:<26} {:<30} {:>2} {:>4} {:>9} {:>9} {:>9} {:>13} {:>9} {:>6} {:>8} {:<7} {}",
@@ -538,7 +560,7 @@ fn table(title: &str, rows: &[&Row]) -> String {
             f(r.ratio, 3),
             r.target.as_deref().unwrap_or("-"),
             r.verdict.as_deref().unwrap_or("-"),
-            r.note
+            note
         );
     }
     out.push('\n');

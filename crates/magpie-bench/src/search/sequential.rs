@@ -192,6 +192,7 @@ fn run_item(args: &SearchArgs, item: &Item, spec: &str) -> Result<Row, String> {
                 let s = Sample {
                     time: Duration::from_secs_f64(line.time_s),
                     nodes: line.nodes,
+                    per_worker: None,
                 };
                 eprint!(
                     " {}{:.3}",

@@ -1,5 +1,6 @@
-//! `speedup` (the best skeleton at 2 workers vs itself at 1) and `peers` (magpie's best
-//! skeleton vs the same search on rayon, both at 2 workers).
+//! `speedup` (the best skeleton at 2 workers vs itself at 1, and vs the app's hand-written
+//! sequential solver) and `peers` (magpie's best skeleton vs the same search on rayon, both
+//! at 2 workers).
 
 use super::instances::Clique;
 use super::jobs::{self, Solver, UtsTree};
@@ -13,8 +14,12 @@ use magpie_apps::{nqueens, ns};
 pub const UTS_TARGET: f64 = 1.85;
 pub const NS_TARGET: f64 = 1.85;
 pub const CLIQUE_TARGET: f64 = 1.7;
+pub const QUEENS_TARGET: f64 = 1.85;
+/// Speedup target over the app's hand-written sequential solver (its median / the
+/// skeleton's 2-worker median), on every app.
+pub const HAND_WRITTEN_TARGET: f64 = 1.85;
 /// Peers target (magpie median / rayon median).
-pub const PEERS_TARGET: f64 = 1.0;
+pub const PEERS_TARGET: f64 = 0.95;
 
 /// The small UTS tree of `--quick` (geometric, fixed shape, depth 8).
 const QUICK_UTS: &str = "-t 1 -a 3 -d 8 -b 4 -r 19";
@@ -52,6 +57,7 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
                         &args.skeletons,
                         (&p1, &pw),
                         |s| jobs::uts(&tree, s),
+                        "uts::count",
                         Target::AtLeast(UTS_TARGET),
                         false,
                     );
@@ -62,7 +68,7 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
                 }
             }
             App::Ns => {
-                let g = args.genus.unwrap_or(if args.quick { 26 } else { 35 });
+                let g = args.genus.unwrap_or(if args.quick { 26 } else { 34 });
                 let label = format!("genus {g}");
                 let r = ns::Tree::new(g)
                     .map_err(|e| e.to_string())
@@ -75,6 +81,7 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
                             &args.skeletons,
                             (&p1, &pw),
                             |s| jobs::ns(&tree, s),
+                            "ns::count_by_genus",
                             Target::AtLeast(NS_TARGET),
                             false,
                         )
@@ -102,6 +109,7 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
                             &args.clique_skeletons,
                             (&p1, &pw),
                             |s| jobs::maxclique(&clq, &space, s),
+                            "max_clique_counted",
                             Target::AtLeast(CLIQUE_TARGET),
                             true,
                         )
@@ -111,17 +119,41 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
                     }
                 }
             }
+            App::Nqueens => {
+                let n = if args.quick { 12 } else { 15 };
+                let label = format!("n = {n}");
+                let r = nqueens::Board::new(n)
+                    .map_err(|e| e.to_string())
+                    .and_then(|board| {
+                        speedup_item(
+                            args,
+                            report,
+                            app,
+                            &label,
+                            &args.skeletons,
+                            (&p1, &pw),
+                            |s| jobs::nqueens(&board, s),
+                            "nqueens::count",
+                            Target::AtLeast(QUEENS_TARGET),
+                            false,
+                        )
+                    });
+                if let Err(e) = r {
+                    report.error(EXP, app.name(), &label, e);
+                }
+            }
             _ => report.error(
                 EXP,
                 app.name(),
                 "-",
-                "no speedup workload for this app (uts, ns, maxclique)".into(),
+                "no speedup workload for this app (uts, ns, nqueens, maxclique)".into(),
             ),
         }
     }
     format!(
-        "best skeleton at {w} workers vs itself at 1 (best = fastest of the screened \
-         candidates at {w} workers), median of {} alternating runs; speedup = 1w / {w}w",
+        "best skeleton at {w} workers vs itself at 1 and vs the app's hand-written sequential \
+         solver (best = fastest of the screened candidates at {w} workers), median of {} \
+         alternating runs; speedup = 1w / {w}w and hand-written / {w}w",
         args.runs
     )
 }
@@ -181,6 +213,7 @@ fn speedup_item<'a>(
     candidates: &[Skel],
     (p1, pw): (&'a ThreadPool, &'a ThreadPool),
     job: impl Fn(Solver<'a>) -> Job<'a>,
+    hand_written: &str,
     target: Target,
     probe_first: bool,
 ) -> Result<(), String> {
@@ -191,6 +224,7 @@ fn speedup_item<'a>(
     let mut cs = vec![
         Contender::new(best.to_string(), 1, job(Solver::Skeleton(p1, best.0))),
         Contender::new(best.to_string(), w, job(Solver::Skeleton(pw, best.0))),
+        Contender::new(hand_written, 1, job(Solver::Reference)),
     ];
     if probe_first {
         eprintln!("{what}: one 1-worker run ({best}) first, to size the item…");
@@ -201,13 +235,15 @@ fn speedup_item<'a>(
         } else {
             args.runs
         };
-        // Expected 2-worker runs: warm-up (if under the limit) + runs, at ~1.8x.
+        // Expected 2-worker runs: warm-up (if under the limit) + runs, at ~1.8x; the
+        // hand-written solver's about as many runs as the 1-worker skeleton's, at ~t1.
         let tw = t1 / 1.8;
         let morew = args.runs + u32::from(tw <= measure::WARMUP_LIMIT.as_secs_f64());
+        let moreh = args.runs + u32::from(t1 <= measure::WARMUP_LIMIT.as_secs_f64());
         eprintln!(
             "{what}: one 1-worker run took {t1:.1} s; the rest of this item should take about \
              {:.0} s",
-            f64::from(more1) * t1 + f64::from(morew) * tw
+            f64::from(more1 + moreh) * t1 + f64::from(morew) * tw
         );
         measure::keep_first(&mut cs[0], s);
     }
@@ -226,6 +262,18 @@ fn speedup_item<'a>(
         measure::median(&cs[0]),
         measure::median(&cs[1]),
         Some(target),
+    ));
+    report.push(ratio_row(
+        Row::new(
+            EXP,
+            app.name(),
+            instance,
+            &format!("speedup {hand_written} / {best} {w}w"),
+            w,
+        ),
+        measure::median(&cs[2]),
+        measure::median(&cs[1]),
+        Some(Target::AtLeast(HAND_WRITTEN_TARGET)),
     ));
     Ok(())
 }
@@ -284,7 +332,54 @@ pub fn run_peers(args: &SearchArgs, report: &mut Report) -> String {
                     })
                     .map_err(|e| format!("n = {n}: {e}"))
             }
-            _ => Err("no peers workload for this app (uts, nqueens)".into()),
+            App::Ns => {
+                let g = if args.quick { 26 } else { 34 };
+                ns::Tree::new(g)
+                    .map_err(|e| e.to_string())
+                    .and_then(|tree| {
+                        let depths = args.rayon_depths.clone().unwrap_or(vec![8, 12, 16, 20]);
+                        peers_item(
+                            args,
+                            report,
+                            app,
+                            &format!("genus {g}"),
+                            &pw,
+                            |s| jobs::ns(&tree, s),
+                            &depths,
+                            |d| rayon_impl::ns(&tree, &rp, d),
+                        )
+                    })
+                    .map_err(|e| format!("genus {g}: {e}"))
+            }
+            App::Maxclique => {
+                let names: &[&str] = if args.quick {
+                    &["brock200_4"]
+                } else {
+                    &["brock200_1", "brock200_2", "brock200_3", "brock200_4"]
+                };
+                for &name in names {
+                    let r = Clique::load(name).and_then(|clq| {
+                        let space = CliqueSpace::new(&clq.graph);
+                        let depths = args.rayon_depths.clone().unwrap_or(vec![1, 2, 3]);
+                        peers_item(
+                            args,
+                            report,
+                            app,
+                            name,
+                            &pw,
+                            |s| jobs::maxclique(&clq, &space, s),
+                            &depths,
+                            |d| rayon_impl::maxclique(&clq, &rp, d),
+                        )
+                    });
+                    // One failed graph does not stop the others.
+                    if let Err(e) = r {
+                        report.error(EXP, app.name(), name, e);
+                    }
+                }
+                Ok(())
+            }
+            _ => Err("no peers workload for this app (uts, nqueens, ns, maxclique)".into()),
         };
         if let Err(e) = r {
             report.error(EXP, app.name(), "-", e);
