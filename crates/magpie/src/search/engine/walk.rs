@@ -283,6 +283,7 @@ fn recurse<'s, S, K, P, const SPLIT: bool>(
             } else {
                 Vec::new()
             },
+            stack: Vec::new(),
             splitter,
         };
         let _ = rec.below(node, depth);
@@ -413,6 +414,8 @@ struct Recursion<'c, 'o, 's, S: SearchSpace + ?Sized, K: Kind<S>, P, const SPLIT
     halted: bool,
     /// With `SPLIT`: one entry per running level (capacity for every level: never moves).
     frames: Vec<Frame<S::Node>>,
+    /// The explicit stack below the recursion limit, kept from one use to the next.
+    stack: Stack<'s, S>,
     splitter: P,
 }
 
@@ -531,7 +534,7 @@ where
     /// the splitter may take work off too.
     #[cold]
     fn below_on_stack(&mut self, node: &S::Node, depth: usize) -> ControlFlow<()> {
-        let mut stack = Vec::with_capacity(32);
+        let mut stack = std::mem::take(&mut self.stack);
         push(
             self.space,
             self.run,
@@ -572,6 +575,8 @@ where
                 |_, _, _| {},
             );
         }
+        // Empty now (run out, or cleared by a stop): its buffer serves the next deep subtree.
+        self.stack = stack;
         self.halted = self.kind.stopped();
         if self.halted {
             ControlFlow::Break(())
