@@ -490,9 +490,10 @@ impl Problem {
     }
 }
 
-/// The most nodes the ordered skeleton may find down to `--spawn-depth` (it visits them on
-/// one thread and keeps every node at that depth in memory as a task before any worker
-/// starts): 2^22, a fraction of a second to visit and at most a few hundred MiB of tasks.
+/// The most nodes the ordered skeleton may find down to `--spawn-depth` in discrepancy
+/// order or with `--distributed` (where the pool may hold most of the nodes at that depth as
+/// tasks at once; in sequential order a local pool holds one path's siblings, and no cap
+/// applies): 2^22, a fraction of a second to visit and at most a few hundred MiB of tasks.
 /// A deeper spawn depth on a wide tree (N-Queens 28 at depth 12 ran out of 4 GiB) is a usage
 /// error, checked by counting the unpruned tree first.
 pub const MAX_ORDERED_NODES: u64 = 1 << 22;
@@ -1226,15 +1227,21 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
         None => None,
     };
     let problem = load(app, args)?;
-    if let Skeleton::Ordered { spawn_depth, .. } = choice.skeleton {
-        if problem
-            .nodes_down_to(spawn_depth, MAX_ORDERED_NODES)
-            .is_none()
+    // Locally in sequential order the priority pool holds only the unexpanded siblings along
+    // one path (the frontier is generated as tasks start); in discrepancy order, and over
+    // MPI (rank 0 collects every task first), it may hold most of the frontier.
+    if let Skeleton::Ordered { spawn_depth, order } = choice.skeleton {
+        let materialised = args.distributed || order == TaskOrder::Discrepancy;
+        if materialised
+            && problem
+                .nodes_down_to(spawn_depth, MAX_ORDERED_NODES)
+                .is_none()
         {
             return usage(format!(
                 "--spawn-depth {spawn_depth}: the ordered skeleton would visit more than \
-                 {MAX_ORDERED_NODES} nodes down to that depth and keep the deepest in memory \
-                 before starting; give a smaller --spawn-depth"
+                 {MAX_ORDERED_NODES} nodes down to that depth and could keep most of the \
+                 deepest in memory as tasks (in discrepancy order or --distributed); give a \
+                 smaller --spawn-depth, or --order sequential on one process"
             ));
         }
     }

@@ -1,4 +1,4 @@
-//! Distributed search with YewPar's DepthBounded, Budget and StackStealing skeletons: one
+//! Distributed search with YewPar's DepthBounded, Budget, StackStealing and Ordered skeletons: one
 //! rank per node, each with a local magpie pool, a per-rank task pool in YewPar's DepthPool shape, and work stealing
 //! between ranks. Three kinds, as in `magpie::search`: [`enumerate`] (a monoid folded over
 //! every node, combined over the ranks at the end), [`optimise`] (branch and bound: a new
@@ -16,7 +16,11 @@
 //!   tasks. StackStealing: the same, but only when asked — by an idle worker of the rank, or
 //!   by a thief from another rank whose request finds the pool empty while a worker is busy
 //!   (the main thread keeps the request until a worker has split its stack, or refuses it
-//!   when the rank runs dry). Each worker folds into its own accumulator.
+//!   when the rank runs dry). Ordered: the worker that takes the root (on rank 0) visits
+//!   the tree above the spawn depth and puts every node at the spawn depth into the pool as
+//!   a task, in priority order; every worker, local or on another rank, then takes the
+//!   highest-priority task left and searches it depth-first (see [`Skeleton::Ordered`]).
+//!   Each worker folds into its own accumulator.
 //! - **the communication path is the main thread**, the only one that calls MPI
 //!   (`MPI_THREAD_FUNNELED`): it answers steal requests from the shallowest level, asks a
 //!   victim for work when the rank is idle, and runs termination detection. A progress thread
@@ -35,7 +39,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use magpie::search::{Enumerate, Objective, SearchSpace, SearchStats, Visit};
+use magpie::search::{Enumerate, Objective, SearchSpace, SearchStats, TaskOrder, Visit};
 use magpie::ThreadPool;
 use mpi::traits::*;
 use serde::de::DeserializeOwned;
@@ -212,6 +216,20 @@ pub enum Skeleton {
     StackStealing {
         /// Hand over every unexplored sibling of the level, not just the next one.
         steal_all: bool,
+    },
+    /// YewPar's Ordered skeleton over ranks: the nodes at `spawn_depth` are tasks numbered
+    /// in `order`, and every rank, every worker, takes the next one in that order. Rank 0
+    /// owns them: one of its workers visits the tree above `spawn_depth` and puts every task
+    /// in rank 0's pool in priority order; its workers and the other ranks (which ask rank
+    /// 0, and only rank 0, whenever one of their workers is idle) take the
+    /// highest-priority task left, one at a time. So tasks leave the pool exactly once each,
+    /// in priority order, over all ranks; each is searched depth-first by the worker that
+    /// takes it. `victims` does not apply (every request goes to rank 0).
+    Ordered {
+        /// The depth of the tasks.
+        spawn_depth: usize,
+        /// The order in which tasks are handed out.
+        order: TaskOrder,
     },
 }
 
@@ -539,6 +557,7 @@ where
             rank,
             size,
             matches!(skeleton, Skeleton::StackStealing { .. }),
+            matches!(skeleton, Skeleton::Ordered { .. }),
         );
         // Over (DONE, or this is rank 0 and it sent DONE): workers stop, a decision search's
         // workers in the middle of a subtree included.
@@ -643,10 +662,15 @@ where
         }
         let t = Instant::now();
         let mut children: Vec<S::Node> = Vec::new();
+        let mut tasks_depth = depth + 1;
         if counts.count(visitor.enter(&mut acc, &node, depth, state)) {
             let split = match skeleton {
-                Skeleton::DepthBounded { spawn_depth } if depth < spawn_depth => None,
-                Skeleton::DepthBounded { .. } => Some(Split::Never),
+                Skeleton::DepthBounded { spawn_depth } | Skeleton::Ordered { spawn_depth, .. }
+                    if depth < spawn_depth =>
+                {
+                    None
+                }
+                Skeleton::DepthBounded { .. } | Skeleton::Ordered { .. } => Some(Split::Never),
                 Skeleton::Budget { budget } => Some(Split::Budget(budget.max(1), shared)),
                 Skeleton::StackStealing { steal_all } => Some(Split::OnDemand {
                     all: steal_all,
@@ -661,9 +685,17 @@ where
                     );
                 }
                 None => {
-                    // Its generator runs to the end here: one backtrack.
-                    children = space.children(&node).collect();
-                    counts.backtracks += 1;
+                    if let Skeleton::Ordered { spawn_depth, order } = skeleton {
+                        // The root, on rank 0: every task, in priority order.
+                        let at = (depth, spawn_depth, order);
+                        let c = &mut counts;
+                        children = ordered_tasks(space, visitor, &mut acc, &node, at, state, c);
+                        tasks_depth = spawn_depth;
+                    } else {
+                        // Its generator runs to the end here: one backtrack.
+                        children = space.children(&node).collect();
+                        counts.backtracks += 1;
+                    }
                     counts.tasks += children.len() as u64;
                 }
             }
@@ -679,7 +711,7 @@ where
         // level, take the children in heuristic order (best first), as a depth-first search
         // does; a thief takes the newest of the shallowest level, the next in that order.
         for c in children.into_iter().rev() {
-            p.push(depth + 1, c, Some(index));
+            p.push(tasks_depth, c, Some(index));
         }
         p.active -= 1;
         drop(p);
@@ -689,6 +721,63 @@ where
             shared.wake.notify_one();
         }
     }
+}
+
+/// Ordered: the nodes at `spawn_depth` below `node` (visited, at `depth`), in priority
+/// order (`order`: depth-first, or fewest discrepancies first with ties depth-first). The
+/// nodes between are visited here, counted in `counts` (one backtrack per generator run to
+/// its end, a prune-level cut included); the tasks are visited when they are taken.
+fn ordered_tasks<S, V>(
+    space: &S,
+    visitor: &V,
+    acc: &mut V::Acc,
+    node: &S::Node,
+    (depth, spawn_depth, order): (usize, usize, TaskOrder),
+    state: &RankState,
+    counts: &mut SearchStats,
+) -> Vec<S::Node>
+where
+    S: SearchSpace,
+    V: Visitor<S>,
+{
+    /// Depth-first down to the spawn depth: `(discrepancies, task)` in depth-first order.
+    #[allow(clippy::too_many_arguments)]
+    fn collect<S: SearchSpace, V: Visitor<S>>(
+        space: &S,
+        visitor: &V,
+        acc: &mut V::Acc,
+        node: &S::Node,
+        (depth, discrepancies, spawn_depth): (usize, usize, usize),
+        state: &RankState,
+        counts: &mut SearchStats,
+        out: &mut Vec<(usize, S::Node)>,
+    ) {
+        for (i, child) in space.children(node).enumerate() {
+            let d = discrepancies + usize::from(i > 0);
+            if depth + 1 >= spawn_depth {
+                out.push((d, child));
+                continue;
+            }
+            let visit = visitor.enter(acc, &child, depth + 1, state);
+            if counts.count(visit) {
+                let at = (depth + 1, d, spawn_depth);
+                collect(space, visitor, acc, &child, at, state, counts, out);
+            } else if state.stopped() {
+                break;
+            } else if visitor.prune_level() && visit == (Visit::Skip { by_bound: true }) {
+                break;
+            }
+        }
+        counts.backtracks += 1;
+    }
+    let mut tasks = Vec::new();
+    let at = (depth, 0, spawn_depth);
+    collect(space, visitor, acc, node, at, state, counts, &mut tasks);
+    if order == TaskOrder::Discrepancy {
+        // Stable: ties keep depth-first order.
+        tasks.sort_by_key(|t| t.0);
+    }
+    tasks.into_iter().map(|t| t.1).collect()
 }
 
 /// Visits the nodes strictly below `node` (at `depth`) depth-first, as far as `visitor`
@@ -824,7 +913,10 @@ fn refuse(world: &mpi::topology::SimpleCommunicator, from: i32) {
 
 /// The rank's communication loop (main thread): serves steal requests, steals when idle,
 /// returns credit, and ends when `DONE` arrives (or, on rank 0, when the whole credit is
-/// back).
+/// back). With `priority` (Ordered) every task is on rank 0 until taken: a rank other than 0
+/// asks rank 0, and only rank 0, as soon as one of its workers is idle and its pool empty
+/// (not only when the whole rank is idle), so that each of its workers gets the next task
+/// in priority order; rank 0 never asks.
 #[allow(clippy::too_many_arguments)]
 fn communicate<N: Serialize + DeserializeOwned>(
     cluster: &Cluster,
@@ -836,6 +928,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
     rank: i32,
     size: i32,
     on_demand: bool,
+    priority: bool,
 ) {
     let world = cluster.world();
     let mut recovered = Recovered::default();
@@ -963,9 +1056,12 @@ fn communicate<N: Serialize + DeserializeOwned>(
                 progressed = true;
             }
         }
-        let idle = {
+        let (idle, hungry) = {
             let p = shared.lock();
-            p.len == 0 && p.active == 0
+            (
+                p.len == 0 && p.active == 0,
+                p.len == 0 && p.active < state.rates.len(),
+            )
         };
         while let Some(&thief) = waiting_thieves.front() {
             if give_work(&world, shared, credit, stats, thief) {
@@ -995,17 +1091,18 @@ fn communicate<N: Serialize + DeserializeOwned>(
                         .send_with_tag(&bytes[..], TAG_CREDIT);
                 }
             }
-            if asked.is_none() && size > 1 && chooser.may_steal(Instant::now()) {
-                let victim = chooser.next_victim();
-                stats.requests_sent += 1;
-                world
-                    .process_at_rank(victim)
-                    .send_with_tag(&[0u8][..], TAG_STEAL);
-                asked = Some(victim);
-                progressed = true;
-            }
         } else if let Some(since) = idle_since.take() {
             stats.idle += since.elapsed();
+        }
+        let wants_work = if priority { hungry && rank != 0 } else { idle };
+        if wants_work && asked.is_none() && size > 1 && chooser.may_steal(Instant::now()) {
+            let victim = if priority { 0 } else { chooser.next_victim() };
+            stats.requests_sent += 1;
+            world
+                .process_at_rank(victim)
+                .send_with_tag(&[0u8][..], TAG_STEAL);
+            asked = Some(victim);
+            progressed = true;
         }
         if !progressed {
             // Nothing arrived: let the workers have the core for a moment.
