@@ -84,6 +84,16 @@ impl<N> DepthPool<N> {
         self.len += 1;
     }
 
+    /// Adds `nodes` (at `depth`, made by `maker`), given best first, so that the next task
+    /// taken at that level, by a local worker or a thief, is the first of them (see `work`).
+    fn push_best_first(&mut self, depth: usize, nodes: Vec<N>, maker: Maker) -> usize {
+        let n = nodes.len();
+        for node in nodes.into_iter().rev() {
+            self.push(depth, node, maker);
+        }
+        n
+    }
+
     /// A local worker's task: the deepest level, newest first.
     fn pop_deepest(&mut self) -> Option<(usize, N, Maker)> {
         let depth = self.levels.iter().rposition(|l| !l.is_empty())?;
@@ -706,13 +716,11 @@ where
         state.rates[index].store(rate.to_bits(), Ordering::Relaxed);
         last_end = end;
         let mut p = shared.lock();
-        let n = children.len();
-        // Reversed, so that this rank's workers, which take the newest task of the deepest
-        // level, take the children in heuristic order (best first), as a depth-first search
-        // does; a thief takes the newest of the shallowest level, the next in that order.
-        for c in children.into_iter().rev() {
-            p.push(tasks_depth, c, Some(index));
-        }
+        // This rank's workers take the newest task of the deepest level, so they take the
+        // children in heuristic order (best first), as a depth-first search does; a thief
+        // takes the newest of the shallowest level, the next in that order. Ordered's tasks,
+        // all at one level, leave in priority order either way.
+        let n = p.push_best_first(tasks_depth, children, Some(index));
         p.active -= 1;
         drop(p);
         if n > 1 {
@@ -1115,5 +1123,88 @@ fn communicate<N: Serialize + DeserializeOwned>(
     }
     if let Some(m) = chooser.monitor() {
         (stats.refreshes, stats.aux_refreshes) = m.refreshes;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The complete binary tree of depth 4; a node is `(depth, path)`, the path's bits the
+    /// moves from the root (1 = the second child), the first move most significant.
+    struct Binary;
+
+    impl SearchSpace for Binary {
+        type Node = (u32, u32);
+        type Children<'a> = std::vec::IntoIter<(u32, u32)>;
+        fn root(&self) -> (u32, u32) {
+            (0, 0)
+        }
+        fn children<'a>(&'a self, &(d, p): &(u32, u32)) -> Self::Children<'a> {
+            if d == 4 {
+                return Vec::new().into_iter();
+            }
+            vec![(d + 1, p << 1), (d + 1, (p << 1) | 1)].into_iter()
+        }
+    }
+
+    /// The tasks at depth 3 as `ordered_tasks` makes them, then as the depth pool hands
+    /// them out to local workers or to thieves, alternately.
+    fn handed_out(order: TaskOrder) -> (Vec<u32>, SearchStats) {
+        let state = RankState::new(i64::MIN, 1, PerfParams::default());
+        let fold = magpie::search::NodeCount;
+        let visitor = Enumeration(&fold);
+        let mut acc = 0u64;
+        let mut counts = SearchStats::default();
+        let at = (0, 3, order);
+        let tasks = ordered_tasks(
+            &Binary,
+            &visitor,
+            &mut acc,
+            &(0, 0),
+            at,
+            &state,
+            &mut counts,
+        );
+        // The nodes at depths 1 and 2 were visited; the tasks are visited when taken.
+        assert_eq!(acc, 2 + 4);
+        let mut pool = DepthPool {
+            levels: Vec::new(),
+            len: 0,
+            active: 0,
+            done: false,
+        };
+        assert_eq!(pool.push_best_first(3, tasks, Some(0)), 8);
+        let mut out = Vec::new();
+        for i in 0.. {
+            let next = if i % 2 == 0 {
+                pool.pop_deepest().map(|t| (t.0, t.1))
+            } else {
+                pool.pop_shallowest()
+            };
+            let Some((depth, (d, path))) = next else {
+                break;
+            };
+            assert_eq!((depth, d), (3, 3));
+            out.push(path);
+        }
+        (out, counts)
+    }
+
+    #[test]
+    fn ordered_tasks_leave_the_pool_in_priority_order() {
+        let (seq, counts) = handed_out(TaskOrder::Sequential);
+        assert_eq!(
+            seq,
+            [0b000, 0b001, 0b010, 0b011, 0b100, 0b101, 0b110, 0b111]
+        );
+        // Visited: 2 + 4 nodes; generators run to the end: the root's, and those 6.
+        assert_eq!((counts.expanded, counts.backtracks), (6, 7));
+        // Fewest second children first, ties in depth-first order.
+        let (disc, _) = handed_out(TaskOrder::Discrepancy);
+        assert_eq!(
+            disc,
+            [0b000, 0b001, 0b010, 0b100, 0b011, 0b101, 0b110, 0b111]
+        );
     }
 }
