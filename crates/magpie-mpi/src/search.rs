@@ -106,8 +106,14 @@ impl<N> DepthPool<N> {
     /// depth-first search of this rank would reach first at that level). Taking the oldest,
     /// the last in heuristic order, made 2 ranks expand 13–16% more nodes than a sequential
     /// search on brock200_1 (about 600 k against 525 k); the next in order, 1–2% fewer.
-    fn pop_shallowest(&mut self) -> Option<(usize, N)> {
+    ///
+    /// None if that level is above `min_depth`: Ordered keeps the root (which makes every
+    /// task) on rank 0.
+    fn pop_shallowest(&mut self, min_depth: usize) -> Option<(usize, N)> {
         let depth = self.levels.iter().position(|l| !l.is_empty())?;
+        if depth < min_depth {
+            return None;
+        }
         self.len -= 1;
         Some((depth, self.levels[depth].pop_back()?.0))
     }
@@ -567,7 +573,10 @@ where
             rank,
             size,
             matches!(skeleton, Skeleton::StackStealing { .. }),
-            matches!(skeleton, Skeleton::Ordered { .. }),
+            match skeleton {
+                Skeleton::Ordered { spawn_depth, .. } => Some(spawn_depth),
+                _ => None,
+            },
         );
         // Over (DONE, or this is rank 0 and it sent DONE): workers stop, a decision search's
         // workers in the middle of a subtree included.
@@ -888,15 +897,15 @@ fn spill_shallowest<N, G: Iterator<Item = N>>(
 }
 
 /// Sends thief `from` the shallowest task of this rank with half of its credit; `false` if
-/// the pool is empty.
+/// the pool is empty or its shallowest task is above `min_depth`.
 fn give_work<N: Serialize>(
     world: &mpi::topology::SimpleCommunicator,
     shared: &Shared<N>,
     credit: &mut Credit,
     stats: &mut RankStats,
-    from: i32,
+    (from, min_depth): (i32, usize),
 ) -> bool {
-    let Some((depth, node)) = shared.lock().pop_shallowest() else {
+    let Some((depth, node)) = shared.lock().pop_shallowest(min_depth) else {
         return false;
     };
     let half = credit.split().expect("a rank with work holds credit");
@@ -921,10 +930,10 @@ fn refuse(world: &mpi::topology::SimpleCommunicator, from: i32) {
 
 /// The rank's communication loop (main thread): serves steal requests, steals when idle,
 /// returns credit, and ends when `DONE` arrives (or, on rank 0, when the whole credit is
-/// back). With `priority` (Ordered) every task is on rank 0 until taken: a rank other than 0
-/// asks rank 0, and only rank 0, as soon as one of its workers is idle and its pool empty
-/// (not only when the whole rank is idle), so that each of its workers gets the next task
-/// in priority order; rank 0 never asks.
+/// back). With `priority` (Ordered, its spawn depth) every task is on rank 0 until taken: a
+/// rank other than 0 asks rank 0, and only rank 0, as soon as one of its workers is idle and
+/// its pool empty (not only when the whole rank is idle), so that each of its workers gets
+/// the next task in priority order; rank 0 never asks, and never gives away the root.
 #[allow(clippy::too_many_arguments)]
 fn communicate<N: Serialize + DeserializeOwned>(
     cluster: &Cluster,
@@ -936,7 +945,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
     rank: i32,
     size: i32,
     on_demand: bool,
-    priority: bool,
+    priority: Option<usize>,
 ) {
     let world = cluster.world();
     let mut recovered = Recovered::default();
@@ -944,6 +953,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
     let mut waiting_thieves: VecDeque<i32> = VecDeque::new();
     let mut asked: Option<i32> = None;
     let mut idle_since: Option<Instant> = None;
+    let min_depth = priority.unwrap_or(0);
     let finish = |world: &mpi::topology::SimpleCommunicator| {
         for r in 1..size {
             world.process_at_rank(r).send_with_tag(&[0u8][..], TAG_DONE);
@@ -962,7 +972,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
             match status.tag() {
                 TAG_STEAL => {
                     stats.requests_received += 1;
-                    if !give_work(&world, shared, credit, stats, from) {
+                    if !give_work(&world, shared, credit, stats, (from, min_depth)) {
                         if on_demand && shared.lock().active > 0 {
                             // StackStealing: a busy worker will split its stack; the
                             // thief waits for that (or for this rank to run dry).
@@ -1072,7 +1082,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
             )
         };
         while let Some(&thief) = waiting_thieves.front() {
-            if give_work(&world, shared, credit, stats, thief) {
+            if give_work(&world, shared, credit, stats, (thief, min_depth)) {
                 waiting_thieves.pop_front();
                 progressed = true;
             } else if idle {
@@ -1102,9 +1112,17 @@ fn communicate<N: Serialize + DeserializeOwned>(
         } else if let Some(since) = idle_since.take() {
             stats.idle += since.elapsed();
         }
-        let wants_work = if priority { hungry && rank != 0 } else { idle };
+        let wants_work = if priority.is_some() {
+            hungry && rank != 0
+        } else {
+            idle
+        };
         if wants_work && asked.is_none() && size > 1 && chooser.may_steal(Instant::now()) {
-            let victim = if priority { 0 } else { chooser.next_victim() };
+            let victim = if priority.is_some() {
+                0
+            } else {
+                chooser.next_victim()
+            };
             stats.requests_sent += 1;
             world
                 .process_at_rank(victim)
@@ -1180,7 +1198,7 @@ mod tests {
             let next = if i % 2 == 0 {
                 pool.pop_deepest().map(|t| (t.0, t.1))
             } else {
-                pool.pop_shallowest()
+                pool.pop_shallowest(3)
             };
             let Some((depth, (d, path))) = next else {
                 break;
@@ -1189,6 +1207,19 @@ mod tests {
             out.push(path);
         }
         (out, counts)
+    }
+
+    #[test]
+    fn a_thief_never_gets_a_task_above_the_spawn_depth() {
+        let mut pool = DepthPool {
+            levels: Vec::new(),
+            len: 0,
+            active: 0,
+            done: false,
+        };
+        pool.push(0, (0, 0), None);
+        assert!(pool.pop_shallowest(3).is_none(), "the root stays");
+        assert_eq!(pool.pop_shallowest(0), Some((0, (0, 0))));
     }
 
     #[test]

@@ -4,14 +4,14 @@
 //! order, each exactly once.
 //!
 //! The pool holds the nodes above the spawn depth that are visited but not yet expanded, and
-//! the tasks found so far, in one heap keyed by priority. A node's key is `(discrepancies,
-//! path)`, where `path` is the child indices from the root (lexicographic path order is
-//! depth-first order) and `discrepancies` counts the non-first children on it (always 0
-//! for [`TaskOrder::Sequential`]). A child's key is never below its parent's, so taking the
+//! the tasks found so far, in one heap keyed by priority (a batch of siblings per entry).
+//! A node's key is `(discrepancies, path)`, where `path` is the child indices from the root
+//! (lexicographic path order is depth-first order) and `discrepancies` counts the non-first
+//! children on it (always 0 for [`TaskOrder::Sequential`]). A child's key is never below its parent's, so taking the
 //! smallest key and expanding it whenever it is above the spawn depth yields the tasks in
 //! ascending key order: the frontier is generated lazily, in priority order, by the worker
 //! that needs the next task. In sequential order the heap holds only the unexpanded
-//! siblings along one path (at most depth × branching entries) instead of the whole
+//! siblings along one path (at most depth × branching nodes) instead of the whole
 //! frontier; in discrepancy order it holds the nodes of the discrepancy count being started
 //! and the next. Nodes above the spawn depth are expanded later than a search that collects
 //! the frontier first would, so an optimisation expands them against a better incumbent.
@@ -21,7 +21,8 @@
 //! what bounds Ordered's time by Sequential's (Archibald et al., JPDC 2018).
 
 use std::cmp::Ordering as Cmp;
-use std::collections::BinaryHeap;
+use std::collections::binary_heap::PeekMut;
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
@@ -29,58 +30,65 @@ use super::walk::{consider, dfs, worth_starting};
 use super::{as_task, Kind, LocalStats, Run};
 use crate::search::{SearchSpace, TaskOrder};
 
-/// A node waiting in the pool: visited, to be expanded (above the spawn depth) or started
-/// (a task, at the spawn depth).
-struct Entry<N> {
-    discrepancies: usize,
+/// Siblings waiting in the pool, visited: the children of one node (at `path`) that are
+/// to be expanded (above the spawn depth) or started (tasks, at the spawn depth), in order,
+/// each with its index among the children and its discrepancies. Never empty in the pool.
+/// Its key is its first node's: the later siblings' keys are greater (their indices are, and
+/// their discrepancies are no smaller), so the heap of batches merges them in key order,
+/// one node at a time, with one path per batch instead of one per node.
+struct Siblings<N> {
     path: Vec<u32>,
     depth: usize,
-    node: N,
+    nodes: VecDeque<(u32, usize, N)>,
 }
 
-impl<N> Entry<N> {
-    fn key(&self) -> (usize, &[u32]) {
-        (self.discrepancies, &self.path)
+impl<N> Siblings<N> {
+    fn cmp_key(&self, other: &Self) -> Cmp {
+        let (i, d, _) = &self.nodes[0];
+        let (j, e, _) = &other.nodes[0];
+        let path = self.path.iter().chain(std::iter::once(i));
+        d.cmp(e)
+            .then_with(|| path.cmp(other.path.iter().chain(std::iter::once(j))))
     }
 }
 
 // Reversed: `BinaryHeap` pops its greatest element, the pool wants the smallest key. Paths
-// are distinct, so no two entries compare equal.
-impl<N> Ord for Entry<N> {
+// are distinct, so no two batches compare equal.
+impl<N> Ord for Siblings<N> {
     fn cmp(&self, other: &Self) -> Cmp {
-        other.key().cmp(&self.key())
+        other.cmp_key(self)
     }
 }
 
-impl<N> PartialOrd for Entry<N> {
+impl<N> PartialOrd for Siblings<N> {
     fn partial_cmp(&self, other: &Self) -> Option<Cmp> {
         Some(self.cmp(other))
     }
 }
 
-impl<N> PartialEq for Entry<N> {
+impl<N> PartialEq for Siblings<N> {
     fn eq(&self, other: &Self) -> bool {
-        self.key() == other.key()
+        self.cmp_key(other) == Cmp::Equal
     }
 }
 
-impl<N> Eq for Entry<N> {}
+impl<N> Eq for Siblings<N> {}
 
 /// The priority pool of one Ordered search.
 struct Pool<N> {
-    heap: Mutex<BinaryHeap<Entry<N>>>,
+    heap: Mutex<BinaryHeap<Siblings<N>>>,
     spawn_depth: usize,
     order: TaskOrder,
 }
 
 impl<N> Pool<N> {
     /// Visits the children of `node` (at `depth`, its key `discrepancies`/`path`) with
-    /// `consider` and adds the ones to expand to the heap; counts the ones at the spawn
-    /// depth as tasks. Cut short by a prune-level cut or a stopped search.
+    /// `consider` and adds the ones to expand to the heap as one batch; counts the ones at
+    /// the spawn depth as tasks. Cut short by a prune-level cut or a stopped search.
     #[allow(clippy::too_many_arguments)]
     fn expand<S, K>(
         &self,
-        heap: &mut BinaryHeap<Entry<N>>,
+        heap: &mut BinaryHeap<Siblings<N>>,
         space: &S,
         kind: &K,
         run: &Run<'_>,
@@ -89,7 +97,7 @@ impl<N> Pool<N> {
         node: &N,
         depth: usize,
         discrepancies: usize,
-        path: &[u32],
+        path: Vec<u32>,
     ) where
         S: SearchSpace<Node = N> + ?Sized,
         K: Kind<S>,
@@ -98,35 +106,35 @@ impl<N> Pool<N> {
             // Not expanded (as the walk does not push its generator): no backtrack.
             return;
         }
-        let mut tasks = 0;
+        let mut nodes = VecDeque::new();
         for (i, child) in space.children(node).enumerate() {
             if kind.stopped() {
                 break;
             }
             let (expand, cut) = consider(kind, run, local, stats, &child, depth + 1);
             if expand {
-                let mut child_path = Vec::with_capacity(path.len() + 1);
-                child_path.extend_from_slice(path);
-                child_path.push(i as u32);
                 let turn = self.order == TaskOrder::Discrepancy && i > 0;
-                heap.push(Entry {
-                    discrepancies: discrepancies + usize::from(turn),
-                    path: child_path,
-                    depth: depth + 1,
-                    node: child,
-                });
-                tasks += u64::from(depth + 1 >= self.spawn_depth);
+                nodes.push_back((i as u32, discrepancies + usize::from(turn), child));
             } else if cut {
                 break;
             }
         }
         stats.backtracks += 1;
-        run.tasks.fetch_add(tasks, Ordering::Relaxed);
+        if depth + 1 >= self.spawn_depth {
+            run.tasks.fetch_add(nodes.len() as u64, Ordering::Relaxed);
+        }
+        if !nodes.is_empty() {
+            heap.push(Siblings {
+                path,
+                depth: depth + 1,
+                nodes,
+            });
+        }
     }
 
-    /// Starts the next task in priority order: expands the pool's best entries until the
-    /// best is a task that is still worth starting, and returns it with its depth. `None`
-    /// once the pool is empty or the search has stopped. Runs under the pool's lock, so that
+    /// Starts the next task in priority order: expands the pool's best nodes until the best
+    /// is a task that is still worth starting, and returns it with its depth. `None` once
+    /// the pool is empty or the search has stopped. Runs under the pool's lock, so that
     /// tasks start (and dominated tasks are skipped) in exactly the priority order.
     fn next_task<S, K>(
         &self,
@@ -145,27 +153,41 @@ impl<N> Pool<N> {
             if kind.stopped() {
                 return None;
             }
-            let e = heap.pop()?;
+            let mut best = heap.peek_mut()?;
+            let depth = best.depth;
+            let (i, discrepancies, node) = best.nodes.pop_front().expect("never empty");
+            let path = (depth < self.spawn_depth).then(|| {
+                let mut path = Vec::with_capacity(best.path.len() + 1);
+                path.extend_from_slice(&best.path);
+                path.push(i);
+                path
+            });
+            if best.nodes.is_empty() {
+                PeekMut::pop(best);
+            } else {
+                // Its next sibling's key is greater: back into place.
+                drop(best);
+            }
             // Dominated by an incumbent found since it was visited: skipped, its subtree
             // cut by the bound.
-            if !worth_starting(kind, stats, &e.node) {
+            if !worth_starting(kind, stats, &node) {
                 continue;
             }
-            if e.depth >= self.spawn_depth {
-                return Some((e.node, e.depth));
+            match path {
+                None => return Some((node, depth)),
+                Some(path) => self.expand(
+                    &mut heap,
+                    space,
+                    kind,
+                    run,
+                    local,
+                    stats,
+                    &node,
+                    depth,
+                    discrepancies,
+                    path,
+                ),
             }
-            self.expand(
-                &mut heap,
-                space,
-                kind,
-                run,
-                local,
-                stats,
-                &e.node,
-                e.depth,
-                e.discrepancies,
-                &e.path,
-            );
         }
     }
 }
@@ -191,19 +213,30 @@ pub(super) fn ordered<S, K>(
     };
     if spawn_depth == 0 {
         run.tasks.fetch_add(1, Ordering::Relaxed);
+        let root = Siblings {
+            path: Vec::new(),
+            depth: 0,
+            nodes: VecDeque::from([(0, 0, space.root())]),
+        };
         pool.heap
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push(Entry {
-                discrepancies: 0,
-                path: Vec::new(),
-                depth: 0,
-                node: space.root(),
-            });
+            .push(root);
     } else {
         as_task::<S, K>(kind, run, |local, stats| {
             let mut heap = pool.heap.lock().unwrap_or_else(|e| e.into_inner());
-            pool.expand(&mut heap, space, kind, run, local, stats, root, 0, 0, &[]);
+            pool.expand(
+                &mut heap,
+                space,
+                kind,
+                run,
+                local,
+                stats,
+                root,
+                0,
+                0,
+                Vec::new(),
+            );
         });
     }
     let pool = &pool;
