@@ -1,6 +1,6 @@
-//! Distributed search with YewPar's DepthBounded, Budget, StackStealing and Ordered skeletons: one
-//! rank per node, each with a local magpie pool, a per-rank task pool in YewPar's DepthPool shape, and work stealing
-//! between ranks. Three kinds, as in `magpie::search`: [`enumerate`] (a monoid folded over
+//! Distributed search with YewPar's DepthBounded, Budget, StackStealing and Ordered
+//! skeletons: one rank per node, each with a local magpie pool, a per-rank task pool in
+//! YewPar's DepthPool shape, and work stealing between ranks. Three kinds, as in `magpie::search`: [`enumerate`] (a monoid folded over
 //! every node, combined over the ranks at the end), [`optimise`] (branch and bound: a new
 //! incumbent's value is sent to every rank at once and prunes there) and [`decide`] (the
 //! first node reaching the target stops every rank).
