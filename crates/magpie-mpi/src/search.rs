@@ -779,9 +779,10 @@ where
             if counts.count(visit) {
                 let at = (depth + 1, d, spawn_depth);
                 collect(space, visitor, acc, &child, at, state, counts, out);
-            } else if state.stopped() {
-                break;
-            } else if visitor.prune_level() && visit == (Visit::Skip { by_bound: true }) {
+            } else if state.stopped()
+                || (visitor.prune_level() && visit == (Visit::Skip { by_bound: true }))
+            {
+                // Stopped, or a prune-level cut: the later siblings are no better.
                 break;
             }
         }
