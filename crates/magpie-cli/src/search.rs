@@ -71,7 +71,7 @@ pub fn after_help() -> String {
          stack-stealing  an idle worker asks a busy one for its shallowest unexplored sibling\n                  \
          (--steal-all: all siblings of that level)\n  \
          ordered         the nodes at --spawn-depth (default {DEFAULT_SPAWN_DEPTH}) become tasks, started in\n                  \
-         --order sequential (default) or discrepancy order\n\
+         --order sequential (default) or discrepancy, each once, from a priority pool\n\
          An option that does not apply to the application or skeleton is an error.\n\n\
          UTS trees (--tree):\n{}\n\n\
          Every answer is checked before it is printed (the clique is a clique, the knapsack items\n\
@@ -207,7 +207,8 @@ pub struct SearchArgs {
     pub json: bool,
 
     /// Run over every rank of an MPI job (`mpirun -np R magpie search … --distributed`)
-    /// with the depth-bounded or budget skeleton. Needs a build with the `mpi` feature
+    /// with the depth-bounded, budget, stack-stealing or ordered skeleton (ordered: rank 0
+    /// hands out the tasks in priority order). Needs a build with the `mpi` feature
     #[arg(long, help_heading = "Distributed")]
     pub distributed: bool,
 
