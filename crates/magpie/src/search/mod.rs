@@ -179,8 +179,8 @@ pub enum Skeleton {
     ///   `tasks` (those of [`Skeleton::Sequential`] for the first three);
     /// - decisions and optimisations: the answer (found or not; the optimum value), and on
     ///   one worker every counter. On more workers an optimisation's node counts depend on
-    ///   when each worker sees a new incumbent; the spread is small (on brock200_1, 10 runs
-    ///   on 2 workers: 0.6% of the nodes, against 2.2% for [`Skeleton::DepthBounded`]).
+    ///   when each worker sees a new incumbent (on brock200_1, two series of 10 runs on 2
+    ///   workers: within 1% of the nodes, against 2.2–2.3% for [`Skeleton::DepthBounded`]).
     ///
     /// ```
     /// use magpie::search::{self, NodeCount, Options, SearchSpace, Skeleton, TaskOrder};
