@@ -71,7 +71,7 @@ pub fn after_help() -> String {
          stack-stealing  an idle worker asks a busy one for its shallowest unexplored sibling\n                  \
          (--steal-all: all siblings of that level)\n  \
          ordered         the nodes at --spawn-depth (default {DEFAULT_SPAWN_DEPTH}) become tasks, started in\n                  \
-         --order sequential (default) or discrepancy order\n\
+         --order sequential (default) or discrepancy, each once, from a priority pool\n\
          An option that does not apply to the application or skeleton is an error.\n\n\
          UTS trees (--tree):\n{}\n\n\
          Every answer is checked before it is printed (the clique is a clique, the knapsack items\n\
@@ -207,7 +207,8 @@ pub struct SearchArgs {
     pub json: bool,
 
     /// Run over every rank of an MPI job (`mpirun -np R magpie search … --distributed`)
-    /// with the depth-bounded or budget skeleton. Needs a build with the `mpi` feature
+    /// with the depth-bounded, budget, stack-stealing or ordered skeleton (ordered: rank 0
+    /// hands out the tasks in priority order). Needs a build with the `mpi` feature
     #[arg(long, help_heading = "Distributed")]
     pub distributed: bool,
 
@@ -479,9 +480,10 @@ impl Problem {
     }
 }
 
-/// The most nodes the ordered skeleton may find down to `--spawn-depth` (it visits them on
-/// one thread and keeps every node at that depth in memory as a task before any worker
-/// starts): 2^22, a fraction of a second to visit and at most a few hundred MiB of tasks.
+/// The most nodes the ordered skeleton may find down to `--spawn-depth` in discrepancy
+/// order or with `--distributed` (where the pool may hold most of the nodes at that depth as
+/// tasks at once; in sequential order a local pool holds one path's siblings, and no cap
+/// applies): 2^22, a fraction of a second to visit and at most a few hundred MiB of tasks.
 /// A deeper spawn depth on a wide tree (N-Queens 28 at depth 12 ran out of 4 GiB) is a usage
 /// error, checked by counting the unpruned tree first.
 pub const MAX_ORDERED_NODES: u64 = 1 << 22;
@@ -1221,15 +1223,21 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
         None => None,
     };
     let problem = load(app, args)?;
-    if let Skeleton::Ordered { spawn_depth, .. } = choice.skeleton {
-        if problem
-            .nodes_down_to(spawn_depth, MAX_ORDERED_NODES)
-            .is_none()
+    // Locally in sequential order the priority pool holds only the unexpanded siblings along
+    // one path (the frontier is generated as tasks start); in discrepancy order, and over
+    // MPI (rank 0 collects every task first), it may hold most of the frontier.
+    if let Skeleton::Ordered { spawn_depth, order } = choice.skeleton {
+        let materialised = args.distributed || order == TaskOrder::Discrepancy;
+        if materialised
+            && problem
+                .nodes_down_to(spawn_depth, MAX_ORDERED_NODES)
+                .is_none()
         {
             return usage(format!(
                 "--spawn-depth {spawn_depth}: the ordered skeleton would visit more than \
-                 {MAX_ORDERED_NODES} nodes down to that depth and keep the deepest in memory \
-                 before starting; give a smaller --spawn-depth"
+                 {MAX_ORDERED_NODES} nodes down to that depth and could keep most of the \
+                 deepest in memory as tasks (in discrepancy order or --distributed); give a \
+                 smaller --spawn-depth, or --order sequential on one process"
             ));
         }
     }

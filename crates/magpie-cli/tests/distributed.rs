@@ -400,8 +400,32 @@ fn bad_input_ends_every_rank_with_one_error() {
             "unit",
         ),
         (
-            &["uts", "--tree", "T1", "--skeleton", "ordered"][..],
-            "depth-bounded, budget and stack-stealing",
+            &["uts", "--tree", "T1", "--skeleton", "seq"][..],
+            "depth-bounded, budget, stack-stealing and ordered skeletons; seq is not distributed",
+        ),
+        (
+            &[
+                "uts",
+                "--tree",
+                "T1",
+                "--skeleton",
+                "ordered",
+                "--remote-victims",
+                "sticky",
+            ][..],
+            "--remote-victims does not apply to --skeleton ordered",
+        ),
+        (
+            &[
+                "nqueens",
+                "--n",
+                "28",
+                "--skeleton",
+                "ordered",
+                "--spawn-depth",
+                "12",
+            ][..],
+            "more than 4194304 nodes",
         ),
         (&["knapsack", "nosuchfile.csv"][..], "nosuchfile.csv"),
         (
@@ -694,5 +718,152 @@ fn ranks_times_workers_above_the_limit_is_one_error() {
         );
         assert_one_job_error(&format!("{args:?}"), &job, "2 ranks x ");
         assert!(job.reports[0].contains("at most 4096"), "{:?}", job.reports);
+    }
+}
+
+/// The JSON report of a local ordered run of `args` (1 worker).
+fn ordered_tasks_locally(args: &[&str]) -> u64 {
+    local(&[args, &["--skeleton", "ordered"]].concat())["stats"]["tasks"]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn ordered_over_ranks_gives_the_local_answers_each_task_once() {
+    // Every task searched exactly once, whichever rank takes it: the exact counts of T1, NS
+    // and N-Queens, and rank 0's worker 0 made as many tasks as a local ordered run has.
+    for (ranks, order) in [(2, "sequential"), (3, "discrepancy"), (4, "sequential")] {
+        let args = ["uts", "--tree", "T1", "--spawn-depth", "3"];
+        let v = distributed(
+            ranks,
+            &[&args[..], &["--skeleton", "ordered", "--order", order]].concat(),
+        );
+        assert_eq!(v["nodes"], 4_130_071, "T1 on {ranks} ranks, {order}");
+        assert_eq!(v["leaves"], 3_305_118);
+        assert_eq!(v["depth"], 10);
+        assert_eq!(v["remote_victims"], "rank0");
+        let made = v["worker_stats"][0]["tasks"].as_u64().unwrap();
+        assert_eq!(made, ordered_tasks_locally(&args), "{ranks} ranks, {order}");
+        let ranks_v = v["ranks"].as_array().unwrap();
+        for r in &ranks_v[1..] {
+            // Every task lives on rank 0 until taken: only rank 0 is asked, and sends.
+            assert_eq!(r["tasks_sent"], 0, "{r}");
+            assert_eq!(r["requests_received"], 0, "{r}");
+        }
+        assert_eq!(ranks_v[0]["requests_sent"], 0, "rank 0 never asks");
+    }
+    let v = distributed(
+        3,
+        &[
+            "ns",
+            "--genus",
+            "24",
+            "--skeleton",
+            "ordered",
+            "--spawn-depth",
+            "6",
+        ],
+    );
+    assert_eq!(ns_counts(&v), magpie_apps::ns::EXPECTED_COUNTS[..=24]);
+    let v = distributed(
+        2,
+        &[
+            "nqueens",
+            "--n",
+            "12",
+            "--skeleton",
+            "ordered",
+            "--spawn-depth",
+            "3",
+            "--order",
+            "discrepancy",
+        ],
+    );
+    assert_eq!(v["solutions"], 14_200);
+    // Two workers per rank: each idle worker gets the next task.
+    let all = [
+        "search",
+        "uts",
+        "--tree",
+        "T1",
+        "--skeleton",
+        "ordered",
+        "--spawn-depth",
+        "4",
+        "--distributed",
+        "--workers",
+        "2",
+        "--json",
+    ];
+    let v = mpirun_report(2, &all);
+    assert_eq!(v["nodes"], 4_130_071);
+    assert_workers_add_up(&v, 2);
+}
+
+#[test]
+fn ordered_over_ranks_finds_the_optima() {
+    for (graph, omega) in [("1", 21), ("2", 12), ("3", 15), ("4", 17)] {
+        for (ranks, order) in [(2, "sequential"), (3, "discrepancy")] {
+            let file = instance(&format!("dimacs/brock200_{graph}.clq"));
+            let args = [
+                "maxclique",
+                &file,
+                "--skeleton",
+                "ordered",
+                "--order",
+                order,
+            ];
+            let v = distributed(ranks, &args);
+            assert_eq!(
+                v["omega"], omega,
+                "brock200_{graph}, {ranks} ranks, {order}"
+            );
+            assert_eq!(v["clique"].as_array().unwrap().len(), omega);
+        }
+    }
+    let knapsack = instance("knapsack/large_scale/knapPI_3_500_1000_1");
+    let v = distributed(3, &["knapsack", &knapsack, "--skeleton", "ordered"]);
+    assert_eq!(v["profit"], 7117);
+    let path = instance("tsplib/gr17.tsp");
+    let v = distributed(
+        2,
+        &[
+            "tsp",
+            &path,
+            "--skeleton",
+            "ordered",
+            "--order",
+            "discrepancy",
+        ],
+    );
+    assert_eq!(v["length"], 2085);
+    // A decision: found, or proved absent (ω = 21), on every rank count.
+    let file = instance("dimacs/brock200_1.clq");
+    for ranks in [2, 3] {
+        let v = distributed(
+            ranks,
+            &[
+                "maxclique",
+                &file,
+                "--skeleton",
+                "ordered",
+                "--target",
+                "20",
+            ],
+        );
+        assert_eq!(v["found"], true);
+        assert_eq!(v["clique"].as_array().unwrap().len(), 20, "{v}");
+        let v = distributed(
+            ranks,
+            &[
+                "maxclique",
+                &file,
+                "--skeleton",
+                "ordered",
+                "--target",
+                "22",
+            ],
+        );
+        assert_eq!(v["found"], false, "{v}");
     }
 }

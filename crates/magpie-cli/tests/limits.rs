@@ -320,6 +320,7 @@ fn a_depth_limited_count_says_what_it_counted() {
 #[test]
 fn an_ordered_spawn_depth_on_a_wide_tree_is_refused_before_collecting() {
     // Before: N-Queens 28 at spawn depth 12 collected tasks until a 4 GiB allocation failed.
+    // In discrepancy order the pool may still hold most of them: refused.
     let args = [
         "search",
         "nqueens",
@@ -329,6 +330,8 @@ fn an_ordered_spawn_depth_on_a_wide_tree_is_refused_before_collecting() {
         "ordered",
         "--spawn-depth",
         "12",
+        "--order",
+        "discrepancy",
     ];
     let start = Instant::now();
     let out = magpie(&args, &[]);
@@ -358,4 +361,21 @@ fn an_ordered_spawn_depth_on_a_wide_tree_is_refused_before_collecting() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("92 solutions of 8-Queens"));
+    // In sequential order the frontier is generated as tasks start, one path's siblings at
+    // a time: every one of 13-Queens' 4,674,890 nodes may be a task (more than the cap).
+    let out = magpie(
+        &[
+            "search",
+            "nqueens",
+            "--n",
+            "13",
+            "--skeleton",
+            "ordered",
+            "--spawn-depth",
+            "13",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("73712 solutions of 13-Queens"));
 }

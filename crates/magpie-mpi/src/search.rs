@@ -1,6 +1,6 @@
-//! Distributed search with YewPar's DepthBounded, Budget and StackStealing skeletons: one
-//! rank per node, each with a local magpie pool, a per-rank task pool in YewPar's DepthPool shape, and work stealing
-//! between ranks. Three kinds, as in `magpie::search`: [`enumerate`] (a monoid folded over
+//! Distributed search with YewPar's DepthBounded, Budget, StackStealing and Ordered
+//! skeletons: one rank per node, each with a local magpie pool, a per-rank task pool in
+//! YewPar's DepthPool shape, and work stealing between ranks. Three kinds, as in `magpie::search`: [`enumerate`] (a monoid folded over
 //! every node, combined over the ranks at the end), [`optimise`] (branch and bound: a new
 //! incumbent's value is sent to every rank at once and prunes there) and [`decide`] (the
 //! first node reaching the target stops every rank).
@@ -16,7 +16,11 @@
 //!   tasks. StackStealing: the same, but only when asked — by an idle worker of the rank, or
 //!   by a thief from another rank whose request finds the pool empty while a worker is busy
 //!   (the main thread keeps the request until a worker has split its stack, or refuses it
-//!   when the rank runs dry). Each worker folds into its own accumulator.
+//!   when the rank runs dry). Ordered: the worker that takes the root (on rank 0) visits
+//!   the tree above the spawn depth and puts every node at the spawn depth into the pool as
+//!   a task, in priority order; every worker, local or on another rank, then takes the
+//!   highest-priority task left and searches it depth-first (see [`Skeleton::Ordered`]).
+//!   Each worker folds into its own accumulator.
 //! - **the communication path is the main thread**, the only one that calls MPI
 //!   (`MPI_THREAD_FUNNELED`): it answers steal requests from the shallowest level, asks a
 //!   victim for work when the rank is idle, and runs termination detection. A progress thread
@@ -35,7 +39,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use magpie::search::{Enumerate, Objective, SearchSpace, SearchStats, Visit};
+use magpie::search::{Enumerate, Objective, SearchSpace, SearchStats, TaskOrder, Visit};
 use magpie::ThreadPool;
 use mpi::traits::*;
 use serde::de::DeserializeOwned;
@@ -80,6 +84,16 @@ impl<N> DepthPool<N> {
         self.len += 1;
     }
 
+    /// Adds `nodes` (at `depth`, made by `maker`), given best first, so that the next task
+    /// taken at that level, by a local worker or a thief, is the first of them (see `work`).
+    fn push_best_first(&mut self, depth: usize, nodes: Vec<N>, maker: Maker) -> usize {
+        let n = nodes.len();
+        for node in nodes.into_iter().rev() {
+            self.push(depth, node, maker);
+        }
+        n
+    }
+
     /// A local worker's task: the deepest level, newest first.
     fn pop_deepest(&mut self) -> Option<(usize, N, Maker)> {
         let depth = self.levels.iter().rposition(|l| !l.is_empty())?;
@@ -92,8 +106,14 @@ impl<N> DepthPool<N> {
     /// depth-first search of this rank would reach first at that level). Taking the oldest,
     /// the last in heuristic order, made 2 ranks expand 13–16% more nodes than a sequential
     /// search on brock200_1 (about 600 k against 525 k); the next in order, 1–2% fewer.
-    fn pop_shallowest(&mut self) -> Option<(usize, N)> {
+    ///
+    /// None if that level is above `min_depth`: Ordered keeps the root (which makes every
+    /// task) on rank 0.
+    fn pop_shallowest(&mut self, min_depth: usize) -> Option<(usize, N)> {
         let depth = self.levels.iter().position(|l| !l.is_empty())?;
+        if depth < min_depth {
+            return None;
+        }
         self.len -= 1;
         Some((depth, self.levels[depth].pop_back()?.0))
     }
@@ -212,6 +232,20 @@ pub enum Skeleton {
     StackStealing {
         /// Hand over every unexplored sibling of the level, not just the next one.
         steal_all: bool,
+    },
+    /// YewPar's Ordered skeleton over ranks: the nodes at `spawn_depth` are tasks numbered
+    /// in `order`, and every rank, every worker, takes the next one in that order. Rank 0
+    /// owns them: one of its workers visits the tree above `spawn_depth` and puts every task
+    /// in rank 0's pool in priority order; its workers and the other ranks (which ask rank
+    /// 0, and only rank 0, whenever one of their workers is idle) take the
+    /// highest-priority task left, one at a time. So tasks leave the pool exactly once each,
+    /// in priority order, over all ranks; each is searched depth-first by the worker that
+    /// takes it. `victims` does not apply (every request goes to rank 0).
+    Ordered {
+        /// The depth of the tasks.
+        spawn_depth: usize,
+        /// The order in which tasks are handed out.
+        order: TaskOrder,
     },
 }
 
@@ -539,6 +573,10 @@ where
             rank,
             size,
             matches!(skeleton, Skeleton::StackStealing { .. }),
+            match skeleton {
+                Skeleton::Ordered { spawn_depth, .. } => Some(spawn_depth),
+                _ => None,
+            },
         );
         // Over (DONE, or this is rank 0 and it sent DONE): workers stop, a decision search's
         // workers in the middle of a subtree included.
@@ -643,10 +681,15 @@ where
         }
         let t = Instant::now();
         let mut children: Vec<S::Node> = Vec::new();
+        let mut tasks_depth = depth + 1;
         if counts.count(visitor.enter(&mut acc, &node, depth, state)) {
             let split = match skeleton {
-                Skeleton::DepthBounded { spawn_depth } if depth < spawn_depth => None,
-                Skeleton::DepthBounded { .. } => Some(Split::Never),
+                Skeleton::DepthBounded { spawn_depth } | Skeleton::Ordered { spawn_depth, .. }
+                    if depth < spawn_depth =>
+                {
+                    None
+                }
+                Skeleton::DepthBounded { .. } | Skeleton::Ordered { .. } => Some(Split::Never),
                 Skeleton::Budget { budget } => Some(Split::Budget(budget.max(1), shared)),
                 Skeleton::StackStealing { steal_all } => Some(Split::OnDemand {
                     all: steal_all,
@@ -661,9 +704,17 @@ where
                     );
                 }
                 None => {
-                    // Its generator runs to the end here: one backtrack.
-                    children = space.children(&node).collect();
-                    counts.backtracks += 1;
+                    if let Skeleton::Ordered { spawn_depth, order } = skeleton {
+                        // The root, on rank 0: every task, in priority order.
+                        let at = (depth, spawn_depth, order);
+                        let c = &mut counts;
+                        children = ordered_tasks(space, visitor, &mut acc, &node, at, state, c);
+                        tasks_depth = spawn_depth;
+                    } else {
+                        // Its generator runs to the end here: one backtrack.
+                        children = space.children(&node).collect();
+                        counts.backtracks += 1;
+                    }
                     counts.tasks += children.len() as u64;
                 }
             }
@@ -674,13 +725,11 @@ where
         state.rates[index].store(rate.to_bits(), Ordering::Relaxed);
         last_end = end;
         let mut p = shared.lock();
-        let n = children.len();
-        // Reversed, so that this rank's workers, which take the newest task of the deepest
-        // level, take the children in heuristic order (best first), as a depth-first search
-        // does; a thief takes the newest of the shallowest level, the next in that order.
-        for c in children.into_iter().rev() {
-            p.push(depth + 1, c, Some(index));
-        }
+        // This rank's workers take the newest task of the deepest level, so they take the
+        // children in heuristic order (best first), as a depth-first search does; a thief
+        // takes the newest of the shallowest level, the next in that order. Ordered's tasks,
+        // all at one level, leave in priority order either way.
+        let n = p.push_best_first(tasks_depth, children, Some(index));
         p.active -= 1;
         drop(p);
         if n > 1 {
@@ -689,6 +738,64 @@ where
             shared.wake.notify_one();
         }
     }
+}
+
+/// Ordered: the nodes at `spawn_depth` below `node` (visited, at `depth`), in priority
+/// order (`order`: depth-first, or fewest discrepancies first with ties depth-first). The
+/// nodes between are visited here, counted in `counts` (one backtrack per generator run to
+/// its end, a prune-level cut included); the tasks are visited when they are taken.
+fn ordered_tasks<S, V>(
+    space: &S,
+    visitor: &V,
+    acc: &mut V::Acc,
+    node: &S::Node,
+    (depth, spawn_depth, order): (usize, usize, TaskOrder),
+    state: &RankState,
+    counts: &mut SearchStats,
+) -> Vec<S::Node>
+where
+    S: SearchSpace,
+    V: Visitor<S>,
+{
+    /// Depth-first down to the spawn depth: `(discrepancies, task)` in depth-first order.
+    #[allow(clippy::too_many_arguments)]
+    fn collect<S: SearchSpace, V: Visitor<S>>(
+        space: &S,
+        visitor: &V,
+        acc: &mut V::Acc,
+        node: &S::Node,
+        (depth, discrepancies, spawn_depth): (usize, usize, usize),
+        state: &RankState,
+        counts: &mut SearchStats,
+        out: &mut Vec<(usize, S::Node)>,
+    ) {
+        for (i, child) in space.children(node).enumerate() {
+            let d = discrepancies + usize::from(i > 0);
+            if depth + 1 >= spawn_depth {
+                out.push((d, child));
+                continue;
+            }
+            let visit = visitor.enter(acc, &child, depth + 1, state);
+            if counts.count(visit) {
+                let at = (depth + 1, d, spawn_depth);
+                collect(space, visitor, acc, &child, at, state, counts, out);
+            } else if state.stopped()
+                || (visitor.prune_level() && visit == (Visit::Skip { by_bound: true }))
+            {
+                // Stopped, or a prune-level cut: the later siblings are no better.
+                break;
+            }
+        }
+        counts.backtracks += 1;
+    }
+    let mut tasks = Vec::new();
+    let at = (depth, 0, spawn_depth);
+    collect(space, visitor, acc, node, at, state, counts, &mut tasks);
+    if order == TaskOrder::Discrepancy {
+        // Stable: ties keep depth-first order.
+        tasks.sort_by_key(|t| t.0);
+    }
+    tasks.into_iter().map(|t| t.1).collect()
 }
 
 /// Visits the nodes strictly below `node` (at `depth`) depth-first, as far as `visitor`
@@ -791,15 +898,15 @@ fn spill_shallowest<N, G: Iterator<Item = N>>(
 }
 
 /// Sends thief `from` the shallowest task of this rank with half of its credit; `false` if
-/// the pool is empty.
+/// the pool is empty or its shallowest task is above `min_depth`.
 fn give_work<N: Serialize>(
     world: &mpi::topology::SimpleCommunicator,
     shared: &Shared<N>,
     credit: &mut Credit,
     stats: &mut RankStats,
-    from: i32,
+    (from, min_depth): (i32, usize),
 ) -> bool {
-    let Some((depth, node)) = shared.lock().pop_shallowest() else {
+    let Some((depth, node)) = shared.lock().pop_shallowest(min_depth) else {
         return false;
     };
     let half = credit.split().expect("a rank with work holds credit");
@@ -824,7 +931,10 @@ fn refuse(world: &mpi::topology::SimpleCommunicator, from: i32) {
 
 /// The rank's communication loop (main thread): serves steal requests, steals when idle,
 /// returns credit, and ends when `DONE` arrives (or, on rank 0, when the whole credit is
-/// back).
+/// back). With `priority` (Ordered, its spawn depth) every task is on rank 0 until taken: a
+/// rank other than 0 asks rank 0, and only rank 0, as soon as one of its workers is idle and
+/// its pool empty (not only when the whole rank is idle), so that each of its workers gets
+/// the next task in priority order; rank 0 never asks, and never gives away the root.
 #[allow(clippy::too_many_arguments)]
 fn communicate<N: Serialize + DeserializeOwned>(
     cluster: &Cluster,
@@ -836,6 +946,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
     rank: i32,
     size: i32,
     on_demand: bool,
+    priority: Option<usize>,
 ) {
     let world = cluster.world();
     let mut recovered = Recovered::default();
@@ -843,6 +954,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
     let mut waiting_thieves: VecDeque<i32> = VecDeque::new();
     let mut asked: Option<i32> = None;
     let mut idle_since: Option<Instant> = None;
+    let min_depth = priority.unwrap_or(0);
     let finish = |world: &mpi::topology::SimpleCommunicator| {
         for r in 1..size {
             world.process_at_rank(r).send_with_tag(&[0u8][..], TAG_DONE);
@@ -861,7 +973,7 @@ fn communicate<N: Serialize + DeserializeOwned>(
             match status.tag() {
                 TAG_STEAL => {
                     stats.requests_received += 1;
-                    if !give_work(&world, shared, credit, stats, from) {
+                    if !give_work(&world, shared, credit, stats, (from, min_depth)) {
                         if on_demand && shared.lock().active > 0 {
                             // StackStealing: a busy worker will split its stack; the
                             // thief waits for that (or for this rank to run dry).
@@ -963,12 +1075,15 @@ fn communicate<N: Serialize + DeserializeOwned>(
                 progressed = true;
             }
         }
-        let idle = {
+        let (idle, hungry) = {
             let p = shared.lock();
-            p.len == 0 && p.active == 0
+            (
+                p.len == 0 && p.active == 0,
+                p.len == 0 && p.active < state.rates.len(),
+            )
         };
         while let Some(&thief) = waiting_thieves.front() {
-            if give_work(&world, shared, credit, stats, thief) {
+            if give_work(&world, shared, credit, stats, (thief, min_depth)) {
                 waiting_thieves.pop_front();
                 progressed = true;
             } else if idle {
@@ -995,17 +1110,26 @@ fn communicate<N: Serialize + DeserializeOwned>(
                         .send_with_tag(&bytes[..], TAG_CREDIT);
                 }
             }
-            if asked.is_none() && size > 1 && chooser.may_steal(Instant::now()) {
-                let victim = chooser.next_victim();
-                stats.requests_sent += 1;
-                world
-                    .process_at_rank(victim)
-                    .send_with_tag(&[0u8][..], TAG_STEAL);
-                asked = Some(victim);
-                progressed = true;
-            }
         } else if let Some(since) = idle_since.take() {
             stats.idle += since.elapsed();
+        }
+        let wants_work = if priority.is_some() {
+            hungry && rank != 0
+        } else {
+            idle
+        };
+        if wants_work && asked.is_none() && size > 1 && chooser.may_steal(Instant::now()) {
+            let victim = if priority.is_some() {
+                0
+            } else {
+                chooser.next_victim()
+            };
+            stats.requests_sent += 1;
+            world
+                .process_at_rank(victim)
+                .send_with_tag(&[0u8][..], TAG_STEAL);
+            asked = Some(victim);
+            progressed = true;
         }
         if !progressed {
             // Nothing arrived: let the workers have the core for a moment.
@@ -1018,5 +1142,101 @@ fn communicate<N: Serialize + DeserializeOwned>(
     }
     if let Some(m) = chooser.monitor() {
         (stats.refreshes, stats.aux_refreshes) = m.refreshes;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The complete binary tree of depth 4; a node is `(depth, path)`, the path's bits the
+    /// moves from the root (1 = the second child), the first move most significant.
+    struct Binary;
+
+    impl SearchSpace for Binary {
+        type Node = (u32, u32);
+        type Children<'a> = std::vec::IntoIter<(u32, u32)>;
+        fn root(&self) -> (u32, u32) {
+            (0, 0)
+        }
+        fn children<'a>(&'a self, &(d, p): &(u32, u32)) -> Self::Children<'a> {
+            if d == 4 {
+                return Vec::new().into_iter();
+            }
+            vec![(d + 1, p << 1), (d + 1, (p << 1) | 1)].into_iter()
+        }
+    }
+
+    /// The tasks at depth 3 as `ordered_tasks` makes them, then as the depth pool hands
+    /// them out to local workers or to thieves, alternately.
+    fn handed_out(order: TaskOrder) -> (Vec<u32>, SearchStats) {
+        let state = RankState::new(i64::MIN, 1, PerfParams::default());
+        let fold = magpie::search::NodeCount;
+        let visitor = Enumeration(&fold);
+        let mut acc = 0u64;
+        let mut counts = SearchStats::default();
+        let at = (0, 3, order);
+        let tasks = ordered_tasks(
+            &Binary,
+            &visitor,
+            &mut acc,
+            &(0, 0),
+            at,
+            &state,
+            &mut counts,
+        );
+        // The nodes at depths 1 and 2 were visited; the tasks are visited when taken.
+        assert_eq!(acc, 2 + 4);
+        let mut pool = DepthPool {
+            levels: Vec::new(),
+            len: 0,
+            active: 0,
+            done: false,
+        };
+        assert_eq!(pool.push_best_first(3, tasks, Some(0)), 8);
+        let mut out = Vec::new();
+        for i in 0.. {
+            let next = if i % 2 == 0 {
+                pool.pop_deepest().map(|t| (t.0, t.1))
+            } else {
+                pool.pop_shallowest(3)
+            };
+            let Some((depth, (d, path))) = next else {
+                break;
+            };
+            assert_eq!((depth, d), (3, 3));
+            out.push(path);
+        }
+        (out, counts)
+    }
+
+    #[test]
+    fn a_thief_never_gets_a_task_above_the_spawn_depth() {
+        let mut pool = DepthPool {
+            levels: Vec::new(),
+            len: 0,
+            active: 0,
+            done: false,
+        };
+        pool.push(0, (0, 0), None);
+        assert!(pool.pop_shallowest(3).is_none(), "the root stays");
+        assert_eq!(pool.pop_shallowest(0), Some((0, (0, 0))));
+    }
+
+    #[test]
+    fn ordered_tasks_leave_the_pool_in_priority_order() {
+        let (seq, counts) = handed_out(TaskOrder::Sequential);
+        assert_eq!(
+            seq,
+            [0b000, 0b001, 0b010, 0b011, 0b100, 0b101, 0b110, 0b111]
+        );
+        // Visited: 2 + 4 nodes; generators run to the end: the root's, and those 6.
+        assert_eq!((counts.expanded, counts.backtracks), (6, 7));
+        // Fewest second children first, ties in depth-first order.
+        let (disc, _) = handed_out(TaskOrder::Discrepancy);
+        assert_eq!(
+            disc,
+            [0b000, 0b001, 0b010, 0b100, 0b011, 0b101, 0b110, 0b111]
+        );
     }
 }

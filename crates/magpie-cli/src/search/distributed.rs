@@ -1,7 +1,8 @@
 //! `magpie search <app> … --distributed` under `mpirun`: every application with the
-//! DepthBounded or Budget skeleton over every rank ([`magpie_mpi::search`]): enumeration (uts, ns,
-//! nqueens), optimisation with the incumbent shared (maxclique, knapsack, tsp) and decision
-//! (maxclique --target, stopping every rank at the first clique found).
+//! DepthBounded, Budget, StackStealing or Ordered skeleton over every rank
+//! ([`magpie_mpi::search`]): enumeration (uts, ns, nqueens), optimisation with the incumbent
+//! shared (maxclique, knapsack, tsp) and decision (maxclique --target, stopping every rank
+//! at the first clique found).
 //! Every rank parses the same arguments and builds its own pool from the global options;
 //! rank 0 checks the merged answer and prints it once, with a table of the ranks.
 //!
@@ -289,10 +290,24 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
         ("stack-stealing", ..) => Skeleton::StackStealing {
             steal_all: choice.steal_all.unwrap_or(false),
         },
+        ("ordered", ..) => match choice.skeleton {
+            magpie::search::Skeleton::Ordered { spawn_depth, order } => {
+                if args.remote_victims.is_some() {
+                    // Every task is on rank 0 until taken: there is no victim to choose.
+                    return Err(Failure::Usage(
+                        "--remote-victims does not apply to --skeleton ordered (every rank \
+                         takes the next task in priority order from rank 0)"
+                            .into(),
+                    ));
+                }
+                Skeleton::Ordered { spawn_depth, order }
+            }
+            other => unreachable!("the ordered choice is {other:?}"),
+        },
         (name, ..) => {
             return Err(Failure::Usage(format!(
-                "--distributed runs the depth-bounded, budget and stack-stealing skeletons; \
-                 {name} is not distributed"
+                "--distributed runs the depth-bounded, budget, stack-stealing and ordered \
+                 skeletons; {name} is not distributed"
             )))
         }
     };
@@ -383,6 +398,11 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
     };
     let nodes: Vec<f64> = ranks.iter().map(|r| r.nodes as f64).collect();
     let nodes_cov = cov(&nodes);
+    // Ordered: every rank asks rank 0, which holds the tasks in priority order.
+    let victims = match skeleton {
+        Skeleton::Ordered { .. } => "rank0".to_string(),
+        _ => victims.to_string(),
+    };
     if args.json {
         let out = DistributedReport {
             report,

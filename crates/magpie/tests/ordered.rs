@@ -1,0 +1,317 @@
+//! `Skeleton::Ordered`, the priority-ordered skeleton: what is replicable about it, checked
+//! exactly on every worker count and deque.
+//!
+//! - Tasks start in priority order (depth-first or discrepancy order), each exactly once,
+//!   whatever the number of workers: recorded by a space that logs, under the pool's lock,
+//!   each task's start.
+//! - Enumerations: the value and every counter (expanded, backtracks, tasks) are those of
+//!   Sequential on every run and worker count.
+//! - Optimisation: the optimum on every run and worker count; a task whose bound an
+//!   incumbent found since beats is skipped when it starts; on one worker the node counts
+//!   are fixed.
+#![cfg(not(loom))]
+
+mod common;
+
+use magpie::search::{
+    self, CountPerDepth, NodeCount, Objective, Options, SearchSpace, SearchStats, Skeleton,
+    TaskOrder,
+};
+use magpie::ThreadPoolBuilder;
+use std::sync::Mutex;
+
+/// The complete ternary tree of depth 5 (364 nodes); a node is `(depth, path)` with the
+/// path's child indices as base-3 digits, the first move most significant, so that numeric
+/// order is depth-first order. Every `bound` call on a node at depth [`TASK_DEPTH`] is
+/// logged.
+struct Ternary(Mutex<Vec<u32>>);
+
+const TASK_DEPTH: u32 = 3;
+
+impl SearchSpace for Ternary {
+    type Node = (u32, u32);
+    type Children<'a> = std::vec::IntoIter<(u32, u32)>;
+    fn root(&self) -> (u32, u32) {
+        (0, 0)
+    }
+    fn children<'a>(&'a self, &(depth, path): &(u32, u32)) -> Self::Children<'a> {
+        if depth == 5 {
+            return Vec::new().into_iter();
+        }
+        (0..3)
+            .map(|i| (depth + 1, path * 3 + i))
+            .collect::<Vec<_>>()
+            .into_iter()
+    }
+}
+
+impl Objective for Ternary {
+    fn objective(&self, _: &(u32, u32)) -> i64 {
+        0
+    }
+    /// No pruning; logs the task nodes. The optimisation calls it once when a node is
+    /// visited and, for a task, once more when the task starts (is it still worth it?).
+    fn bound(&self, &(depth, path): &(u32, u32)) -> i64 {
+        if depth == TASK_DEPTH {
+            self.0.lock().unwrap().push(path);
+        }
+        i64::MAX
+    }
+}
+
+/// The base-3 digits of a path at `depth` that are not 0: its discrepancies.
+fn discrepancies(path: u32, depth: u32) -> u32 {
+    (0..depth)
+        .filter(|&i| (path / 3u32.pow(i)) % 3 != 0)
+        .count() as u32
+}
+
+/// The tasks (depth-3 nodes) in priority order: depth-first, or fewest discrepancies first
+/// with ties depth-first.
+fn priority_order(order: TaskOrder) -> Vec<u32> {
+    let mut tasks: Vec<u32> = (0..27).collect();
+    if order == TaskOrder::Discrepancy {
+        tasks.sort_by_key(|&p| (discrepancies(p, TASK_DEPTH), p));
+    }
+    tasks
+}
+
+#[test]
+fn the_discrepancy_order_is_the_expected_one() {
+    let d = priority_order(TaskOrder::Discrepancy);
+    // 000, then one discrepancy (001 002 010 020 100 200), then two, then three.
+    assert_eq!(&d[..7], &[0, 1, 2, 3, 6, 9, 18]);
+    assert_eq!(&d[7..9], &[4, 5]);
+    assert_eq!(d[26], 26);
+}
+
+#[test]
+fn tasks_start_in_priority_order_each_once_on_every_worker_count() {
+    for deque in common::deques() {
+        for workers in [1, 2, 3] {
+            let pool = common::pool(deque, workers);
+            for order in [TaskOrder::Sequential, TaskOrder::Discrepancy] {
+                for _ in 0..5 {
+                    let space = Ternary(Mutex::new(Vec::new()));
+                    let skeleton = Skeleton::Ordered {
+                        spawn_depth: TASK_DEPTH as usize,
+                        order,
+                    };
+                    let out =
+                        pool.install(|| search::optimise(&space, skeleton, &Options::default()));
+                    assert_eq!(out.value.map(|(v, _)| v), Some(0));
+                    assert_eq!(out.stats.expanded, 364);
+                    assert_eq!(out.stats.tasks, 27);
+                    // Each task's first logged bound is its visit, its second its start.
+                    let log = space.0.into_inner().unwrap();
+                    let mut seen = [0u8; 27];
+                    let mut starts = Vec::new();
+                    for p in log {
+                        seen[p as usize] += 1;
+                        if seen[p as usize] == 2 {
+                            starts.push(p);
+                        }
+                    }
+                    assert_eq!(seen, [2; 27], "{deque:?}, {workers} workers, {order:?}");
+                    assert_eq!(
+                        starts,
+                        priority_order(order),
+                        "{deque:?}, {workers} workers, {order:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The counters that are fixed for an enumeration (time, steals and the per-worker split
+/// are not).
+fn fixed(s: &SearchStats) -> (u64, u64, u64, u64) {
+    (s.expanded, s.pruned, s.backtracks, s.tasks)
+}
+
+#[test]
+fn enumerations_count_exactly_what_sequential_counts() {
+    let space = Ternary(Mutex::new(Vec::new()));
+    let full = vec![1, 3, 9, 27, 81, 243];
+    for (max_depth, per_depth, backtracks) in [
+        (None, full.clone(), 364),
+        // The spawn depth below the deepest expanded level: no tasks.
+        (Some(2), full[..3].to_vec(), 4),
+    ] {
+        let opts = Options {
+            max_depth,
+            ..Options::default()
+        };
+        let seq = search::enumerate(&space, &CountPerDepth, Skeleton::Sequential, &opts);
+        assert_eq!(seq.value, per_depth);
+        assert_eq!(seq.stats.backtracks, backtracks);
+        for deque in common::deques() {
+            for workers in [1, 2, 3] {
+                let pool = common::pool(deque, workers);
+                for spawn_depth in 0..=5usize {
+                    for order in [TaskOrder::Sequential, TaskOrder::Discrepancy] {
+                        let skeleton = Skeleton::Ordered { spawn_depth, order };
+                        let tasks = match max_depth {
+                            Some(m) if m < spawn_depth => 0,
+                            _ => 3u64.pow(spawn_depth as u32),
+                        };
+                        for _ in 0..3 {
+                            let out = pool.install(|| {
+                                search::enumerate(&space, &CountPerDepth, skeleton, &opts)
+                            });
+                            let what = format!(
+                                "{deque:?}, {workers} workers, {skeleton:?}, {max_depth:?}"
+                            );
+                            assert_eq!(out.value, per_depth, "{what}");
+                            assert_eq!(
+                                fixed(&out.stats),
+                                (seq.stats.expanded, 0, backtracks, tasks),
+                                "{what}"
+                            );
+                            assert_eq!(
+                                out.stats.per_worker.iter().sum::<u64>(),
+                                seq.stats.expanded
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        space.0.into_inner().unwrap().is_empty(),
+        "enumeration needs no bound"
+    );
+}
+
+/// A binary tree of depth 4 whose only valuable node is the leftmost leaf (value 10). The
+/// right child of the root has the admissible bound 10 but nothing below it worth having.
+struct LeftmostLeaf;
+
+impl SearchSpace for LeftmostLeaf {
+    type Node = (u32, u32);
+    type Children<'a> = std::vec::IntoIter<(u32, u32)>;
+    fn root(&self) -> (u32, u32) {
+        (0, 0)
+    }
+    fn children<'a>(&'a self, &(depth, path): &(u32, u32)) -> Self::Children<'a> {
+        if depth == 4 {
+            return Vec::new().into_iter();
+        }
+        vec![(depth + 1, path << 1), (depth + 1, (path << 1) | 1)].into_iter()
+    }
+}
+
+impl Objective for LeftmostLeaf {
+    fn objective(&self, &(depth, path): &(u32, u32)) -> i64 {
+        if depth == 4 && path == 0 {
+            10
+        } else {
+            0
+        }
+    }
+    fn bound(&self, &(depth, path): &(u32, u32)) -> i64 {
+        match (depth, path) {
+            (_, 0) | (1, 1) => 10,
+            _ => 0,
+        }
+    }
+}
+
+#[test]
+fn a_task_dominated_when_it_starts_is_skipped() {
+    let skeleton = Skeleton::Ordered {
+        spawn_depth: 1,
+        order: TaskOrder::Sequential,
+    };
+    let one = ThreadPoolBuilder::new().num_workers(1).build().unwrap();
+    for _ in 0..10 {
+        let out = one.install(|| search::optimise(&LeftmostLeaf, skeleton, &Options::default()));
+        assert_eq!(out.value, Some((10, (4, 0))));
+        // Root, both tasks (visited when the root is expanded), 00, 000, 0000 expanded;
+        // 01, 001, 0001 pruned. Task 1 (bound 10) starts after task 0 found 10: skipped,
+        // one backtrack instead of a search below it.
+        assert_eq!((out.stats.expanded, out.stats.pruned), (6, 3));
+        assert_eq!(out.stats.tasks, 2);
+    }
+    // Sequential reaches the right child only after the 10: pruned there, not skipped.
+    let seq = search::optimise(&LeftmostLeaf, Skeleton::Sequential, &Options::default());
+    assert_eq!((seq.stats.expanded, seq.stats.pruned), (5, 4));
+    for deque in common::deques() {
+        let pool = common::pool(deque, 2);
+        for _ in 0..10 {
+            let out =
+                pool.install(|| search::optimise(&LeftmostLeaf, skeleton, &Options::default()));
+            assert_eq!(out.value.map(|(v, _)| v), Some(10), "{deque:?}");
+        }
+    }
+}
+
+#[test]
+fn decisions_find_the_target_or_prove_there_is_none() {
+    for workers in [1, 2] {
+        let pool = ThreadPoolBuilder::new()
+            .num_workers(workers)
+            .build()
+            .unwrap();
+        for order in [TaskOrder::Sequential, TaskOrder::Discrepancy] {
+            let skeleton = Skeleton::Ordered {
+                spawn_depth: 2,
+                order,
+            };
+            for _ in 0..10 {
+                let found = pool
+                    .install(|| search::decide(&LeftmostLeaf, 10, skeleton, &Options::default()));
+                assert_eq!(found.value, Some((4, 0)), "{workers} workers, {order:?}");
+                let none = pool
+                    .install(|| search::decide(&LeftmostLeaf, 11, skeleton, &Options::default()));
+                assert_eq!(none.value, None);
+                // Nothing reaches 11: the root's bound 10 already says so.
+                assert_eq!((none.stats.expanded, none.stats.pruned), (0, 1));
+            }
+        }
+    }
+}
+
+#[test]
+fn node_counts_against_sequential_on_a_nontrivial_tree() {
+    // A tree whose shape depends on the node: the root has 4 children, a node (d, p) below
+    // it (3p + d) % 6, down to depth 9: 8,279 nodes (counted by a separate script).
+    struct Skewed;
+    impl SearchSpace for Skewed {
+        type Node = (u32, u64);
+        type Children<'a> = std::vec::IntoIter<(u32, u64)>;
+        fn root(&self) -> (u32, u64) {
+            (0, 1)
+        }
+        fn children<'a>(&'a self, &(d, p): &(u32, u64)) -> Self::Children<'a> {
+            if d == 9 {
+                return Vec::new().into_iter();
+            }
+            let n = if d == 0 { 4 } else { (p * 3 + d as u64) % 6 };
+            (0..n)
+                .map(|i| (d + 1, p * 7 + i))
+                .collect::<Vec<_>>()
+                .into_iter()
+        }
+    }
+    let seq = search::enumerate(
+        &Skewed,
+        &NodeCount,
+        Skeleton::Sequential,
+        &Options::default(),
+    );
+    let pool = ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+    for spawn_depth in [1, 3, 5] {
+        for order in [TaskOrder::Sequential, TaskOrder::Discrepancy] {
+            let skeleton = Skeleton::Ordered { spawn_depth, order };
+            let out = pool
+                .install(|| search::enumerate(&Skewed, &NodeCount, skeleton, &Options::default()));
+            assert_eq!(out.value, seq.value);
+            assert_eq!(out.stats.expanded, seq.stats.expanded);
+            assert_eq!(out.stats.backtracks, seq.stats.backtracks);
+        }
+    }
+    assert_eq!(seq.value, 8_279);
+}
