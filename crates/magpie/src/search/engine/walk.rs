@@ -268,7 +268,9 @@ fn recurse<'s, S, K, P, const SPLIT: bool>(
     K: Kind<S>,
     P: Splitter<'s, S, K>,
 {
-    if depth < run.max_depth {
+    // A task that starts after the search stopped does nothing (the walk itself reads the
+    // stop flag only every `TICK` nodes).
+    if depth < run.max_depth && !kind.stopped() {
         let mut rec = Recursion::<S, K, P, SPLIT> {
             space,
             kind,
