@@ -98,6 +98,19 @@ fn nqueens_internal_iteration_matches_the_iterator() {
 }
 
 #[test]
+fn uts_internal_iteration_matches_the_iterator() {
+    // T1 down to depth 4 (children made in batches of 8: the root has 5, nodes up to ~20).
+    let params = uts::Params::named("T1").unwrap();
+    let root = magpie::search::SearchSpace::root(&params);
+    let n = compare_forms(&params, &root, 4);
+    assert!(n > 100, "{n} nodes compared");
+    // A binomial tree whose root has 2000 children: many full batches.
+    let t3 = uts::Params::named("T3").unwrap();
+    let root = magpie::search::SearchSpace::root(&t3);
+    assert_eq!(compare_forms(&t3, &root, 1), 2001);
+}
+
+#[test]
 fn ns_internal_iteration_matches_the_iterator() {
     let tree = ns::Tree::new(12).unwrap();
     // Every semigroup of genus <= 12 (the leaves at genus 12 have no children in the tree).
