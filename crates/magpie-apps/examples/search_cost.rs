@@ -1,0 +1,73 @@
+//! One solve, for instruction counts: the `Sequential` skeleton on a 1-worker pool, or the
+//! app's hand-written solver, on a small instance of UTS, NS or N-Queens (the apps whose
+//! nodes are cheap enough for the engine's per-node cost to show). `scripts/search-cost.sh`
+//! runs each under callgrind and prints instructions per node.
+//!
+//! ```text
+//! cargo run --release -p magpie-apps --example search_cost -- uts|ns|nqueens|none seq|hand
+//! ```
+//!
+//! `none` builds the pool and exits: the fixed cost to subtract.
+
+use magpie::search::{self, CountPerDepth, Options, Skeleton};
+use magpie_apps::{nqueens, ns, uts};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (app, solver) = match (args.get(1), args.get(2)) {
+        (Some(a), Some(s)) if ["seq", "hand"].contains(&s.as_str()) => (a.as_str(), s.as_str()),
+        _ => {
+            eprintln!("usage: search_cost uts|ns|nqueens|none seq|hand");
+            std::process::exit(2);
+        }
+    };
+    let pool = magpie::ThreadPoolBuilder::new()
+        .num_workers(1)
+        .build()
+        .expect("a 1-worker pool");
+    let opts = Options::default();
+    let nodes = match (app, solver) {
+        ("none", _) => pool.install(|| 0),
+        ("uts", _) => {
+            let p = uts::Params::from_flags("-t 1 -a 3 -d 7 -b 4 -r 19").expect("T1 at depth 7");
+            if solver == "seq" {
+                pool.install(|| search::enumerate(&p, &uts::Tally(&p), Skeleton::Sequential, &opts))
+                    .value
+                    .nodes
+            } else {
+                uts::count(&p).nodes
+            }
+        }
+        ("ns", _) => {
+            let counts = if solver == "seq" {
+                let tree = ns::Tree::new(22).expect("genus 22");
+                pool.install(|| {
+                    search::enumerate(&tree, &CountPerDepth, Skeleton::Sequential, &opts)
+                })
+                .value
+            } else {
+                ns::count_by_genus(22)
+            };
+            assert_eq!(counts[..], ns::EXPECTED_COUNTS[..=22]);
+            counts.iter().sum()
+        }
+        ("nqueens", _) => {
+            let board = nqueens::Board::new(11).expect("11-Queens");
+            let (solutions, nodes) = if solver == "seq" {
+                let out = pool.install(|| {
+                    search::enumerate(&board, &nqueens::Solutions(11), Skeleton::Sequential, &opts)
+                });
+                (out.value, out.stats.expanded)
+            } else {
+                nqueens::count_counted(11)
+            };
+            assert_eq!(solutions, 2680);
+            nodes
+        }
+        _ => {
+            eprintln!("search_cost: unknown app {app}");
+            std::process::exit(2);
+        }
+    };
+    println!("{nodes}");
+}
