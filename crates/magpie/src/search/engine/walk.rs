@@ -434,9 +434,24 @@ where
         }
         // This level's entry (`k`) and loop state: the index of the next child, and the
         // skip/stop marks a split may have set (read back after every split and descent).
-        // This level's side-table entry is `k`, pushed when the loop meets its first child (a
-        // leaf, most nodes, needs none: nothing to split).
         let k = self.frames.len();
+        if SPLIT {
+            debug_assert!(k < self.frames.capacity());
+            // SAFETY: the side table was made with room for every level of the recursion
+            // (`RECURSION_LEVELS + 1`; deeper levels go to `below_on_stack`), so slot `k`
+            // is spare capacity; it is written before `set_len` covers it. No reallocation
+            // either, so no `Frame` ever moves.
+            unsafe {
+                self.frames.as_mut_ptr().add(k).write(Frame {
+                    parent: node,
+                    depth: (depth + 1).min(u32::MAX as usize) as u32,
+                    next: 0,
+                    skip_to: 0,
+                    end: u32::MAX,
+                });
+                self.frames.set_len(k + 1);
+            }
+        }
         let (mut i, mut skip_to, mut end) = (0u32, 0u32, u32::MAX);
         let prune_level = self.run.opts.prune_level;
         let max_depth = self.run.max_depth;
@@ -450,24 +465,6 @@ where
                 }
             }
             if SPLIT {
-                if i == 0 {
-                    debug_assert!(k < self.frames.capacity() && self.frames.len() == k);
-                    // SAFETY: the side table was made with room for every level of the
-                    // recursion (`RECURSION_LEVELS + 1`; deeper levels go to
-                    // `below_on_stack`), and deeper levels have popped their entries, so slot
-                    // `k` is spare capacity; it is written before `set_len` covers it. No
-                    // reallocation either, so no `Frame` ever moves.
-                    unsafe {
-                        self.frames.as_mut_ptr().add(k).write(Frame {
-                            parent: node,
-                            depth: (depth + 1) as u32,
-                            next: 0,
-                            skip_to: 0,
-                            end: u32::MAX,
-                        });
-                        self.frames.set_len(k + 1);
-                    }
-                }
                 if self.tick % SPLIT_TICK == 0 && self.splitter.wants(&self.counts) {
                     self.frames[k].next = i;
                     let mut open = Open {
@@ -522,9 +519,9 @@ where
                 }
             }
         });
-        if SPLIT && i > 0 {
-            // SAFETY: entry `k` (pushed at the first child) is the last one (deeper levels
-            // popped theirs), and `Frame` needs no drop.
+        if SPLIT {
+            // SAFETY: entry `k` is the last one (deeper levels popped theirs), and `Frame`
+            // needs no drop.
             unsafe { self.frames.set_len(k) };
         }
         if self.halted {
