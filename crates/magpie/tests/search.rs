@@ -429,10 +429,10 @@ fn ordered_tasks_start_once_each_in_sequential_or_discrepancy_order() {
     }
 }
 
-/// The nodes visited, as `(depth, path)`.
+/// The nodes visited, as `(depth, path)`, in any tree of such nodes.
 struct Visited;
 
-impl Enumerate<LoggedTree> for Visited {
+impl<S: SearchSpace<Node = (u32, u32)>> Enumerate<S> for Visited {
     type Acc = Vec<(u32, u32)>;
     fn empty(&self) -> Self::Acc {
         Vec::new()
@@ -499,20 +499,6 @@ impl SearchSpace for Binary {
             return Vec::new().into_iter();
         }
         vec![(depth + 1, path << 1), (depth + 1, (path << 1) | 1)].into_iter()
-    }
-}
-
-impl Enumerate<Binary> for Visited {
-    type Acc = Vec<(u32, u32)>;
-    fn empty(&self) -> Self::Acc {
-        Vec::new()
-    }
-    fn visit(&self, acc: &mut Self::Acc, node: &(u32, u32), _depth: usize) {
-        acc.push(*node);
-    }
-    fn merge(&self, mut a: Self::Acc, b: Self::Acc) -> Self::Acc {
-        a.extend(b);
-        a
     }
 }
 
