@@ -194,9 +194,7 @@ pub fn rng_to_prob(r: u32) -> f64 {
 ///
 /// The node's tree type is not stored: it only matters for the root (the spec's section 4.6),
 /// and [`Params`] knows the root's type.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Node {
     /// The SHA-1 state (a digest).
     pub state: [u8; 20],
@@ -1033,45 +1031,12 @@ impl magpie::search::SearchSpace for Params {
             children: self.children_n(&node.node, node.num_children),
         }
     }
-
-    /// The same children as [`children`](Self::children), made in batches of up to
-    /// [`BATCH`] back to back before any is visited (as [`count`] makes all of a node's
-    /// children before it descends): the hashing runs without the descent in between.
-    #[inline]
-    fn for_each_child<F>(&self, node: &SearchNode, mut visit: F) -> std::ops::ControlFlow<()>
-    where
-        F: FnMut(&SearchNode) -> std::ops::ControlFlow<()>,
-    {
-        let mut children = magpie::search::SearchSpace::children(self, node);
-        loop {
-            let mut batch = [SearchNode::default(); BATCH];
-            let mut n = 0;
-            for slot in batch.iter_mut() {
-                match children.next() {
-                    Some(c) => *slot = c,
-                    None => break,
-                }
-                n += 1;
-            }
-            for c in &batch[..n] {
-                visit(c)?;
-            }
-            if n < BATCH {
-                return std::ops::ControlFlow::Continue(());
-            }
-        }
-    }
 }
-
-/// Children made back to back by [`Params`]' `for_each_child`.
-const BATCH: usize = 8;
 
 /// A node of the [`magpie::search`] tree of a [`Params`]: a [`Node`] and its number of
 /// children, computed once when the node is made (the fold and the generator both need it,
 /// and it costs a logarithm on geometric trees).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SearchNode {
     /// The tree node.
     pub node: Node,

@@ -122,12 +122,12 @@ pub(super) fn push<'s, S>(
 
 /// Runs the walk until `stack` is empty or the search stops (then the stack is cleared).
 ///
-/// `poll` is called with the stack between two nodes: before every node when `EACH_NODE`,
-/// otherwise every [`TICK`] nodes. It may take children off any level (a level it drains
-/// or cuts is popped when it becomes the top) but must not pop levels.
+/// `poll` is called with the stack before every node (an empty closure costs nothing). It
+/// may take children off any level (a level it drains or cuts is popped when it becomes the
+/// top) but must not pop levels.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) fn walk<'s, S, K, const EACH_NODE: bool>(
+fn walk<'s, S, K>(
     space: &'s S,
     kind: &K,
     run: &Run<'_>,
@@ -160,13 +160,8 @@ pub(super) fn walk<'s, S, K, const EACH_NODE: bool>(
                 stack.clear();
                 return;
             }
-            if !EACH_NODE {
-                poll(stack, local, stats);
-            }
         }
-        if EACH_NODE {
-            poll(stack, local, stats);
-        }
+        poll(stack, local, stats);
         match kind.visit(local, &child, depth) {
             Visit::Expand => {
                 stats.expanded += 1;
@@ -208,11 +203,14 @@ pub(super) fn dfs<S, K>(
     S: SearchSpace + ?Sized,
     K: Kind<S>,
 {
-    recurse::<S, K, _, false>(space, kind, run, local, stats, node, depth, NoSplit);
+    splittable_dfs(space, kind, run, local, stats, node, depth, NoSplit);
 }
 
 /// What a skeleton does to a running walk between two nodes: take work off it.
 pub(super) trait Splitter<'s, S: SearchSpace + ?Sized + 's, K: Kind<S>> {
+    /// Whether the walk keeps the side table a split needs (false only for [`NoSplit`]: the
+    /// plain walk pays nothing for splitting).
+    const SPLITS: bool = true;
     /// Whether to call [`split`](Self::split) now: checked before every node, so cheap (a
     /// load, a comparison).
     fn wants(&self, counts: &LocalStats) -> bool;
@@ -224,6 +222,7 @@ pub(super) trait Splitter<'s, S: SearchSpace + ?Sized + 's, K: Kind<S>> {
 struct NoSplit;
 
 impl<'s, S: SearchSpace + ?Sized + 's, K: Kind<S>> Splitter<'s, S, K> for NoSplit {
+    const SPLITS: bool = false;
     #[inline(always)]
     fn wants(&self, _: &LocalStats) -> bool {
         false
@@ -249,29 +248,10 @@ pub(super) fn splittable_dfs<'s, S, K, P>(
     K: Kind<S>,
     P: Splitter<'s, S, K>,
 {
-    recurse::<S, K, P, true>(space, kind, run, local, stats, node, depth, splitter);
-}
-
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn recurse<'s, S, K, P, const SPLIT: bool>(
-    space: &'s S,
-    kind: &K,
-    run: &Run<'_>,
-    local: &mut K::Local,
-    stats: &mut LocalStats,
-    node: &S::Node,
-    depth: usize,
-    splitter: P,
-) where
-    S: SearchSpace + ?Sized,
-    K: Kind<S>,
-    P: Splitter<'s, S, K>,
-{
     // A task that starts after the search stopped does nothing (the walk itself reads the
     // stop flag only every `TICK` nodes).
     if depth < run.max_depth && !kind.stopped() {
-        let mut rec = Recursion::<S, K, P, SPLIT> {
+        let mut rec = Recursion {
             space,
             kind,
             run,
@@ -280,7 +260,7 @@ fn recurse<'s, S, K, P, const SPLIT: bool>(
             limit: depth.saturating_add(RECURSION_LEVELS),
             tick: 0,
             halted: false,
-            frames: if SPLIT {
+            frames: if P::SPLITS {
                 Vec::with_capacity(RECURSION_LEVELS + 1)
             } else {
                 Vec::new()
@@ -402,7 +382,7 @@ impl<'s, S: SearchSpace + ?Sized + 's> Open<'_, 's, S> {
 }
 
 /// The state of one recursive walk, so that each level passes one pointer.
-struct Recursion<'c, 'o, 's, S: SearchSpace + ?Sized, K: Kind<S>, P, const SPLIT: bool> {
+struct Recursion<'c, 'o, 's, S: SearchSpace + ?Sized, K: Kind<S>, P> {
     space: &'s S,
     kind: &'c K,
     run: &'c Run<'o>,
@@ -414,14 +394,14 @@ struct Recursion<'c, 'o, 's, S: SearchSpace + ?Sized, K: Kind<S>, P, const SPLIT
     tick: u32,
     /// The search stopped: unwind every level.
     halted: bool,
-    /// With `SPLIT`: one entry per running level (capacity for every level: never moves).
+    /// With a splitter that splits: one entry per running level (capacity for every level: never moves).
     frames: Vec<Frame<S::Node>>,
     /// The explicit stack below the recursion limit, kept from one use to the next.
     stack: Stack<'s, S>,
     splitter: P,
 }
 
-impl<'s, S, K, P, const SPLIT: bool> Recursion<'_, '_, 's, S, K, P, SPLIT>
+impl<'s, S, K, P> Recursion<'_, '_, 's, S, K, P>
 where
     S: SearchSpace + ?Sized,
     K: Kind<S>,
@@ -435,7 +415,7 @@ where
         // This level's entry (`k`) and loop state: the index of the next child, and the
         // skip/stop marks a split may have set (read back after every split and descent).
         let k = self.frames.len();
-        if SPLIT {
+        if P::SPLITS {
             debug_assert!(k < self.frames.capacity());
             // SAFETY: the side table was made with room for every level of the recursion
             // (`RECURSION_LEVELS + 1`; deeper levels go to `below_on_stack`), so slot `k`
@@ -464,7 +444,7 @@ where
                     return ControlFlow::Break(());
                 }
             }
-            if SPLIT {
+            if P::SPLITS {
                 if self.tick % SPLIT_TICK == 0 && self.splitter.wants(&self.counts) {
                     self.frames[k].next = i;
                     let mut open = Open {
@@ -490,12 +470,12 @@ where
                 Visit::Expand => {
                     self.counts.expanded += 1;
                     if depth + 1 < max_depth {
-                        if SPLIT {
+                        if P::SPLITS {
                             // SAFETY: entry `k` is this level's, alive until it returns.
                             unsafe { self.frames.get_unchecked_mut(k) }.next = i;
                         }
                         self.below(child, depth + 1)?;
-                        if SPLIT {
+                        if P::SPLITS {
                             // SAFETY: as above (deeper levels popped their entries).
                             let f = unsafe { self.frames.get_unchecked(k) };
                             (skip_to, end) = (f.skip_to, f.end);
@@ -519,7 +499,7 @@ where
                 }
             }
         });
-        if SPLIT {
+        if P::SPLITS {
             // SAFETY: entry `k` is the last one (deeper levels popped theirs), and `Frame`
             // needs no drop.
             unsafe { self.frames.set_len(k) };
@@ -546,37 +526,25 @@ where
             depth,
         );
         let (space, kind, run) = (self.space, self.kind, self.run);
-        if SPLIT {
-            let (frames, splitter) = (&mut self.frames, &mut self.splitter);
-            walk::<S, K, true>(
-                space,
-                kind,
-                run,
-                self.local,
-                &mut self.counts,
-                &mut stack,
-                |stack, local, stats| {
-                    if splitter.wants(stats) {
-                        let mut open = Open {
-                            space,
-                            frames: &mut *frames,
-                            stack: Some(stack),
-                        };
-                        splitter.split(&mut open, local, stats);
-                    }
-                },
-            );
-        } else {
-            walk::<S, K, false>(
-                space,
-                kind,
-                run,
-                self.local,
-                &mut self.counts,
-                &mut stack,
-                |_, _, _| {},
-            );
-        }
+        let (frames, splitter) = (&mut self.frames, &mut self.splitter);
+        walk(
+            space,
+            kind,
+            run,
+            self.local,
+            &mut self.counts,
+            &mut stack,
+            |stack, local, stats| {
+                if splitter.wants(stats) {
+                    let mut open = Open {
+                        space,
+                        frames: &mut *frames,
+                        stack: Some(stack),
+                    };
+                    splitter.split(&mut open, local, stats);
+                }
+            },
+        );
         // Empty now (run out, or cleared by a stop): its buffer serves the next deep subtree.
         self.stack = stack;
         self.halted = self.kind.stopped();
