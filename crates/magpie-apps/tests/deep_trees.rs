@@ -99,7 +99,8 @@ fn nqueens_internal_iteration_matches_the_iterator() {
 
 #[test]
 fn uts_internal_iteration_matches_the_iterator() {
-    // T1 down to depth 4 (children made in batches of 8: the root has 5, nodes up to ~20).
+    // T1 down to depth 4, through the default for_each_child (a regression test for any
+    // override: an earlier one made children in batches of 8).
     let params = uts::Params::named("T1").unwrap();
     let root = magpie::search::SearchSpace::root(&params);
     let n = compare_forms(&params, &root, 4);
