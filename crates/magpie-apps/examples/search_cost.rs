@@ -1,23 +1,23 @@
 //! One solve, for instruction counts: the `Sequential` skeleton on a 1-worker pool, or the
-//! app's hand-written solver, on a small instance of UTS, NS or N-Queens (the apps whose
-//! nodes are cheap enough for the engine's per-node cost to show). `scripts/search-cost.sh`
+//! app's hand-written solver, on a small instance of UTS, NS, N-Queens or max clique
+//! (brock200_4, read from `../shared/instances`). `scripts/search-cost.sh`
 //! runs each under callgrind and prints instructions per node.
 //!
 //! ```text
-//! cargo run --release -p magpie-apps --example search_cost -- uts|ns|nqueens|none seq|hand
+//! cargo run --release -p magpie-apps --example search_cost -- uts|ns|nqueens|maxclique|none seq|hand
 //! ```
 //!
 //! `none` builds the pool and exits: the fixed cost to subtract.
 
 use magpie::search::{self, CountPerDepth, Options, Skeleton};
-use magpie_apps::{nqueens, ns, uts};
+use magpie_apps::{maxclique, nqueens, ns, uts};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (app, solver) = match (args.get(1), args.get(2)) {
         (Some(a), Some(s)) if ["seq", "hand"].contains(&s.as_str()) => (a.as_str(), s.as_str()),
         _ => {
-            eprintln!("usage: search_cost uts|ns|nqueens|none seq|hand");
+            eprintln!("usage: search_cost uts|ns|nqueens|maxclique|none seq|hand");
             std::process::exit(2);
         }
     };
@@ -62,6 +62,32 @@ fn main() {
                 nqueens::count_counted(11)
             };
             assert_eq!(solutions, 2680);
+            nodes
+        }
+        ("maxclique", _) => {
+            // brock200_4 (ω = 17), read from the shared instances.
+            let path = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../../shared/instances/dimacs/brock200_4.clq"
+            );
+            let g = maxclique::read_dimacs(path).unwrap_or_else(|e| {
+                eprintln!("search_cost: {e}");
+                std::process::exit(2)
+            });
+            let (omega, nodes) = if solver == "seq" {
+                let space = maxclique::CliqueSpace::new(&g);
+                let opts = Options {
+                    prune_level: true,
+                    ..Options::default()
+                };
+                let out = pool.install(|| search::optimise(&space, Skeleton::Sequential, &opts));
+                let (omega, _) = out.value.expect("a clique");
+                (omega as usize, out.stats.expanded)
+            } else {
+                let (c, nodes) = maxclique::max_clique_counted(&g);
+                (c.len(), nodes)
+            };
+            assert_eq!(omega, 17);
             nodes
         }
         _ => {

@@ -22,6 +22,7 @@
 
 use crate::input::InputError;
 use crate::pool::Words;
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -724,10 +725,24 @@ pub struct Children<'g> {
     buf: Words,
 }
 
-impl Iterator for Children<'_> {
-    type Item = (usize, CliqueNode);
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl Children<'_> {
+    /// The next child written into `child` (its buffer reused, nothing allocated once it is
+    /// big enough), and the child's bound; `None` (and `child` untouched) when there is none.
+    /// [`CliqueSpace`]'s `for_each_child` builds every child of a node in one buffer this way.
+    ///
+    /// ```
+    /// use magpie_apps::maxclique::{CliqueNode, Graph};
+    /// let g = Graph::from_edges(4, &[(0, 1), (1, 2), (0, 2), (2, 3)]);
+    /// let root = CliqueNode::root(&g);
+    /// let (mut gen, mut child) = (root.children(&g), CliqueNode::root(&g));
+    /// for (bound, want) in root.children(&g) {
+    ///     assert_eq!(gen.next_into(&mut child), Some(bound));
+    ///     assert_eq!(child, want);
+    /// }
+    /// assert_eq!(gen.next_into(&mut child), None);
+    /// ```
+    #[inline]
+    pub fn next_into(&mut self, child: &mut CliqueNode) -> Option<usize> {
         let w = self.w;
         if self.buf.len() <= 2 * w {
             return None;
@@ -736,17 +751,26 @@ impl Iterator for Children<'_> {
         let bit = 1u64 << (v % 64);
         self.buf[v / 64] &= !bit;
         let adj = &self.graph.rows[v].words;
-        let mut child = Words::take(2 * w);
-        child.extend(self.buf[..w].iter().zip(adj).map(|(c, a)| c & a));
-        child.extend_from_slice(&self.buf[w..2 * w]);
-        child[w + v / 64] |= bit;
-        Some((
-            self.size + colour,
-            CliqueNode {
-                words: child,
-                size: self.size + 1,
-            },
-        ))
+        let words = &mut child.words;
+        words.clear();
+        words.extend(self.buf[..w].iter().zip(adj).map(|(c, a)| c & a));
+        words.extend_from_slice(&self.buf[w..2 * w]);
+        words[w + v / 64] |= bit;
+        child.size = self.size + 1;
+        Some(self.size + colour)
+    }
+}
+
+impl Iterator for Children<'_> {
+    type Item = (usize, CliqueNode);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut child = CliqueNode {
+            words: Words::take(2 * self.w),
+            size: 0,
+        };
+        let bound = self.next_into(&mut child)?;
+        Some((bound, child))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -844,6 +868,32 @@ impl magpie::search::SearchSpace for CliqueSpace {
 
     fn children<'a>(&'a self, node: &BoundedClique) -> BoundedChildren<'a> {
         BoundedChildren(node.node.children(&self.graph))
+    }
+
+    /// The same children as [`children`](Self::children), each built in one buffer that the
+    /// next overwrites ([`Children::next_into`]): a child that is pruned at once (under
+    /// prune-level, every expanded node's loop ends on one) costs no buffer of its own.
+    #[inline]
+    fn for_each_child<F>(&self, node: &BoundedClique, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(&BoundedClique) -> ControlFlow<()>,
+    {
+        let mut children = node.node.children(&self.graph);
+        if children.w == 0 {
+            return ControlFlow::Continue(());
+        }
+        let mut child = BoundedClique {
+            bound: 0,
+            node: CliqueNode {
+                words: Words::take(2 * children.w),
+                size: 0,
+            },
+        };
+        while let Some(bound) = children.next_into(&mut child.node) {
+            child.bound = bound;
+            visit(&child)?;
+        }
+        ControlFlow::Continue(())
     }
 }
 

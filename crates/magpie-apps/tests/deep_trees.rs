@@ -3,14 +3,14 @@
 //! with worker stacks of 256 KiB — a walk that recursed once per tree level needs well over
 //! that (a few hundred bytes a level) and would overflow, which aborts the test binary.
 //!
-//! Also: the internal iteration (`SearchSpace::for_each_child`) that N-Queens and NS override
-//! yields exactly what their `children` iterators yield, in the same order.
+//! Also: the internal iteration (`SearchSpace::for_each_child`) that N-Queens, NS and max
+//! clique override yields exactly what their `children` iterators yield, in the same order.
 
 use std::ops::ControlFlow;
 
 use magpie::search::{self, Options, SearchSpace, Skeleton, TaskOrder};
 use magpie::ThreadPoolBuilder;
-use magpie_apps::{nqueens, ns, uts};
+use magpie_apps::{maxclique, nqueens, ns, uts};
 
 const SMALL_STACK: usize = 256 << 10;
 
@@ -117,4 +117,32 @@ fn ns_internal_iteration_matches_the_iterator() {
     // Every semigroup of genus <= 12 (the leaves at genus 12 have no children in the tree).
     let want: u64 = ns::EXPECTED_COUNTS[..=12].iter().sum();
     assert_eq!(compare_forms(&tree, &tree.root(), 12), want);
+}
+
+#[test]
+fn maxclique_internal_iteration_matches_the_iterator() {
+    // 70 vertices: two words per vertex set, so the word arithmetic of the reused child
+    // buffer is exercised across a word boundary.
+    let g = maxclique::Graph::random(70, 0.5, 7);
+    let space = maxclique::CliqueSpace::new(&g);
+    // Every clique appears once in the tree (a vertex is no longer a candidate once
+    // branched on), so the nodes down to depth 3 are the cliques of at most 3 vertices.
+    let n = g.n();
+    let edges = g.edge_count() as u64;
+    let mut triangles = 0u64;
+    for a in 0..n {
+        for b in a + 1..n {
+            for c in b + 1..n {
+                triangles += u64::from(g.adjacent(a, b) && g.adjacent(a, c) && g.adjacent(b, c));
+            }
+        }
+    }
+    assert!(
+        edges > 1000 && triangles > 1000,
+        "{edges} edges, {triangles} triangles"
+    );
+    assert_eq!(
+        compare_forms(&space, &space.root(), 3),
+        1 + n as u64 + edges + triangles
+    );
 }
