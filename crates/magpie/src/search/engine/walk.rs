@@ -258,7 +258,6 @@ pub(super) fn splittable_dfs<'s, S, K, P>(
             local,
             counts: LocalStats::default(),
             limit: depth.saturating_add(RECURSION_LEVELS),
-            tick: 0,
             halted: false,
             frames: if P::SPLITS {
                 Vec::with_capacity(RECURSION_LEVELS + 1)
@@ -391,7 +390,6 @@ struct Recursion<'c, 'o, 's, S: SearchSpace + ?Sized, K: Kind<S>, P> {
     counts: LocalStats,
     /// The depth below which the walk continues on an explicit stack.
     limit: usize,
-    tick: u32,
     /// The search stopped: unwind every level.
     halted: bool,
     /// With a splitter that splits: one entry per running level (capacity for every level: never moves).
@@ -436,16 +434,10 @@ where
         let prune_level = self.run.opts.prune_level;
         let max_depth = self.run.max_depth;
         let _ = self.space.for_each_child(node, |child| {
-            self.tick = self.tick.wrapping_add(1);
-            if self.tick % TICK == 0 {
-                crate::expose_work();
-                if self.kind.stopped() {
-                    self.halted = true;
-                    return ControlFlow::Break(());
-                }
-            }
             if P::SPLITS {
-                if self.tick % SPLIT_TICK == 0 && self.splitter.wants(&self.counts) {
+                if self.counts.expanded % u64::from(SPLIT_TICK) == 0
+                    && self.splitter.wants(&self.counts)
+                {
                     self.frames[k].next = i;
                     let mut open = Open {
                         space: self.space,
@@ -469,6 +461,15 @@ where
             match self.kind.visit(self.local, child, depth + 1) {
                 Visit::Expand => {
                     self.counts.expanded += 1;
+                    // The expanded count is the tick: between two expanded nodes a loop
+                    // visits at most one node's children (pruned ones), a bounded number.
+                    if self.counts.expanded % u64::from(TICK) == 0 {
+                        crate::expose_work();
+                        if self.kind.stopped() {
+                            self.halted = true;
+                            return ControlFlow::Break(());
+                        }
+                    }
                     if depth + 1 < max_depth {
                         if P::SPLITS {
                             // SAFETY: entry `k` is this level's, alive until it returns.
