@@ -257,13 +257,10 @@ pub(super) fn splittable_dfs<'s, S, K, P>(
             run,
             local,
             counts: LocalStats::default(),
+            root: depth,
             limit: depth.saturating_add(RECURSION_LEVELS),
             halted: false,
-            frames: if P::SPLITS {
-                Vec::with_capacity(RECURSION_LEVELS + 1)
-            } else {
-                Vec::new()
-            },
+            frames: Frames::new(if P::SPLITS { RECURSION_LEVELS } else { 0 }),
             stack: Vec::new(),
             splitter,
         };
@@ -279,13 +276,12 @@ pub(super) fn splittable_dfs<'s, S, K, P>(
 /// The loop over the children (the app's `for_each_child`) cannot be suspended, so a thief
 /// is not handed the loop: it is handed children the giver rebuilds with
 /// [`SearchSpace::children`], and the level's loop skips them: those with an index in
-/// `next..skip_to`, and every one from `end` on.
+/// `next..skip_to`, and every one from `end` on. The loop keeps its position here (not in a
+/// local), so a split sees it without the loop storing it before each descent.
 pub(super) struct Frame<N> {
     /// The node whose children the level runs through: a local of the recursion frame that
-    /// pushed this entry, which pops it before returning.
+    /// wrote this entry, which is alive while the level runs.
     parent: *const N,
-    /// The depth of the children.
-    depth: u32,
     /// The index of the next child the level's loop will see.
     next: u32,
     /// Children below this index (and from `next` on) went to a thief or were visited by the
@@ -295,11 +291,37 @@ pub(super) struct Frame<N> {
     end: u32,
 }
 
+/// The side table of a splittable recursion: the entry of the level `k` levels below the
+/// walk's first is at `base + k`, in a buffer allocated once, never moved and never
+/// borrowed as a whole. Every access goes through `base` (a running level keeps a pointer
+/// to its own entry while a split, through `base` too, reads and marks the others).
+pub(super) struct Frames<N> {
+    base: *mut Frame<N>,
+    /// The allocation (length 0: entries are written through `base`; `Frame` needs no
+    /// drop), freed on drop.
+    _buf: Vec<Frame<N>>,
+}
+
+impl<N> Frames<N> {
+    fn new(levels: usize) -> Self {
+        let mut buf = Vec::with_capacity(levels);
+        Frames {
+            base: buf.as_mut_ptr(),
+            _buf: buf,
+        }
+    }
+}
+
 /// The levels a thief may be given work from, shallowest first: the recursion's frames, then
 /// (below the recursion limit) the explicit stack's levels.
 pub(super) struct Open<'a, 's, S: SearchSpace + ?Sized + 's> {
     space: &'s S,
-    frames: &'a mut Vec<Frame<S::Node>>,
+    /// The side table's first entry.
+    frames: *mut Frame<S::Node>,
+    /// The entries of running levels: `frames[..live]`.
+    live: usize,
+    /// The depth of the children of the first entry's node.
+    depth: usize,
     stack: Option<&'a mut Stack<'s, S>>,
 }
 
@@ -316,14 +338,19 @@ impl<'s, S: SearchSpace + ?Sized + 's> Open<'_, 's, S> {
         all: bool,
     ) -> Vec<(S::Node, usize)> {
         let mut give = Vec::new();
-        for f in self.frames.iter_mut() {
+        for k in 0..self.live {
+            // SAFETY: entries `..live` were written by levels that are still running, in the
+            // buffer `frames` points to (allocated for every level, never moved); nothing
+            // else accesses them while this reference lives (the levels' own accesses are
+            // in their loops, which are suspended in this split).
+            let f = unsafe { &mut *self.frames.add(k) };
             let from = f.next.max(f.skip_to) as usize;
             if from >= f.end as usize {
                 continue;
             }
-            let depth = f.depth as usize;
+            let depth = self.depth + k;
             // SAFETY: `parent` points to the node of a recursion level that is still running
-            // (its entry is popped before that level returns), and this walk's thread, the
+            // (entries `..live` are those of running levels), and this walk's thread, the
             // only one that reads the side table, is here, inside that level.
             let parent = unsafe { &*f.parent };
             let mut children = self.space.children(parent);
@@ -388,12 +415,14 @@ struct Recursion<'c, 'o, 's, S: SearchSpace + ?Sized, K: Kind<S>, P> {
     local: &'c mut K::Local,
     /// This walk's counts, added to the task's at the end (kept here, one pointer away).
     counts: LocalStats,
+    /// The depth of the walk's first node (its level's entry is the side table's first).
+    root: usize,
     /// The depth below which the walk continues on an explicit stack.
     limit: usize,
     /// The search stopped: unwind every level.
     halted: bool,
-    /// With a splitter that splits: one entry per running level (capacity for every level: never moves).
-    frames: Vec<Frame<S::Node>>,
+    /// With a splitter that splits: one entry per running level.
+    frames: Frames<S::Node>,
     /// The explicit stack below the recursion limit, kept from one use to the next.
     stack: Stack<'s, S>,
     splitter: P,
@@ -410,27 +439,27 @@ where
         if depth >= self.limit {
             return self.below_on_stack(node, depth);
         }
-        // This level's entry (`k`) and loop state: the index of the next child, and the
-        // skip/stop marks a split may have set (read back after every split and descent).
-        let k = self.frames.len();
-        if P::SPLITS {
-            debug_assert!(k < self.frames.capacity());
-            // SAFETY: the side table was made with room for every level of the recursion
-            // (`RECURSION_LEVELS + 1`; deeper levels go to `below_on_stack`), so slot `k`
-            // is spare capacity; it is written before `set_len` covers it. No reallocation
-            // either, so no `Frame` ever moves.
+        // This level's entry: `k` levels below the walk's first.
+        let k = depth - self.root;
+        let fp = if P::SPLITS {
+            debug_assert!(k < RECURSION_LEVELS);
+            // SAFETY: the side table has room for every level of the recursion
+            // (`RECURSION_LEVELS`; deeper levels go to `below_on_stack`), so entry `k` is in
+            // the buffer; it is this level's until it returns (deeper levels use later
+            // entries), and written before anything reads it.
             unsafe {
-                self.frames.as_mut_ptr().add(k).write(Frame {
+                let fp = self.frames.base.add(k);
+                fp.write(Frame {
                     parent: node,
-                    depth: (depth + 1).min(u32::MAX as usize) as u32,
                     next: 0,
                     skip_to: 0,
                     end: u32::MAX,
                 });
-                self.frames.set_len(k + 1);
+                fp
             }
-        }
-        let (mut i, mut skip_to, mut end) = (0u32, 0u32, u32::MAX);
+        } else {
+            std::ptr::null_mut()
+        };
         let prune_level = self.run.opts.prune_level;
         let max_depth = self.run.max_depth;
         let _ = self.space.for_each_child(node, |child| {
@@ -438,22 +467,25 @@ where
                 if self.counts.expanded % u64::from(SPLIT_TICK) == 0
                     && self.splitter.wants(&self.counts)
                 {
-                    self.frames[k].next = i;
                     let mut open = Open {
                         space: self.space,
-                        frames: &mut self.frames,
+                        frames: self.frames.base,
+                        live: k + 1,
+                        depth: self.root + 1,
                         stack: None,
                     };
                     self.splitter.split(&mut open, self.local, &mut self.counts);
-                    (skip_to, end) = (self.frames[k].skip_to, self.frames[k].end);
                 }
-                let this = i;
-                i = i.wrapping_add(1);
-                if this >= end {
+                // SAFETY: `fp` is this level's entry (see above); no other reference to it
+                // is alive here (a split's ended, deeper levels returned).
+                let f = unsafe { &mut *fp };
+                let this = f.next;
+                if this >= f.end {
                     // The rest of this level went to a thief.
                     return ControlFlow::Break(());
                 }
-                if this < skip_to {
+                f.next = this.wrapping_add(1);
+                if this < f.skip_to {
                     // Visited by a split.
                     return ControlFlow::Continue(());
                 }
@@ -471,16 +503,7 @@ where
                         }
                     }
                     if depth + 1 < max_depth {
-                        if P::SPLITS {
-                            // SAFETY: entry `k` is this level's, alive until it returns.
-                            unsafe { self.frames.get_unchecked_mut(k) }.next = i;
-                        }
                         self.below(child, depth + 1)?;
-                        if P::SPLITS {
-                            // SAFETY: as above (deeper levels popped their entries).
-                            let f = unsafe { self.frames.get_unchecked(k) };
-                            (skip_to, end) = (f.skip_to, f.end);
-                        }
                     }
                     ControlFlow::Continue(())
                 }
@@ -500,11 +523,6 @@ where
                 }
             }
         });
-        if P::SPLITS {
-            // SAFETY: entry `k` is the last one (deeper levels popped theirs), and `Frame`
-            // needs no drop.
-            unsafe { self.frames.set_len(k) };
-        }
         if self.halted {
             return ControlFlow::Break(());
         }
@@ -527,7 +545,9 @@ where
             depth,
         );
         let (space, kind, run) = (self.space, self.kind, self.run);
-        let (frames, splitter) = (&mut self.frames, &mut self.splitter);
+        let (frames, splitter) = (self.frames.base, &mut self.splitter);
+        // The levels above this one are running (this one's node goes on the stack).
+        let (live, first) = (depth - self.root, self.root + 1);
         walk(
             space,
             kind,
@@ -539,7 +559,9 @@ where
                 if splitter.wants(stats) {
                     let mut open = Open {
                         space,
-                        frames: &mut *frames,
+                        frames,
+                        live,
+                        depth: first,
                         stack: Some(stack),
                     };
                     splitter.split(&mut open, local, stats);
