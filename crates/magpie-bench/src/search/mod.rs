@@ -36,7 +36,11 @@
 //!    screened at 2 workers (each measured), the fastest is "best", then it runs alternately
 //!    at 1 and 2 workers with the hand-written solver; two ratio rows: speedup = median(1) /
 //!    median(2) (kept from before) and median(hand-written) / median(2) (target ≥ 1.85 on
-//!    every app). uts T1 (targets ≥ 1.85), ns genus `--genus` 34 (≥ 1.85), nqueens n = 15
+//!    every app). A fourth contender, `… xW at once`, runs W copies of the hand-written
+//!    solver at once, one a thread, each timed; the informational `ceiling` row is the
+//!    hand-written solver's median over one solve at the copies' summed rate: the speedup a
+//!    perfectly balanced W-worker search could reach on this machine during this run (not
+//!    measured for max clique, whose solves are long). uts T1 (targets ≥ 1.85), ns genus `--genus` 34 (≥ 1.85), nqueens n = 15
 //!    (≥ 1.85), max clique on `--cliques` (brock400_1, brock400_3; 1w / 2w ≥ 1.7) with
 //!    `--clique-skeletons` (dbs:2 only, so no screening). For max clique, one 1-worker run
 //!    is made first and its time and the item's expected duration are printed; brock400_1

@@ -58,6 +58,9 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
                         (&p1, &pw),
                         |s| jobs::uts(&tree, s),
                         "uts::count",
+                        Some(&|| {
+                            std::hint::black_box(magpie_apps::uts::count(&tree.params));
+                        }),
                         Target::AtLeast(UTS_TARGET),
                         false,
                     );
@@ -82,6 +85,9 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
                             (&p1, &pw),
                             |s| jobs::ns(&tree, s),
                             "ns::count_by_genus",
+                            Some(&|| {
+                                std::hint::black_box(ns::count_by_genus(tree.max_genus()));
+                            }),
                             Target::AtLeast(NS_TARGET),
                             false,
                         )
@@ -110,6 +116,8 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
                             (&p1, &pw),
                             |s| jobs::maxclique(&clq, &space, s),
                             "max_clique_counted",
+                            // Two more long solves a run: not measured.
+                            None,
                             Target::AtLeast(CLIQUE_TARGET),
                             true,
                         )
@@ -134,6 +142,9 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
                             (&p1, &pw),
                             |s| jobs::nqueens(&board, s),
                             "nqueens::count",
+                            Some(&|| {
+                                std::hint::black_box(nqueens::count(board.n()));
+                            }),
                             Target::AtLeast(QUEENS_TARGET),
                             false,
                         )
@@ -214,6 +225,7 @@ fn speedup_item<'a>(
     (p1, pw): (&'a ThreadPool, &'a ThreadPool),
     job: impl Fn(Solver<'a>) -> Job<'a>,
     hand_written: &str,
+    ceiling: Option<&'a (dyn Fn() + Sync)>,
     target: Target,
     probe_first: bool,
 ) -> Result<(), String> {
@@ -226,6 +238,13 @@ fn speedup_item<'a>(
         Contender::new(best.to_string(), w, job(Solver::Skeleton(pw, best.0))),
         Contender::new(hand_written, 1, job(Solver::Reference)),
     ];
+    if let Some(solve) = ceiling {
+        cs.push(Contender::new(
+            format!("{hand_written} x{w} at once"),
+            w,
+            move || Ok(copies_at_once(solve, w)),
+        ));
+    }
     if probe_first {
         eprintln!("{what}: one 1-worker run ({best}) first, to size the item…");
         let s = (cs[0].job)().map_err(|e| format!("{what}, {best} (1 worker): {e}"))?;
@@ -275,7 +294,53 @@ fn speedup_item<'a>(
         measure::median(&cs[1]),
         Some(Target::AtLeast(HAND_WRITTEN_TARGET)),
     ));
+    if ceiling.is_some() {
+        report.push(ratio_row(
+            Row::new(
+                EXP,
+                app.name(),
+                instance,
+                &format!("ceiling {hand_written} / x{w} at once"),
+                w,
+            ),
+            measure::median(&cs[2]),
+            measure::median(&cs[3]),
+            None,
+        ));
+    }
     Ok(())
+}
+
+/// The best a `w`-worker search can do on this machine now: `w` copies of the hand-written
+/// solver run at once, one a thread, each timed. A perfectly balanced search keeps every
+/// core busy to the end, so it solves at the sum of the copies' rates; the sample's time is
+/// one solve at that rate, `1 / Σ 1/tᵢ`. The hand-written solver's time over it (the
+/// `ceiling` row) is the speedup a perfect search would reach: below `w` where the cores slow
+/// each other down (shared caches and memory bandwidth, a hypervisor's other guests).
+fn copies_at_once(solve: &(dyn Fn() + Sync), w: usize) -> measure::Sample {
+    let timed = || {
+        let t = std::time::Instant::now();
+        solve();
+        t.elapsed().as_secs_f64()
+    };
+    let times: Vec<f64> = std::thread::scope(|s| {
+        let others: Vec<_> = (1..w).map(|_| s.spawn(timed)).collect();
+        let mine = timed();
+        others
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .expect("a copy of the hand-written solver panicked")
+            })
+            .chain([mine])
+            .collect()
+    });
+    let rate: f64 = times.iter().map(|t| 1.0 / t).sum();
+    measure::Sample {
+        time: std::time::Duration::from_secs_f64(1.0 / rate),
+        nodes: None,
+        per_worker: None,
+    }
 }
 
 pub fn run_peers(args: &SearchArgs, report: &mut Report) -> String {
