@@ -133,6 +133,12 @@ impl magpie::search::SearchSpace for Board {
         }
         ControlFlow::Continue(())
     }
+
+    /// No free column on the next row (every solution, every dead end).
+    #[inline]
+    fn is_leaf(&self, node: &Placement) -> bool {
+        self.all() & !(node.cols | node.left | node.right) == 0
+    }
 }
 
 /// The enumeration fold counting solutions: the nodes at depth `n` (all `n` queens placed).

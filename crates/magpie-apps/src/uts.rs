@@ -1031,6 +1031,12 @@ impl magpie::search::SearchSpace for Params {
             children: self.children_n(&node.node, node.num_children),
         }
     }
+
+    /// The child count is in the node.
+    #[inline]
+    fn is_leaf(&self, node: &SearchNode) -> bool {
+        node.num_children == 0
+    }
 }
 
 /// A node of the [`magpie::search`] tree of a [`Params`]: a [`Node`] and its number of

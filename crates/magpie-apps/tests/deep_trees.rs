@@ -4,7 +4,9 @@
 //! that (a few hundred bytes a level) and would overflow, which aborts the test binary.
 //!
 //! Also: the internal iteration (`SearchSpace::for_each_child`) that N-Queens, NS and max
-//! clique override yields exactly what their `children` iterators yield, in the same order.
+//! clique override yields exactly what their `children` iterators yield, in the same order;
+//! the leaf hint (`SearchSpace::is_leaf`) of N-Queens and UTS is exact, and the leaves it
+//! lets the walks skip still count as finished subtrees.
 
 use std::ops::ControlFlow;
 
@@ -73,6 +75,8 @@ where
 {
     let (owned, lent) = both(space, node);
     assert_eq!(owned, lent, "children of {node:?}");
+    // The leaf hint is never wrong (the default, false, is never wrong).
+    assert!(!space.is_leaf(node) || owned.is_empty(), "{node:?}");
     if !owned.is_empty() {
         let mut calls = 0;
         let flow = space.for_each_child(node, |_| {
@@ -145,4 +149,64 @@ fn maxclique_internal_iteration_matches_the_iterator() {
         compare_forms(&space, &space.root(), 3),
         1 + n as u64 + edges + triangles
     );
+}
+
+/// Nodes down to `depth` where `is_leaf` told a leaf, and leaves in all: equal where the
+/// hint is exact.
+fn leaf_hints<S: SearchSpace>(space: &S, node: &S::Node, depth: usize) -> (u64, u64) {
+    let children: Vec<S::Node> = space.children(node).collect();
+    let mut counts = (
+        u64::from(space.is_leaf(node)),
+        u64::from(children.is_empty()),
+    );
+    if depth > 0 {
+        for c in &children {
+            let (told, leaves) = leaf_hints(space, c, depth - 1);
+            counts = (counts.0 + told, counts.1 + leaves);
+        }
+    }
+    counts
+}
+
+#[test]
+fn nqueens_and_uts_tell_every_leaf() {
+    let board = nqueens::Board::new(8).unwrap();
+    // 2,057 nodes, of which 92 solutions and the dead ends are leaves.
+    let (told, leaves) = leaf_hints(&board, &board.root(), 8);
+    assert_eq!(told, leaves);
+    assert!(leaves > 92, "{leaves}");
+    let t1 = uts::Params::named("T1").unwrap();
+    let (told, leaves) = leaf_hints(&t1, &SearchSpace::root(&t1), 5);
+    assert_eq!(told, leaves);
+    assert!(leaves > 100, "{leaves}");
+}
+
+#[test]
+fn skipped_leaves_still_count_as_finished_subtrees() {
+    // Every expanded node of a complete enumeration finishes its subtree once, leaves told
+    // by the hint included: backtracks = expanded.
+    let pool = ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+    let board = nqueens::Board::new(9).unwrap();
+    let t1 = uts::Params::from_flags("-t 1 -a 3 -d 7 -b 4 -r 19").unwrap();
+    for skeleton in every_skeleton() {
+        let out = pool.install(|| {
+            search::enumerate(
+                &board,
+                &nqueens::Solutions(9),
+                skeleton,
+                &Options::default(),
+            )
+        });
+        assert_eq!(out.value, 352, "{skeleton:?}");
+        assert_eq!(
+            out.stats.expanded,
+            nqueens::count_counted(9).1,
+            "{skeleton:?}"
+        );
+        assert_eq!(out.stats.backtracks, out.stats.expanded, "{skeleton:?}");
+        let out = pool
+            .install(|| search::enumerate(&t1, &search::NodeCount, skeleton, &Options::default()));
+        assert_eq!(out.value, uts::count(&t1).nodes, "{skeleton:?}");
+        assert_eq!(out.stats.backtracks, out.stats.expanded, "{skeleton:?}");
+    }
 }

@@ -98,6 +98,10 @@ pub(super) fn push<'s, S>(
     S: SearchSpace + ?Sized,
 {
     if depth < run.max_depth {
+        if space.is_leaf(node) {
+            stats.backtracks += 1;
+            return;
+        }
         stack.reserve(1);
         let len = stack.len();
         let slot = stack.as_mut_ptr().wrapping_add(len);
@@ -503,7 +507,12 @@ where
                         }
                     }
                     if depth + 1 < max_depth {
-                        self.below(child, depth + 1)?;
+                        if self.space.is_leaf(child) {
+                            // Its (empty) subtree is done.
+                            self.counts.backtracks += 1;
+                        } else {
+                            self.below(child, depth + 1)?;
+                        }
                     }
                     ControlFlow::Continue(())
                 }
