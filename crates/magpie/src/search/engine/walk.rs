@@ -283,8 +283,9 @@ pub(super) fn splittable_dfs<'s, S, K, P>(
 /// `next..skip_to`, and every one from `end` on. The loop keeps its position here (not in a
 /// local), so a split sees it without the loop storing it before each descent.
 pub(super) struct Frame<N> {
-    /// The node whose children the level runs through: a local of the recursion frame that
-    /// wrote this entry, which is alive while the level runs.
+    /// The node whose children the level runs through: the `node` a running recursion level
+    /// was called with (the walk's root, or a child lent by the level above), borrowed for
+    /// the whole call.
     parent: *const N,
     /// The index of the next child the level's loop will see.
     next: u32,
@@ -343,19 +344,22 @@ impl<'s, S: SearchSpace + ?Sized + 's> Open<'_, 's, S> {
     ) -> Vec<(S::Node, usize)> {
         let mut give = Vec::new();
         for k in 0..self.live {
-            // SAFETY: entries `..live` were written by levels that are still running, in the
-            // buffer `frames` points to (allocated for every level, never moved); nothing
-            // else accesses them while this reference lives (the levels' own accesses are
-            // in their loops, which are suspended in this split).
+            // SAFETY: `live <= RECURSION_LEVELS`, the buffer's capacity when the walk splits
+            // (the only case where `take` is called), and entries `..live` were written by
+            // levels still running; the buffer is never reallocated. No level's `&mut` to its
+            // entry is live during a split (each ends before the level's next split or
+            // descent), and this one ends with this iteration.
             let f = unsafe { &mut *self.frames.add(k) };
             let from = f.next.max(f.skip_to) as usize;
             if from >= f.end as usize {
                 continue;
             }
             let depth = self.depth + k;
-            // SAFETY: `parent` points to the node of a recursion level that is still running
-            // (entries `..live` are those of running levels), and this walk's thread, the
-            // only one that reads the side table, is here, inside that level.
+            // SAFETY: `parent` is the `node` of a running `below` call (entries `..live` are
+            // those of running levels): the walk's root, or a child lent by the level above's
+            // `for_each_child`. That borrow lasts the whole call, so the node is valid and
+            // not mutated; this walk's thread, the only one that reads the side table, is
+            // inside that call.
             let parent = unsafe { &*f.parent };
             let mut children = self.space.children(parent);
             let mut index = from;
@@ -447,10 +451,10 @@ where
         let k = depth - self.root;
         let fp = if P::SPLITS {
             debug_assert!(k < RECURSION_LEVELS);
-            // SAFETY: the side table has room for every level of the recursion
-            // (`RECURSION_LEVELS`; deeper levels go to `below_on_stack`), so entry `k` is in
-            // the buffer; it is this level's until it returns (deeper levels use later
-            // entries), and written before anything reads it.
+            // SAFETY: `P::SPLITS`, so the buffer holds `RECURSION_LEVELS` entries, and
+            // `depth < limit` gives `k < RECURSION_LEVELS`. Entry `k` is this level's until it
+            // returns (deeper levels use later entries; splits reach it only through `base`).
+            // `write` drops no old value (`Frame` needs no drop).
             unsafe {
                 let fp = self.frames.base.add(k);
                 fp.write(Frame {
@@ -480,8 +484,9 @@ where
                     };
                     self.splitter.split(&mut open, self.local, &mut self.counts);
                 }
-                // SAFETY: `fp` is this level's entry (see above); no other reference to it
-                // is alive here (a split's ended, deeper levels returned).
+                // SAFETY: `fp` is this level's entry (see above). `f` is not used after the
+                // descent or the next split, which reach entries through `base`; no other
+                // reference to the entry is live now.
                 let f = unsafe { &mut *fp };
                 let this = f.next;
                 if this >= f.end {
@@ -555,8 +560,10 @@ where
         );
         let (space, kind, run) = (self.space, self.kind, self.run);
         let (frames, splitter) = (self.frames.base, &mut self.splitter);
-        // The levels above this one are running (this one's node goes on the stack).
-        let (live, first) = (depth - self.root, self.root + 1);
+        // The levels above this one are running (this one's node goes on the stack); a walk
+        // that does not split has no side table.
+        let live = if P::SPLITS { depth - self.root } else { 0 };
+        let first = self.root + 1;
         walk(
             space,
             kind,
