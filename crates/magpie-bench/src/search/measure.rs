@@ -19,6 +19,30 @@ pub struct Sample {
     pub per_worker: Option<Vec<u64>>,
 }
 
+/// `job` run `reps` times back to back as one sample: the mean time of a run, and the node
+/// count (the same every time, or an error). For solves of a millisecond or less, whose
+/// single times are at the mercy of a timer tick or a wake-up on a shared VM.
+pub fn repeated<'a>(reps: u32, mut job: Job<'a>) -> Job<'a> {
+    Box::new(move || {
+        let first = job()?;
+        let mut total = first.time;
+        for _ in 1..reps {
+            let s = job()?;
+            if s.nodes != first.nodes {
+                return Err(format!(
+                    "a repeated run counted {:?} nodes, the first {:?}",
+                    s.nodes, first.nodes
+                ));
+            }
+            total += s.time;
+        }
+        Ok(Sample {
+            time: total / reps.max(1),
+            ..first
+        })
+    })
+}
+
 /// Each worker's share of `per_worker`'s nodes (sum 1; `None` when no node was counted).
 pub fn shares(per_worker: &[u64]) -> Option<Vec<f64>> {
     let total: u64 = per_worker.iter().sum();
