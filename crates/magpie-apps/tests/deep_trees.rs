@@ -3,8 +3,8 @@
 //! with worker stacks of 256 KiB — a walk that recursed once per tree level needs well over
 //! that (a few hundred bytes a level) and would overflow, which aborts the test binary.
 //!
-//! Also: the internal iteration (`SearchSpace::for_each_child`) that N-Queens, NS and max
-//! clique override yields exactly what their `children` iterators yield, in the same order;
+//! Also: the internal iteration (`SearchSpace::for_each_child`) that N-Queens, NS, UTS and
+//! max clique override yields exactly what their `children` iterators yield, in the same order;
 //! the leaf hint (`SearchSpace::is_leaf`) of N-Queens and UTS is exact, and the leaves it
 //! lets the walks skip still count as finished subtrees.
 
@@ -103,11 +103,15 @@ fn nqueens_internal_iteration_matches_the_iterator() {
 
 #[test]
 fn uts_internal_iteration_matches_the_iterator() {
-    // T1 down to depth 4, through the default for_each_child (a regression test for any
-    // override: an earlier one made children in batches of 8).
+    // T1 down to depth 4: for_each_child hashes siblings in batches of 16.
     let params = uts::Params::named("T1").unwrap();
     let root = magpie::search::SearchSpace::root(&params);
     let n = compare_forms(&params, &root, 4);
+    assert!(n > 100, "{n} nodes compared");
+    // With a compute granularity of 3 (each spawn hashed three times): the same children.
+    let g3 = uts::Params::from_flags("-t 1 -a 3 -d 4 -b 4 -r 19 -g 3").unwrap();
+    let root = magpie::search::SearchSpace::root(&g3);
+    let n = compare_forms(&g3, &root, 4);
     assert!(n > 100, "{n} nodes compared");
     // A binomial tree whose root has 2000 children: many full batches.
     let t3 = uts::Params::named("T3").unwrap();
