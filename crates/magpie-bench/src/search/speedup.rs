@@ -270,41 +270,33 @@ fn speedup_item<'a>(
     for c in &cs {
         report.push(c.row(EXP, app.name(), instance));
     }
-    report.push(ratio_row(
-        Row::new(
-            EXP,
-            app.name(),
-            instance,
-            &format!("speedup {best} 1w / {w}w"),
-            w,
-        ),
-        measure::median(&cs[0]),
-        measure::median(&cs[1]),
+    // One ratio row: contender `num`'s median over contender `den`'s.
+    let ratio = |config: String, num: usize, den: usize, target: Option<Target>| {
+        let row = Row::new(EXP, app.name(), instance, &config, w);
+        ratio_row(
+            row,
+            measure::median(&cs[num]),
+            measure::median(&cs[den]),
+            target,
+        )
+    };
+    report.push(ratio(
+        format!("speedup {best} 1w / {w}w"),
+        0,
+        1,
         Some(target),
     ));
-    report.push(ratio_row(
-        Row::new(
-            EXP,
-            app.name(),
-            instance,
-            &format!("speedup {hand_written} / {best} {w}w"),
-            w,
-        ),
-        measure::median(&cs[2]),
-        measure::median(&cs[1]),
+    report.push(ratio(
+        format!("speedup {hand_written} / {best} {w}w"),
+        2,
+        1,
         Some(Target::AtLeast(HAND_WRITTEN_TARGET)),
     ));
     if ceiling.is_some() {
-        report.push(ratio_row(
-            Row::new(
-                EXP,
-                app.name(),
-                instance,
-                &format!("ceiling {hand_written} / x{w} at once"),
-                w,
-            ),
-            measure::median(&cs[2]),
-            measure::median(&cs[3]),
+        report.push(ratio(
+            format!("ceiling {hand_written} / x{w} at once"),
+            2,
+            3,
             None,
         ));
     }
