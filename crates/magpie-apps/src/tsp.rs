@@ -857,10 +857,9 @@ pub fn parse(path: impl AsRef<Path>, text: &str) -> Result<Instance, InputError>
                     return Err(err(
                         ln,
                         format!(
-                            "DIMENSION {d} needs a {}-byte distance matrix; the limit is \
-                             {MAX_CITIES} cities ({} bytes)",
-                            matrix_bytes(d),
-                            matrix_bytes(MAX_CITIES)
+                            "DIMENSION {d} needs {}; the limit is {MAX_CITIES} cities ({} bytes)",
+                            matrix(d),
+                            matrix_bytes(MAX_CITIES).unwrap_or(u128::MAX)
                         ),
                     ))
                 }
@@ -1032,9 +1031,18 @@ enum Data {
     Coords(Vec<(f64, f64)>),
 }
 
-/// The bytes of the distance matrix of `n` cities.
-fn matrix_bytes(n: usize) -> u128 {
-    n as u128 * n as u128 * 8
+/// The bytes of the distance matrix of `n` cities (`None` beyond `u128`: a DIMENSION near
+/// `usize::MAX` is untrusted input, not an overflow panic).
+fn matrix_bytes(n: usize) -> Option<u128> {
+    (n as u128).checked_mul(n as u128)?.checked_mul(8)
+}
+
+/// "a 800-byte distance matrix", for an error message.
+fn matrix(n: usize) -> String {
+    match matrix_bytes(n) {
+        Some(b) => format!("a {b}-byte distance matrix"),
+        None => "a distance matrix of more than 2^128 bytes".into(),
+    }
 }
 
 /// TSPLIB's distance function for the coordinate types.

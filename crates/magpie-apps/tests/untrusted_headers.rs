@@ -58,6 +58,13 @@ fn tsplib_dimension_of_a_hundred_million_with_two_cities() {
         "big.tsp:3: DIMENSION 100000000 needs a 80000000000000000-byte distance matrix; \
          the limit is 8192 cities (536870912 bytes)"
     );
+    // A DIMENSION whose matrix size overflows even 128 bits (found by the tsplib fuzz target,
+    // which panicked on the multiplication).
+    assert_eq!(
+        error_within_small_memory(|| tsp::parse("huge.tsp", "DIMENSION: 9999999999999999999\n\0")),
+        "huge.tsp:1: DIMENSION 9999999999999999999 needs a distance matrix of more than 2^128 \
+         bytes; the limit is 8192 cities (536870912 bytes)"
+    );
     // Below the limit the coordinates are read as they come, and the file ends early.
     let text = text.replace("100000000", "8000");
     assert_eq!(
