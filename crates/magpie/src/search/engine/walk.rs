@@ -143,7 +143,6 @@ fn walk<'s, S, K>(
     S: SearchSpace + ?Sized,
     K: Kind<S>,
 {
-    let prune_level = run.opts.prune_level;
     let mut tick: u32 = 0;
     loop {
         let Some(top) = stack.last_mut() else {
@@ -166,20 +165,13 @@ fn walk<'s, S, K>(
             }
         }
         poll(stack, local, stats);
-        match kind.visit(local, &child, depth) {
-            Visit::Expand => {
-                stats.expanded += 1;
-                push(space, run, stats, stack, &child, depth);
-            }
-            Visit::Skip { by_bound: true } => {
-                stats.pruned += 1;
-                if prune_level {
-                    // Children come in heuristic order: the later siblings are no better.
-                    stack.pop();
-                    stats.backtracks += 1;
-                }
-            }
-            Visit::Skip { by_bound: false } => stats.expanded += 1,
+        let (expand, cut) = consider(kind, run, local, stats, &child, depth);
+        if expand {
+            push(space, run, stats, stack, &child, depth);
+        } else if cut {
+            // Children come in heuristic order: the later siblings are no better.
+            stack.pop();
+            stats.backtracks += 1;
         }
     }
 }
@@ -468,7 +460,6 @@ where
         } else {
             std::ptr::null_mut()
         };
-        let prune_level = self.run.opts.prune_level;
         let max_depth = self.run.max_depth;
         let _ = self.space.for_each_child(node, |child| {
             if P::SPLITS {
@@ -499,43 +490,41 @@ where
                     return ControlFlow::Continue(());
                 }
             }
-            match self.kind.visit(self.local, child, depth + 1) {
-                Visit::Expand => {
-                    self.counts.expanded += 1;
-                    // The expanded count is the tick: between two expanded nodes a loop
-                    // visits at most one node's children (pruned ones), a bounded number.
-                    if self.counts.expanded % u64::from(TICK) == 0 {
-                        crate::expose_work();
-                        if self.kind.stopped() {
-                            self.halted = true;
-                            return ControlFlow::Break(());
-                        }
-                    }
-                    if depth + 1 < max_depth {
-                        if self.space.is_leaf(child) {
-                            // Its (empty) subtree is done.
-                            self.counts.backtracks += 1;
-                        } else {
-                            self.below(child, depth + 1)?;
-                        }
-                    }
+            let (expand, cut) = consider(
+                self.kind,
+                self.run,
+                self.local,
+                &mut self.counts,
+                child,
+                depth + 1,
+            );
+            if !expand {
+                // A prune-level cut: children come in heuristic order, the later siblings are
+                // no better.
+                return if cut {
+                    ControlFlow::Break(())
+                } else {
                     ControlFlow::Continue(())
-                }
-                Visit::Skip { by_bound: true } => {
-                    self.counts.pruned += 1;
-                    // Prune-level: children come in heuristic order, the later siblings are
-                    // no better.
-                    if prune_level {
-                        ControlFlow::Break(())
-                    } else {
-                        ControlFlow::Continue(())
-                    }
-                }
-                Visit::Skip { by_bound: false } => {
-                    self.counts.expanded += 1;
-                    ControlFlow::Continue(())
+                };
+            }
+            // The expanded count is the tick: between two expanded nodes a loop visits at most
+            // one node's children (pruned ones), a bounded number.
+            if self.counts.expanded % u64::from(TICK) == 0 {
+                crate::expose_work();
+                if self.kind.stopped() {
+                    self.halted = true;
+                    return ControlFlow::Break(());
                 }
             }
+            if depth + 1 < max_depth {
+                if self.space.is_leaf(child) {
+                    // Its (empty) subtree is done.
+                    self.counts.backtracks += 1;
+                } else {
+                    self.below(child, depth + 1)?;
+                }
+            }
+            ControlFlow::Continue(())
         });
         if self.halted {
             return ControlFlow::Break(());
