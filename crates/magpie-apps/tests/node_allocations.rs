@@ -57,6 +57,17 @@ fn count_allocations<T: Send>(f: impl FnOnce() -> T + Send) -> (T, u64) {
 /// buffers of the open depths (two per depth), per-depth scratch, the outcome.
 const FEW: u64 = 1_000;
 
+/// Prints what a search of `nodes` nodes allocated, and asserts that it visited more than
+/// `min_nodes` nodes (enough for a per-node allocation to show) with fewer than [`FEW`]
+/// allocations.
+fn assert_few_allocations(search: &str, allocations: u64, nodes: u64, min_nodes: u64) {
+    eprintln!("{search}: {allocations} allocations for {nodes} nodes");
+    assert!(
+        nodes > min_nodes && allocations < FEW,
+        "{search}: {allocations} allocations for {nodes} nodes"
+    );
+}
+
 #[test]
 fn sequential_max_clique_on_brock200_4_allocates_per_depth_not_per_node() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -78,15 +89,7 @@ fn sequential_max_clique_on_brock200_4_allocates_per_depth_not_per_node() {
         maxclique::max_clique_counted(&g).1,
         "node counts"
     );
-    eprintln!(
-        "brock200_4: {allocations} allocations for {} nodes",
-        out.stats.expanded
-    );
-    assert!(
-        out.stats.expanded > 50 * FEW && allocations < FEW,
-        "{allocations} allocations for {} nodes",
-        out.stats.expanded
-    );
+    assert_few_allocations("brock200_4", allocations, out.stats.expanded, 50 * FEW);
 }
 
 #[test]
@@ -109,15 +112,7 @@ fn sequential_tsp_on_bayg29_allocates_per_depth_not_per_node() {
         (1..=29).collect::<Vec<_>>(),
         "a permutation of the cities"
     );
-    eprintln!(
-        "bayg29: {allocations} allocations for {} nodes",
-        out.stats.expanded
-    );
-    assert!(
-        out.stats.expanded > 10 * FEW && allocations < FEW,
-        "{allocations} allocations for {} nodes",
-        out.stats.expanded
-    );
+    assert_few_allocations("bayg29", allocations, out.stats.expanded, 10 * FEW);
     // The hand-written branch and bound from the same bound: the same nodes, few allocations.
     let ((best, nodes), hand_allocations) =
         count_allocations(|| tsp::branch_and_bound(&inst, i64::MAX));
@@ -146,12 +141,7 @@ fn sequential_knapsack_allocates_o1_not_per_node() {
     assert_eq!(value, 2697);
     assert_eq!(out.stats.expanded, 78_740);
     assert_eq!(out.stats.expanded, warm.stats.expanded);
-    eprintln!("{} nodes, {allocations} allocations", out.stats.expanded);
-    assert!(
-        allocations <= FEW,
-        "{allocations} allocations for {} nodes",
-        out.stats.expanded
-    );
+    assert_few_allocations("knapPI_3_200", allocations, out.stats.expanded, 0);
     // The certificate, made on demand, reaches the optimum.
     let cert = inst.certificate(node.profit).expect("a certificate");
     let (p, w) = inst.evaluate(&cert.items);
