@@ -20,6 +20,8 @@ use crate::input::InputError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Board {
     n: u32,
+    /// The columns of a row: the low `n` bits.
+    all: u64,
 }
 
 impl Board {
@@ -31,7 +33,10 @@ impl Board {
     /// ```
     pub fn new(n: u64) -> Result<Board, InputError> {
         match u32::try_from(n) {
-            Ok(n) if (1..=crate::NQUEENS_MAX).contains(&n) => Ok(Board { n }),
+            Ok(n) if (1..=crate::NQUEENS_MAX).contains(&n) => Ok(Board {
+                n,
+                all: u64::MAX >> (64 - n),
+            }),
             _ => Err(InputError::file(
                 "--n",
                 format!("board size {n} is out of range 1..={}", crate::NQUEENS_MAX),
@@ -44,8 +49,9 @@ impl Board {
         self.n
     }
 
+    #[inline]
     fn all(&self) -> u64 {
-        u64::MAX >> (64 - self.n)
+        self.all
     }
 }
 
