@@ -395,6 +395,41 @@ impl magpie::search::SearchSpace for Instance {
     fn children<'a>(&'a self, node: &KnapNode) -> Children<'a> {
         node.children(self)
     }
+
+    /// The same children as [`children`](Self::children) (include, if it fits, then
+    /// exclude), built in locals.
+    #[inline]
+    fn for_each_child<F>(&self, node: &KnapNode, mut visit: F) -> std::ops::ControlFlow<()>
+    where
+        F: FnMut(&KnapNode) -> std::ops::ControlFlow<()>,
+    {
+        let k = node.next_item;
+        if k >= self.len() {
+            return std::ops::ControlFlow::Continue(());
+        }
+        let (p, w) = (self.sp[k], self.sw[k]);
+        // One call site for both children (the include child adds item `k`, the exclude
+        // child adds nothing), so that the walk's closure is inlined once.
+        let mut include = node.weight + w <= self.capacity;
+        loop {
+            let (dp, dw) = if include { (p, w) } else { (0, 0) };
+            visit(&KnapNode {
+                next_item: k + 1,
+                profit: node.profit + dp,
+                weight: node.weight + dw,
+            })?;
+            if !include {
+                return std::ops::ControlFlow::Continue(());
+            }
+            include = false;
+        }
+    }
+
+    /// Every item decided.
+    #[inline]
+    fn is_leaf(&self, node: &KnapNode) -> bool {
+        node.is_leaf(self)
+    }
 }
 
 impl magpie::search::Objective for Instance {

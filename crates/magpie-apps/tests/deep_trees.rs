@@ -12,7 +12,7 @@ use std::ops::ControlFlow;
 
 use magpie::search::{self, Options, SearchSpace, Skeleton, TaskOrder};
 use magpie::ThreadPoolBuilder;
-use magpie_apps::{maxclique, nqueens, ns, uts};
+use magpie_apps::{knapsack, maxclique, nqueens, ns, uts};
 
 const SMALL_STACK: usize = 256 << 10;
 
@@ -213,4 +213,27 @@ fn skipped_leaves_still_count_as_finished_subtrees() {
         assert_eq!(out.value, uts::count(&t1).nodes, "{skeleton:?}");
         assert_eq!(out.stats.backtracks, out.stats.expanded, "{skeleton:?}");
     }
+}
+
+#[test]
+fn knapsack_internal_iteration_matches_the_iterator() {
+    // 12 items, capacity 60: the include child is missing wherever the item does not fit.
+    let items: Vec<(u64, u64)> = (0..12u64).map(|i| (10 + 7 * i % 13, 5 + 3 * i)).collect();
+    let inst = knapsack::Instance::new(60, &items).unwrap();
+    // The whole include/exclude tree, unpruned: one node per prefix of the heuristic order and
+    // subset of that prefix that fits (counted here by brute force over the subsets).
+    let order = inst.order();
+    let mut want = 0u64;
+    for d in 0..=order.len() {
+        for subset in 0u32..1 << d {
+            let weight: u64 = (0..d)
+                .filter(|&j| subset >> j & 1 == 1)
+                .map(|j| items[order[j]].1)
+                .sum();
+            want += u64::from(weight <= 60);
+        }
+    }
+    assert!(want > 500, "{want} nodes");
+    let root = SearchSpace::root(&inst);
+    assert_eq!(compare_forms(&inst, &root, order.len()), want);
 }
