@@ -2,7 +2,8 @@
 # Instructions per node of the Sequential skeleton against each app's hand-written solver,
 # counted by callgrind (valgrind), which needs no hardware counters (`perf stat` reports
 # "<not supported>" on the development VM). Instances: UTS T1 at depth 7, NS genus 22,
-# 11-Queens, max clique brock200_4 (crates/magpie-apps/examples/search_cost.rs).
+# 11-Queens, max clique brock200_4, the 100 knapPI_9_50_1000 knapsack instances
+# (crates/magpie-apps/examples/search_cost.rs).
 #
 #   scripts/search-cost.sh            # needs valgrind (apt-get install valgrind)
 set -euo pipefail
@@ -19,7 +20,7 @@ ir() {
 }
 base=$(ir none seq)
 printf '%-8s %12s %14s %14s %10s %10s %8s\n' app nodes "seq instr" "hand instr" seq/node hand/node ratio
-for app in uts ns nqueens maxclique; do
+for app in uts ns nqueens maxclique knapsack; do
     nodes=$("$bin" "$app" seq)
     s=$(( $(ir "$app" seq) - base ))
     h=$(( $(ir "$app" hand) - base ))
