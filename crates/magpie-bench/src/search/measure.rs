@@ -19,6 +19,14 @@ pub struct Sample {
     pub per_worker: Option<Vec<u64>>,
 }
 
+/// How many back-to-back runs of a job that took `probe` make a sample of about `sample`
+/// seconds (at least 1, at most 10,000): for [`repeated`].
+pub fn reps_for(sample: f64, probe: Duration) -> u32 {
+    (sample / probe.as_secs_f64().max(1e-6))
+        .ceil()
+        .clamp(1.0, 10_000.0) as u32
+}
+
 /// `job` run `reps` times back to back as one sample: the mean time of a run, and the node
 /// count (the same every time, or an error). For solves of a millisecond or less, whose
 /// single times are at the mercy of a timer tick or a wake-up on a shared VM.
