@@ -35,6 +35,8 @@ pub const DEFAULT_ITEMS: &str =
 const QUICK_ITEMS: &str = "knapPI_3_100_1000_1,knapPI_3_200_1000_1";
 
 pub fn run(args: &SearchArgs, report: &mut Report) -> String {
+    // Every contender on one CPU: the skeleton runs on the pool's worker, which inherits it.
+    let _cpu = measure::OneCpu::here();
     let pool = match super::pool(args, 1) {
         Ok(p) => p,
         Err(e) => {

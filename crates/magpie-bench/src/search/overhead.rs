@@ -26,6 +26,8 @@ const SAMPLE_TIME: f64 = 0.25;
 pub fn run(args: &SearchArgs, report: &mut Report) -> String {
     let mut apps = args.overhead_apps.clone();
     apps.dedup();
+    // Every contender on one CPU: the skeleton runs on the pool's worker, which inherits it.
+    let _cpu = measure::OneCpu::here();
     let pool = match super::pool(args, 1) {
         Ok(p) => p,
         Err(e) => {
