@@ -213,33 +213,6 @@ pub fn same_nodes(what: &str, group: &[&Contender<'_>]) -> Result<u64, String> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn worker_shares_are_those_of_the_median_run() {
-        assert_eq!(shares(&[3, 1]), Some(vec![0.75, 0.25]));
-        assert_eq!(shares(&[0, 0]), None);
-        let sample = |ms: u64, per_worker: Vec<u64>| Sample {
-            time: Duration::from_millis(ms),
-            nodes: Some(per_worker.iter().sum()),
-            per_worker: Some(per_worker),
-        };
-        let mut c = Contender::new("dbs:2", 2, || Err("not run".to_string()));
-        c.samples = vec![
-            sample(30, vec![1, 3]),
-            sample(10, vec![4, 0]),
-            sample(20, vec![1, 1]),
-        ];
-        let row = c.row("e", "a", "i");
-        assert_eq!(row.worker_shares, Some(vec![0.5, 0.5]));
-        // One worker: no shares.
-        c.workers = 1;
-        assert_eq!(c.row("e", "a", "i").worker_shares, None);
-    }
-}
-
 /// Keeps the calling thread, and the threads it starts from now on (they inherit its CPU
 /// set), on the CPU it runs on now; dropping it gives the calling thread its CPU set back.
 ///
@@ -303,5 +276,32 @@ impl Drop for OneCpu {
                 libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), saved)
             };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_shares_are_those_of_the_median_run() {
+        assert_eq!(shares(&[3, 1]), Some(vec![0.75, 0.25]));
+        assert_eq!(shares(&[0, 0]), None);
+        let sample = |ms: u64, per_worker: Vec<u64>| Sample {
+            time: Duration::from_millis(ms),
+            nodes: Some(per_worker.iter().sum()),
+            per_worker: Some(per_worker),
+        };
+        let mut c = Contender::new("dbs:2", 2, || Err("not run".to_string()));
+        c.samples = vec![
+            sample(30, vec![1, 3]),
+            sample(10, vec![4, 0]),
+            sample(20, vec![1, 1]),
+        ];
+        let row = c.row("e", "a", "i");
+        assert_eq!(row.worker_shares, Some(vec![0.5, 0.5]));
+        // One worker: no shares.
+        c.workers = 1;
+        assert_eq!(c.row("e", "a", "i").worker_shares, None);
     }
 }
