@@ -461,7 +461,9 @@ where
     /// Expands `node` (visited, at `depth < max_depth`): as a tracked level in a splittable
     /// walk, unless `depth` is among the [`UNTRACKED`] deepest reached so far and the last
     /// split found work.
-    #[inline(always)]
+    ///
+    /// The recursion goes through this function (each level's body is inlined here), so a
+    /// walk that does not split compiles to the plain recursion.
     fn below(&mut self, node: &S::Node, depth: usize) -> ControlFlow<()> {
         if depth >= self.limit {
             return self.below_on_stack(node, depth);
@@ -494,6 +496,7 @@ where
     /// `TRACK`ed level keeps its loop position in a side-table entry, so that a split can hand
     /// its next children to a thief; an untracked one only asks the splitter, every [`TICK`]
     /// nodes, to take work off the tracked levels above.
+    #[inline(always)]
     fn level<const TRACK: bool>(&mut self, node: &S::Node, depth: usize) -> ControlFlow<()> {
         let fp = if TRACK {
             let i = self.tracked;
