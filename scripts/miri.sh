@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs magpie's deque unit tests and the multi-threaded smoke test (tests/miri_smoke.rs)
-# under Miri, which checks them for undefined behaviour (data races, use-after-free, invalid
-# reads). Needs a nightly toolchain with the miri and rust-src components: installed here
-# through rustup if missing. Not part of CI (nightly moves); run it after touching unsafe code.
+# Runs magpie's deque unit tests, the multi-threaded smoke test (tests/miri_smoke.rs) and the
+# search walk's unit test under Miri, which checks them for undefined behaviour (data races,
+# use-after-free, invalid reads). Needs a nightly toolchain with the miri and rust-src
+# components: installed here through rustup if missing. Not part of CI (nightly moves); run it
+# after touching unsafe code.
 # Signal-based tests are skipped: Miri cannot run sigaction/pthread_kill.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -20,4 +21,6 @@ export CARGO_TARGET_DIR=target/miri
 export MIRIFLAGS="${MIRIFLAGS:--Zmiri-disable-isolation}"
 cargo +nightly miri test -p magpie --lib -- deque:: --skip signal --skip half_handler
 cargo +nightly miri test -p magpie --test miri_smoke
+# The splittable search walk's side table (raw pointers into a fixed buffer): about 5 minutes.
+cargo +nightly miri test -p magpie --lib -- search::engine::walk::
 echo "miri.sh: OK: no undefined behaviour found"
