@@ -65,15 +65,8 @@ fn main() {
             nodes
         }
         ("maxclique", _) => {
-            // brock200_4 (ω = 17), read from the shared instances.
-            let path = concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/instances/dimacs/brock200_4.clq"
-            );
-            let g = maxclique::read_dimacs(path).unwrap_or_else(|e| {
-                eprintln!("search_cost: {e}");
-                std::process::exit(2)
-            });
+            // brock200_4 (ω = 17).
+            let g = shared("dimacs/brock200_4.clq", |p| maxclique::read_dimacs(p));
             let (omega, nodes) = if solver == "seq" {
                 let space = maxclique::CliqueSpace::new(&g);
                 let opts = Options {
@@ -91,16 +84,11 @@ fn main() {
             nodes
         }
         ("knapsack", _) => {
-            // The 100 instances of knapPI_9_50_1000 (the overhead experiment's), read from the
-            // shared instances.
-            let path = concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/instances/knapsack/pisinger/smallcoeff_pisinger/knapPI_9_50_1000.csv"
+            // The 100 instances of knapPI_9_50_1000 (the overhead experiment's).
+            let all = shared(
+                "knapsack/pisinger/smallcoeff_pisinger/knapPI_9_50_1000.csv",
+                |p| knapsack::read(p),
             );
-            let all = knapsack::read(path).unwrap_or_else(|e| {
-                eprintln!("search_cost: {e}");
-                std::process::exit(2)
-            });
             let mut nodes = 0;
             for inst in &all {
                 let (profit, n) = if solver == "seq" {
@@ -124,4 +112,17 @@ fn main() {
         }
     };
     println!("{nodes}");
+}
+
+/// `read` of the file at `rel` under the shared instances (`../shared/instances`), or exit
+/// with its error.
+fn shared<T, E: std::fmt::Display>(rel: &str, read: impl FnOnce(&str) -> Result<T, E>) -> T {
+    let path = format!(
+        "{}/../../../shared/instances/{rel}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    read(&path).unwrap_or_else(|e| {
+        eprintln!("search_cost: {e}");
+        std::process::exit(2)
+    })
 }
