@@ -524,7 +524,7 @@ where
             self.tracked += 1;
         }
         let max_depth = self.run.max_depth;
-        let _ = self.space.for_each_child(node, |child| {
+        let flow = self.space.for_each_child(node, |child| {
             if TRACK {
                 if self.counts.expanded % u64::from(SPLIT_TICK) == 0
                     && self.splitter.wants(&self.counts)
@@ -588,7 +588,8 @@ where
         if TRACK {
             self.tracked -= 1;
         }
-        if self.halted {
+        // Only a loop that broke off can have been stopped.
+        if flow.is_break() && self.halted {
             return ControlFlow::Break(());
         }
         // The generator ran to its end, to a prune-level cut, or to the part a thief took.
