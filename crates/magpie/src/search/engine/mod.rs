@@ -58,7 +58,21 @@ struct LocalStats {
     backtracks: u64,
 }
 
-impl Run<'_> {
+impl<'o> Run<'o> {
+    /// A run with every counter at zero and one per-worker slot for each of `workers`.
+    fn new(opts: &'o Options, workers: usize) -> Run<'o> {
+        Run {
+            opts,
+            max_depth: opts.max_depth.unwrap_or(usize::MAX),
+            expanded: AtomicU64::new(0),
+            pruned: AtomicU64::new(0),
+            tasks: AtomicU64::new(0),
+            backtracks: AtomicU64::new(0),
+            handoffs: AtomicU64::new(0),
+            per_worker: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
     fn add(&self, s: &LocalStats) {
         self.expanded.fetch_add(s.expanded, Ordering::Relaxed);
         self.pruned.fetch_add(s.pruned, Ordering::Relaxed);
@@ -109,18 +123,7 @@ where
 {
     let start = Instant::now();
     let steals_before = crate::runtime::current_pool_steals();
-    let run = Run {
-        opts,
-        max_depth: opts.max_depth.unwrap_or(usize::MAX),
-        expanded: AtomicU64::new(0),
-        pruned: AtomicU64::new(0),
-        tasks: AtomicU64::new(0),
-        backtracks: AtomicU64::new(0),
-        handoffs: AtomicU64::new(0),
-        per_worker: (0..crate::current_num_workers())
-            .map(|_| AtomicU64::new(0))
-            .collect(),
-    };
+    let run = Run::new(opts, crate::current_num_workers());
     let root = space.root();
     let mut local = kind.local();
     let mut stats = LocalStats::default();

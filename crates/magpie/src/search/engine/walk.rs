@@ -334,7 +334,24 @@ pub(super) struct Open<'a, 's, S: SearchSpace + ?Sized + 's> {
     starved: bool,
 }
 
-impl<'s, S: SearchSpace + ?Sized + 's> Open<'_, 's, S> {
+impl<'a, 's, S: SearchSpace + ?Sized + 's> Open<'a, 's, S> {
+    /// The open levels: the side table's running tracked levels (`frames[..live]`) and, below
+    /// the recursion limit, the explicit stack's.
+    fn new(
+        space: &'s S,
+        frames: *mut Frame<S::Node>,
+        live: usize,
+        stack: Option<&'a mut Stack<'s, S>>,
+    ) -> Self {
+        Open {
+            space,
+            frames,
+            live,
+            stack,
+            starved: false,
+        }
+    }
+
     /// Takes the most promising unexplored work: the next child to expand of the shallowest
     /// level that has one (every remaining one of that level with `all`), each visited here
     /// (as a skeleton's tasks are), with its depth. Empty if there is none.
@@ -481,13 +498,7 @@ where
     /// makes every level entered from now on a tracked one, until a split finds work.
     #[inline(always)]
     fn split(&mut self) {
-        let mut open = Open {
-            space: self.space,
-            frames: self.frames.base,
-            live: self.tracked,
-            stack: None,
-            starved: false,
-        };
+        let mut open = Open::new(self.space, self.frames.base, self.tracked, None);
         self.splitter.split(&mut open, self.local, &mut self.counts);
         self.deepen = open.starved;
     }
@@ -623,13 +634,7 @@ where
             &mut stack,
             |stack, local, stats| {
                 if splitter.wants(stats) {
-                    let mut open = Open {
-                        space,
-                        frames,
-                        live,
-                        stack: Some(stack),
-                        starved: false,
-                    };
+                    let mut open = Open::new(space, frames, live, Some(stack));
                     splitter.split(&mut open, local, stats);
                 }
             },
@@ -693,8 +698,6 @@ where
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicU64;
-
     use super::*;
     use crate::search::Options;
 
@@ -769,16 +772,7 @@ mod tests {
         let height = if cfg!(miri) { 14 } else { 16 };
         let tree = Binary(height);
         let opts = Options::default();
-        let run = Run {
-            opts: &opts,
-            max_depth: usize::MAX,
-            expanded: AtomicU64::new(0),
-            pruned: AtomicU64::new(0),
-            tasks: AtomicU64::new(0),
-            backtracks: AtomicU64::new(0),
-            handoffs: AtomicU64::new(0),
-            per_worker: Vec::new(),
-        };
+        let run = Run::new(&opts, 1);
         // The root is visited by the caller, as a skeleton's is.
         let mut seen = vec![(0, 0)];
         let mut work = vec![((0u32, 0u32), 0usize)];
