@@ -304,6 +304,17 @@ impl KnapNode {
         self.profit + inst.dantzig(self.next_item, inst.capacity - self.weight)
     }
 
+    /// The child that decides the next position, adding `profit` and `weight` (the item's
+    /// when it is included, zero when it is excluded).
+    #[inline]
+    fn child(&self, profit: u64, weight: u64) -> KnapNode {
+        KnapNode {
+            next_item: self.next_item + 1,
+            profit: self.profit + profit,
+            weight: self.weight + weight,
+        }
+    }
+
     /// Whether every item is decided.
     pub fn is_leaf(&self, inst: &Instance) -> bool {
         self.next_item >= inst.len()
@@ -354,19 +365,12 @@ impl Iterator for Children<'_> {
             self.stage = Stage::Exclude;
             let w = self.inst.sw[k];
             if p.weight + w <= self.inst.capacity {
-                return Some(KnapNode {
-                    next_item: k + 1,
-                    profit: p.profit + self.inst.sp[k],
-                    weight: p.weight + w,
-                });
+                return Some(p.child(self.inst.sp[k], w));
             }
         }
         if self.stage == Stage::Exclude {
             self.stage = Stage::Done;
-            return Some(KnapNode {
-                next_item: k + 1,
-                ..p
-            });
+            return Some(p.child(0, 0));
         }
         None
     }
@@ -413,11 +417,7 @@ impl magpie::search::SearchSpace for Instance {
         let mut include = node.weight + w <= self.capacity;
         loop {
             let (dp, dw) = if include { (p, w) } else { (0, 0) };
-            visit(&KnapNode {
-                next_item: k + 1,
-                profit: node.profit + dp,
-                weight: node.weight + dw,
-            })?;
+            visit(&node.child(dp, dw))?;
             if !include {
                 return std::ops::ControlFlow::Continue(());
             }

@@ -19,8 +19,7 @@ use crate::input::InputError;
 /// The board of an N-Queens search for [`magpie::search`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Board {
-    n: u32,
-    /// The columns of a row: the low `n` bits.
+    /// The columns of a row: the low `n` bits (the board size is its bit count).
     all: u64,
 }
 
@@ -34,7 +33,6 @@ impl Board {
     pub fn new(n: u64) -> Result<Board, InputError> {
         match u32::try_from(n) {
             Ok(n) if (1..=crate::NQUEENS_MAX).contains(&n) => Ok(Board {
-                n,
                 all: u64::MAX >> (64 - n),
             }),
             _ => Err(InputError::file(
@@ -46,7 +44,7 @@ impl Board {
 
     /// The board size.
     pub fn n(&self) -> u32 {
-        self.n
+        self.all.count_ones()
     }
 
     #[inline]
