@@ -53,27 +53,68 @@ impl Board {
     }
 }
 
-/// Queens on the first rows: bit `c` of `cols` is set when column `c` holds a queen; `left`
-/// and `right` are the columns of the next row attacked along the two diagonals.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+/// Queens on the first rows: the columns they occupy, the columns of the next row they
+/// attack along the two diagonals, and the columns of the next row still free (kept, so that
+/// a node's children and whether it has any are read, not recomputed).
+///
+/// Made by [`Board::root`](magpie::search::SearchSpace::root) and [`Board::child`].
+///
+/// ```
+/// use magpie::search::SearchSpace;
+/// use magpie_apps::nqueens::Board;
+/// let b = Board::new(4).unwrap();
+/// let root = b.root();
+/// assert_eq!((root.cols(), root.free()), (0, 0b1111));
+/// let q = b.child(&root, 0b0010); // a queen in column 1 of row 0
+/// assert_eq!((q.cols(), q.free()), (0b0010, 0b1000)); // row 1: only column 3 is safe
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Placement {
-    /// Occupied columns.
-    pub cols: u64,
-    /// Columns of the next row attacked along a down-left diagonal.
-    pub left: u64,
-    /// Columns of the next row attacked along a down-right diagonal.
-    pub right: u64,
+    cols: u64,
+    left: u64,
+    right: u64,
+    free: u64,
+}
+
+impl Placement {
+    /// Occupied columns (bit `c` for column `c`).
+    pub fn cols(&self) -> u64 {
+        self.cols
+    }
+
+    /// Columns of the next row where a queen is safe: none on a solution or a dead end.
+    pub fn free(&self) -> u64 {
+        self.free
+    }
+}
+
+impl Board {
+    /// `p` with one more queen, on the next row in column `bit` (a single bit of
+    /// [`Placement::free`]): the one child formula of every N-Queens search here.
+    #[inline]
+    pub fn child(&self, p: &Placement, bit: u64) -> Placement {
+        let all = self.all();
+        let cols = p.cols | bit;
+        let left = ((p.left | bit) << 1) & all;
+        let right = (p.right | bit) >> 1;
+        Placement {
+            cols,
+            left,
+            right,
+            free: all & !(cols | left | right),
+        }
+    }
 }
 
 /// The children of a [`Placement`], lowest free column first.
 #[derive(Debug, Clone)]
-pub struct Children {
-    all: u64,
+pub struct Children<'b> {
+    board: &'b Board,
     parent: Placement,
     free: u64,
 }
 
-impl Iterator for Children {
+impl Iterator for Children<'_> {
     type Item = Placement;
 
     #[inline]
@@ -83,12 +124,7 @@ impl Iterator for Children {
         }
         let bit = self.free & self.free.wrapping_neg();
         self.free ^= bit;
-        let p = self.parent;
-        Some(Placement {
-            cols: p.cols | bit,
-            left: ((p.left | bit) << 1) & self.all,
-            right: (p.right | bit) >> 1,
-        })
+        Some(self.board.child(&self.parent, bit))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -97,23 +133,28 @@ impl Iterator for Children {
     }
 }
 
-impl ExactSizeIterator for Children {}
+impl ExactSizeIterator for Children<'_> {}
 
 impl magpie::search::SearchSpace for Board {
     type Node = Placement;
-    type Children<'a> = Children;
+    type Children<'a> = Children<'a>;
 
+    /// The empty board: every column of the first row free.
     fn root(&self) -> Placement {
-        Placement::default()
+        Placement {
+            cols: 0,
+            left: 0,
+            right: 0,
+            free: self.all(),
+        }
     }
 
     #[inline]
-    fn children(&self, node: &Placement) -> Children {
-        let all = self.all();
+    fn children(&self, node: &Placement) -> Children<'_> {
         Children {
-            all,
+            board: self,
             parent: *node,
-            free: all & !(node.cols | node.left | node.right),
+            free: node.free,
         }
     }
 
@@ -124,16 +165,11 @@ impl magpie::search::SearchSpace for Board {
     where
         F: FnMut(&Placement) -> ControlFlow<()>,
     {
-        let all = self.all();
-        let mut free = all & !(node.cols | node.left | node.right);
+        let mut free = node.free;
         while free != 0 {
             let bit = free & free.wrapping_neg();
             free ^= bit;
-            visit(&Placement {
-                cols: node.cols | bit,
-                left: ((node.left | bit) << 1) & all,
-                right: (node.right | bit) >> 1,
-            })?;
+            visit(&self.child(node, bit))?;
         }
         ControlFlow::Continue(())
     }
@@ -141,7 +177,7 @@ impl magpie::search::SearchSpace for Board {
     /// No free column on the next row (every solution, every dead end).
     #[inline]
     fn is_leaf(&self, node: &Placement) -> bool {
-        self.all() & !(node.cols | node.left | node.right) == 0
+        node.free == 0
     }
 }
 
@@ -177,7 +213,8 @@ impl magpie::search::Enumerate<Board> for Solutions {
 /// assert_eq!(magpie_apps::nqueens::count(1), 1);
 /// ```
 pub fn count(n: u32) -> u64 {
-    board(n, "count").count_from(&Placement::default())
+    let b = board(n, "count");
+    b.count_from(&magpie::search::SearchSpace::root(&b))
 }
 
 /// [`count`] and the number of nodes its recursion visits: one per call, the empty board,
@@ -195,7 +232,7 @@ pub fn count(n: u32) -> u64 {
 pub fn count_counted(n: u32) -> (u64, u64) {
     let b = board(n, "count_counted");
     let mut nodes = 0;
-    let solutions = place::<true>(b.all(), Placement::default(), &mut nodes);
+    let solutions = place::<true>(b.all(), 0, 0, 0, &mut nodes);
     (solutions, nodes)
 }
 
@@ -203,13 +240,14 @@ fn board(n: u32, caller: &str) -> Board {
     Board::new(u64::from(n)).unwrap_or_else(|e| panic!("nqueens::{caller}: {e}"))
 }
 
-/// The plain bitmask recursion: the solutions that extend `p`; with `NODES`, `nodes` counts
-/// the calls (without, the counting compiles away).
-fn place<const NODES: bool>(all: u64, p: Placement, nodes: &mut u64) -> u64 {
+/// The plain bitmask recursion, written as by hand (its own child formula, not
+/// [`Board::child`]: it is the reference the search skeletons are checked and timed
+/// against): the solutions that extend the placement `cols`, `left`, `right`; with `NODES`,
+/// `nodes` counts the calls (without, the counting compiles away).
+fn place<const NODES: bool>(all: u64, cols: u64, left: u64, right: u64, nodes: &mut u64) -> u64 {
     if NODES {
         *nodes += 1;
     }
-    let Placement { cols, left, right } = p;
     if cols == all {
         return 1;
     }
@@ -218,12 +256,13 @@ fn place<const NODES: bool>(all: u64, p: Placement, nodes: &mut u64) -> u64 {
     while free != 0 {
         let bit = free & free.wrapping_neg();
         free ^= bit;
-        let child = Placement {
-            cols: cols | bit,
-            left: ((left | bit) << 1) & all,
-            right: (right | bit) >> 1,
-        };
-        total += place::<NODES>(all, child, nodes);
+        total += place::<NODES>(
+            all,
+            cols | bit,
+            ((left | bit) << 1) & all,
+            (right | bit) >> 1,
+            nodes,
+        );
     }
     total
 }
@@ -233,12 +272,13 @@ impl Board {
     /// (what [`count`] runs from the empty board; parallel versions run it at their leaves).
     ///
     /// ```
-    /// use magpie_apps::nqueens::{Board, Placement};
+    /// use magpie::search::SearchSpace;
+    /// use magpie_apps::nqueens::Board;
     /// let b = Board::new(6).unwrap();
-    /// assert_eq!(b.count_from(&Placement::default()), 4);
+    /// assert_eq!(b.count_from(&b.root()), 4);
     /// ```
     pub fn count_from(&self, p: &Placement) -> u64 {
-        place::<false>(self.all(), *p, &mut 0)
+        place::<false>(self.all(), p.cols, p.left, p.right, &mut 0)
     }
 }
 

@@ -5,6 +5,7 @@
 use super::instances::Clique;
 use super::jobs::{self, UtsTree};
 use super::measure::{Job, Sample};
+use magpie::search::SearchSpace;
 use magpie_apps::maxclique::{self, CliqueNode};
 use magpie_apps::nqueens::{Board, Placement};
 use magpie_apps::ns::{self, Semigroup};
@@ -47,13 +48,11 @@ pub fn uts<'a>(tree: &'a UtsTree, pool: &'a rayon::ThreadPool, spawn_depth: u32)
     })
 }
 
-fn queens_rec(board: &Board, p: Placement, row: usize, spawn_depth: usize) -> u64 {
-    let all = u64::MAX >> (64 - board.n());
-    let Placement { cols, left, right } = p;
-    if row >= spawn_depth || cols == all {
-        return board.count_from(&p);
+fn queens_rec(board: &Board, p: &Placement, row: usize, spawn_depth: usize) -> u64 {
+    if row >= spawn_depth || p.free() == 0 {
+        return board.count_from(p);
     }
-    let mut free = all & !(cols | left | right);
+    let mut free = p.free();
     let mut bits = Vec::with_capacity(free.count_ones() as usize);
     while free != 0 {
         let bit = free & free.wrapping_neg();
@@ -61,14 +60,7 @@ fn queens_rec(board: &Board, p: Placement, row: usize, spawn_depth: usize) -> u6
         bits.push(bit);
     }
     bits.par_iter()
-        .map(|&bit| {
-            let child = Placement {
-                cols: cols | bit,
-                left: ((left | bit) << 1) & all,
-                right: (right | bit) >> 1,
-            };
-            queens_rec(board, child, row + 1, spawn_depth)
-        })
+        .map(|&bit| queens_rec(board, &board.child(p, bit), row + 1, spawn_depth))
         .sum()
 }
 
@@ -78,7 +70,7 @@ pub fn nqueens(n: u32, pool: &rayon::ThreadPool, spawn_depth: usize) -> Job<'_> 
     Box::new(move || {
         let board = Board::new(u64::from(n)).map_err(|e| e.to_string())?;
         let t = Instant::now();
-        let count = pool.install(|| queens_rec(&board, Placement::default(), 0, spawn_depth));
+        let count = pool.install(|| queens_rec(&board, &board.root(), 0, spawn_depth));
         let time = t.elapsed();
         let want = magpie_apps::NQUEENS_SOLUTIONS[n as usize];
         if count != want {
