@@ -30,23 +30,50 @@ pub fn reps_for(sample: f64, probe: Duration) -> u32 {
 /// `job` run `reps` times back to back as one sample: the mean time of a run, and the node
 /// count (the same every time, or an error). For solves of a millisecond or less, whose
 /// single times are at the mercy of a timer tick or a wake-up on a shared VM.
-pub fn repeated<'a>(reps: u32, mut job: Job<'a>) -> Job<'a> {
+pub fn repeated<'a>(reps: u32, job: Job<'a>) -> Job<'a> {
+    repeat(reps, job, true)
+}
+
+/// [`repeated`] for parallel searches, whose node counts differ from run to run: the sample's
+/// node count and per-worker counts are the runs' means (rounded down).
+pub fn repeated_parallel<'a>(reps: u32, job: Job<'a>) -> Job<'a> {
+    repeat(reps, job, false)
+}
+
+fn repeat<'a>(reps: u32, mut job: Job<'a>, same_nodes: bool) -> Job<'a> {
+    let reps = reps.max(1);
     Box::new(move || {
         let first = job()?;
         let mut total = first.time;
+        let mut nodes = first.nodes;
+        let mut per_worker = first.per_worker.clone();
         for _ in 1..reps {
             let s = job()?;
-            if s.nodes != first.nodes {
-                return Err(format!(
-                    "a repeated run counted {:?} nodes, the first {:?}",
-                    s.nodes, first.nodes
-                ));
-            }
             total += s.time;
+            if same_nodes {
+                if s.nodes != first.nodes {
+                    return Err(format!(
+                        "a repeated run counted {:?} nodes, the first {:?}",
+                        s.nodes, first.nodes
+                    ));
+                }
+                continue;
+            }
+            nodes = nodes.zip(s.nodes).map(|(a, b)| a + b);
+            per_worker = per_worker.zip(s.per_worker).map(|(mut a, b)| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            });
+        }
+        if !same_nodes {
+            let n = u64::from(reps);
+            nodes = nodes.map(|x| x / n);
+            per_worker = per_worker.map(|v| v.into_iter().map(|x| x / n).collect());
         }
         Ok(Sample {
-            time: total / reps.max(1),
-            ..first
+            time: total / reps,
+            nodes,
+            per_worker,
         })
     })
 }

@@ -21,6 +21,9 @@ pub const HAND_WRITTEN_TARGET: f64 = 1.85;
 /// Peers target (magpie median / rayon median).
 pub const PEERS_TARGET: f64 = 0.95;
 
+/// `peers`: seconds of back-to-back solves that make one sample.
+const PEERS_SAMPLE: f64 = 0.25;
+
 /// The small UTS tree of `--quick` (geometric, fixed shape, depth 8).
 const QUICK_UTS: &str = "-t 1 -a 3 -d 8 -b 4 -r 19";
 
@@ -444,7 +447,8 @@ pub fn run_peers(args: &SearchArgs, report: &mut Report) -> String {
     }
     format!(
         "magpie's best skeleton vs rayon (best spawn depth), both at {w} workers, median of {} \
-         alternating runs; target magpie/rayon <= {PEERS_TARGET:.2}",
+         alternating runs, each the mean of back-to-back solves (about {PEERS_SAMPLE} s); target \
+         magpie/rayon <= {PEERS_TARGET:.2}",
         args.runs
     )
 }
@@ -462,9 +466,19 @@ fn peers_item<'a>(
 ) -> Result<(), String> {
     const EXP: &str = "peers";
     let w = pw.num_workers();
-    let best = screen(args, report, EXP, app, instance, &args.skeletons, pw, &job)?;
     let mut depths = rayon_depths.to_vec();
     depths.dedup();
+    // Every sample is the mean of back-to-back solves of about PEERS_SAMPLE seconds (sized by
+    // one rayon solve): single solves of a few milliseconds (brock200_2 takes 1 ms) swing
+    // with a timer tick or a worker's wake-up.
+    let probe = match depths.first() {
+        Some(&d) => rayon_job(d)()?.time,
+        None => return Err("no rayon spawn depth to measure".into()),
+    };
+    let reps = measure::reps_for(PEERS_SAMPLE, probe);
+    let job = |s| measure::repeated_parallel(reps, job(s));
+    let rayon_job = |d| measure::repeated_parallel(reps, rayon_job(d));
+    let best = screen(args, report, EXP, app, instance, &args.skeletons, pw, &job)?;
     let depth = match depths.as_slice() {
         [] => return Err("no rayon spawn depth to measure".into()),
         [only] => *only,
@@ -501,7 +515,11 @@ fn peers_item<'a>(
     ];
     measure::measure(&what, &mut cs, args.runs)?;
     for c in &cs {
-        report.push(c.row(EXP, app.name(), instance));
+        let mut row = c.row(EXP, app.name(), instance);
+        if reps > 1 {
+            row.add_note(&format!("mean of {reps} solves a run"));
+        }
+        report.push(row);
     }
     report.push(ratio_row(
         Row::new(EXP, app.name(), instance, "magpie / rayon", w),
