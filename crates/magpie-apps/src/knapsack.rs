@@ -43,10 +43,9 @@ pub struct Instance {
     stated_selection: Option<Vec<bool>>,
     /// Heuristic position -> file index.
     order: Vec<usize>,
-    /// Profits and weights in heuristic order.
-    sp: Vec<u64>,
-    sw: Vec<u64>,
-    /// Prefix sums (length n + 1) of `sp` and `sw`.
+    /// `(profit, weight)` in heuristic order: one lookup (and one bounds check) per item.
+    sorted: Vec<(u64, u64)>,
+    /// Prefix sums (length n + 1) of the sorted profits and weights.
     pp: Vec<u64>,
     pw: Vec<u64>,
 }
@@ -78,13 +77,12 @@ impl Instance {
             let r = pb as u128 * wa as u128;
             r.cmp(&l).then(a.cmp(&b))
         });
-        let sp: Vec<u64> = order.iter().map(|&i| items[i].0).collect();
-        let sw: Vec<u64> = order.iter().map(|&i| items[i].1).collect();
-        let prefix = |v: &[u64], what: &str| -> Result<Vec<u64>, String> {
-            let mut out = Vec::with_capacity(v.len() + 1);
+        let sorted: Vec<(u64, u64)> = order.iter().map(|&i| items[i]).collect();
+        let prefix = |v: &mut dyn Iterator<Item = u64>, what: &str| -> Result<Vec<u64>, String> {
+            let mut out = Vec::with_capacity(sorted.len() + 1);
             let mut acc = 0u64;
             out.push(0);
-            for &x in v {
+            for x in v {
                 acc = acc
                     .checked_add(x)
                     .ok_or_else(|| format!("total {what} overflows 64 bits"))?;
@@ -92,12 +90,12 @@ impl Instance {
             }
             Ok(out)
         };
-        let pp = prefix(&sp, "profit")?;
+        let pp = prefix(&mut sorted.iter().map(|it| it.0), "profit")?;
         if pp.last().is_some_and(|&t| t > i64::MAX as u64) {
             // Search objectives are i64.
             return Err("total profit exceeds 2^63 - 1".to_string());
         }
-        let pw = prefix(&sw, "weight")?;
+        let pw = prefix(&mut sorted.iter().map(|it| it.1), "weight")?;
         Ok(Instance {
             name: String::new(),
             capacity,
@@ -107,8 +105,7 @@ impl Instance {
             stated_optimum: None,
             stated_selection: None,
             order,
-            sp,
-            sw,
+            sorted,
             pp,
             pw,
         })
@@ -196,9 +193,8 @@ impl Instance {
         let limit = base.saturating_add(cap);
         let k = from + self.pw[from..].partition_point(|&x| x <= limit) - 1;
         let mut bound = self.pp[k] - self.pp[from];
-        if k < self.len() {
+        if let Some(&(p, w)) = self.sorted.get(k) {
             let left = cap - (self.pw[k] - base);
-            let (p, w) = (self.sp[k], self.sw[k]);
             // u64 arithmetic when the product fits (always on Pisinger's instances), u128
             // otherwise.
             bound += match left.checked_mul(p) {
@@ -363,9 +359,9 @@ impl Iterator for Children<'_> {
         let k = p.next_item;
         if self.stage == Stage::Include {
             self.stage = Stage::Exclude;
-            let w = self.inst.sw[k];
+            let (profit, w) = self.inst.sorted[k];
             if p.weight + w <= self.inst.capacity {
-                return Some(p.child(self.inst.sp[k], w));
+                return Some(p.child(profit, w));
             }
         }
         if self.stage == Stage::Exclude {
@@ -407,11 +403,9 @@ impl magpie::search::SearchSpace for Instance {
     where
         F: FnMut(&KnapNode) -> std::ops::ControlFlow<()>,
     {
-        let k = node.next_item;
-        if k >= self.len() {
+        let Some(&(p, w)) = self.sorted.get(node.next_item) else {
             return std::ops::ControlFlow::Continue(());
-        }
-        let (p, w) = (self.sp[k], self.sw[k]);
+        };
         // One call site for both children (the include child adds item `k`, the exclude
         // child adds nothing), so that the walk's closure is inlined once.
         let mut include = node.weight + w <= self.capacity;
