@@ -43,27 +43,28 @@ pub fn repeated_parallel<'a>(reps: u32, job: Job<'a>) -> Job<'a> {
 fn repeat<'a>(reps: u32, mut job: Job<'a>, same_nodes: bool) -> Job<'a> {
     let reps = reps.max(1);
     Box::new(move || {
-        let first = job()?;
-        let mut total = first.time;
-        let mut nodes = first.nodes;
-        let mut per_worker = first.per_worker.clone();
+        let Sample {
+            mut time,
+            mut nodes,
+            mut per_worker,
+        } = job()?;
         for _ in 1..reps {
             let s = job()?;
-            total += s.time;
+            time += s.time;
             if same_nodes {
-                if s.nodes != first.nodes {
+                if s.nodes != nodes {
                     return Err(format!(
                         "a repeated run counted {:?} nodes, the first {:?}",
-                        s.nodes, first.nodes
+                        s.nodes, nodes
                     ));
                 }
-                continue;
+            } else {
+                nodes = nodes.zip(s.nodes).map(|(a, b)| a + b);
+                per_worker = per_worker.zip(s.per_worker).map(|(mut a, b)| {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                    a
+                });
             }
-            nodes = nodes.zip(s.nodes).map(|(a, b)| a + b);
-            per_worker = per_worker.zip(s.per_worker).map(|(mut a, b)| {
-                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                a
-            });
         }
         if !same_nodes {
             let n = u64::from(reps);
@@ -71,7 +72,7 @@ fn repeat<'a>(reps: u32, mut job: Job<'a>, same_nodes: bool) -> Job<'a> {
             per_worker = per_worker.map(|v| v.into_iter().map(|x| x / n).collect());
         }
         Ok(Sample {
-            time: total / reps,
+            time: time / reps,
             nodes,
             per_worker,
         })
@@ -330,5 +331,31 @@ mod tests {
         // One worker: no shares.
         c.workers = 1;
         assert_eq!(c.row("e", "a", "i").worker_shares, None);
+    }
+
+    /// A job whose runs take 10, 20, 30, ... ms and count the given nodes in turn.
+    fn runs<'a>(per_worker: &'a [[u64; 2]]) -> Job<'a> {
+        let mut i = 0;
+        Box::new(move || {
+            let w = per_worker[i % per_worker.len()];
+            i += 1;
+            Ok(Sample {
+                time: Duration::from_millis(10 * i as u64),
+                nodes: Some(w[0] + w[1]),
+                per_worker: Some(w.to_vec()),
+            })
+        })
+    }
+
+    #[test]
+    fn repeated_samples_are_means_and_exact_ones_check_the_nodes() {
+        let mut job = repeated_parallel(3, runs(&[[4, 0], [1, 1], [3, 3]]));
+        let s = job().unwrap();
+        assert_eq!(s.time, Duration::from_millis(20));
+        // Nodes 4, 2, 6 and per worker (4+1+3, 0+1+3), divided by 3 (rounded down).
+        assert_eq!((s.nodes, s.per_worker), (Some(4), Some(vec![2, 1])));
+        let mut same = repeated(2, runs(&[[2, 2], [3, 1]]));
+        assert_eq!(same().unwrap().time, Duration::from_millis(15));
+        assert!(repeated(2, runs(&[[2, 2], [1, 1]]))().is_err());
     }
 }

@@ -471,17 +471,15 @@ fn peers_item<'a>(
     // Every sample is the mean of back-to-back solves of about PEERS_SAMPLE seconds (sized by
     // one rayon solve): single solves of a few milliseconds (brock200_2 takes 1 ms) swing
     // with a timer tick or a worker's wake-up.
-    let probe = match depths.first() {
-        Some(&d) => rayon_job(d)()?.time,
-        None => return Err("no rayon spawn depth to measure".into()),
+    let Some(&first) = depths.first() else {
+        return Err("no rayon spawn depth to measure".into());
     };
-    let reps = measure::reps_for(PEERS_SAMPLE, probe);
+    let reps = measure::reps_for(PEERS_SAMPLE, rayon_job(first)()?.time);
     let job = |s| measure::repeated_parallel(reps, job(s));
     let rayon_job = |d| measure::repeated_parallel(reps, rayon_job(d));
     let best = screen(args, report, EXP, app, instance, &args.skeletons, pw, &job)?;
     let depth = match depths.as_slice() {
-        [] => return Err("no rayon spawn depth to measure".into()),
-        [only] => *only,
+        [_] => first,
         _ => {
             let mut cs: Vec<Contender> = depths
                 .iter()
