@@ -8,11 +8,13 @@
 //! (clap's own errors are several lines long).
 
 use std::fmt::Display;
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
 use clap::Args;
+
 use magpie::search::{self, CountPerDepth, Options, SearchSpace, SearchStats, Skeleton, TaskOrder};
 use magpie::ThreadPool;
 use magpie_apps::input::InputError;
@@ -147,6 +149,16 @@ pub struct SearchArgs {
     /// ordered: task order, sequential or discrepancy [default: sequential]
     #[arg(long, value_name = "ORDER", help_heading = "Skeleton")]
     pub order: Option<String>,
+
+    /// ordered, optimisation (maxclique without --target, knapsack, tsp): replicable node
+    /// counts; task k prunes with what the tasks up to k - W found (W >= the workers)
+    #[arg(
+        long,
+        value_name = "W",
+        allow_hyphen_values = true,
+        help_heading = "Skeleton"
+    )]
+    pub replicable: Option<String>,
 
     /// uts, ns, nqueens: do not expand nodes deeper than D (the root is depth 0)
     #[arg(
@@ -315,6 +327,9 @@ struct SkeletonChoice {
     steal_all: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     order: Option<&'static str>,
+    /// `--replicable`: the ordered optimisation's replicable window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replicable_window: Option<NonZeroUsize>,
 }
 
 impl SkeletonChoice {
@@ -332,6 +347,9 @@ impl SkeletonChoice {
         }
         if let Some(o) = self.order {
             parts.push(format!("{o} order"));
+        }
+        if let Some(w) = self.replicable_window {
+            parts.push(format!("replicable, window {w}"));
         }
         if parts.is_empty() {
             self.name.to_string()
@@ -373,6 +391,7 @@ fn skeleton(args: &SearchArgs) -> Result<SkeletonChoice, Failure> {
     only("--budget", args.budget.is_some(), &["budget"])?;
     only("--steal-all", args.steal_all, &["stack-stealing"])?;
     only("--order", args.order.is_some(), &["ordered"])?;
+    only("--replicable", args.replicable.is_some(), &["ordered"])?;
 
     let spawn_depth = match &args.spawn_depth {
         Some(v) => number("--spawn-depth", v, 0usize, "a depth")?,
@@ -385,6 +404,7 @@ fn skeleton(args: &SearchArgs) -> Result<SkeletonChoice, Failure> {
         budget: None,
         steal_all: None,
         order: None,
+        replicable_window: None,
     };
     match name {
         "seq" => {}
@@ -415,6 +435,10 @@ fn skeleton(args: &SearchArgs) -> Result<SkeletonChoice, Failure> {
             choice.skeleton = Skeleton::Ordered { spawn_depth, order };
             choice.spawn_depth = Some(spawn_depth);
             choice.order = Some(order_name);
+            if let Some(v) = &args.replicable {
+                let window = number("--replicable", v, 1usize, "a number of tasks")?;
+                choice.replicable_window = NonZeroUsize::new(window);
+            }
         }
     }
     Ok(choice)
@@ -534,7 +558,7 @@ impl Problem {
 
 /// The options that belong to one application; each one given to another is an error.
 fn check_app_options(app: &str, args: &SearchArgs) -> Result<(), Failure> {
-    let given: [(&str, bool, &[&str]); 8] = [
+    let given: [(&str, bool, &[&str]); 9] = [
         (
             "a FILE",
             args.input.is_some(),
@@ -552,6 +576,12 @@ fn check_app_options(app: &str, args: &SearchArgs) -> Result<(), Failure> {
             "--max-depth",
             args.max_depth.is_some(),
             &["uts", "ns", "nqueens"],
+        ),
+        // Enumerations with the ordered skeleton are replicable without it.
+        (
+            "--replicable",
+            args.replicable.is_some(),
+            &["maxclique", "knapsack", "tsp"],
         ),
     ];
     for (what, is_given, apps) in given {
@@ -884,11 +914,13 @@ fn check(ok: bool, message: impl FnOnce() -> String) -> Result<(), Failure> {
 fn solve(
     problem: &Problem,
     pool: &ThreadPool,
-    sk: Skeleton,
+    choice: &SkeletonChoice,
     max_depth: Option<usize>,
 ) -> Result<(Answer, String, SearchStats), Failure> {
+    let sk = choice.skeleton;
     let opts = Options {
         max_depth,
+        replicable_window: choice.replicable_window,
         ..Options::default()
     };
     let found = match problem {
@@ -1217,6 +1249,18 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
     if !args.distributed && args.remote_victims.is_some() {
         return usage("--remote-victims applies to --distributed only");
     }
+    if args.replicable.is_some() && args.target.is_some() {
+        return usage(
+            "--replicable applies to optimisation only; --target makes maxclique a decision, \
+             whose search stops at the first clique found",
+        );
+    }
+    if args.replicable.is_some() && args.distributed {
+        return usage(
+            "--replicable applies to one process only: over MPI the ordered skeleton shares \
+             every incumbent as soon as it is found",
+        );
+    }
     let choice = skeleton(args)?;
     let max_depth = match &args.max_depth {
         Some(v) => Some(number("--max-depth", v, 0usize, "a depth")?),
@@ -1276,8 +1320,7 @@ impl Prepared {
 
     /// Runs the search once on `pool` and checks its answer, as `magpie search` does.
     pub fn solve(&self, pool: &ThreadPool) -> Result<Solved, Failure> {
-        let (answer, check, stats) =
-            solve(&self.problem, pool, self.choice.skeleton, self.max_depth)?;
+        let (answer, check, stats) = solve(&self.problem, pool, &self.choice, self.max_depth)?;
         Ok(Solved {
             answer: answer.key(),
             check,
@@ -1328,7 +1371,7 @@ pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
     } = prepare(args)?;
 
     let (pool, deque, workers) = build_pool(&pool_config(config, &choice)?)?;
-    let (answer, what, stats) = solve(&problem, &pool, choice.skeleton, max_depth)?;
+    let (answer, what, stats) = solve(&problem, &pool, &choice, max_depth)?;
 
     let report = Report {
         app: problem.app(),

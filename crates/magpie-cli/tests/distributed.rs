@@ -429,6 +429,17 @@ fn bad_input_ends_every_rank_with_one_error() {
         ),
         (&["knapsack", "nosuchfile.csv"][..], "nosuchfile.csv"),
         (
+            &[
+                "maxclique",
+                &instance("dimacs/brock200_4.clq"),
+                "--skeleton",
+                "ordered",
+                "--replicable",
+                "2",
+            ][..],
+            "--replicable applies to one process only",
+        ),
+        (
             &["nqueens", "--n", "8", "--max-depth", "3"][..],
             "--max-depth",
         ),

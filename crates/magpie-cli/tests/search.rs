@@ -274,6 +274,54 @@ fn maxclique_omega_with_every_skeleton() {
     }
 }
 
+/// `--replicable W`: the ordered optimisation expands, prunes and reports the same on 1 and 2
+/// workers, run after run, and the report names the window.
+#[test]
+fn replicable_ordered_optimisation_reports_the_same_counts_on_any_worker_count() {
+    let clq = instance("dimacs/brock200_4.clq");
+    let knap = instance("knapsack/large_scale/knapPI_3_200_1000_1");
+    let tsp = instance("tsplib/burma14.tsp");
+    let fixed = |v: &Value, answer: &str| {
+        let stats = &v["stats"];
+        (
+            v[answer].clone(),
+            v["expanded"].clone(),
+            stats["pruned"].clone(),
+            stats["backtracks"].clone(),
+            stats["tasks"].clone(),
+        )
+    };
+    for (args, answer, value) in [
+        (vec!["maxclique", clq.to_str().unwrap()], "clique", 17),
+        (vec!["knapsack", knap.to_str().unwrap()], "items", 2_697),
+        (vec!["tsp", tsp.to_str().unwrap()], "tour", 3_323),
+    ] {
+        let mut all = args.clone();
+        all.extend_from_slice(&["--skeleton", "ordered", "--spawn-depth", "3"]);
+        all.extend_from_slice(&["--replicable", "3", "--json"]);
+        let run = |workers: &str| {
+            let mut a = vec!["search"];
+            a.extend_from_slice(&all);
+            a.extend_from_slice(&["--workers", workers]);
+            let out = magpie(&a);
+            assert!(out.status.success(), "{a:?}: {}", text(&out.stderr));
+            let v: Value = serde_json::from_str(&text(&out.stdout)).expect("one JSON object");
+            assert_eq!(v["skeleton_params"]["replicable_window"], 3, "{v}");
+            let size = match answer {
+                "clique" => v["omega"].clone(),
+                "items" => v["profit"].clone(),
+                _ => v["length"].clone(),
+            };
+            assert_eq!(size, value, "{a:?}: {v}");
+            fixed(&v, answer)
+        };
+        let one = run("1");
+        for _ in 0..3 {
+            assert_eq!(run("2"), one, "{args:?}");
+        }
+    }
+}
+
 #[test]
 fn maxclique_decision() {
     let path = instance("dimacs/brock200_2.clq");
@@ -636,6 +684,39 @@ fn options_that_do_not_apply_are_rejected() {
         (
             &["nqueens", "--n", "8", "--order", "discrepancy"],
             &["--order", "ordered"],
+        ),
+        (
+            &[
+                "nqueens",
+                "--n",
+                "8",
+                "--skeleton",
+                "ordered",
+                "--replicable",
+                "2",
+            ],
+            &["--replicable", "maxclique, knapsack, tsp", "nqueens"],
+        ),
+        (
+            &["maxclique", g, "--replicable", "2"],
+            &["--replicable", "ordered", "depth-bounded, the default"],
+        ),
+        (
+            &["maxclique", g, "--skeleton", "ordered", "--replicable", "0"],
+            &["--replicable 0", "at least 1"],
+        ),
+        (
+            &[
+                "maxclique",
+                g,
+                "--skeleton",
+                "ordered",
+                "--replicable",
+                "2",
+                "--target",
+                "3",
+            ],
+            &["--replicable", "optimisation", "--target"],
         ),
         (&["uts"], &["--tree", "--flags"]),
         (&["uts", "--tree", "T1", "--flags", "-t 1"], &["not both"]),

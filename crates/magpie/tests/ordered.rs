@@ -315,3 +315,168 @@ fn node_counts_against_sequential_on_a_nontrivial_tree() {
     }
     assert_eq!(seq.value, 8_279);
 }
+
+/// A weighted tree for replicable optimisation: a node is `(depth, value, id)`; a node above
+/// depth [`PATHS_DEPTH`] has 2–4 children (by a hash of its id), each adding an edge weight
+/// below [`PATHS_EDGE`] to the value, heaviest edge first. The objective is the value (every
+/// node is a solution), the bound the value plus the heaviest possible edges below it.
+struct Paths;
+
+const PATHS_DEPTH: u32 = 20;
+const PATHS_EDGE: i64 = 64;
+
+fn mix(x: u64) -> u64 {
+    let x = (x ^ (x >> 31)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^ (x >> 29)
+}
+
+impl SearchSpace for Paths {
+    type Node = (u32, i64, u64);
+    type Children<'a> = std::vec::IntoIter<(u32, i64, u64)>;
+    fn root(&self) -> (u32, i64, u64) {
+        (0, 0, 1)
+    }
+    fn children<'a>(&'a self, &(depth, value, id): &(u32, i64, u64)) -> Self::Children<'a> {
+        if depth == PATHS_DEPTH {
+            return Vec::new().into_iter();
+        }
+        let n = 2 + mix(id) % 3;
+        let mut kids: Vec<(u32, i64, u64)> = (0..n)
+            .map(|i| {
+                let child = mix(id.wrapping_mul(8).wrapping_add(i + 1));
+                (depth + 1, value + (child % PATHS_EDGE as u64) as i64, child)
+            })
+            .collect();
+        kids.sort_by_key(|&(_, v, id)| (std::cmp::Reverse(v), id));
+        kids.into_iter()
+    }
+}
+
+/// A [`Paths`] node: `(depth, value, id)`.
+type PathNode = (u32, i64, u64);
+
+impl Objective for Paths {
+    fn objective(&self, &(_, value, _): &(u32, i64, u64)) -> i64 {
+        value
+    }
+    fn bound(&self, &(depth, value, _): &(u32, i64, u64)) -> i64 {
+        value + i64::from(PATHS_DEPTH - depth) * (PATHS_EDGE - 1)
+    }
+}
+
+/// The heaviest path's value below `node`, at least `best`: a hand-written branch and bound
+/// (plain recursion, the same bound).
+fn heaviest(node: (u32, i64, u64), best: i64) -> i64 {
+    let mut best = best.max(node.1);
+    for child in Paths.children(&node) {
+        if Paths.bound(&child) > best {
+            best = heaviest(child, best);
+        }
+    }
+    best
+}
+
+/// Everything a replicable optimisation fixes: the answer and the counters.
+fn replicated(out: &search::Outcome<Option<(i64, PathNode)>>) -> impl PartialEq + std::fmt::Debug {
+    (out.value, fixed(&out.stats))
+}
+
+#[test]
+fn replicable_optimisation_counts_the_same_nodes_on_every_run_and_worker_count() {
+    let optimum = heaviest(Paths.root(), i64::MIN);
+    assert_eq!(optimum, 1_050);
+    let seq = search::optimise(&Paths, Skeleton::Sequential, &Options::default());
+    assert_eq!(seq.value.map(|(v, _)| v), Some(optimum));
+    let one = ThreadPoolBuilder::new().num_workers(1).build().unwrap();
+    for spawn_depth in [1, 3, 5] {
+        for order in [TaskOrder::Sequential, TaskOrder::Discrepancy] {
+            let skeleton = Skeleton::Ordered { spawn_depth, order };
+            // On one worker the shared incumbent of task k holds exactly what the frontier
+            // and tasks 0..k found: the replicable search with window 1 must match it.
+            let shared = one.install(|| search::optimise(&Paths, skeleton, &Options::default()));
+            for window in [1, 2, 5] {
+                let opts = Options {
+                    replicable_window: std::num::NonZeroUsize::new(window),
+                    ..Options::default()
+                };
+                let reference = one.install(|| search::optimise(&Paths, skeleton, &opts));
+                let what = format!("{skeleton:?}, window {window}");
+                assert_eq!(reference.value.map(|(v, _)| v), Some(optimum), "{what}");
+                if window == 1 {
+                    assert_eq!(replicated(&reference), replicated(&shared), "{what}");
+                }
+                for deque in common::deques() {
+                    for workers in [2, 3] {
+                        let pool = common::pool(deque, workers);
+                        for _ in 0..3 {
+                            let out = pool.install(|| search::optimise(&Paths, skeleton, &opts));
+                            assert_eq!(
+                                replicated(&out),
+                                replicated(&reference),
+                                "{what}, {deque:?}, {workers} workers"
+                            );
+                            assert_eq!(
+                                out.stats.per_worker.iter().sum::<u64>(),
+                                out.stats.expanded
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// [`Paths`], whose bound panics at the first node at depth 12 it is asked about (in the first
+/// task's first dive, while the other workers wait for that task).
+struct ExplodingPaths;
+
+impl SearchSpace for ExplodingPaths {
+    type Node = (u32, i64, u64);
+    type Children<'a> = std::vec::IntoIter<(u32, i64, u64)>;
+    fn root(&self) -> (u32, i64, u64) {
+        Paths.root()
+    }
+    fn children<'a>(&'a self, node: &(u32, i64, u64)) -> Self::Children<'a> {
+        Paths.children(node)
+    }
+}
+
+impl Objective for ExplodingPaths {
+    fn objective(&self, node: &(u32, i64, u64)) -> i64 {
+        Paths.objective(node)
+    }
+    fn bound(&self, node: &(u32, i64, u64)) -> i64 {
+        assert!(node.0 != 12, "boom at depth 12");
+        Paths.bound(node)
+    }
+}
+
+#[test]
+fn a_panic_in_a_replicable_search_wakes_the_waiting_workers() {
+    let opts = Options {
+        replicable_window: std::num::NonZeroUsize::new(1),
+        ..Options::default()
+    };
+    for deque in common::deques() {
+        let pool = common::pool(deque, 3);
+        for spawn_depth in [1, 3] {
+            let skeleton = Skeleton::Ordered {
+                spawn_depth,
+                order: TaskOrder::Sequential,
+            };
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.install(|| search::optimise(&ExplodingPaths, skeleton, &opts))
+            }));
+            let payload = r.expect_err("the panic propagates");
+            assert_eq!(
+                payload.downcast_ref::<&str>(),
+                Some(&"boom at depth 12"),
+                "{deque:?}"
+            );
+            // The pool still works.
+            let out = pool.install(|| search::optimise(&Paths, skeleton, &opts));
+            assert_eq!(out.value.map(|(v, _)| v), Some(1_050));
+        }
+    }
+}

@@ -321,6 +321,62 @@ pub struct Options {
     pub prune_level: bool,
     /// Optimisation: start with this incumbent value (only strictly better nodes are kept).
     pub initial_bound: Option<i64>,
+    /// Optimisation with [`Skeleton::Ordered`]: make the search replicable (Archibald et al.'s
+    /// "replicable parallel branch and bound"). With `Some(window)`, the task numbered `k` in
+    /// priority order prunes with the best value found by the tasks numbered at most
+    /// `k - window` and by the frontier visits before it, waiting for those tasks to finish
+    /// if they have not, and raises it only with its own finds. No pruning decision then
+    /// depends on timing: the optimum, the reported node and the counters `expanded`,
+    /// `pruned`, `backtracks` and `tasks` are the same on every run and every worker count
+    /// (for the same `window`).
+    ///
+    /// `window` bounds how many tasks run at once (give at least the number of workers);
+    /// `1` makes every task wait for the one before it (sequential). A larger window waits
+    /// less and prunes with an older incumbent. `None` (the default): every task prunes
+    /// with the shared incumbent as soon as any worker improves it, which usually explores
+    /// fewer nodes but not the same number on every run. Enumerations with Ordered are
+    /// replicable without it; decisions and the other skeletons ignore it.
+    ///
+    /// ```
+    /// use std::num::NonZeroUsize;
+    /// use magpie::search::{self, Objective, Options, SearchSpace, Skeleton, TaskOrder};
+    ///
+    /// /// Bit strings of length 14; a string's value is a hash of it, its bound the best
+    /// /// value any string with its prefix can have.
+    /// struct Strings;
+    /// fn value(bits: u32) -> i64 { (bits.wrapping_mul(2_654_435_761) >> 12) as i64 }
+    /// impl SearchSpace for Strings {
+    ///     type Node = (u32, u32); // (length, bits)
+    ///     type Children<'a> = std::vec::IntoIter<(u32, u32)>;
+    ///     fn root(&self) -> (u32, u32) { (0, 0) }
+    ///     fn children<'a>(&'a self, &(len, bits): &(u32, u32)) -> Self::Children<'a> {
+    ///         if len == 14 { vec![] } else { vec![(len + 1, bits << 1), (len + 1, bits << 1 | 1)] }.into_iter()
+    ///     }
+    /// }
+    /// impl Objective for Strings {
+    ///     fn objective(&self, &(len, bits): &(u32, u32)) -> i64 {
+    ///         if len == 14 { value(bits) } else { i64::MIN }
+    ///     }
+    ///     fn bound(&self, &(len, bits): &(u32, u32)) -> i64 {
+    ///         let free = 14 - len;
+    ///         (0..1u32 << free).map(|rest| value(bits << free | rest)).max().unwrap()
+    ///     }
+    /// }
+    ///
+    /// let skeleton = Skeleton::Ordered { spawn_depth: 4, order: TaskOrder::Sequential };
+    /// let opts = Options { replicable_window: NonZeroUsize::new(4), ..Options::default() };
+    /// let counts = |workers| {
+    ///     let pool = magpie::ThreadPoolBuilder::new().num_workers(workers).build().unwrap();
+    ///     let out = pool.install(|| search::optimise(&Strings, skeleton, &opts));
+    ///     let (best, node) = out.value.unwrap();
+    ///     (best, node, out.stats.expanded, out.stats.pruned, out.stats.tasks)
+    /// };
+    /// let one = counts(1);
+    /// assert_eq!(one.0, (0..1u32 << 14).map(value).max().unwrap());
+    /// assert_eq!(counts(2), one);
+    /// assert_eq!(counts(3), one);
+    /// ```
+    pub replicable_window: Option<std::num::NonZeroUsize>,
 }
 
 /// What a search kind decided at a node, and how the node counts in [`SearchStats`].

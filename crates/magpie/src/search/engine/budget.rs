@@ -29,7 +29,7 @@ pub(super) fn task<'s, S, K>(
     K: Kind<S>,
 {
     as_task::<S, K>(kind, run, |local, stats| {
-        if !worth_starting(kind, stats, &node) {
+        if !worth_starting(kind, local, stats, &node) {
             return;
         }
         if crate::current_num_workers() <= 1 {

@@ -23,7 +23,7 @@ pub(super) fn task<'s, S, K>(
     K: Kind<S>,
 {
     as_task::<S, K>(kind, run, |local, stats| {
-        if !worth_starting(kind, stats, &node) {
+        if !worth_starting(kind, local, stats, &node) {
             return;
         }
         if depth < spawn_depth && depth < run.max_depth {

@@ -28,12 +28,21 @@ trait Kind<S: SearchSpace + ?Sized>: Sync {
     /// True once the search must stop (decision found, or a panic elsewhere).
     fn stopped(&self) -> bool;
     /// Whether a node visited earlier (a task's node, a handed-over node) is still worth
-    /// expanding: its bound may have fallen behind an incumbent found since.
-    fn still_promising(&self, _node: &S::Node) -> bool {
+    /// expanding: its bound may have fallen behind an incumbent found since (the shared one,
+    /// or the one `local` holds).
+    fn still_promising(&self, _local: &Self::Local, _node: &S::Node) -> bool {
         true
     }
     /// Asks every task to stop (a panic in user code).
     fn cancel(&self);
+    /// Ordered, before the pool takes its next node, with `tasks` (the tasks taken so far):
+    /// a kind whose incumbent is a per-task view (the replicable optimisation) sets `local`'s
+    /// view from what is fixed by `tasks` alone, waiting for the tasks that needs. The
+    /// others do nothing.
+    fn align(&self, _local: &mut Self::Local, _tasks: u64) {}
+    /// Ordered: task number `task` (in priority order) has finished, or was skipped, with
+    /// `local`'s state.
+    fn task_done(&self, _local: &mut Self::Local, _task: u64) {}
 }
 
 /// Shared counters and settings of one search run.

@@ -74,9 +74,16 @@ impl<N> PartialEq for Siblings<N> {
 
 impl<N> Eq for Siblings<N> {}
 
+/// The pool's heap and the number of tasks it has handed out (or skipped): the next task's
+/// number.
+struct Heap<N> {
+    heap: BinaryHeap<Siblings<N>>,
+    tasks: u64,
+}
+
 /// The priority pool of one Ordered search.
 struct Pool<N> {
-    heap: Mutex<BinaryHeap<Siblings<N>>>,
+    heap: Mutex<Heap<N>>,
     spawn_depth: usize,
     order: TaskOrder,
 }
@@ -133,9 +140,11 @@ impl<N> Pool<N> {
     }
 
     /// Starts the next task in priority order: expands the pool's best nodes until the best
-    /// is a task that is still worth starting, and returns it with its depth. `None` once
-    /// the pool is empty or the search has stopped. Runs under the pool's lock, so that
-    /// tasks start (and dominated tasks are skipped) in exactly the priority order.
+    /// is a task that is still worth starting, and returns it with its depth and number.
+    /// `None` once the pool is empty or the search has stopped. Runs under the pool's lock,
+    /// so that tasks start (and dominated tasks are skipped) in exactly the priority order;
+    /// before each node it takes, the kind aligns `local` with the number of tasks handed
+    /// out so far ([`Kind::align`]).
     fn next_task<S, K>(
         &self,
         space: &S,
@@ -143,13 +152,18 @@ impl<N> Pool<N> {
         run: &Run<'_>,
         local: &mut K::Local,
         stats: &mut LocalStats,
-    ) -> Option<(N, usize)>
+    ) -> Option<(N, usize, u64)>
     where
         S: SearchSpace<Node = N> + ?Sized,
         K: Kind<S>,
     {
-        let mut heap = self.heap.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.heap.lock().unwrap_or_else(|e| e.into_inner());
+        let Heap { heap, tasks } = &mut *guard;
         loop {
+            if kind.stopped() {
+                return None;
+            }
+            kind.align(local, *tasks);
             if kind.stopped() {
                 return None;
             }
@@ -168,15 +182,22 @@ impl<N> Pool<N> {
                 // Its next sibling's key is greater: back into place.
                 drop(best);
             }
+            let number = *tasks;
+            if path.is_none() {
+                *tasks += 1;
+            }
             // Dominated by an incumbent found since it was visited: skipped, its subtree
             // cut by the bound.
-            if !worth_starting(kind, stats, &node) {
+            if !worth_starting(kind, local, stats, &node) {
+                if path.is_none() {
+                    kind.task_done(local, number);
+                }
                 continue;
             }
             match path {
-                None => return Some((node, depth)),
+                None => return Some((node, depth, number)),
                 Some(path) => self.expand(
-                    &mut heap,
+                    heap,
                     space,
                     kind,
                     run,
@@ -207,7 +228,10 @@ pub(super) fn ordered<S, K>(
     S::Node: Send,
 {
     let pool = Pool {
-        heap: Mutex::new(BinaryHeap::new()),
+        heap: Mutex::new(Heap {
+            heap: BinaryHeap::new(),
+            tasks: 0,
+        }),
         spawn_depth,
         order,
     };
@@ -221,12 +245,13 @@ pub(super) fn ordered<S, K>(
         pool.heap
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+            .heap
             .push(root);
     } else {
         as_task::<S, K>(kind, run, |local, stats| {
-            let mut heap = pool.heap.lock().unwrap_or_else(|e| e.into_inner());
+            let mut guard = pool.heap.lock().unwrap_or_else(|e| e.into_inner());
             pool.expand(
-                &mut heap,
+                &mut guard.heap,
                 space,
                 kind,
                 run,
@@ -244,8 +269,11 @@ pub(super) fn ordered<S, K>(
         for _ in 0..crate::current_num_workers() {
             s.spawn_shared(move |_| {
                 as_task::<S, K>(kind, run, |local, stats| {
-                    while let Some((node, depth)) = pool.next_task(space, kind, run, local, stats) {
+                    while let Some((node, depth, number)) =
+                        pool.next_task(space, kind, run, local, stats)
+                    {
                         dfs(space, kind, run, local, stats, &node, depth);
+                        kind.task_done(local, number);
                     }
                 });
             });

@@ -107,7 +107,7 @@ fn stack_stealing_worker<'s, S, K>(
                 let Some((node, depth)) = pending.pop() else {
                     break;
                 };
-                if worth_starting(kind, stats, &node) {
+                if worth_starting(kind, local, stats, &node) {
                     let splitter = Answer {
                         kind,
                         run,

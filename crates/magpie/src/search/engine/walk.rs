@@ -684,12 +684,17 @@ where
 /// Whether a node visited earlier (a task's, a handed-over one) is still worth expanding
 /// now that it starts; if not, its subtree is done (cut by the bound) and counts as one
 /// backtrack.
-pub(super) fn worth_starting<S, K>(kind: &K, stats: &mut LocalStats, node: &S::Node) -> bool
+pub(super) fn worth_starting<S, K>(
+    kind: &K,
+    local: &K::Local,
+    stats: &mut LocalStats,
+    node: &S::Node,
+) -> bool
 where
     S: SearchSpace + ?Sized,
     K: Kind<S>,
 {
-    let worth = kind.still_promising(node);
+    let worth = kind.still_promising(local, node);
     if !worth {
         stats.backtracks += 1;
     }
