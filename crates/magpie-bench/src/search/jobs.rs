@@ -10,6 +10,7 @@ use magpie::ThreadPool;
 use magpie_apps::maxclique::{self, CliqueSpace};
 use magpie_apps::nqueens::{self};
 use magpie_apps::{ns, uts};
+use std::num::NonZeroUsize;
 use std::time::Instant;
 
 /// Which solver a job runs.
@@ -23,6 +24,19 @@ pub enum Solver<'p> {
     Reference,
     /// `magpie::search` with this skeleton, on this pool.
     Skeleton(&'p ThreadPool, Skeleton),
+    /// An optimisation with this skeleton (Ordered), on this pool, with
+    /// `Options::replicable_window` set to this window (enumerations ignore it).
+    Replicable(&'p ThreadPool, Skeleton, NonZeroUsize),
+}
+
+impl Solver<'_> {
+    /// The replicable window of a [`Solver::Replicable`].
+    fn window(self) -> Option<NonZeroUsize> {
+        match self {
+            Solver::Replicable(_, _, w) => Some(w),
+            _ => None,
+        }
+    }
 }
 
 /// A UTS tree with its expected statistics.
@@ -119,7 +133,7 @@ pub fn uts<'a>(tree: &'a UtsTree, solver: Solver<'a>) -> Job<'a> {
                 per_worker: None,
             })
         }),
-        Solver::Skeleton(pool, skel) => Box::new(move || {
+        Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
             let (time, out) = timed(|| {
                 pool.install(|| search::enumerate(p, &uts::Tally(p), skel, &Options::default()))
             });
@@ -170,7 +184,7 @@ pub fn ns<'a>(tree: &'a ns::Tree, solver: Solver<'a>) -> Job<'a> {
                 per_worker: None,
             })
         }),
-        Solver::Skeleton(pool, skel) => Box::new(move || {
+        Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
             let (time, out) = timed(|| {
                 pool.install(|| search::enumerate(tree, &CountPerDepth, skel, &Options::default()))
             });
@@ -220,7 +234,7 @@ pub fn nqueens<'a>(board: &'a nqueens::Board, solver: Solver<'a>) -> Job<'a> {
                 per_worker: None,
             })
         }),
-        Solver::Skeleton(pool, skel) => Box::new(move || {
+        Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
             let (time, out) = timed(|| {
                 pool.install(|| search::enumerate(board, &fold, skel, &Options::default()))
             });
@@ -256,9 +270,10 @@ pub fn maxclique<'a>(clq: &'a Clique, space: &'a CliqueSpace, solver: Solver<'a>
                 per_worker: None,
             })
         }),
-        Solver::Skeleton(pool, skel) => Box::new(move || {
+        Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
             let opts = Options {
                 prune_level: true,
+                replicable_window: solver.window(),
                 ..Options::default()
             };
             let (time, out) = timed(|| pool.install(|| search::optimise(space, skel, &opts)));
@@ -321,16 +336,20 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
                 per_worker: None,
             })
         }),
-        Solver::Skeleton(pool, skel) => Box::new(move || {
+        Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
             // Timed on the pool's worker: a solve takes a millisecond or less, and the
             // hand-off into the pool (a parked worker's wake-up, paid once per batch by a
             // user who solves many instances) is not the search's; the plain and
             // hand-written solvers run on the calling thread with none.
+            let opts = Options {
+                replicable_window: solver.window(),
+                ..Options::default()
+            };
             let (time, results) = pool.install(|| {
                 timed(|| {
                     k.instances
                         .iter()
-                        .map(|(inst, _)| search::optimise(inst, skel, &Options::default()))
+                        .map(|(inst, _)| search::optimise(inst, skel, &opts))
                         .collect::<Vec<_>>()
                 })
             });
@@ -398,9 +417,10 @@ pub fn tsp<'a>(t: &'a Tsp, solver: Solver<'a>) -> Job<'a> {
                 per_worker: None,
             })
         }),
-        Solver::Skeleton(pool, skel) => Box::new(move || {
+        Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
             let opts = Options {
                 initial_bound: initial,
+                replicable_window: solver.window(),
                 ..Options::default()
             };
             let (time, out) = timed(|| pool.install(|| search::optimise(&t.inst, skel, &opts)));

@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! cargo run --release -p magpie-bench -- search [--runs N] [--json] [--quick]
-//!     [--experiments overhead,speedup,peers,sequential,cpeer] [--workers 2] [--deque NAME]
+//!     [--experiments overhead,speedup,peers,sequential,cpeer,replicable] [--workers 2]
+//!     [--deque NAME]
 //!     [--overhead-apps uts,ns,nqueens,maxclique,knapsack,tsp]
 //!     [--speedup-apps uts,ns,nqueens,maxclique] [--genus 34]
 //!     [--cliques brock400_1,brock400_3]
@@ -13,6 +14,7 @@
 //!     [--peers-apps uts,nqueens,ns,maxclique] [--rayon-depths 2,4,6]
 //!     [--sequential-items clique:brock400_1,ns:36,...] [--sequential-solver reference]
 //!     [--timeout 1800] [--cpeer-items knapPI_3_200_1000_1,knapPI_3_500_1000_1,...]
+//!     [--replicable-windows 2,8]
 //! ```
 //!
 //! Experiments (each measures `--runs` timed runs, default 5, after one untimed warm-up run
@@ -86,6 +88,15 @@
 //!    knapPI_1_2000_1000_1`: the shared files have no 1000-item knapPI_3 instance, and
 //!    knapPI_3_2000 runs for minutes in both solvers). `--quick`: knapPI_3_100, knapPI_3_200.
 //!    A few seconds in all.
+//! 6. **replicable** — what replicable node counts cost: `Skeleton::Ordered` optimisations
+//!    at `--workers` workers with the shared incumbent (counts vary from run to run) vs the
+//!    same with `Options::replicable_window` for each of `--replicable-windows` (default
+//!    2,8), each also on one worker; single solves, so every run's count is seen. Every
+//!    replicable run of one window, on 1 and on `--workers` workers, must expand the same
+//!    nodes (an ERROR row otherwise). Ratio rows (no target): time and median nodes of each
+//!    window against the shared incumbent. brock200_1 and brock200_4 (spawn depth 2,
+//!    prune-level), knapPI_3_200_1000_1 (spawn depth 8), bayg29 (spawn depth 2, heuristic
+//!    tour as the initial bound); `--quick`: brock200_4, knapPI_3_100_1000_1, ulysses16.
 //!
 //! Skeleton names: `seq`, `dbs:D` (DepthBounded), `budget:B`, `ss` / `ss-all`
 //! (StackStealing, one / all siblings), `ordered:D` / `ordered-disc:D`.
@@ -102,6 +113,7 @@ mod measure;
 mod overhead;
 mod plain;
 mod rayon_impl;
+mod replicable;
 mod sequential;
 mod speedup;
 
@@ -117,15 +129,17 @@ pub enum Experiment {
     Peers,
     Sequential,
     Cpeer,
+    Replicable,
 }
 
 impl Experiment {
-    const ALL: [Experiment; 5] = [
+    const ALL: [Experiment; 6] = [
         Experiment::Overhead,
         Experiment::Speedup,
         Experiment::Peers,
         Experiment::Sequential,
         Experiment::Cpeer,
+        Experiment::Replicable,
     ];
 
     fn name(self) -> &'static str {
@@ -135,6 +149,7 @@ impl Experiment {
             Experiment::Peers => "peers",
             Experiment::Sequential => "sequential",
             Experiment::Cpeer => "cpeer",
+            Experiment::Replicable => "replicable",
         }
     }
 }
@@ -351,6 +366,9 @@ pub struct SearchArgs {
     /// cpeer: the knapsack instances (specs as for `sequential`'s `knapsack:` items).
     #[arg(long, value_delimiter = ',')]
     pub cpeer_items: Option<Vec<String>>,
+    /// replicable: the replicable windows compared with the shared incumbent.
+    #[arg(long, value_delimiter = ',', default_value = "2,8")]
+    pub replicable_windows: Vec<std::num::NonZeroUsize>,
     /// Internal: run one sequential item in this process and report on stdout.
     #[arg(long, hide = true)]
     pub child_item: Option<String>,
@@ -616,6 +634,7 @@ pub fn run(args: &SearchArgs) -> Result<(), String> {
             Experiment::Peers => speedup::run_peers(args, &mut report),
             Experiment::Sequential => sequential::run(args, &mut report),
             Experiment::Cpeer => cpeer::run(args, &mut report),
+            Experiment::Replicable => replicable::run(args, &mut report),
         };
         eprintln!("{e}: done in {:.1} s\n", start.elapsed().as_secs_f64());
         report.print_experiment(e, &title);

@@ -270,7 +270,9 @@ pub enum Skeleton {
     /// - decisions and optimisations: the answer (found or not; the optimum value), and on
     ///   one worker every counter. On more workers an optimisation's node counts depend on
     ///   when each worker sees a new incumbent (on brock200_1, two series of 10 runs on 2
-    ///   workers: within 1% of the nodes, against 2.2–2.3% for [`Skeleton::DepthBounded`]).
+    ///   workers: within 1% of the nodes, against 2.2–2.3% for [`Skeleton::DepthBounded`]),
+    ///   unless [`Options::replicable_window`] is set: then they are fixed too, on every run
+    ///   and worker count, and so is the reported node.
     ///
     /// ```
     /// use magpie::search::{self, NodeCount, Options, SearchSpace, Skeleton, TaskOrder};

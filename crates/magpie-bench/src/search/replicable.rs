@@ -1,0 +1,169 @@
+//! `replicable`: what replicable node counts cost. Ordered optimisations at `--workers`
+//! workers with the shared incumbent (the default: counts vary from run to run) against the
+//! same skeleton with `Options::replicable_window` (each task prunes with an incumbent
+//! fixed by its number), for each window of `--replicable-windows`; the replicable ones also
+//! run on one worker. Every run is one solve (no repetition), so that each run's node count
+//! is seen.
+//!
+//! Checked: every answer (as in every experiment), and that every run of a replicable
+//! contender, on one worker and on `--workers`, expanded the same number of nodes (an
+//! ERROR row otherwise). Informational ratio rows: time and nodes of each window against
+//! the shared incumbent at `--workers` workers.
+
+use std::num::NonZeroUsize;
+
+use super::instances::{Clique, Knapsack, Tsp};
+use super::jobs::{self, Solver};
+use super::measure::{self, Contender, Job};
+use super::{ratio_row, App, Report, Row, SearchArgs, Skel};
+use magpie::search::{Skeleton, TaskOrder};
+use magpie::ThreadPool;
+use magpie_apps::maxclique::CliqueSpace;
+
+const EXPERIMENT: &str = "replicable";
+
+/// The items: app, instance, Ordered's spawn depth (knapsack's binary tree needs a deeper
+/// one for enough tasks).
+const ITEMS: [(App, &str, usize); 4] = [
+    (App::Maxclique, "brock200_1", 2),
+    (App::Maxclique, "brock200_4", 2),
+    (App::Knapsack, "knapPI_3_200_1000_1", 8),
+    (App::Tsp, "bayg29", 2),
+];
+
+const QUICK_ITEMS: [(App, &str, usize); 3] = [
+    (App::Maxclique, "brock200_4", 2),
+    (App::Knapsack, "knapPI_3_100_1000_1", 6),
+    (App::Tsp, "ulysses16", 2),
+];
+
+pub fn run(args: &SearchArgs, report: &mut Report) -> String {
+    let w = args.workers as usize;
+    let pools = match (super::pool(args, 1), super::pool(args, w)) {
+        (Ok(p1), Ok(pw)) => (p1, pw),
+        (Err(e), _) | (_, Err(e)) => {
+            report.error(EXPERIMENT, "-", "-", e);
+            return String::new();
+        }
+    };
+    let items: &[(App, &str, usize)] = if args.quick { &QUICK_ITEMS } else { &ITEMS };
+    for &(app, name, spawn_depth) in items {
+        let skeleton = Skeleton::Ordered {
+            spawn_depth,
+            order: TaskOrder::Sequential,
+        };
+        let r = match app {
+            App::Maxclique => Clique::load(name).and_then(|clq| {
+                let space = CliqueSpace::new(&clq.graph);
+                compare(args, report, app, name, skeleton, &pools, |s| {
+                    jobs::maxclique(&clq, &space, s)
+                })
+            }),
+            App::Knapsack => Knapsack::load(name).and_then(|k| {
+                compare(args, report, app, name, skeleton, &pools, |s| {
+                    jobs::knapsack(&k, s)
+                })
+            }),
+            _ => Tsp::load(name).and_then(|t| {
+                compare(args, report, app, name, skeleton, &pools, |s| {
+                    jobs::tsp(&t, s)
+                })
+            }),
+        };
+        if let Err(e) = r {
+            report.error(EXPERIMENT, app.name(), name, e);
+        }
+    }
+    format!(
+        "Ordered optimisation at {w} workers: the shared incumbent vs replicable windows {} \
+         (also at 1 worker), {} alternating single solves each; every replicable run must \
+         expand the same nodes",
+        windows_text(args),
+        args.runs
+    )
+}
+
+fn windows_text(args: &SearchArgs) -> String {
+    let w: Vec<String> = args
+        .replicable_windows
+        .iter()
+        .map(|w| w.to_string())
+        .collect();
+    w.join(", ")
+}
+
+/// Measures the shared incumbent and every window alternately; checks that each window's
+/// runs (1 worker and `--workers`) expanded the same nodes; adds the rows.
+fn compare<'a>(
+    args: &SearchArgs,
+    report: &mut Report,
+    app: App,
+    instance: &str,
+    skeleton: Skeleton,
+    (p1, pw): &'a (ThreadPool, ThreadPool),
+    job: impl Fn(Solver<'a>) -> Job<'a>,
+) -> Result<(), String> {
+    let w = args.workers as usize;
+    let name = Skel(skeleton).to_string();
+    let label = |window: NonZeroUsize| format!("{name} replicable w={window}");
+    let mut cs = vec![Contender::new(
+        name.clone(),
+        w,
+        job(Solver::Skeleton(pw, skeleton)),
+    )];
+    for &window in &args.replicable_windows {
+        cs.push(Contender::new(
+            label(window),
+            1,
+            job(Solver::Replicable(p1, skeleton, window)),
+        ));
+        cs.push(Contender::new(
+            label(window),
+            w,
+            job(Solver::Replicable(pw, skeleton, window)),
+        ));
+    }
+    let what = format!("{EXPERIMENT} {app} {instance}");
+    measure::measure(&what, &mut cs, args.runs)?;
+    for pair in cs[1..].chunks(2) {
+        let group: Vec<&Contender> = pair.iter().collect();
+        measure::same_nodes(&format!("{what} {}", pair[0].config), &group)?;
+    }
+    for c in &cs {
+        report.push(c.row(EXPERIMENT, app.name(), instance));
+    }
+    let shared = &cs[0];
+    let nodes = |c: &Contender| {
+        let mut n = c.node_counts();
+        n.sort_unstable();
+        n[n.len() / 2] as f64
+    };
+    for (window, pair) in args.replicable_windows.iter().zip(cs[1..].chunks(2)) {
+        let repl = &pair[1];
+        report.push(ratio_row(
+            Row::new(
+                EXPERIMENT,
+                app.name(),
+                instance,
+                &format!("time w={window} / shared"),
+                w,
+            ),
+            measure::median(repl),
+            measure::median(shared),
+            None,
+        ));
+        report.push(ratio_row(
+            Row::new(
+                EXPERIMENT,
+                app.name(),
+                instance,
+                &format!("nodes w={window} / shared (medians)"),
+                w,
+            ),
+            nodes(repl),
+            nodes(shared),
+            None,
+        ));
+    }
+    Ok(())
+}
