@@ -33,6 +33,12 @@ pub mod policy;
 pub mod runtime;
 #[cfg(not(loom))]
 pub mod search;
+/// The replicable optimisation's ledger (`search/engine/ledger.rs`), public for the loom
+/// models (`tests/loom_ledger.rs`) only: `search` itself is not built under loom.
+#[cfg(loom)]
+#[doc(hidden)]
+#[path = "search/engine/ledger.rs"]
+pub mod search_ledger;
 pub mod stats;
 pub mod sync;
 

@@ -1,10 +1,10 @@
 //! The search kinds: what happens at a node of an enumeration, a decision and an
 //! optimisation, and their public entry points.
 
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::Mutex;
 
+use super::ledger::{Source, TaskLedger};
 use super::{run_search, Kind};
 use crate::search::{Enumerate, Objective, Options, Outcome, SearchSpace, Skeleton, Visit};
 
@@ -233,11 +233,6 @@ where
 // ---------------------------------------------------------------------------------------
 // Replicable optimisation (Ordered with a replicable window)
 
-/// Where a candidate answer was found, for a tie between equal values: a frontier visit
-/// made while the pool had handed out `n` tasks is `(n, 0)`, a find of task `n` is `(n, 1)`.
-/// The smallest source wins, so the reported node does not depend on timing either.
-type Source = (u64, u8);
-
 /// The per-task incumbent of a replicable optimisation: the view a task (or a frontier
 /// expansion) prunes with, and its own best find.
 pub(super) struct View<N> {
@@ -250,63 +245,21 @@ pub(super) struct View<N> {
     tasks: u64,
 }
 
-/// What the finished tasks and the frontier have found, kept so that the view of the task
-/// numbered `k` is the best of the frontier visits before it and of tasks `0..=k - window`,
-/// whatever the timing.
-struct Ledger<N> {
-    /// The best value of the frontier visits (the nodes above the spawn depth and the task
-    /// nodes, visited under the pool's lock in priority order) folded so far.
-    frontier: i64,
-    /// The best value of tasks `0..seen` (and the initial bound).
-    tasks_best: i64,
-    /// Tasks below this number are folded into `tasks_best`.
-    seen: u64,
-    /// The results of tasks `seen..`: `Some(best)` once finished.
-    pending: VecDeque<Option<i64>>,
-    /// The answer so far: value, source, node.
-    answer: Option<(i64, Source, N)>,
-}
-
-impl<N> Ledger<N> {
-    fn offer(&mut self, value: i64, source: Source, node: N) {
-        let better = match &self.answer {
-            None => true,
-            Some((v, s, _)) => value > *v || (value == *v && source < *s),
-        };
-        if better {
-            self.answer = Some((value, source, node));
-        }
+impl<N> View<N> {
+    /// The view's frontier find, with its source, taken out.
+    fn frontier_find(&mut self) -> Option<(i64, Source, N)> {
+        let tasks = self.tasks;
+        self.found
+            .take()
+            .map(|(value, node)| (value, (tasks, 0), node))
     }
 }
 
 /// The replicable optimisation kind: every task prunes with its own [`View`], set when the
-/// Ordered pool hands it out to the best of what the frontier and the tasks at least
-/// `window` before it found (waiting for those tasks to finish), and raised only by its
-/// own finds. Every pruning decision is then fixed by the task numbers, so the counters
-/// and the answer are the same on every run and every worker count.
-struct Replicable<N> {
-    window: u64,
-    ledger: Mutex<Ledger<N>>,
-    /// Signalled when a task finishes (or the search is cancelled).
-    finished: Condvar,
-    cancelled: AtomicBool,
-}
-
-impl<N> Replicable<N> {
-    fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger<N>> {
-        self.ledger.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Folds `view`'s find, made outside any task (a frontier visit), into the ledger.
-    fn fold_frontier(&self, ledger: &mut Ledger<N>, view: &mut View<N>) {
-        if let Some((value, node)) = view.found.take() {
-            ledger.frontier = ledger.frontier.max(value);
-            ledger.offer(value, (view.tasks, 0), node);
-        }
-    }
-}
-
-impl<S> Kind<S> for With<'_, S, Replicable<S::Node>>
+/// Ordered pool hands it out to what the [`TaskLedger`] fixes for its number, and raised
+/// only by its own finds. Every pruning decision is then fixed by the task numbers, so the
+/// counters and the answer are the same on every run and every worker count.
+impl<S> Kind<S> for With<'_, S, TaskLedger<S::Node>>
 where
     S: Objective + ?Sized,
     S::Node: Clone,
@@ -316,11 +269,10 @@ where
     /// the first task run in a fixed order, so this is fixed too; the workers' views are
     /// aligned before they are used.
     fn local(&self) -> View<S::Node> {
-        let ledger = self.kind.ledger();
         View {
-            best: ledger.frontier.max(ledger.tasks_best),
+            best: self.kind.current(),
             found: None,
-            tasks: ledger.seen + ledger.pending.len() as u64,
+            tasks: 0,
         }
     }
     #[inline(always)]
@@ -336,58 +288,27 @@ where
         Visit::Expand
     }
     fn finish(&self, mut view: View<S::Node>) {
-        let mut ledger = self.kind.ledger();
-        self.kind.fold_frontier(&mut ledger, &mut view);
+        if let Some((value, source, node)) = view.frontier_find() {
+            self.kind.frontier_find(value, source, node);
+        }
     }
     #[inline(always)]
     fn stopped(&self) -> bool {
-        self.kind.cancelled.load(Ordering::Relaxed)
+        self.kind.cancelled()
     }
     fn still_promising(&self, view: &View<S::Node>, node: &S::Node) -> bool {
         self.space.bound(node) > view.best
     }
     fn cancel(&self) {
-        self.kind.cancelled.store(true, Ordering::Relaxed);
-        // Under the lock, so that a worker between its check and its wait sees it.
-        let _ledger = self.kind.ledger();
-        self.kind.finished.notify_all();
+        self.kind.cancel();
     }
-    /// Folds the view's frontier find, waits until tasks `0..=tasks - window` have finished,
-    /// and sets the view to the best of the frontier and of those tasks.
     fn align(&self, view: &mut View<S::Node>, tasks: u64) {
-        let r = &self.kind;
-        let mut ledger = r.ledger();
-        r.fold_frontier(&mut ledger, view);
-        // Tasks below `tasks + 1 - window` count for this view.
-        let upto = (tasks + 1).saturating_sub(r.window);
-        while ledger.seen < upto && !self.stopped() {
-            match ledger.pending.front() {
-                Some(Some(best)) => {
-                    ledger.tasks_best = ledger.tasks_best.max(*best);
-                    ledger.pending.pop_front();
-                    ledger.seen += 1;
-                }
-                _ => {
-                    ledger = r.finished.wait(ledger).unwrap_or_else(|e| e.into_inner());
-                }
-            }
-        }
-        view.best = ledger.frontier.max(ledger.tasks_best);
+        let find = view.frontier_find();
+        view.best = self.kind.view(tasks, find);
         view.tasks = tasks;
     }
-    /// Records task `task`'s best value and offers its find as the answer.
     fn task_done(&self, view: &mut View<S::Node>, task: u64) {
-        let r = &self.kind;
-        let mut ledger = r.ledger();
-        let slot = (task - ledger.seen) as usize;
-        if ledger.pending.len() <= slot {
-            ledger.pending.resize(slot + 1, None);
-        }
-        ledger.pending[slot] = Some(view.best);
-        if let Some((value, node)) = view.found.take() {
-            ledger.offer(value, (task, 1), node);
-        }
-        r.finished.notify_all();
+        self.kind.done(task, view.best, view.found.take());
     }
 }
 
@@ -402,28 +323,13 @@ where
     S: Objective + ?Sized,
     S::Node: Clone,
 {
-    let initial = opts.initial_bound.unwrap_or(i64::MIN);
     let kind = With {
         space,
-        kind: Replicable {
-            window,
-            ledger: Mutex::new(Ledger {
-                frontier: initial,
-                tasks_best: initial,
-                seen: 0,
-                pending: VecDeque::new(),
-                answer: None,
-            }),
-            finished: Condvar::new(),
-            cancelled: AtomicBool::new(false),
-        },
+        kind: TaskLedger::new(opts.initial_bound.unwrap_or(i64::MIN), window),
     };
     let stats = run_search(space, &kind, skeleton, opts);
-    let ledger = kind
-        .kind
-        .ledger
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner());
-    let value = ledger.answer.map(|(value, _, node)| (value, node));
-    Outcome { value, stats }
+    Outcome {
+        value: kind.kind.into_answer(),
+        stats,
+    }
 }

@@ -6,6 +6,7 @@ mod batch;
 mod budget;
 mod depth_bounded;
 mod kinds;
+mod ledger;
 mod ordered;
 mod stack_stealing;
 mod walk;

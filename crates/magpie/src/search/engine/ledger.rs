@@ -1,0 +1,160 @@
+//! The ledger of a replicable optimisation (`Options::replicable_window`): what the
+//! finished tasks and the frontier of an Ordered search found, so that the incumbent a task
+//! prunes with is fixed by its number alone.
+//!
+//! The protocol (Mutex + Condvar, model-checked by `tests/loom_ledger.rs`):
+//! - The Ordered pool numbers tasks in priority order as it hands them out, under its own
+//!   lock. Before it takes each node it calls [`TaskLedger::view`] with the number of tasks
+//!   handed out so far, `k`: that folds the caller's frontier find in, waits until tasks
+//!   `0..=k - window` have finished, and returns the best of the frontier and of exactly
+//!   those tasks (a running maximum over the tasks in number order, so a task that
+//!   finished early and out of order is not counted before its turn).
+//! - A worker that finishes task `k` (or skips it) calls [`TaskLedger::done`] with its best
+//!   value and its find, and wakes the waiters.
+//! - [`TaskLedger::cancel`] (a panic elsewhere) wakes every waiter for good.
+//!
+//! Every wait ends: the tasks it waits for have been handed out, each to a worker that runs
+//! it to its end without taking the pool's lock, and the waiter itself runs no task.
+
+use std::collections::VecDeque;
+
+use crate::sync::atomic::{AtomicBool, Ordering};
+use crate::sync::{Condvar, Mutex, MutexGuard};
+
+/// Where a candidate answer was found, for a tie between equal values: a frontier visit
+/// made while the pool had handed out `n` tasks is `(n, 0)`, a find of task `n` is `(n, 1)`.
+/// The smallest source wins, so the reported answer does not depend on timing either.
+pub type Source = (u64, u8);
+
+/// The shared state of one replicable optimisation (see the module doc).
+pub struct TaskLedger<N> {
+    window: u64,
+    state: Mutex<State<N>>,
+    /// Signalled when a task finishes or the search is cancelled.
+    finished: Condvar,
+    cancelled: AtomicBool,
+}
+
+struct State<N> {
+    /// The best value of the frontier visits folded so far (and the initial bound).
+    frontier: i64,
+    /// The best value of tasks `0..seen` (and the initial bound).
+    tasks_best: i64,
+    /// Tasks below this number are folded into `tasks_best`.
+    seen: u64,
+    /// The results of tasks `seen..`: `Some(best)` once finished.
+    pending: VecDeque<Option<i64>>,
+    /// The answer so far: value, source, node.
+    answer: Option<(i64, Source, N)>,
+}
+
+impl<N> State<N> {
+    fn offer(&mut self, value: i64, source: Source, node: N) {
+        let better = match &self.answer {
+            None => true,
+            Some((v, s, _)) => value > *v || (value == *v && source < *s),
+        };
+        if better {
+            self.answer = Some((value, source, node));
+        }
+    }
+}
+
+impl<N> TaskLedger<N> {
+    /// A ledger whose incumbent starts at `initial`; task `k` counts the tasks up to
+    /// `k - window` (`window >= 1`).
+    pub fn new(initial: i64, window: u64) -> Self {
+        TaskLedger {
+            window: window.max(1),
+            state: Mutex::new(State {
+                frontier: initial,
+                tasks_best: initial,
+                seen: 0,
+                pending: VecDeque::new(),
+                answer: None,
+            }),
+            finished: Condvar::new(),
+            cancelled: AtomicBool::new(false),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State<N>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The incumbent so far of the frontier and the folded tasks, without waiting: the view
+    /// of the search's sequential start (the root's visit and expansion).
+    pub fn current(&self) -> i64 {
+        let s = self.lock();
+        s.frontier.max(s.tasks_best)
+    }
+
+    /// Folds a frontier find (made while the pool had handed out `source.0` tasks).
+    pub fn frontier_find(&self, value: i64, source: Source, node: N) {
+        let mut s = self.lock();
+        s.frontier = s.frontier.max(value);
+        s.offer(value, source, node);
+    }
+
+    /// The view of whatever the pool takes after handing out `tasks` tasks: first folds
+    /// `find` (the caller's frontier find since its last view, if any), then waits until
+    /// tasks `0..=tasks - window` have finished, and returns the best value of the frontier
+    /// and of those tasks. Returns early, with a value that no longer matters, once the
+    /// search is cancelled.
+    pub fn view(&self, tasks: u64, find: Option<(i64, Source, N)>) -> i64 {
+        let mut s = self.lock();
+        if let Some((value, source, node)) = find {
+            s.frontier = s.frontier.max(value);
+            s.offer(value, source, node);
+        }
+        // Tasks below `upto` count for this view.
+        let upto = (tasks + 1).saturating_sub(self.window);
+        while s.seen < upto && !self.cancelled.load(Ordering::Relaxed) {
+            match s.pending.front() {
+                Some(Some(best)) => {
+                    s.tasks_best = s.tasks_best.max(*best);
+                    s.pending.pop_front();
+                    s.seen += 1;
+                }
+                _ => s = self.finished.wait(s).unwrap_or_else(|e| e.into_inner()),
+            }
+        }
+        s.frontier.max(s.tasks_best)
+    }
+
+    /// Task number `task` has finished (or was skipped) with the best value `best` (its
+    /// starting view raised by its own finds) and its best find, if any: wakes the waiters.
+    pub fn done(&self, task: u64, best: i64, find: Option<(i64, N)>) {
+        let mut s = self.lock();
+        debug_assert!(task >= s.seen, "task {task} done twice");
+        let slot = task.saturating_sub(s.seen) as usize;
+        if s.pending.len() <= slot {
+            s.pending.resize(slot + 1, None);
+        }
+        s.pending[slot] = Some(best);
+        if let Some((value, node)) = find {
+            s.offer(value, (task, 1), node);
+        }
+        drop(s);
+        self.finished.notify_all();
+    }
+
+    /// Stops every wait for good (a panic in a task).
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+        // Under the lock, so that a waiter between its check and its wait sees it.
+        let _s = self.lock();
+        self.finished.notify_all();
+    }
+
+    /// Whether [`cancel`](Self::cancel) was called.
+    pub fn cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+
+    /// The best answer: the greatest value found, from the smallest source among equals.
+    pub fn into_answer(self) -> Option<(i64, N)> {
+        let s = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+        s.answer.map(|(value, _, node)| (value, node))
+    }
+}

@@ -1,0 +1,134 @@
+//! Loom models of the replicable optimisation's ledger (`search/engine/ledger.rs`): the
+//! Mutex + Condvar protocol by which the Ordered pool's view for task k waits for tasks
+//! `0..=k - window` and sees exactly their results, whatever order they finish in.
+//!
+//! Run with:
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --release --test loom_ledger`
+//!
+//! A lost wake-up leaves the viewer blocked forever, which loom reports as a deadlock. The
+//! `broken_*` model is a negative control: a view whose task is never finished must be
+//! reported (checked by `negative_controls_fail`).
+#![cfg(loom)]
+
+use loom::sync::Arc;
+use loom::thread;
+use magpie::search_ledger::TaskLedger;
+
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    loom::model::Builder::new().check(f);
+}
+
+/// Window 1: the view after one task is handed out waits for that task and sees its best.
+#[test]
+fn a_view_waits_for_the_task_it_counts() {
+    model(|| {
+        let ledger = Arc::new(TaskLedger::<u32>::new(0, 1));
+        let worker = {
+            let ledger = Arc::clone(&ledger);
+            thread::spawn(move || ledger.done(0, 7, Some((7, 70))))
+        };
+        assert_eq!(ledger.view(1, None), 7);
+        worker.join().unwrap();
+        let ledger = Arc::try_unwrap(ledger).ok().unwrap();
+        assert_eq!(ledger.into_answer(), Some((7, 70)));
+    });
+}
+
+/// Window 2: task 1 may finish before task 0, but the view for task 2 counts task 0 only
+/// (never task 1's better value), and the view for task 3 counts both.
+#[test]
+fn tasks_finishing_out_of_order_count_in_number_order() {
+    model(|| {
+        let ledger = Arc::new(TaskLedger::<u32>::new(0, 2));
+        let workers: Vec<_> = [(0, 5), (1, 9)]
+            .into_iter()
+            .map(|(task, best)| {
+                let ledger = Arc::clone(&ledger);
+                thread::spawn(move || ledger.done(task, best, Some((best, task as u32))))
+            })
+            .collect();
+        assert_eq!(ledger.view(2, None), 5);
+        assert_eq!(ledger.view(3, None), 9);
+        for w in workers {
+            w.join().unwrap();
+        }
+    });
+}
+
+/// Equal values found by two tasks: the answer is the lower-numbered task's, whatever order
+/// they finish in; a frontier find made before task 1 was handed out beats task 1's.
+#[test]
+fn equal_finds_resolve_to_the_earliest_source() {
+    model(|| {
+        let ledger = Arc::new(TaskLedger::<u32>::new(0, 4));
+        let late = {
+            let ledger = Arc::clone(&ledger);
+            thread::spawn(move || ledger.done(2, 8, Some((8, 2))))
+        };
+        let early = {
+            let ledger = Arc::clone(&ledger);
+            thread::spawn(move || ledger.done(1, 8, Some((8, 1))))
+        };
+        ledger.frontier_find(8, (1, 0), 100);
+        late.join().unwrap();
+        early.join().unwrap();
+        let ledger = Arc::try_unwrap(ledger).ok().unwrap();
+        assert_eq!(ledger.into_answer(), Some((8, 100)));
+    });
+}
+
+/// A cancelled search (a panic in another task) wakes a viewer waiting for a task that will
+/// never finish.
+#[test]
+fn cancel_wakes_a_waiting_view() {
+    model(|| {
+        let ledger = Arc::new(TaskLedger::<u32>::new(0, 1));
+        let panicking = {
+            let ledger = Arc::clone(&ledger);
+            thread::spawn(move || ledger.cancel())
+        };
+        let _ = ledger.view(1, None);
+        assert!(ledger.cancelled());
+        panicking.join().unwrap();
+    });
+}
+
+/// Negative control: the view waits for task 0, which another thread never finishes (it
+/// finishes task 1 instead): loom must report the deadlock.
+#[test]
+#[ignore = "negative control: must fail; run by negative_controls_fail"]
+fn broken_view_whose_task_never_finishes() {
+    model(|| {
+        let ledger = Arc::new(TaskLedger::<u32>::new(0, 1));
+        let worker = {
+            let ledger = Arc::clone(&ledger);
+            thread::spawn(move || ledger.done(1, 3, None))
+        };
+        let _ = ledger.view(1, None);
+        worker.join().unwrap();
+    });
+}
+
+#[test]
+fn negative_controls_fail() {
+    let exe = std::env::current_exe().unwrap();
+    let name = "broken_view_whose_task_never_finishes";
+    let out = std::process::Command::new(&exe)
+        .args(["--ignored", "--exact", name, "--test-threads=1"])
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("running 1 test"), "{name}: not run:\n{text}");
+    assert!(
+        !out.status.success(),
+        "{name}: the broken model passed:\n{text}"
+    );
+    assert!(
+        text.contains("deadlock"),
+        "{name}: failed, but not by a deadlock:\n{text}"
+    );
+}
