@@ -55,6 +55,40 @@ fn tasks_finishing_out_of_order_count_in_number_order() {
     });
 }
 
+/// Window 4: the views of tasks 1..=3 count task 0's checkpoint value, never its final one,
+/// even when it has finished; task 4's counts its final value.
+#[test]
+fn early_views_see_task_0_at_its_checkpoint() {
+    model(|| {
+        let ledger = Arc::new(TaskLedger::<u32>::new(0, 4));
+        let first = {
+            let ledger = Arc::clone(&ledger);
+            thread::spawn(move || {
+                ledger.checkpoint(5);
+                ledger.done(0, 9, Some((9, 0)));
+            })
+        };
+        assert_eq!(ledger.view(1, None), 5);
+        assert_eq!(ledger.view(3, None), 5);
+        assert_eq!(ledger.view(4, None), 9);
+        first.join().unwrap();
+    });
+}
+
+/// Task 0 finishing before its checkpoint: its final value is its checkpoint value.
+#[test]
+fn a_task_0_smaller_than_its_checkpoint_counts_when_it_finishes() {
+    model(|| {
+        let ledger = Arc::new(TaskLedger::<u32>::new(0, 4));
+        let first = {
+            let ledger = Arc::clone(&ledger);
+            thread::spawn(move || ledger.done(0, 6, None))
+        };
+        assert_eq!(ledger.view(2, None), 6);
+        first.join().unwrap();
+    });
+}
+
 /// Equal values found by two tasks: the answer is the lower-numbered task's, whatever order
 /// they finish in; a frontier find made before task 1 was handed out beats task 1's.
 #[test]

@@ -325,14 +325,14 @@ pub struct Options {
     pub initial_bound: Option<i64>,
     /// Optimisation with [`Skeleton::Ordered`]: make the search replicable (Archibald et al.'s
     /// "replicable parallel branch and bound"). With `Some(window)`, the task numbered `k` in
-    /// priority order prunes with the best value found by the tasks numbered at most
-    /// `k - window` and by the frontier visits before it, waiting for those tasks to finish
-    /// if they have not, and raises it only with its own finds. No pruning decision then
-    /// depends on timing: the optimum, the reported node and the counters `expanded`,
-    /// `pruned`, `backtracks` and `tasks` are the same on every run and every worker count
-    /// (for the same `window`).
+    /// priority order prunes with the best value found by the frontier visits before it, by
+    /// the tasks numbered at most `k - window`, and by task 0 in its first 1,024 expanded
+    /// nodes (the heuristic's first dive), waiting for those if they are not done; it raises
+    /// that value only with its own finds. No pruning decision then depends on timing: the
+    /// optimum, the reported node and the counters `expanded`, `pruned`, `backtracks` and
+    /// `tasks` are the same on every run and every worker count (for the same `window`).
     ///
-    /// `window` bounds how many tasks run at once (give at least the number of workers);
+    /// `window` bounds how many tasks run at once (give a few times the number of workers);
     /// `1` makes every task wait for the one before it (sequential). A larger window waits
     /// less and prunes with an older incumbent. `None` (the default): every task prunes
     /// with the shared incumbent as soon as any worker improves it, which usually explores

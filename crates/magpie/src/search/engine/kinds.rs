@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Mutex;
 
-use super::ledger::{Source, TaskLedger};
+use super::ledger::{Source, TaskLedger, CHECKPOINT};
 use super::{run_search, Kind};
 use crate::search::{Enumerate, Objective, Options, Outcome, SearchSpace, Skeleton, Visit};
 
@@ -241,8 +241,11 @@ pub(super) struct View<N> {
     best: i64,
     /// Its best find, if it beat its starting view.
     found: Option<(i64, N)>,
-    /// The tasks handed out when the view was last aligned (a frontier find's source).
+    /// The tasks handed out when the view was last aligned: a frontier find's source, and
+    /// the number of the task that runs with this view.
     tasks: u64,
+    /// The running task is task 0 and has passed its checkpoint.
+    checkpointed: bool,
 }
 
 impl<N> View<N> {
@@ -273,6 +276,7 @@ where
             best: self.kind.current(),
             found: None,
             tasks: 0,
+            checkpointed: false,
         }
     }
     #[inline(always)]
@@ -306,9 +310,19 @@ where
         let find = view.frontier_find();
         view.best = self.kind.view(tasks, find);
         view.tasks = tasks;
+        view.checkpointed = false;
     }
     fn task_done(&self, view: &mut View<S::Node>, task: u64) {
         self.kind.done(task, view.best, view.found.take());
+    }
+    /// Task 0 publishes its best value once its walk has expanded [`CHECKPOINT`] nodes (a
+    /// point fixed by its own search).
+    #[inline(always)]
+    fn tick(&self, view: &mut View<S::Node>, expanded: u64) {
+        if view.tasks == 0 && !view.checkpointed && expanded >= CHECKPOINT {
+            view.checkpointed = true;
+            self.kind.checkpoint(view.best);
+        }
     }
 }
 

@@ -6,9 +6,16 @@
 //! - The Ordered pool numbers tasks in priority order as it hands them out, under its own
 //!   lock. Before it takes each node it calls [`TaskLedger::view`] with the number of tasks
 //!   handed out so far, `k`: that folds the caller's frontier find in, waits until tasks
-//!   `0..=k - window` have finished, and returns the best of the frontier and of exactly
-//!   those tasks (a running maximum over the tasks in number order, so a task that
-//!   finished early and out of order is not counted before its turn).
+//!   `0..=k - window` have finished and (for `k >= 1`) task 0 has passed its checkpoint,
+//!   and returns the best of the frontier, of those tasks' final values (a running maximum
+//!   over the tasks in number order, so a task that finished early and out of order is not
+//!   counted before its turn) and of task 0's checkpoint value.
+//! - Task 0 passes its checkpoint when its walk has expanded [`CHECKPOINT`] nodes (the
+//!   walk's tick, [`TaskLedger::checkpoint`]) or when it finishes first. The best value it
+//!   had then is fixed by its own (fixed) search: the heuristic's first dive, often close
+//!   to the optimum, which the first `window - 1` tasks after it would otherwise run
+//!   without. Every other task would make the next one wait as long as it runs, when it is
+//!   smaller than the checkpoint, so only task 0 has one.
 //! - A worker that finishes task `k` (or skips it) calls [`TaskLedger::done`] with its best
 //!   value and its find, and wakes the waiters.
 //! - [`TaskLedger::cancel`] (a panic elsewhere) wakes every waiter for good.
@@ -25,6 +32,9 @@ use crate::sync::{Condvar, Mutex, MutexGuard};
 /// made while the pool had handed out `n` tasks is `(n, 0)`, a find of task `n` is `(n, 1)`.
 /// The smallest source wins, so the reported answer does not depend on timing either.
 pub type Source = (u64, u8);
+
+/// Nodes task 0's walk expands before its checkpoint (a multiple of the walk's tick).
+pub const CHECKPOINT: u64 = 1024;
 
 /// The shared state of one replicable optimisation (see the module doc).
 pub struct TaskLedger<N> {
@@ -44,6 +54,8 @@ struct State<N> {
     seen: u64,
     /// The results of tasks `seen..`: `Some(best)` once finished.
     pending: VecDeque<Option<i64>>,
+    /// Task 0's best value at its checkpoint, once it has passed it.
+    first: Option<i64>,
     /// The answer so far: value, source, node.
     answer: Option<(i64, Source, N)>,
 }
@@ -71,6 +83,7 @@ impl<N> TaskLedger<N> {
                 tasks_best: initial,
                 seen: 0,
                 pending: VecDeque::new(),
+                first: None,
                 answer: None,
             }),
             finished: Condvar::new(),
@@ -98,9 +111,10 @@ impl<N> TaskLedger<N> {
 
     /// The view of whatever the pool takes after handing out `tasks` tasks: first folds
     /// `find` (the caller's frontier find since its last view, if any), then waits until
-    /// tasks `0..=tasks - window` have finished, and returns the best value of the frontier
-    /// and of those tasks. Returns early, with a value that no longer matters, once the
-    /// search is cancelled.
+    /// tasks `0..=tasks - window` have finished and, if `tasks >= 1`, task 0 has passed its
+    /// checkpoint, and returns the best value of the frontier, of those tasks and of task
+    /// 0's checkpoint. Returns early, with a value that no longer matters, once the search
+    /// is cancelled.
     pub fn view(&self, tasks: u64, find: Option<(i64, Source, N)>) -> i64 {
         let mut s = self.lock();
         if let Some((value, source, node)) = find {
@@ -109,17 +123,35 @@ impl<N> TaskLedger<N> {
         }
         // Tasks below `upto` count for this view.
         let upto = (tasks + 1).saturating_sub(self.window);
-        while s.seen < upto && !self.cancelled.load(Ordering::Relaxed) {
+        loop {
+            if self.cancelled.load(Ordering::Relaxed) {
+                return s.frontier.max(s.tasks_best);
+            }
             match s.pending.front() {
-                Some(Some(best)) => {
-                    s.tasks_best = s.tasks_best.max(*best);
+                Some(&Some(best)) if s.seen < upto => {
+                    s.tasks_best = s.tasks_best.max(best);
                     s.pending.pop_front();
                     s.seen += 1;
+                    continue;
                 }
-                _ => s = self.finished.wait(s).unwrap_or_else(|e| e.into_inner()),
+                _ if s.seen < upto => {}
+                _ if tasks == 0 => return s.frontier.max(s.tasks_best),
+                _ => {
+                    if let Some(first) = s.first {
+                        return s.frontier.max(s.tasks_best).max(first);
+                    }
+                }
             }
+            s = self.finished.wait(s).unwrap_or_else(|e| e.into_inner());
         }
-        s.frontier.max(s.tasks_best)
+    }
+
+    /// Task 0 has passed its checkpoint with the best value `best`: wakes the waiters.
+    pub fn checkpoint(&self, best: i64) {
+        let mut s = self.lock();
+        s.first.get_or_insert(best);
+        drop(s);
+        self.finished.notify_all();
     }
 
     /// Task number `task` has finished (or was skipped) with the best value `best` (its
@@ -132,6 +164,10 @@ impl<N> TaskLedger<N> {
             s.pending.resize(slot + 1, None);
         }
         s.pending[slot] = Some(best);
+        if task == 0 {
+            // Finished before its checkpoint: this was its best value there.
+            s.first.get_or_insert(best);
+        }
         if let Some((value, node)) = find {
             s.offer(value, (task, 1), node);
         }

@@ -44,6 +44,10 @@ trait Kind<S: SearchSpace + ?Sized>: Sync {
     /// Ordered: task number `task` (in priority order) has finished, or was skipped, with
     /// `local`'s state.
     fn task_done(&self, _local: &mut Self::Local, _task: u64) {}
+    /// Called by a walk every [`walk::TICK`] expanded nodes (or so), with the nodes it has
+    /// expanded: the replicable optimisation publishes its task's checkpoint there.
+    #[inline(always)]
+    fn tick(&self, _local: &mut Self::Local, _expanded: u64) {}
 }
 
 /// Shared counters and settings of one search run.

@@ -171,6 +171,7 @@ fn walk<'s, S, K>(
                 stack.clear();
                 return;
             }
+            kind.tick(local, stats.expanded);
         }
         poll(stack, local, stats);
         let (expand, cut) = consider(kind, run, local, stats, &child, depth);
@@ -582,6 +583,7 @@ where
                     self.halted = true;
                     return ControlFlow::Break(());
                 }
+                self.kind.tick(self.local, self.counts.expanded);
                 if P::SPLITS && !TRACK && self.splitter.wants(&self.counts) {
                     self.split();
                 }
