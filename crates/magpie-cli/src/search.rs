@@ -151,7 +151,7 @@ pub struct SearchArgs {
     pub order: Option<String>,
 
     /// ordered, optimisation (maxclique without --target, knapsack, tsp): replicable node
-    /// counts; task k prunes with what the tasks up to k - W found (W >= the workers)
+    /// counts; task k prunes with what tasks up to k - W found (W: a few times the workers)
     #[arg(
         long,
         value_name = "W",
