@@ -10,6 +10,8 @@
 //! reported (checked by `negative_controls_fail`).
 #![cfg(loom)]
 
+mod loom_common;
+
 use loom::sync::Arc;
 use loom::thread;
 use magpie::search_ledger::TaskLedger;
@@ -143,26 +145,8 @@ fn broken_view_whose_task_never_finishes() {
     });
 }
 
+/// The broken model above must deadlock under loom.
 #[test]
 fn negative_controls_fail() {
-    let exe = std::env::current_exe().unwrap();
-    let name = "broken_view_whose_task_never_finishes";
-    let out = std::process::Command::new(&exe)
-        .args(["--ignored", "--exact", name, "--test-threads=1"])
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(text.contains("running 1 test"), "{name}: not run:\n{text}");
-    assert!(
-        !out.status.success(),
-        "{name}: the broken model passed:\n{text}"
-    );
-    assert!(
-        text.contains("deadlock"),
-        "{name}: failed, but not by a deadlock:\n{text}"
-    );
+    loom_common::negative_controls_fail(&["broken_view_whose_task_never_finishes"]);
 }

@@ -10,6 +10,8 @@
 //! shows the models can catch it.
 #![cfg(loom)]
 
+mod loom_common;
+
 use loom::sync::atomic::{fence, AtomicBool, Ordering::SeqCst};
 use loom::sync::Arc;
 use loom::thread;
@@ -356,36 +358,12 @@ fn broken_dozer_woken_by_local_push() {
     });
 }
 
-/// Runs each negative control in a child process of this test binary and checks that loom
-/// reports a deadlock. A child process, because after a deadlock loom's clean-up may panic
-/// again while unwinding through loom objects, which aborts the whole process instead of
-/// failing one test (so `#[should_panic]` would be fragile).
+/// The broken models above must deadlock under loom.
 #[test]
 fn negative_controls_fail() {
-    let exe = std::env::current_exe().unwrap();
-    for name in [
+    loom_common::negative_controls_fail(&[
         "broken_setter_that_never_wakes",
         "broken_sleeper_without_recheck",
         "broken_dozer_woken_by_local_push",
-    ] {
-        let out = std::process::Command::new(&exe)
-            .args(["--ignored", "--exact", name, "--test-threads=1"])
-            .env_remove("LOOM_MAX_PREEMPTIONS")
-            .output()
-            .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(text.contains("running 1 test"), "{name}: not run:\n{text}");
-        assert!(
-            !out.status.success(),
-            "{name}: the broken model passed:\n{text}"
-        );
-        assert!(
-            text.contains("deadlock"),
-            "{name}: failed, but not by a deadlock:\n{text}"
-        );
-    }
+    ]);
 }
