@@ -366,14 +366,51 @@ impl Objective for Paths {
 
 /// The heaviest path's value below `node`, at least `best`: a hand-written branch and bound
 /// (plain recursion, the same bound).
-fn heaviest(node: (u32, i64, u64), best: i64) -> i64 {
+fn heaviest<S: Objective<Node = PathNode>>(space: &S, node: PathNode, best: i64) -> i64 {
     let mut best = best.max(node.1);
-    for child in Paths.children(&node) {
-        if Paths.bound(&child) > best {
-            best = heaviest(child, best);
+    for child in space.children(&node) {
+        if space.bound(&child) > best {
+            best = heaviest(space, child, best);
         }
     }
     best
+}
+
+/// [`Paths`] 200 levels deep: two children a node above depth 11, one below (2,048 chains of
+/// 189 nodes), so that tasks run below the walk's recursion limit, on its explicit stack.
+struct DeepPaths;
+
+const DEEP_DEPTH: u32 = 200;
+
+impl SearchSpace for DeepPaths {
+    type Node = PathNode;
+    type Children<'a> = std::vec::IntoIter<PathNode>;
+    fn root(&self) -> PathNode {
+        Paths.root()
+    }
+    fn children<'a>(&'a self, &(depth, value, id): &PathNode) -> Self::Children<'a> {
+        if depth == DEEP_DEPTH {
+            return Vec::new().into_iter();
+        }
+        let n = if depth < 11 { 2 } else { 1 };
+        let mut kids: Vec<PathNode> = (0..n)
+            .map(|i| {
+                let child = mix(id.wrapping_mul(8).wrapping_add(i + 1));
+                (depth + 1, value + (child % PATHS_EDGE as u64) as i64, child)
+            })
+            .collect();
+        kids.sort_by_key(|&(_, v, id)| (std::cmp::Reverse(v), id));
+        kids.into_iter()
+    }
+}
+
+impl Objective for DeepPaths {
+    fn objective(&self, &(_, value, _): &PathNode) -> i64 {
+        value
+    }
+    fn bound(&self, &(depth, value, _): &PathNode) -> i64 {
+        value + i64::from(DEEP_DEPTH - depth) * (PATHS_EDGE - 1)
+    }
 }
 
 /// Everything a replicable optimisation fixes: the answer and the counters.
@@ -381,49 +418,140 @@ fn replicated(out: &search::Outcome<Option<(i64, PathNode)>>) -> impl PartialEq 
     (out.value, fixed(&out.stats))
 }
 
+/// 2- and 3-worker pools on `deques`, and a 1-worker pool (last).
+fn replicable_pools(deques: &[magpie::deque::DequeKind]) -> Vec<magpie::ThreadPool> {
+    let mut pools: Vec<magpie::ThreadPool> = deques
+        .iter()
+        .flat_map(|&d| [common::pool(d, 2), common::pool(d, 3)])
+        .collect();
+    pools.push(ThreadPoolBuilder::new().num_workers(1).build().unwrap());
+    pools
+}
+
+/// Checks that a replicable optimisation of `space` with `opts` (a window set) and
+/// `skeleton` finds `optimum` and gives the answer and counters of one worker on each
+/// multi-worker pool of `pools` (from [`replicable_pools`]), `runs` times each; with window
+/// 1, also those of the shared incumbent on one worker (there, the shared incumbent of task
+/// k holds exactly what the frontier and tasks 0..k found).
+fn check_replicable<S>(
+    space: &S,
+    skeleton: Skeleton,
+    opts: &Options,
+    optimum: i64,
+    pools: &[magpie::ThreadPool],
+    runs: usize,
+) where
+    S: Objective<Node = PathNode>,
+{
+    let (one, pools) = pools.split_last().expect("a 1-worker pool");
+    let window = opts.replicable_window.expect("a window");
+    let what = format!("{skeleton:?}, {opts:?}");
+    let reference = one.install(|| search::optimise(space, skeleton, opts));
+    assert_eq!(reference.value.map(|(v, _)| v), Some(optimum), "{what}");
+    if window.get() == 1 {
+        let shared_opts = Options {
+            replicable_window: None,
+            ..opts.clone()
+        };
+        let shared = one.install(|| search::optimise(space, skeleton, &shared_opts));
+        assert_eq!(replicated(&reference), replicated(&shared), "{what}");
+    }
+    for pool in pools {
+        for _ in 0..runs {
+            let out = pool.install(|| search::optimise(space, skeleton, opts));
+            assert_eq!(
+                replicated(&out),
+                replicated(&reference),
+                "{what}, {}, {} workers",
+                pool.deque(),
+                pool.num_workers()
+            );
+            assert_eq!(out.stats.per_worker.iter().sum::<u64>(), out.stats.expanded);
+        }
+    }
+}
+
 #[test]
 fn replicable_optimisation_counts_the_same_nodes_on_every_run_and_worker_count() {
-    let optimum = heaviest(Paths.root(), i64::MIN);
+    let optimum = heaviest(&Paths, Paths.root(), i64::MIN);
     assert_eq!(optimum, 1_050);
     let seq = search::optimise(&Paths, Skeleton::Sequential, &Options::default());
     assert_eq!(seq.value.map(|(v, _)| v), Some(optimum));
-    let one = ThreadPoolBuilder::new().num_workers(1).build().unwrap();
-    for spawn_depth in [1, 3, 5] {
-        for order in [TaskOrder::Sequential, TaskOrder::Discrepancy] {
-            let skeleton = Skeleton::Ordered { spawn_depth, order };
-            // On one worker the shared incumbent of task k holds exactly what the frontier
-            // and tasks 0..k found: the replicable search with window 1 must match it.
-            let shared = one.install(|| search::optimise(&Paths, skeleton, &Options::default()));
-            for window in [1, 2, 5] {
-                let opts = Options {
-                    replicable_window: std::num::NonZeroUsize::new(window),
-                    ..Options::default()
-                };
-                let reference = one.install(|| search::optimise(&Paths, skeleton, &opts));
-                let what = format!("{skeleton:?}, window {window}");
-                assert_eq!(reference.value.map(|(v, _)| v), Some(optimum), "{what}");
-                if window == 1 {
-                    assert_eq!(replicated(&reference), replicated(&shared), "{what}");
-                }
-                for deque in common::deques() {
-                    for workers in [2, 3] {
-                        let pool = common::pool(deque, workers);
-                        for _ in 0..3 {
-                            let out = pool.install(|| search::optimise(&Paths, skeleton, &opts));
-                            assert_eq!(
-                                replicated(&out),
-                                replicated(&reference),
-                                "{what}, {deque:?}, {workers} workers"
-                            );
-                            assert_eq!(
-                                out.stats.per_worker.iter().sum::<u64>(),
-                                out.stats.expanded
-                            );
-                        }
-                    }
+    // Children come heaviest edge first, so their bounds do not increase: prune-level is
+    // sound. A depth limit changes the optimum (Sequential's is the oracle there).
+    let shallow = Options {
+        max_depth: Some(15),
+        ..Options::default()
+    };
+    let shallow_optimum = search::optimise(&Paths, Skeleton::Sequential, &shallow)
+        .value
+        .map(|(v, _)| v)
+        .unwrap();
+    let variants = [
+        (Options::default(), optimum),
+        (
+            Options {
+                initial_bound: Some(1_000),
+                ..Options::default()
+            },
+            optimum,
+        ),
+        (
+            Options {
+                prune_level: true,
+                ..Options::default()
+            },
+            optimum,
+        ),
+        (shallow, shallow_optimum),
+    ];
+    // Every spawn depth, order and window with the default options; one skeleton and two
+    // windows with each of the others.
+    let pools = replicable_pools(&common::deques());
+    for (k, (base, best)) in variants.into_iter().enumerate() {
+        let (depths, orders, windows): (&[usize], &[TaskOrder], &[usize]) = if k == 0 {
+            (
+                &[0, 1, 3, 5],
+                &[TaskOrder::Sequential, TaskOrder::Discrepancy],
+                &[1, 2, 5],
+            )
+        } else {
+            (&[3], &[TaskOrder::Sequential], &[1, 3])
+        };
+        for &spawn_depth in depths {
+            for &order in orders {
+                let skeleton = Skeleton::Ordered { spawn_depth, order };
+                for &window in windows {
+                    let opts = Options {
+                        replicable_window: std::num::NonZeroUsize::new(window),
+                        ..base.clone()
+                    };
+                    check_replicable(&Paths, skeleton, &opts, best, &pools, 1);
                 }
             }
         }
+    }
+}
+
+/// Tasks 189 levels deep run partly on the walk's explicit stack, where task 0's checkpoint
+/// may fall too.
+#[test]
+fn replicable_optimisation_below_the_recursion_limit() {
+    let optimum = heaviest(&DeepPaths, DeepPaths.root(), i64::MIN);
+    let seq = search::optimise(&DeepPaths, Skeleton::Sequential, &Options::default());
+    assert_eq!(seq.value.map(|(v, _)| v), Some(optimum));
+    assert!(seq.stats.expanded > 10_000, "{:?}", seq.stats);
+    let pools = replicable_pools(&common::deques()[..1]);
+    for window in [1, 2, 8] {
+        let opts = Options {
+            replicable_window: std::num::NonZeroUsize::new(window),
+            ..Options::default()
+        };
+        let skeleton = Skeleton::Ordered {
+            spawn_depth: 6,
+            order: TaskOrder::Sequential,
+        };
+        check_replicable(&DeepPaths, skeleton, &opts, optimum, &pools, 3);
     }
 }
 
@@ -477,6 +605,66 @@ fn a_panic_in_a_replicable_search_wakes_the_waiting_workers() {
             // The pool still works.
             let out = pool.install(|| search::optimise(&Paths, skeleton, &opts));
             assert_eq!(out.value.map(|(v, _)| v), Some(1_050));
+        }
+    }
+}
+
+/// [`Paths`] whose bound forks (`magpie::join`) on the pool the search runs on, so that a
+/// worker waiting for its join may pick up another of the search's jobs.
+struct ForkingPaths;
+
+impl SearchSpace for ForkingPaths {
+    type Node = PathNode;
+    type Children<'a> = std::vec::IntoIter<PathNode>;
+    fn root(&self) -> PathNode {
+        Paths.root()
+    }
+    fn children<'a>(&'a self, node: &PathNode) -> Self::Children<'a> {
+        Paths.children(node)
+    }
+}
+
+impl Objective for ForkingPaths {
+    fn objective(&self, node: &PathNode) -> i64 {
+        Paths.objective(node)
+    }
+    fn bound(&self, node: &PathNode) -> i64 {
+        // The second half is long enough for an idle worker to steal it.
+        let spin = || (0..500u64).fold(node.2, |h, i| mix(h ^ i));
+        let (a, h) = magpie::join(|| Paths.bound(node), spin);
+        std::hint::black_box(h);
+        a
+    }
+}
+
+/// A replicable search whose space forks on the same pool: a worker that waits for a fork
+/// inside a task may run another of the search's jobs, whose next task may wait for the
+/// task suspended below it on the same thread. That job must give up instead of waiting
+/// (it used to deadlock); the counts stay those of one worker.
+#[test]
+fn a_replicable_search_whose_space_forks_on_the_same_pool_finishes() {
+    let skeleton = Skeleton::Ordered {
+        spawn_depth: 3,
+        order: TaskOrder::Sequential,
+    };
+    let opts = Options {
+        replicable_window: std::num::NonZeroUsize::new(2),
+        ..Options::default()
+    };
+    let one = ThreadPoolBuilder::new().num_workers(1).build().unwrap();
+    let reference = one.install(|| search::optimise(&ForkingPaths, skeleton, &opts));
+    assert_eq!(reference.value.map(|(v, _)| v), Some(1_050));
+    for deque in common::deques() {
+        for workers in [2, 3] {
+            let pool = common::pool(deque, workers);
+            for _ in 0..10 {
+                let out = pool.install(|| search::optimise(&ForkingPaths, skeleton, &opts));
+                assert_eq!(
+                    (out.value, fixed(&out.stats)),
+                    (reference.value, fixed(&reference.stats)),
+                    "{deque:?}, {workers} workers"
+                );
+            }
         }
     }
 }

@@ -10,8 +10,9 @@
 //!   and returns the best of the frontier, of those tasks' final values (a running maximum
 //!   over the tasks in number order, so a task that finished early and out of order is not
 //!   counted before its turn) and of task 0's checkpoint value.
-//! - Task 0 passes its checkpoint when its walk has expanded [`CHECKPOINT`] nodes (the
-//!   walk's tick, [`TaskLedger::checkpoint`]) or when it finishes first. The best value it
+//! - Task 0 passes its checkpoint at the first tick of its walk (every 64 nodes) at which it
+//!   has expanded at least [`CHECKPOINT`] nodes ([`TaskLedger::checkpoint`]), or when it
+//!   finishes first. The best value it
 //!   had then is fixed by its own (fixed) search: the heuristic's first dive, often close
 //!   to the optimum, which the first `window - 1` tasks after it would otherwise run
 //!   without. Every other task would make the next one wait as long as it runs, when it is
@@ -21,7 +22,9 @@
 //! - [`TaskLedger::cancel`] (a panic elsewhere) wakes every waiter for good.
 //!
 //! Every wait ends: the tasks it waits for have been handed out, each to a worker that runs
-//! it to its end without taking the pool's lock, and the waiter itself runs no task.
+//! it to its end without taking the pool's lock, and the waiter runs no task below it on its
+//! own stack (a worker job that starts on a thread already running a job of the same search,
+//! when the space's code forks and the thread waits, gives itself back: `ordered::worker`).
 
 use std::collections::VecDeque;
 
@@ -33,7 +36,7 @@ use crate::sync::{Condvar, Mutex, MutexGuard};
 /// The smallest source wins, so the reported answer does not depend on timing either.
 pub type Source = (u64, u8);
 
-/// Nodes task 0's walk expands before its checkpoint (a multiple of the walk's tick).
+/// Nodes task 0's walk expands before its checkpoint (at least: the walk checks at its ticks).
 pub const CHECKPOINT: u64 = 1024;
 
 /// The shared state of one replicable optimisation (see the module doc).
@@ -61,13 +64,20 @@ struct State<N> {
 }
 
 impl<N> State<N> {
-    fn offer(&mut self, value: i64, source: Source, node: N) {
+    /// Keeps the better of the answer so far and `node`; returns the other one, to be
+    /// dropped by the caller after the lock is released (a node's `Drop` is user code).
+    #[must_use]
+    fn offer(&mut self, value: i64, source: Source, node: N) -> Option<N> {
         let better = match &self.answer {
             None => true,
             Some((v, s, _)) => value > *v || (value == *v && source < *s),
         };
         if better {
-            self.answer = Some((value, source, node));
+            self.answer
+                .replace((value, source, node))
+                .map(|(_, _, old)| old)
+        } else {
+            Some(node)
         }
     }
 }
@@ -106,7 +116,9 @@ impl<N> TaskLedger<N> {
     pub fn frontier_find(&self, value: i64, source: Source, node: N) {
         let mut s = self.lock();
         s.frontier = s.frontier.max(value);
-        s.offer(value, source, node);
+        let loser = s.offer(value, source, node);
+        drop(s);
+        drop(loser);
     }
 
     /// The view of whatever the pool takes after handing out `tasks` tasks: first folds
@@ -119,7 +131,10 @@ impl<N> TaskLedger<N> {
         let mut s = self.lock();
         if let Some((value, source, node)) = find {
             s.frontier = s.frontier.max(value);
-            s.offer(value, source, node);
+            let loser = s.offer(value, source, node);
+            drop(s);
+            drop(loser);
+            s = self.lock();
         }
         // Tasks below `upto` count for this view.
         let upto = (tasks + 1).saturating_sub(self.window);
@@ -168,11 +183,10 @@ impl<N> TaskLedger<N> {
             // Finished before its checkpoint: this was its best value there.
             s.first.get_or_insert(best);
         }
-        if let Some((value, node)) = find {
-            s.offer(value, (task, 1), node);
-        }
+        let loser = find.and_then(|(value, node)| s.offer(value, (task, 1), node));
         drop(s);
         self.finished.notify_all();
+        drop(loser);
     }
 
     /// Stops every wait for good (a panic in a task).

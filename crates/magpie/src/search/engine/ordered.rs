@@ -20,6 +20,7 @@
 //! not finished is always running, on the worker YewPar calls the sequential one, which is
 //! what bounds Ordered's time by Sequential's (Archibald et al., JPDC 2018).
 
+use std::cell::Cell;
 use std::cmp::Ordering as Cmp;
 use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
@@ -29,6 +30,7 @@ use std::sync::Mutex;
 use super::walk::{consider, dfs, worth_starting};
 use super::{as_task, Kind, LocalStats, Run};
 use crate::search::{SearchSpace, TaskOrder};
+use crate::Scope;
 
 /// Siblings waiting in the pool, visited: the children of one node (at `path`) that are
 /// to be expanded (above the spawn depth) or started (tasks, at the spawn depth), in order,
@@ -267,16 +269,56 @@ pub(super) fn ordered<S, K>(
     let pool = &pool;
     crate::scope(|s| {
         for _ in 0..crate::current_num_workers() {
-            s.spawn_shared(move |_| {
-                as_task::<S, K>(kind, run, |local, stats| {
-                    while let Some((node, depth, number)) =
-                        pool.next_task(space, kind, run, local, stats)
-                    {
-                        dfs(space, kind, run, local, stats, &node, depth);
-                        kind.task_done(local, number);
-                    }
-                });
-            });
+            s.spawn_shared(move |s| worker(s, space, kind, run, pool));
+        }
+    });
+}
+
+thread_local! {
+    /// The Ordered search (its pool's address) whose worker job this thread is running, or 0.
+    static RUNNING: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Puts back the thread's [`RUNNING`] search when a worker job ends (or unwinds).
+struct Running(usize);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.with(|r| r.set(self.0));
+    }
+}
+
+/// One worker job of an Ordered search: takes the next task from the priority pool and
+/// searches it, until the pool is empty.
+///
+/// A job that starts on a thread already running a job of the same search gives itself
+/// back to the pool's shared queue instead. That happens when the space's own code forks on
+/// the pool (a `join` in `bound`) and the thread, waiting for the stolen half, takes the
+/// next job from the queue: the job below it on this thread's stack may hold the priority
+/// pool's lock (a frontier expansion calls `bound`) or run a task a replicable view waits
+/// for, so this one could never take a task. Given back, it is run by a thread that is free
+/// (or by this one once its wait is over).
+fn worker<'s, S, K>(
+    s: &Scope<'s>,
+    space: &'s S,
+    kind: &'s K,
+    run: &'s Run<'s>,
+    pool: &'s Pool<S::Node>,
+) where
+    S: SearchSpace + ?Sized,
+    K: Kind<S>,
+    S::Node: Send,
+{
+    let me = std::ptr::from_ref(pool) as usize;
+    if RUNNING.with(Cell::get) == me {
+        s.spawn_shared(move |s| worker(s, space, kind, run, pool));
+        return;
+    }
+    let _running = Running(RUNNING.with(|r| r.replace(me)));
+    as_task::<S, K>(kind, run, |local, stats| {
+        while let Some((node, depth, number)) = pool.next_task(space, kind, run, local, stats) {
+            dfs(space, kind, run, local, stats, &node, depth);
+            kind.task_done(local, number);
         }
     });
 }
