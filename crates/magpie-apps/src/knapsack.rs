@@ -396,7 +396,7 @@ impl magpie::search::SearchSpace for Instance {
         node.children(self)
     }
 
-    /// The same children as [`children`](Self::children) (include, if it fits, then
+    /// The same children as [`children`](magpie::search::SearchSpace::children) (include, if it fits, then
     /// exclude), built in locals.
     #[inline]
     fn for_each_child<F>(&self, node: &KnapNode, mut visit: F) -> std::ops::ControlFlow<()>

@@ -95,12 +95,12 @@ pub fn fib_seq(n: u64) -> u64 {
 }
 
 /// Number of solutions of the N-Queens problem for `n = 0, 1, …, 16` (OEIS A000170), to
-/// check [`nqueens`] against.
+/// check [`nqueens()`] against.
 pub const NQUEENS_SOLUTIONS: [u64; 17] = [
     1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14_200, 73_712, 365_596, 2_279_184, 14_772_512,
 ];
 
-/// The largest board [`nqueens`] accepts.
+/// The largest board [`nqueens()`] accepts.
 pub const NQUEENS_MAX: u32 = 32;
 
 /// Counts the ways to place `n` non-attacking queens on an `n × n` board, forking with

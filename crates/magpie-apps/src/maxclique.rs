@@ -870,7 +870,7 @@ impl magpie::search::SearchSpace for CliqueSpace {
         BoundedChildren(node.node.children(&self.graph))
     }
 
-    /// The same children as [`children`](Self::children), each built in one buffer that the
+    /// The same children as [`children`](magpie::search::SearchSpace::children), each built in one buffer that the
     /// next overwrites ([`Children::next_into`]): a child that is pruned at once (under
     /// prune-level, every expanded node's loop ends on one) costs no buffer of its own.
     #[inline]

@@ -158,7 +158,7 @@ impl magpie::search::SearchSpace for Board {
         }
     }
 
-    /// The same children as [`children`](Self::children), built in a local each (the
+    /// The same children as [`children`](magpie::search::SearchSpace::children), built in a local each (the
     /// bitmask recursion of [`count`]).
     #[inline]
     fn for_each_child<F>(&self, node: &Placement, mut visit: F) -> ControlFlow<()>

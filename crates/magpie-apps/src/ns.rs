@@ -559,7 +559,7 @@ impl magpie::search::SearchSpace for Tree {
         }
     }
 
-    /// The same children as [`children`](Self::children), each built in a local (as
+    /// The same children as [`children`](magpie::search::SearchSpace::children), each built in a local (as
     /// [`count_by_genus`] does), with no copy of the parent.
     #[inline]
     fn for_each_child<F>(&self, node: &Semigroup, mut visit: F) -> ControlFlow<()>

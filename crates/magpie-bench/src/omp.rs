@@ -3,9 +3,9 @@
 //! chosen per call (`omp_set_schedule` + `schedule(runtime)`) and the team size per call
 //! (`num_threads`).
 //!
-//! - [`mandelbrot`]: the image over [-2,1]×[-1.5,1.5], one parallel loop over pixel indices,
+//! - `mandelbrot`: the image over [-2,1]×[-1.5,1.5], one parallel loop over pixel indices,
 //!   compiled with `-ffp-contract=off` so the counts equal plain Rust `f64` arithmetic.
-//! - [`dist`]: one time step `step` of the dist loop: iteration `i` runs `costs[i]` xorshift
+//! - `dist`: one time step `step` of the dist loop: iteration `i` runs `costs[i]` xorshift
 //!   steps seeded with `magpie_apps::dist::iteration_seed(step, i)` = `(step << 32) ^ i`; the
 //!   loop returns the wrapping sum of the results.
 //!
@@ -174,7 +174,7 @@ pub fn mandelbrot(
     (image, sum)
 }
 
-/// [`mandelbrot`], also returning each thread's busy time (index = OpenMP thread number;
+/// `mandelbrot`, also returning each thread's busy time (index = OpenMP thread number;
 /// empty when `threads` is 0).
 pub fn mandelbrot_busy(
     width: usize,
@@ -187,7 +187,7 @@ pub fn mandelbrot_busy(
     mandelbrot_kind(width, height, max_iter, sched.code(), chunk, threads)
 }
 
-/// The same C Mandelbrot body as [`mandelbrot`], run sequentially without OpenMP.
+/// The same C Mandelbrot body as `mandelbrot`, run sequentially without OpenMP.
 pub fn mandelbrot_sequential(width: usize, height: usize, max_iter: u32) -> (Vec<u32>, u64) {
     let (image, sum, _) = mandelbrot_kind(width, height, max_iter, SEQUENTIAL, 0, 1);
     (image, sum)
@@ -235,7 +235,7 @@ pub fn dist(costs: &[u64], step: usize, sched: OmpSchedule, chunk: usize, thread
     dist_busy(costs, step, sched, chunk, threads).0
 }
 
-/// [`dist`], also returning each thread's busy time (index = OpenMP thread number; empty
+/// `dist`, also returning each thread's busy time (index = OpenMP thread number; empty
 /// when `threads` is 0).
 pub fn dist_busy(
     costs: &[u64],
@@ -247,7 +247,7 @@ pub fn dist_busy(
     dist_kind(costs, step, sched.code(), chunk, threads)
 }
 
-/// The same C dist-work body as [`dist`] (time step `step`), run sequentially without OpenMP.
+/// The same C dist-work body as `dist` (time step `step`), run sequentially without OpenMP.
 pub fn dist_sequential(costs: &[u64], step: usize) -> u64 {
     dist_kind(costs, step, SEQUENTIAL, 0, 1).0
 }

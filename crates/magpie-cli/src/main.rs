@@ -99,7 +99,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// A two-minute tour of the search applications, every result checked
+    /// A tour of the search applications (about ten seconds), every result checked
     ///
     /// Runs UTS T1, numerical semigroups to genus 30, N-Queens 13 and maximum clique on a
     /// generated random graph, each sequentially on one worker and then in parallel on every

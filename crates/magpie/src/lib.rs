@@ -22,7 +22,8 @@
 //! ```
 //!
 //! Outside any pool, the free functions use a global pool configured from the environment
-//! (`MAGPIE_NUM_WORKERS`, `MAGPIE_DEQUE`, `MAGPIE_VICTIMS`, `MAGPIE_IDLE`, `MAGPIE_SIGNAL`).
+//! (`MAGPIE_NUM_WORKERS`, `MAGPIE_DEQUE`, `MAGPIE_VICTIMS`, `MAGPIE_IDLE`, `MAGPIE_SIGNAL`,
+//! `MAGPIE_JOIN_LIMIT`).
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 

@@ -42,7 +42,8 @@ pub const SCHEDULE_ENV: &str = "MAGPIE_SCHEDULE";
 pub enum StealAmount {
     /// This percentage (1..=100) of the victim's remaining iterations (at least one).
     Ratio(u8),
-    /// A FAC2-sized share: `⌈R/(2P)⌉` of the victim's `R` remaining iterations over `P` workers.
+    /// A FAC2-sized share of the victim's own queue: `⌈R/2⌉` of its `R` remaining iterations
+    /// (FAC2's `⌈R/(2P)⌉` with `P = 1`, one owner per queue), as the thief's executor takes.
     Fac2,
 }
 
