@@ -1,15 +1,16 @@
-//! The one wire format of every message the ranks exchange: bincode 1 with fixed-size
-//! integers, little-endian — byte for byte what `bincode::serialize` writes.
+//! The one wire format of every message the ranks exchange: postcard (serde's compact
+//! format: variable-length integers, length-prefixed sequences), a maintained crate.
 //!
-//! Decoding trusts nothing in the bytes: it never reads past them, refuses trailing bytes,
-//! and caps what a length prefix may claim at the message's own size, so a garbage prefix
-//! (`u64::MAX` elements) fails at once instead of allocating gigabytes. A failure names the
-//! kind of message; the receiver adds the peer's rank ([`decode_from`]).
+//! Decoding trusts nothing in the bytes: it never reads past them and refuses trailing
+//! bytes; a length prefix that claims more elements than the message holds fails when the
+//! bytes run out, and serde never preallocates more than a small bound for it, so a garbage
+//! prefix (`u64::MAX` elements) fails at once instead of allocating gigabytes. A failure
+//! names the kind of message; the receiver adds the peer's rank ([`decode_from`]).
 //!
 //! ```
 //! use magpie_mpi::codec::{decode, encode};
 //! let bytes = encode(&(7u64, vec![1i32, -2]));
-//! assert_eq!(bytes, bincode::serialize(&(7u64, vec![1i32, -2])).unwrap());
+//! assert_eq!(bytes, [7, 2, 2, 3]); // 7, two elements, zigzag 1 and -2
 //! assert_eq!(decode::<(u64, Vec<i32>)>(&bytes, "result").unwrap(), (7, vec![1, -2]));
 //! let e = decode::<Vec<u64>>(&[255; 8], "result").unwrap_err();
 //! assert!(e.to_string().starts_with("a corrupt result message (8 bytes): "), "{e}");
@@ -17,7 +18,6 @@
 
 use std::fmt;
 
-use bincode::Options;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -28,7 +28,7 @@ pub struct DecodeError {
     pub what: &'static str,
     /// The message's size in bytes.
     pub len: usize,
-    /// bincode's reason.
+    /// The decoder's reason.
     pub reason: String,
 }
 
@@ -44,25 +44,12 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
-/// bincode 1's legacy layout (as `bincode::serialize`) with a limit on what it may read.
-fn options(limit: u64) -> impl Options {
-    bincode::DefaultOptions::new()
-        .with_fixint_encoding()
-        .with_little_endian()
-        .reject_trailing_bytes()
-        .with_limit(limit)
-}
-
-/// The bytes of `value`, exactly as `bincode::serialize` writes them.
+/// The bytes of `value`.
 ///
 /// # Panics
 /// Only if `value`'s `Serialize` implementation itself fails (plain data never does).
 pub fn encode<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
-    bincode::DefaultOptions::new()
-        .with_fixint_encoding()
-        .with_little_endian()
-        .serialize(value)
-        .expect("serializing plain data to memory cannot fail")
+    postcard::to_stdvec(value).expect("serializing plain data to memory cannot fail")
 }
 
 /// Decodes a `what` message from `bytes` (see the module docs for what is checked).
@@ -70,13 +57,16 @@ pub fn encode<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
 /// # Errors
 /// A [`DecodeError`] naming `what` if `bytes` are not exactly one encoded `T`.
 pub fn decode<T: DeserializeOwned>(bytes: &[u8], what: &'static str) -> Result<T, DecodeError> {
-    options(bytes.len() as u64)
-        .deserialize(bytes)
-        .map_err(|e| DecodeError {
-            what,
-            len: bytes.len(),
-            reason: e.to_string(),
-        })
+    let error = |reason: String| DecodeError {
+        what,
+        len: bytes.len(),
+        reason,
+    };
+    match postcard::take_from_bytes(bytes) {
+        Ok((value, [])) => Ok(value),
+        Ok((_, rest)) => Err(error(format!("{} trailing bytes", rest.len()))),
+        Err(e) => Err(error(e.to_string())),
+    }
 }
 
 /// Decodes a `what` message that rank `peer` sent.
@@ -138,14 +128,12 @@ mod tests {
     }
 
     #[test]
-    fn round_trip_with_the_wire_format_of_bincode_serialize() {
+    fn round_trip() {
         let m = sample();
         let bytes = encode(&m);
-        assert_eq!(bytes, bincode::serialize(&m).unwrap(), "same wire format");
         assert_eq!(decode::<Msg>(&bytes, "work").unwrap(), m);
-        // What the old decoder (bincode::deserialize) read, the new one reads the same.
-        let old: Msg = bincode::deserialize(&bincode::serialize(&m).unwrap()).unwrap();
-        assert_eq!(decode::<Msg>(&encode(&old), "work").unwrap(), m);
+        // Variable-length integers: (4, 2^40) takes 1 + 6 bytes, not 16.
+        assert_eq!(encode(&m.range).len(), 7);
     }
 
     #[test]
@@ -163,24 +151,25 @@ mod tests {
     #[test]
     fn a_huge_length_prefix_fails_without_allocating() {
         // A Vec<u8> claiming 2^60 elements, then 8 bytes of data.
-        let mut bytes = (1u64 << 60).to_le_bytes().to_vec();
+        let mut bytes = encode(&(1u64 << 60));
         bytes.extend([1; 8]);
         let e = decode::<Vec<u8>>(&bytes, "data").unwrap_err();
         assert!(
             e.to_string()
-                .starts_with("a corrupt data message (16 bytes): "),
+                .starts_with("a corrupt data message (17 bytes): "),
             "{e}"
         );
         let e = decode::<String>(&bytes, "name").unwrap_err();
         assert_eq!(e.what, "name");
+        let e = decode::<Vec<u64>>(&bytes, "data").unwrap_err();
+        assert_eq!(e.len, 17);
     }
 
     #[test]
     fn a_duration_beyond_a_second_of_nanoseconds_is_normalised() {
         // What the fuzzer found: serde carries nanoseconds >= 10^9 into the seconds, so the
         // bytes re-encode differently, but the value is sound and re-encodes stably.
-        let mut bytes = encode(&std::time::Duration::from_secs(1));
-        bytes[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
+        let bytes = encode(&(1u64, u32::MAX));
         let d: std::time::Duration = decode(&bytes, "statistics").unwrap();
         assert_eq!(d, std::time::Duration::new(1, u32::MAX));
         assert_eq!((d.as_secs(), d.subsec_nanos()), (5, 294_967_295));

@@ -279,7 +279,7 @@ pub type FromBytes<T> = fn(Range<usize>, &[u8]) -> Result<Vec<T>, String>;
 /// decides what goes over the wire:
 ///
 /// - [`DataDescription::OneToOne`] (default): one element per iteration, serialized by serde
-///   (bincode).
+///   (postcard, [`crate::codec`]).
 /// - [`DataDescription::Range`]: two plain functions map an iteration range and its elements
 ///   to bytes and back: for data whose wire form is a contiguous block (e.g. packed
 ///   little-endian numbers, or an N-to-one mapping that sends a range's worth of something
