@@ -25,7 +25,8 @@
 //! (`MAGPIE_NUM_WORKERS`, `MAGPIE_DEQUE`, `MAGPIE_VICTIMS`, `MAGPIE_IDLE`, `MAGPIE_SIGNAL`,
 //! `MAGPIE_JOIN_LIMIT`).
 #![deny(unsafe_op_in_unsafe_fn)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod deque;
 #[cfg(not(loom))]

@@ -14,6 +14,7 @@ use crate::policy::{idle, victim, IdlePolicy, PolicyError, SpecError, VictimPoli
 
 /// Why a pool could not be built.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BuildError {
     /// `num_workers(0)`.
     #[error("a pool needs at least 1 worker (num_workers was 0)")]

@@ -477,9 +477,11 @@ impl WorkerThread {
         hi.load(Ordering::Relaxed)
             .wrapping_sub(lo.load(Ordering::Relaxed))
             < self.join_push_limit
-            // SAFETY: non-null `exposure_flag` points into `self.deque`.
-            || (!self.exposure_flag.is_null()
-                && unsafe { &*self.exposure_flag }.load(Ordering::Relaxed))
+            || (!self.exposure_flag.is_null() && {
+                // SAFETY: a non-null `exposure_flag` points into `self.deque`, alive as long
+                // as `self`.
+                unsafe { &*self.exposure_flag }.load(Ordering::Relaxed)
+            })
     }
 
     /// Serves a thief's pending request for work, if this worker's deque needs its owner to

@@ -46,6 +46,36 @@ pub struct Scope<'scope> {
 /// assert_eq!(hits.load(Ordering::Relaxed), 8);
 /// assert_eq!(data[7], 14);
 /// ```
+///
+/// A spawned job may borrow only what outlives the scope: not a local of `op`, which is
+/// dropped when `op` returns, before the scope waits for its jobs.
+///
+/// ```compile_fail,E0373
+/// let mut lens = Vec::new();
+/// magpie::scope(|s| {
+///     let local = vec![1, 2, 3];
+///     s.spawn(|_| lens.push(local.len()));
+/// });
+/// ```
+///
+/// Two jobs that may run at once cannot both borrow the same value mutably.
+///
+/// ```compile_fail,E0499
+/// let mut v = vec![1];
+/// magpie::scope(|s| {
+///     s.spawn(|_| v.push(2));
+///     s.spawn(|_| v.push(3));
+/// });
+/// ```
+///
+/// And nothing borrowed from the scope escapes it.
+///
+/// ```compile_fail,E0521
+/// let mut leaked = None;
+/// magpie::scope(|s| {
+///     leaked = Some(s);
+/// });
+/// ```
 pub fn scope<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R + Send,
