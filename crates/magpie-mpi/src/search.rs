@@ -210,44 +210,28 @@ impl<A> Distributed<A> {
     }
 }
 
-/// How a rank's workers split the search tree into tasks (YewPar's skeletons).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Skeleton {
-    /// Every node above `spawn_depth` is a task (its children go to the depth pool); a task at
-    /// `spawn_depth` is searched depth-first by the worker that takes it.
-    DepthBounded {
-        /// The depth of the deepest tasks.
-        spawn_depth: usize,
-    },
-    /// A worker searches its task depth-first; after `budget` backtracks it makes the
-    /// unexplored nodes of its shallowest open level into tasks and counts again.
-    Budget {
-        /// Backtracks between two spills (at least 1).
-        budget: u64,
-    },
-    /// A worker searches its task depth-first; when an idle worker of its rank or a thief
-    /// from another rank wants work, it gives up the next unexplored sibling of its
-    /// shallowest open level (YewPar's StackStealing), or all of that level's with
-    /// `steal_all` (the chunked variant).
-    StackStealing {
-        /// Hand over every unexplored sibling of the level, not just the next one.
-        steal_all: bool,
-    },
-    /// YewPar's Ordered skeleton over ranks: the nodes at `spawn_depth` are tasks numbered
-    /// in `order`, and every rank, every worker, takes the next one in that order. Rank 0
-    /// owns them: one of its workers visits the tree above `spawn_depth` and puts every task
-    /// in rank 0's pool in priority order; its workers and the other ranks (which ask rank
-    /// 0, and only rank 0, whenever one of their workers is idle) take the
-    /// highest-priority task left, one at a time. So tasks leave the pool exactly once each,
-    /// in priority order, over all ranks; each is searched depth-first by the worker that
-    /// takes it. `victims` does not apply (every request goes to rank 0).
-    Ordered {
-        /// The depth of the tasks.
-        spawn_depth: usize,
-        /// The order in which tasks are handed out.
-        order: TaskOrder,
-    },
-}
+/// How a rank's workers split the search tree into tasks: magpie's own [`Skeleton`], the
+/// same one a local search takes, over ranks.
+///
+/// - `DepthBounded { spawn_depth }`: every node above `spawn_depth` is a task (its children
+///   go to the depth pool); a task at `spawn_depth` is searched depth-first by the worker
+///   that takes it.
+/// - `Budget { backtracks }`: a worker searches its task depth-first; after `backtracks`
+///   backtracks it makes the unexplored nodes of its shallowest open level into tasks and
+///   counts again.
+/// - `StackStealing { steal_all }`: when an idle worker of its rank or a thief from another
+///   rank wants work, a worker gives up the next unexplored sibling of its shallowest open
+///   level (YewPar's StackStealing), or all of that level's with `steal_all`.
+/// - `Ordered { spawn_depth, order }`: YewPar's Ordered skeleton over ranks. The nodes at
+///   `spawn_depth` are tasks numbered in `order`. Rank 0 owns them: one of its workers
+///   visits the tree above `spawn_depth` and puts every task in rank 0's pool in priority
+///   order; its workers and the other ranks (which ask rank 0, and only rank 0, whenever
+///   one of their workers is idle) take the highest-priority task left, one at a time. So
+///   tasks leave the pool exactly once each, in priority order, over all ranks. `victims`
+///   does not apply (every request goes to rank 0).
+/// - `Sequential`: the root is the only task (as `DepthBounded { spawn_depth: 0 }`): one
+///   worker of one rank searches the whole tree.
+pub use magpie::search::Skeleton;
 
 /// When a worker searching a subtree gives part of it away.
 #[derive(Clone, Copy)]
@@ -689,8 +673,10 @@ where
                 {
                     None
                 }
-                Skeleton::DepthBounded { .. } | Skeleton::Ordered { .. } => Some(Split::Never),
-                Skeleton::Budget { budget } => Some(Split::Budget(budget.max(1), shared)),
+                Skeleton::Sequential | Skeleton::DepthBounded { .. } | Skeleton::Ordered { .. } => {
+                    Some(Split::Never)
+                }
+                Skeleton::Budget { backtracks } => Some(Split::Budget(backtracks.max(1), shared)),
                 Skeleton::StackStealing { steal_all } => Some(Split::OnDemand {
                     all: steal_all,
                     pool: shared,

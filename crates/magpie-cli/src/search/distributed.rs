@@ -284,32 +284,24 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
             "--max-depth is not supported with --distributed".into(),
         ));
     }
-    let skeleton = match (choice.name, choice.spawn_depth, choice.budget) {
-        ("depth-bounded", Some(spawn_depth), _) => Skeleton::DepthBounded { spawn_depth },
-        ("budget", _, Some(budget)) => Skeleton::Budget { budget },
-        ("stack-stealing", ..) => Skeleton::StackStealing {
-            steal_all: choice.steal_all.unwrap_or(false),
-        },
-        ("ordered", ..) => match choice.skeleton {
-            magpie::search::Skeleton::Ordered { spawn_depth, order } => {
-                if args.remote_victims.is_some() {
-                    // Every task is on rank 0 until taken: there is no victim to choose.
-                    return Err(Failure::Usage(
-                        "--remote-victims does not apply to --skeleton ordered (every rank \
-                         takes the next task in priority order from rank 0)"
-                            .into(),
-                    ));
-                }
-                Skeleton::Ordered { spawn_depth, order }
-            }
-            other => unreachable!("the ordered choice is {other:?}"),
-        },
-        (name, ..) => {
+    // The same skeleton a local search takes (magpie-mpi runs magpie's own `Skeleton`).
+    let skeleton = match choice.skeleton {
+        Skeleton::Sequential => {
             return Err(Failure::Usage(format!(
                 "--distributed runs the depth-bounded, budget, stack-stealing and ordered \
-                 skeletons; {name} is not distributed"
+                 skeletons; {} is not distributed",
+                choice.name
             )))
         }
+        Skeleton::Ordered { .. } if args.remote_victims.is_some() => {
+            // Every task is on rank 0 until taken: there is no victim to choose.
+            return Err(Failure::Usage(
+                "--remote-victims does not apply to --skeleton ordered (every rank takes the \
+                 next task in priority order from rank 0)"
+                    .into(),
+            ));
+        }
+        s => s,
     };
     let (pool, deque, workers) = build_pool(config)?;
     if let Some(w) = cluster.binding_warning(workers) {
