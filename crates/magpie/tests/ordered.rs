@@ -340,16 +340,24 @@ impl SearchSpace for Paths {
         if depth == PATHS_DEPTH {
             return Vec::new().into_iter();
         }
-        let n = 2 + mix(id) % 3;
-        let mut kids: Vec<(u32, i64, u64)> = (0..n)
-            .map(|i| {
-                let child = mix(id.wrapping_mul(8).wrapping_add(i + 1));
-                (depth + 1, value + (child % PATHS_EDGE as u64) as i64, child)
-            })
-            .collect();
-        kids.sort_by_key(|&(_, v, id)| (std::cmp::Reverse(v), id));
-        kids.into_iter()
+        weighted_children((depth, value, id), 2 + mix(id) % 3)
     }
+}
+
+/// The `n` children of a weighted-tree node `(depth, value, id)`: each adds an edge weight
+/// below [`PATHS_EDGE`] (by a hash of the child's id), heaviest edge first.
+fn weighted_children(
+    (depth, value, id): (u32, i64, u64),
+    n: u64,
+) -> std::vec::IntoIter<(u32, i64, u64)> {
+    let mut kids: Vec<(u32, i64, u64)> = (0..n)
+        .map(|i| {
+            let child = mix(id.wrapping_mul(8).wrapping_add(i + 1));
+            (depth + 1, value + (child % PATHS_EDGE as u64) as i64, child)
+        })
+        .collect();
+    kids.sort_by_key(|&(_, v, id)| (std::cmp::Reverse(v), id));
+    kids.into_iter()
 }
 
 /// A [`Paths`] node: `(depth, value, id)`.
@@ -392,15 +400,7 @@ impl SearchSpace for DeepPaths {
         if depth == DEEP_DEPTH {
             return Vec::new().into_iter();
         }
-        let n = if depth < 11 { 2 } else { 1 };
-        let mut kids: Vec<PathNode> = (0..n)
-            .map(|i| {
-                let child = mix(id.wrapping_mul(8).wrapping_add(i + 1));
-                (depth + 1, value + (child % PATHS_EDGE as u64) as i64, child)
-            })
-            .collect();
-        kids.sort_by_key(|&(_, v, id)| (std::cmp::Reverse(v), id));
-        kids.into_iter()
+        weighted_children((depth, value, id), if depth < 11 { 2 } else { 1 })
     }
 }
 
