@@ -14,7 +14,6 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use clap::Args;
-
 use magpie::search::{self, CountPerDepth, Options, SearchSpace, SearchStats, Skeleton, TaskOrder};
 use magpie::ThreadPool;
 use magpie_apps::input::InputError;

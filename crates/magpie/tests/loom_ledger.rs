@@ -20,15 +20,21 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
     loom::model::Builder::new().check(f);
 }
 
+/// Runs `f` with the ledger on a new loom thread (a worker finishing tasks).
+fn on_thread(
+    ledger: &Arc<TaskLedger<u32>>,
+    f: impl FnOnce(&TaskLedger<u32>) + Send + 'static,
+) -> thread::JoinHandle<()> {
+    let ledger = Arc::clone(ledger);
+    thread::spawn(move || f(&ledger))
+}
+
 /// Window 1: the view after one task is handed out waits for that task and sees its best.
 #[test]
 fn a_view_waits_for_the_task_it_counts() {
     model(|| {
         let ledger = Arc::new(TaskLedger::<u32>::new(0, 1));
-        let worker = {
-            let ledger = Arc::clone(&ledger);
-            thread::spawn(move || ledger.done(0, 7, Some((7, 70))))
-        };
+        let worker = on_thread(&ledger, move |ledger| ledger.done(0, 7, Some((7, 70))));
         assert_eq!(ledger.view(1, None), 7);
         worker.join().unwrap();
         let ledger = Arc::try_unwrap(ledger).ok().unwrap();
@@ -45,8 +51,9 @@ fn tasks_finishing_out_of_order_count_in_number_order() {
         let workers: Vec<_> = [(0, 5), (1, 9)]
             .into_iter()
             .map(|(task, best)| {
-                let ledger = Arc::clone(&ledger);
-                thread::spawn(move || ledger.done(task, best, Some((best, task as u32))))
+                on_thread(&ledger, move |ledger| {
+                    ledger.done(task, best, Some((best, task as u32)))
+                })
             })
             .collect();
         assert_eq!(ledger.view(2, None), 5);
@@ -63,13 +70,10 @@ fn tasks_finishing_out_of_order_count_in_number_order() {
 fn early_views_see_task_0_at_its_checkpoint() {
     model(|| {
         let ledger = Arc::new(TaskLedger::<u32>::new(0, 4));
-        let first = {
-            let ledger = Arc::clone(&ledger);
-            thread::spawn(move || {
-                ledger.checkpoint(5);
-                ledger.done(0, 9, Some((9, 0)));
-            })
-        };
+        let first = on_thread(&ledger, move |ledger| {
+            ledger.checkpoint(5);
+            ledger.done(0, 9, Some((9, 0)));
+        });
         assert_eq!(ledger.view(1, None), 5);
         assert_eq!(ledger.view(3, None), 5);
         assert_eq!(ledger.view(4, None), 9);
@@ -82,10 +86,7 @@ fn early_views_see_task_0_at_its_checkpoint() {
 fn a_task_0_smaller_than_its_checkpoint_counts_when_it_finishes() {
     model(|| {
         let ledger = Arc::new(TaskLedger::<u32>::new(0, 4));
-        let first = {
-            let ledger = Arc::clone(&ledger);
-            thread::spawn(move || ledger.done(0, 6, None))
-        };
+        let first = on_thread(&ledger, move |ledger| ledger.done(0, 6, None));
         assert_eq!(ledger.view(2, None), 6);
         first.join().unwrap();
     });
@@ -97,14 +98,8 @@ fn a_task_0_smaller_than_its_checkpoint_counts_when_it_finishes() {
 fn equal_finds_resolve_to_the_earliest_source() {
     model(|| {
         let ledger = Arc::new(TaskLedger::<u32>::new(0, 4));
-        let late = {
-            let ledger = Arc::clone(&ledger);
-            thread::spawn(move || ledger.done(2, 8, Some((8, 2))))
-        };
-        let early = {
-            let ledger = Arc::clone(&ledger);
-            thread::spawn(move || ledger.done(1, 8, Some((8, 1))))
-        };
+        let late = on_thread(&ledger, move |ledger| ledger.done(2, 8, Some((8, 2))));
+        let early = on_thread(&ledger, move |ledger| ledger.done(1, 8, Some((8, 1))));
         ledger.frontier_find(8, (1, 0), 100);
         late.join().unwrap();
         early.join().unwrap();
@@ -119,10 +114,7 @@ fn equal_finds_resolve_to_the_earliest_source() {
 fn cancel_wakes_a_waiting_view() {
     model(|| {
         let ledger = Arc::new(TaskLedger::<u32>::new(0, 1));
-        let panicking = {
-            let ledger = Arc::clone(&ledger);
-            thread::spawn(move || ledger.cancel())
-        };
+        let panicking = on_thread(&ledger, move |ledger| ledger.cancel());
         let _ = ledger.view(1, None);
         assert!(ledger.cancelled());
         panicking.join().unwrap();
@@ -136,10 +128,7 @@ fn cancel_wakes_a_waiting_view() {
 fn broken_view_whose_task_never_finishes() {
     model(|| {
         let ledger = Arc::new(TaskLedger::<u32>::new(0, 1));
-        let worker = {
-            let ledger = Arc::clone(&ledger);
-            thread::spawn(move || ledger.done(1, 3, None))
-        };
+        let worker = on_thread(&ledger, move |ledger| ledger.done(1, 3, None));
         let _ = ledger.view(1, None);
         worker.join().unwrap();
     });

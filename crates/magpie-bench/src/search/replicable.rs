@@ -87,7 +87,7 @@ fn windows_text(args: &SearchArgs) -> String {
     let w: Vec<String> = args
         .replicable_windows
         .iter()
-        .map(|w| w.to_string())
+        .map(ToString::to_string)
         .collect();
     w.join(", ")
 }
@@ -129,17 +129,18 @@ fn compare<'a>(
         let group: Vec<&Contender> = pair.iter().collect();
         measure::same_nodes(&format!("{what} {}", pair[0].config), &group)?;
     }
+    // The median node counts of the timed runs, as the rows show them.
+    let mut nodes = Vec::new();
     for c in &cs {
-        report.push(c.row(EXPERIMENT, app.name(), instance));
+        let row = c.row(EXPERIMENT, app.name(), instance);
+        nodes.push(row.nodes.unwrap_or(0) as f64);
+        report.push(row);
     }
     let shared = &cs[0];
-    let nodes = |c: &Contender| {
-        let mut n = c.node_counts();
-        n.sort_unstable();
-        n[n.len() / 2] as f64
-    };
-    for (window, pair) in args.replicable_windows.iter().zip(cs[1..].chunks(2)) {
-        let repl = &pair[1];
+    for (k, window) in args.replicable_windows.iter().enumerate() {
+        // Contenders 1 + 2k and 2 + 2k: the window on one worker, then on `--workers`.
+        let i = 2 + 2 * k;
+        let repl = &cs[i];
         report.push(ratio_row(
             Row::new(
                 EXPERIMENT,
@@ -160,8 +161,8 @@ fn compare<'a>(
                 &format!("nodes w={window} / shared (medians)"),
                 w,
             ),
-            nodes(repl),
-            nodes(shared),
+            nodes[i],
+            nodes[0],
             None,
         ));
     }

@@ -128,33 +128,31 @@ impl<N> TaskLedger<N> {
     /// 0's checkpoint. Returns early, with a value that no longer matters, once the search
     /// is cancelled.
     pub fn view(&self, tasks: u64, find: Option<(i64, Source, N)>) -> i64 {
-        let mut s = self.lock();
         if let Some((value, source, node)) = find {
-            s.frontier = s.frontier.max(value);
-            let loser = s.offer(value, source, node);
-            drop(s);
-            drop(loser);
-            s = self.lock();
+            self.frontier_find(value, source, node);
         }
         // Tasks below `upto` count for this view.
         let upto = (tasks + 1).saturating_sub(self.window);
+        let mut s = self.lock();
         loop {
+            let best = s.frontier.max(s.tasks_best);
             if self.cancelled.load(Ordering::Relaxed) {
-                return s.frontier.max(s.tasks_best);
+                return best;
             }
-            match s.pending.front() {
-                Some(&Some(best)) if s.seen < upto => {
-                    s.tasks_best = s.tasks_best.max(best);
-                    s.pending.pop_front();
-                    s.seen += 1;
-                    continue;
-                }
-                _ if s.seen < upto => {}
-                _ if tasks == 0 => return s.frontier.max(s.tasks_best),
-                _ => {
-                    if let Some(first) = s.first {
-                        return s.frontier.max(s.tasks_best).max(first);
-                    }
+            while s.seen < upto {
+                let Some(&Some(done)) = s.pending.front() else {
+                    break;
+                };
+                s.tasks_best = s.tasks_best.max(done);
+                s.pending.pop_front();
+                s.seen += 1;
+            }
+            if s.seen == upto {
+                let best = s.frontier.max(s.tasks_best);
+                match (tasks, s.first) {
+                    (0, _) => return best,
+                    (_, Some(first)) => return best.max(first),
+                    _ => {}
                 }
             }
             s = self.finished.wait(s).unwrap_or_else(|e| e.into_inner());

@@ -162,9 +162,7 @@ impl<N> Pool<N> {
         let mut guard = self.heap.lock().unwrap_or_else(|e| e.into_inner());
         let Heap { heap, tasks } = &mut *guard;
         loop {
-            if kind.stopped() {
-                return None;
-            }
+            // A stopped search also ends `align`'s wait.
             kind.align(local, *tasks);
             if kind.stopped() {
                 return None;
