@@ -74,7 +74,7 @@ use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use magpie_apps::stats;
+use magpie_measure::stats;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -1491,7 +1491,7 @@ mod tests {
         let row = compare_row("ns-34", Load::Isolated, &perf, &random).unwrap();
         // Medians 6 and 3: the candidate is twice as slow.
         assert_eq!(row.reduction_pct, -100.0);
-        // Welch by hand: t = 3 / sqrt(2.5), p = 0.1075312 (see magpie_apps::stats).
+        // Welch by hand: t = 3 / sqrt(2.5), p = 0.1075312 (see magpie_measure::stats).
         assert!((row.welch_t.unwrap() - 3.0 / 2.5f64.sqrt()).abs() < 1e-12);
         assert!((row.welch_p.unwrap() - 0.107_531_2).abs() < 1e-6);
         let mut failed = contender("sticky", &[1.0, 2.0]);
