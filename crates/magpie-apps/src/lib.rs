@@ -22,7 +22,6 @@ pub mod output;
 pub mod pool;
 pub mod shared;
 pub mod spmv;
-pub mod stats;
 pub mod tsp;
 pub mod uts;
 

@@ -1,6 +1,7 @@
 //! `counting-ratio`: compares `forkjoin --json` outputs of the build with magpie's counters
 //! (`counted`, the default) and without (`uncounted`), as `scripts/counting-cost.sh` does.
 
+use magpie_measure::stats::median;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -33,16 +34,6 @@ fn read(paths: &[PathBuf]) -> Result<BTreeMap<Key, Vec<f64>>, String> {
     Ok(out)
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// The table: for every configuration present in both sets, the median over files of each
 /// file's median, counted and uncounted, and their ratio counted/uncounted.
 pub fn report(counted: &[PathBuf], uncounted: &[PathBuf]) -> Result<String, String> {
@@ -55,10 +46,10 @@ pub fn report(counted: &[PathBuf], uncounted: &[PathBuf]) -> Result<String, Stri
         "kernel", "runtime", "variant", "w", "files", "counted_s", "uncounted_s", "ratio"
     );
     let mut matched = 0;
-    for (key, mut cv) in c {
+    for (key, cv) in c {
         let Some(uv) = u.get_mut(&key) else { continue };
         matched += 1;
-        let (cm, um) = (median(&mut cv), median(uv));
+        let (cm, um) = (median(&cv), median(uv));
         let _ = writeln!(
             out,
             "{:<10} {:<10} {:<17} {:>3} {:>5} {:>12.5} {:>12.5} {:>8.3}",

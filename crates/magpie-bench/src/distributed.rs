@@ -65,20 +65,17 @@
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::io::Read;
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread::{self, JoinHandle};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
-use magpie_apps::stats;
+use magpie_measure::background::{Background, Repeat};
+use magpie_measure::process;
+use magpie_measure::report;
+use magpie_measure::rounds::rounds;
+use magpie_measure::stats;
 use serde::Serialize;
 use serde_json::Value;
-
-use crate::harness;
 
 /// The command that builds the binary this suite measures.
 const BUILD_COMMAND: &str = "cargo build --release -p magpie-cli --features mpi";
@@ -510,11 +507,11 @@ impl Launcher {
         v
     }
 
-    /// The child's command, in a process group of its own (so that stopping it stops
-    /// everything it started).
+    /// The child's command (the harness puts it in a process group of its own, so that
+    /// stopping it stops everything it started).
     fn command(&self, argv: &[String]) -> Command {
         let mut c = Command::new(&self.mpirun);
-        c.args(argv).process_group(0);
+        c.args(argv);
         for k in &self.remove_env {
             c.env_remove(k);
         }
@@ -538,46 +535,16 @@ impl Launcher {
     /// Runs one child to the end (or the timeout); its stdout, or an error with its exit
     /// status and the end of its stderr.
     fn run(&self, argv: &[String]) -> Result<String, String> {
-        let mut child = self
-            .command(argv)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
+        let finished = process::run_to_end(&mut self.command(argv), self.timeout)
             .map_err(|e| format!("cannot start {}: {e}", self.mpirun))?;
-        let drain = |r: Option<Box<dyn Read + Send>>| {
-            thread::spawn(move || {
-                let mut s = String::new();
-                if let Some(mut r) = r {
-                    let _ = r.read_to_string(&mut s);
-                }
-                s
-            })
-        };
-        let out = drain(child.stdout.take().map(|r| Box::new(r) as _));
-        let err = drain(child.stderr.take().map(|r| Box::new(r) as _));
-        let start = Instant::now();
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if start.elapsed() > self.timeout => {
-                    stop_child(&mut child);
-                    break None;
-                }
-                Ok(None) => thread::sleep(Duration::from_millis(10)),
-                Err(e) => return Err(format!("waiting for the child: {e}")),
-            }
-        };
-        let stdout = out.join().unwrap_or_default();
-        let stderr = err.join().unwrap_or_default();
-        let tail = stderr_tail(&stderr);
-        match status {
+        let tail = stderr_tail(&finished.stderr);
+        match finished.status {
             None => Err(format!(
                 "killed after the --timeout of {} s{tail}",
                 self.timeout.as_secs()
             )),
             Some(s) if !s.success() => Err(format!("exited with {s}{tail}")),
-            Some(_) => Ok(stdout),
+            Some(_) => Ok(finished.stdout),
         }
     }
 
@@ -638,107 +605,6 @@ fn stderr_tail(stderr: &str) -> String {
         String::new()
     } else {
         format!("; stderr: {}", shown.join(" | "))
-    }
-}
-
-/// Stops a child `mpirun` (the leader of its own process group, see
-/// [`Launcher::command`]) cleanly: SIGTERM to the group (mpirun forwards it to its ranks),
-/// then SIGKILL to the group if the child has not exited 10 s later.
-fn stop_child(child: &mut Child) {
-    let id = child.id();
-    let signal_group = |signal| {
-        if let Ok(pid) = libc::pid_t::try_from(id) {
-            // SAFETY: kill has no memory-safety preconditions. The child has not been
-            // waited for, so its pid (its group's id) is not reused.
-            unsafe { libc::kill(-pid, signal) };
-        }
-    };
-    if let Ok(Some(_)) = child.try_wait() {
-        return;
-    }
-    signal_group(libc::SIGTERM);
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(10) {
-        if let Ok(Some(_)) = child.try_wait() {
-            return;
-        }
-        thread::sleep(Duration::from_millis(20));
-    }
-    signal_group(libc::SIGKILL);
-    let _ = child.wait();
-}
-
-/// A background job run in a loop until dropped or [`Background::stop`]ped.
-struct Background {
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<(u32, Option<String>)>>,
-    shown: String,
-}
-
-impl Background {
-    fn start(launcher: &Launcher, argv: Vec<String>) -> Background {
-        let stop = Arc::new(AtomicBool::new(false));
-        let shown = launcher.show(&argv);
-        let mut cmd = launcher.command(&argv);
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let flag = Arc::clone(&stop);
-        let handle = thread::spawn(move || {
-            let (mut done, mut failures) = (0u32, 0u32);
-            while !flag.load(Ordering::Relaxed) {
-                let mut child = match cmd.spawn() {
-                    Ok(c) => c,
-                    Err(e) => return (done, Some(format!("cannot start: {e}"))),
-                };
-                loop {
-                    if flag.load(Ordering::Relaxed) {
-                        stop_child(&mut child);
-                        return (done, None);
-                    }
-                    match child.try_wait() {
-                        Ok(Some(s)) if s.success() => {
-                            done += 1;
-                            failures = 0;
-                            break;
-                        }
-                        Ok(Some(s)) => {
-                            failures += 1;
-                            if failures >= 3 {
-                                return (done, Some(format!("failed 3 times in a row ({s})")));
-                            }
-                            break;
-                        }
-                        Ok(None) => thread::sleep(Duration::from_millis(20)),
-                        Err(e) => return (done, Some(format!("waiting: {e}"))),
-                    }
-                }
-            }
-            (done, None)
-        });
-        Background {
-            stop,
-            handle: Some(handle),
-            shown,
-        }
-    }
-
-    /// Stops the loop and its current job; how many jobs completed, and its failure if any.
-    fn stop(mut self) -> (u32, Option<String>) {
-        self.stop.store(true, Ordering::Relaxed);
-        self.handle
-            .take()
-            .and_then(|h| h.join().ok())
-            .unwrap_or((0, Some("the background thread panicked".into())))
-    }
-}
-
-impl Drop for Background {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
     }
 }
 
@@ -808,13 +674,12 @@ impl Suite<'_> {
 
     /// Runs the contenders in interleaved rounds: warm-up rounds, then the timed ones.
     fn measure(&mut self, experiment: &str, app: &str, kind: Kind, cs: &mut [Contender]) {
-        let total = self.warmup + self.runs;
-        for round in 0..total {
-            let warm = round < self.warmup;
+        for round in rounds(self.warmup, self.runs) {
+            let warm = !round.is_timed();
             if warm {
                 eprint!("  {app}: warm-up   ");
             } else {
-                eprint!("  {app}: round {:>2}  ", round - self.warmup + 1);
+                eprint!("  {app}: round {:>2}  ", round.number());
             }
             for c in cs.iter_mut().filter(|c| !c.failed) {
                 let result = self
@@ -1027,7 +892,17 @@ impl Suite<'_> {
                                 1,
                                 &tail,
                             );
-                            Some((bg_spec, Background::start(&self.launcher, argv)))
+                            let shown = self.launcher.show(&argv);
+                            let load =
+                                Background::start(self.launcher.command(&argv), Repeat::Loop);
+                            match load {
+                                Ok(load) => Some((bg_spec, shown, load)),
+                                Err(e) => {
+                                    let e = format!("cannot start: {e}");
+                                    self.error("policies", spec, "background", &shown, &e);
+                                    continue;
+                                }
+                            }
                         }
                         Err(e) => {
                             self.error("policies", spec, "background", "", &e);
@@ -1049,14 +924,14 @@ impl Suite<'_> {
                 let label = format!("{spec} ({load})");
                 self.measure("policies", &label, Kind::Search, &mut cs);
                 let _ = writeln!(self.text, "-- {spec}, {load}");
-                if let Some((bg_spec, bg)) = background {
-                    let shown = bg.shown.clone();
-                    let (done, failure) = bg.stop();
+                if let Some((bg_spec, shown, bg)) = background {
+                    let report = bg.stop();
                     let _ = writeln!(
                         self.text,
-                        "background: {bg_spec} in a loop ({done} job(s) completed)"
+                        "background: {bg_spec} in a loop ({} job(s) completed)",
+                        report.completed
                     );
-                    if let Some(e) = failure {
+                    if let Some(e) = report.error {
                         self.error("policies", spec, "background", &shown, &e);
                     }
                 }
@@ -1181,7 +1056,7 @@ fn reduction_pct(t_other: f64, t_candidate: f64) -> f64 {
 
 fn min_max(x: &[f64]) -> (f64, f64, f64) {
     let d: Vec<Duration> = x.iter().map(|&s| Duration::from_secs_f64(s)).collect();
-    harness::median_min_max(&d)
+    stats::median_min_max(&d)
 }
 
 fn strings(v: &[&str]) -> Vec<String> {
@@ -1227,13 +1102,14 @@ pub fn run(args: &DistributedArgs) -> Result<(), String> {
             Experiment::Loops => suite.loops(),
         }
     }
-    harness::emit(&suite.rows, &suite.text, args.json, &suite.failed)
+    report::emit(&suite.rows, &suite.text, args.json, &suite.failed)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::Parser;
+    use std::time::Instant;
 
     #[derive(Parser)]
     struct Cli {
@@ -1491,7 +1367,7 @@ mod tests {
         let row = compare_row("ns-34", Load::Isolated, &perf, &random).unwrap();
         // Medians 6 and 3: the candidate is twice as slow.
         assert_eq!(row.reduction_pct, -100.0);
-        // Welch by hand: t = 3 / sqrt(2.5), p = 0.1075312 (see magpie_apps::stats).
+        // Welch by hand: t = 3 / sqrt(2.5), p = 0.1075312 (see magpie_measure::stats).
         assert!((row.welch_t.unwrap() - 3.0 / 2.5f64.sqrt()).abs() < 1e-12);
         assert!((row.welch_p.unwrap() - 0.107_531_2).abs() < 1e-6);
         let mut failed = contender("sticky", &[1.0, 2.0]);

@@ -1,8 +1,10 @@
-//! Runtimes, measurement, and reporting for the `forkjoin` benchmark.
+//! Runtimes, measurement, and reporting for the `forkjoin` benchmark (the statistics,
+//! rounds and report output are `magpie_measure`'s).
 
 use crate::join::{Magpie, Rayon, Sequential};
 use crate::kernels::{Inputs, KernelId};
 use magpie::deque::DequeKind;
+use magpie_measure::stats;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::num::NonZeroUsize;
@@ -128,7 +130,7 @@ pub fn summarize(
     workers: usize,
     times: &[Duration],
 ) -> Row {
-    let (median, min, max) = median_min_max(times);
+    let (median, min, max) = stats::median_min_max(times);
     Row {
         kernel: kernel.name(),
         runtime: runtime.name(),
@@ -138,23 +140,6 @@ pub fn summarize(
         min_s: min,
         max_s: max,
     }
-}
-
-/// Median, fastest and slowest of `times`, in seconds (the median of an even count is the
-/// mean of the middle two). All zero for no times.
-pub fn median_min_max(times: &[Duration]) -> (f64, f64, f64) {
-    let mut s: Vec<f64> = times.iter().map(Duration::as_secs_f64).collect();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n == 0 {
-        return (0.0, 0.0, 0.0);
-    }
-    let median = if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    };
-    (median, s[0], s[n - 1])
 }
 
 /// The human-readable table for one kernel's rows: median/min/max and the median's ratio
@@ -193,31 +178,4 @@ pub fn table(kernel: KernelId, description: &str, rows: &[Row]) -> String {
         );
     }
     out
-}
-
-/// Prints a suite's report: the tables on stdout, or with `json` the rows as a JSON array on
-/// stdout and the tables on stderr; then an error listing the configurations that `failed`
-/// (and so have no row), if any.
-pub fn emit<T: Serialize>(
-    rows: &[T],
-    text: &str,
-    json: bool,
-    failed: &[String],
-) -> Result<(), String> {
-    if json {
-        eprint!("{text}");
-        let json = serde_json::to_string_pretty(rows).map_err(|e| e.to_string())?;
-        println!("{json}");
-    } else {
-        print!("{text}");
-    }
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} configuration(s) failed and have no row:\n  {}",
-            failed.len(),
-            failed.join("\n  ")
-        ))
-    }
 }

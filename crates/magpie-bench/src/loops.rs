@@ -55,8 +55,10 @@ use magpie_apps::mandelbrot::{self, Params};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::harness::{self, median_min_max};
 use crate::omp::{self, OmpSchedule};
+use magpie_measure::report;
+use magpie_measure::rounds;
+use magpie_measure::stats::{median_min_max, median_of};
 
 /// The default magpie schedules (`k` = the app's chunk).
 const DEFAULT_SCHEDULES: &str = "static;ss,1;ss,k;gss;tss;fac2;fac;awf-b;awf-c;af;static-steal;\
@@ -234,7 +236,7 @@ pub struct Row {
 /// Runs the suite and prints its report.
 pub fn run(args: &LoopsArgs) -> Result<(), String> {
     let (rows, text, failed) = measure(args)?;
-    harness::emit(&rows, &text, args.json, &failed)
+    report::emit(&rows, &text, args.json, &failed)
 }
 
 /// The whole suite: (rows, report text, failed configurations).
@@ -349,11 +351,11 @@ fn rounds(
     pools: &Pools,
 ) -> Result<Vec<String>, String> {
     let mut failed = Vec::new();
-    for round in 0..=runs {
-        if round == 0 {
-            eprint!("{:<12} warm-up  ", app.name);
+    for round in rounds::rounds(1, runs) {
+        if round.is_timed() {
+            eprint!("{:<12} round {:<2} ", app.name, round.number());
         } else {
-            eprint!("{:<12} round {round:<2} ", app.name);
+            eprint!("{:<12} warm-up  ", app.name);
         }
         for c in configs.iter_mut() {
             if c.failed.is_some() {
@@ -374,15 +376,15 @@ fn rounds(
                             c.kind,
                             c.name,
                             c.workers,
-                            if round == 0 {
-                                "the warm-up round".to_string()
+                            if round.is_timed() {
+                                round.to_string()
                             } else {
-                                format!("round {round}")
+                                "the warm-up round".to_string()
                             },
                             app.reference
                         ));
                     }
-                    if round > 0 {
+                    if round.is_timed() {
                         c.runs.push(record);
                     }
                     eprint!(".");
@@ -712,21 +714,6 @@ fn seq_rust_step(app: &App, s: usize) -> StepOut {
     }
 }
 
-/// The median of some values (the mean of the middle two for an even count); `None` for
-/// no values.
-fn median(mut xs: Vec<f64>) -> Option<f64> {
-    if xs.is_empty() {
-        return None;
-    }
-    xs.sort_by(f64::total_cmp);
-    let n = xs.len();
-    Some(if n % 2 == 1 {
-        xs[n / 2]
-    } else {
-        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
-    })
-}
-
 fn is_selector(c: &Config) -> bool {
     c.kind == "magpie" && SELECTORS.contains(&c.name.as_str())
 }
@@ -742,7 +729,7 @@ fn summarize(app: &App, configs: &[Config], warmup: usize) -> Vec<Row> {
             let posts: Vec<Duration> = c.runs.iter().map(|r| r.post).collect();
             let (post_median, _, _) = median_min_max(&posts);
             let opt_median = |f: &dyn Fn(&RunRecord) -> Option<f64>| {
-                median(c.runs.iter().filter_map(f).collect())
+                median_of(&c.runs.iter().filter_map(f).collect::<Vec<_>>())
             };
             Row {
                 app: app.name.clone(),

@@ -58,6 +58,7 @@ use clap::{Parser, Subcommand};
 use harness::{Pool, Row, RuntimeKind};
 use kernels::{Inputs, KernelId, Sizes};
 use magpie::deque::DequeKind;
+use magpie_measure::rounds::{rounds, Round};
 use std::collections::HashMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
@@ -249,8 +250,8 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
             c.build();
             for &k in &kernels {
                 eprint!("{k:<10} {}: ", c.name);
-                for run in 0..=args.runs {
-                    c.execute(k, run, &mut inputs, reference[&k])?;
+                for round in rounds(1, args.runs) {
+                    c.execute(k, round, &mut inputs, reference[&k])?;
                 }
                 eprintln!();
             }
@@ -261,14 +262,14 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
             c.build();
         }
         for &k in &kernels {
-            for run in 0..=args.runs {
-                if run == 0 {
-                    eprint!("{k:<10} warm-up ");
+            for round in rounds(1, args.runs) {
+                if round.is_timed() {
+                    eprint!("{k:<10} {round}: ");
                 } else {
-                    eprint!("{k:<10} round {run}: ");
+                    eprint!("{k:<10} {round} ");
                 }
                 for c in &mut configs {
-                    c.execute(k, run, &mut inputs, reference[&k])?;
+                    c.execute(k, round, &mut inputs, reference[&k])?;
                 }
                 eprintln!();
             }
@@ -294,7 +295,7 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
         text.push_str(&harness::table(k, &sizes.describe(k), &rows));
         text.push('\n');
     }
-    harness::emit(&rows, &text, args.json, &failed)
+    magpie_measure::report::emit(&rows, &text, args.json, &failed)
 }
 
 /// One (runtime, deque, workers) configuration: its pool and its timed runs per kernel.
@@ -347,13 +348,13 @@ impl Config {
         self.pool = None;
     }
 
-    /// One execution of kernel `k` (run 0 is the untimed warm-up), checked against the
+    /// One execution of kernel `k` in `round` (timed or warm-up), checked against the
     /// sequential `reference`: a wrong result is an error that aborts the benchmark; a
     /// panic drops this configuration.
     fn execute(
         &mut self,
         k: KernelId,
-        run: u32,
+        round: Round,
         inputs: &mut Inputs,
         reference: u64,
     ) -> Result<(), String> {
@@ -364,13 +365,14 @@ impl Config {
             Ok(Ok((t, digest))) => {
                 if digest != reference {
                     return Err(format!(
-                        "{k} on {}: wrong result on run {run} ({}): {digest:#x}, sequential gave \
+                        "{k} on {}: wrong result on run {} ({}): {digest:#x}, sequential gave \
                          {reference:#x}",
                         self.name.trim_end(),
-                        if run == 0 { "warm-up" } else { "timed" },
+                        if round.is_timed() { round.number() } else { 0 },
+                        if round.is_timed() { "timed" } else { "warm-up" },
                     ));
                 }
-                if run > 0 {
+                if round.is_timed() {
                     self.times.entry(k).or_default().push(t);
                     eprint!("{:.4} ", t.as_secs_f64());
                 }

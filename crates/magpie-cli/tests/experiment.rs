@@ -614,7 +614,7 @@ fn help_documents_the_syntax() {
 }
 
 #[test]
-fn loop_apps_run_once_per_schedule_with_loop_statistics() {
+fn schedules_are_configurations_compared_with_each_other() {
     let v = policies_json(
         &[
             "--app",
@@ -642,36 +642,65 @@ fn loop_apps_run_once_per_schedule_with_loop_statistics() {
             "--workers",
             "2",
             "--runs",
-            "1",
+            "2",
         ],
         &[],
     );
     let mandelbrot = "mandelbrot --width 30 --height 20 --max-iter 50 --steps 2";
     let dist = "dist --dist gamma --iterations 500 --mean-units 10 --seed 3";
-    let labels: Vec<String> = ["ss,4", "rws,fac2"]
-        .iter()
-        .flat_map(|s| [mandelbrot, dist].map(|a| (a, *s)))
-        .map(|(a, s)| format!("{a} --schedule {s}"))
-        .collect();
-    // App by app, each one schedule after the other.
-    let want = [&labels[0], &labels[2], &labels[1], &labels[3]];
-    assert_eq!(v["apps"], serde_json::json!(want));
+    // The applications are the two loops; the schedules are configurations.
+    assert_eq!(v["apps"], serde_json::json!([mandelbrot, dist]));
+    assert_eq!(v["schedules"], serde_json::json!(["ss,4", "rws,fac2"]));
     let rows = v["rows"].as_array().expect("rows");
-    assert_eq!(rows.len(), 4);
+    let got: Vec<(&str, &str, bool, bool)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["app"].as_str().unwrap(),
+                r["schedule"].as_str().unwrap(),
+                r["baseline"].as_bool().unwrap(),
+                r["welch"].is_object(),
+            )
+        })
+        .collect();
+    // App by app, each under every schedule; the first schedule is the baseline of Welch's
+    // test, and the second is tested against it.
+    assert_eq!(
+        got,
+        [
+            (mandelbrot, "ss,4", true, false),
+            (mandelbrot, "rws,fac2", false, true),
+            (dist, "ss,4", true, false),
+            (dist, "rws,fac2", false, true),
+        ]
+    );
+    // `relative` compares the schedules of one application: each pair averages to 1.
+    for pair in rows.chunks(2) {
+        let mean = (f(&pair[0]["relative"]) + f(&pair[1]["relative"])) / 2.0;
+        assert!((mean - 1.0).abs() < 1e-9, "{pair:?}");
+        let (rel, means) = (
+            f(&pair[0]["relative"]) / f(&pair[1]["relative"]),
+            f(&pair[0]["mean"]) / f(&pair[1]["mean"]),
+        );
+        // The same ratio, up to the rounding of two divisions.
+        assert!((rel - means).abs() <= 1e-12 * means, "{rel} vs {means}");
+    }
+    // The aggregated result: one entry per schedule, averaging to 1.
+    let agg = v["aggregated"].as_array().expect("aggregated");
+    let schedules: Vec<&str> = agg
+        .iter()
+        .map(|a| a["schedule"].as_str().unwrap())
+        .collect();
+    assert_eq!(schedules, ["ss,4", "rws,fac2"]);
+    let mean = agg.iter().map(|a| f(&a["aggregated"])).sum::<f64>() / 2.0;
+    assert!((mean - 1.0).abs() < 1e-9, "{agg:?}");
     let p = magpie_apps::mandelbrot::Params::new(30, 20, 50, 2).unwrap();
     let m = magpie_apps::mandelbrot::run_seq(&p);
     let costs = magpie_apps::dist::costs(&"gamma".parse().unwrap(), 500, 10, 3);
     let sum = magpie_apps::dist::run_seq(&costs, magpie_apps::dist::DEFAULT_STEPS);
-    for (r, (label, schedule)) in rows.iter().zip([
-        (want[0], "ss,4"),
-        (want[1], "rws,fac2"),
-        (want[2], "ss,4"),
-        (want[3], "rws,fac2"),
-    ]) {
-        assert_eq!(r["app"], *label.as_str(), "{r}");
-        assert_eq!(r["schedule"], schedule, "{r}");
+    for r in rows {
         assert_eq!(r["workers"], 2);
-        assert_eq!(r["solves"], 1);
+        assert_eq!(r["solves"], 2);
         let l = &r["loop_stats"];
         assert!(u(&l["chunks"]) >= 1, "{r}");
         assert!(l["steals"].as_u64().is_some(), "{r}");
@@ -686,6 +715,15 @@ fn loop_apps_run_once_per_schedule_with_loop_statistics() {
             assert_eq!(answer, format!("sum {sum:#018x}"));
         }
     }
+    // Without --schedule, a loop application runs with its own (auto) and the report has
+    // no schedule axis.
+    let v = policies_json(
+        &["--app", "dist", "--iterations", "200", "--runs", "1"],
+        &[],
+    );
+    assert_eq!(v["schedules"], serde_json::json!([]));
+    assert_eq!(v["rows"][0]["schedule"], "auto");
+    assert!(v["aggregated"][0].get("schedule").is_none());
     // Search and kernel rows have neither.
     let v = policies_json(&["--app", "fib", "--n", "10", "--runs", "1"], &[]);
     assert!(v["rows"][0].get("schedule").is_none());
@@ -712,8 +750,10 @@ fn loop_apps_in_the_table_and_csv() {
     ];
     let table = policies(&args, &[]);
     for word in [
-        "histogram --size 2000 --schedule gss:",
-        "spmv --rows 300 --schedule static:",
+        "histogram --size 2000:",
+        "spmv --rows 300:",
+        "schedules gss static",
+        "schedule",
         "chunks",
         "loop steals",
         "c.o.v.",

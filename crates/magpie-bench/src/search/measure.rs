@@ -2,7 +2,8 @@
 //! [`Row`]s (median/min/max as in the `forkjoin` harness), and ratio rows with targets.
 
 use super::Row;
-use crate::harness;
+use magpie_measure::rounds::rounds;
+use magpie_measure::stats;
 use std::time::Duration;
 
 /// A warm-up run longer than this is not repeated: it is kept as the first timed run
@@ -131,7 +132,7 @@ impl<'a> Contender<'a> {
     /// The summary row (experiment, app and instance filled in by the caller).
     pub fn row(&self, experiment: &str, app: &str, instance: &str) -> Row {
         let times: Vec<Duration> = self.samples.iter().map(|s| s.time).collect();
-        let (median, min, max) = harness::median_min_max(&times);
+        let (median, min, max) = stats::median_min_max(&times);
         let mut nodes: Vec<u64> = self.samples.iter().filter_map(|s| s.nodes).collect();
         nodes.sort_unstable();
         let (nodes, note) = match (nodes.first(), nodes.last()) {
@@ -183,10 +184,13 @@ pub fn measure(what: &str, contenders: &mut [Contender<'_>], runs: u32) -> Resul
         keep_first(c, s);
     }
     eprintln!();
-    let mut round = 0;
-    while contenders.iter().any(|c| c.samples.len() < runs) {
-        round += 1;
-        eprint!("{what}: round {round}");
+    // A contender starts the timed rounds with no run, or with one (a warm-up over the
+    // limit): `runs` rounds give each of them `runs` runs.
+    for round in rounds(0, runs as u32) {
+        if contenders.iter().all(|c| c.samples.len() >= runs) {
+            break;
+        }
+        eprint!("{what}: {round}");
         for c in contenders.iter_mut().filter(|c| c.samples.len() < runs) {
             let s = run_one(what, c)?;
             eprint!(" {}={:.3}", c.config, s.time.as_secs_f64());
@@ -211,10 +215,10 @@ fn run_one(what: &str, c: &mut Contender<'_>) -> Result<Sample, String> {
     (c.job)().map_err(|e| format!("{what}, {} ({} worker(s)): {e}", c.config, c.workers))
 }
 
-/// The median of a contender's timed runs.
+/// The median of a contender's timed runs, in seconds.
 pub fn median(c: &Contender<'_>) -> f64 {
     let times: Vec<Duration> = c.samples.iter().map(|s| s.time).collect();
-    harness::median_min_max(&times).0
+    stats::median_min_max(&times).0
 }
 
 /// Checks that every run of every contender in `group` counted the same number of nodes

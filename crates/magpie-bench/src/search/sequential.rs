@@ -10,6 +10,7 @@ use super::{Report, Row, SearchArgs, SeqSolver};
 use magpie::search::Skeleton;
 use magpie_apps::maxclique::CliqueSpace;
 use magpie_apps::{ns, uts};
+use magpie_measure::process;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -153,7 +154,8 @@ fn run_item(args: &SearchArgs, item: &Item, spec: &str) -> Result<Row, String> {
     if let Some(d) = &args.deque {
         cmd.arg("--deque").arg(d);
     }
-    cmd.stdin(Stdio::null())
+    process::in_own_group(&mut cmd)
+        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd
@@ -208,7 +210,7 @@ fn run_item(args: &SearchArgs, item: &Item, spec: &str) -> Result<Row, String> {
             Ok(Err(e)) => return Err(format!("reading from the child: {e}")),
             Err(RecvTimeoutError::Timeout) => {
                 finished = false;
-                let _ = child.kill();
+                process::stop_group(&mut child);
                 break;
             }
             Err(RecvTimeoutError::Disconnected) => break,

@@ -5,10 +5,9 @@
 //! An application is carried as its tokens (`uts --tree T1`, as `magpie search` would take
 //! them, `mandelbrot --width 400 --schedule fac2`, as `magpie loop` would, or `quicksort
 //! --size 1000000`): the parent parses and validates them, then hands the same tokens to
-//! every child after `run-one --`. A loop application is one application per schedule of
-//! `--schedule` (see [`with_schedules`]).
+//! every child after `run-one --`. A loop application's schedule comes from the
+//! configuration (`--schedule`, an axis of the matrix), added to its tokens by the runner.
 
-use std::io::{BufRead, Write};
 use std::time::Instant;
 
 use clap::{ArgMatches, Parser};
@@ -203,36 +202,16 @@ pub fn from_matches(m: &ArgMatches) -> Result<Vec<App>, Error> {
     Ok(apps)
 }
 
-/// The applications with each loop application repeated once per schedule of `schedules`
-/// (canonical, from `--schedule`), in that order, its tokens and label followed by
-/// `--schedule S`. Without schedules, the applications as they are. Fails when `schedules`
-/// is given but no application is a loop application, or when a loop application already
-/// names its own schedule.
-pub fn with_schedules(apps: Vec<App>, schedules: &[String]) -> Result<Vec<App>, Error> {
-    if schedules.is_empty() {
-        return Ok(apps);
+/// Checks that `schedules` (canonical, from `--schedule`; an axis of the configurations,
+/// see [`super::matrix`]) have a loop application to apply to, when there are any.
+pub fn check_schedules(apps: &[App], schedules: &[String]) -> Result<(), Error> {
+    if schedules.is_empty() || apps.iter().any(App::is_loop) {
+        return Ok(());
     }
-    if !apps.iter().any(App::is_loop) {
-        return usage(format!(
-            "--schedule applies to the loop applications ({}) only, and no --app is one",
-            loops::APPS.join(", ")
-        ));
-    }
-    let mut out = Vec::new();
-    for app in apps {
-        if !app.is_loop() {
-            out.push(app);
-            continue;
-        }
-        for s in schedules {
-            let mut a = app.clone();
-            a.tokens.extend(["--schedule".to_string(), s.clone()]);
-            a.label = format!("{} --schedule {s}", app.label);
-            a.schedule = Some(s.clone());
-            out.push(a);
-        }
-    }
-    Ok(out)
+    usage(format!(
+        "--schedule applies to the loop applications ({}) only, and no --app is one",
+        loops::APPS.join(", ")
+    ))
 }
 
 impl Error {
@@ -740,22 +719,7 @@ fn rayon_search(p: &Prepared, pool: &Pool) -> Result<(f64, String, String), Erro
 
 /// Prints `ready`, then waits for `go` on stdin: the inter-process barrier.
 fn barrier() -> Result<(), Error> {
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "ready")
-        .and_then(|()| out.flush())
-        .map_err(|e| Error::Run(format!("run-one: cannot write to stdout: {e}")))?;
-    drop(out);
-    let mut line = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut line)
-        .map_err(|e| Error::Run(format!("run-one: cannot read stdin: {e}")))?;
-    if line.trim() != "go" {
-        return Err(Error::Run(
-            "run-one: the barrier was not released (expected a line `go` on stdin)".to_string(),
-        ));
-    }
-    Ok(())
+    magpie_measure::process::wait_for_release().map_err(|e| Error::Run(format!("run-one: {e}")))
 }
 
 /// `magpie experiment run-one`: prepare, build the pool, barrier, solve once, print one JSON

@@ -1,7 +1,9 @@
 //! The configurations of an experiment: the lists given to --workers, --deque, --victims
 //! and --idle (or their `MAGPIE_*` variables), each element validated by the library's own
-//! parsing (through [`Config::resolve_with`], so errors read as everywhere else), and their
-//! product.
+//! parsing (through [`Config::resolve_with`], so errors read as everywhere else), the loop
+//! schedules of --schedule, and their product. A schedule is a configuration like a deque
+//! or a policy: the rows of one application under different schedules are compared with
+//! each other (relative time, Welch's test, aggregated result).
 //!
 //! List syntax: elements are separated by commas, but a piece of the form `key=value`
 //! (an `=` before any `:`) continues the policy before it, which must have parameters
@@ -9,6 +11,7 @@
 
 use crate::config::{Config, Flags};
 
+use super::apps::App;
 use super::{usage, Error};
 
 /// A runtime other than magpie, run beside it (`--peers`).
@@ -74,6 +77,9 @@ pub struct Setup {
     /// `--workers N --deque D --victims V --idle I --signal S --join-limit J`: every setting
     /// explicit, so the child's environment cannot change it.
     pub global_flags: Vec<String>,
+    /// The loop schedule (canonical) from `--schedule`: given to the loop applications
+    /// (`None` without `--schedule`, and for a peer).
+    pub schedule: Option<String>,
 }
 
 impl Setup {
@@ -97,11 +103,29 @@ impl Setup {
         }
     }
 
-    /// `2 workers, chase-lev random park` or `2 workers, rayon`, for messages.
+    /// `2 workers, chase-lev random park` (`…, schedule gss` with a schedule) or `2 workers,
+    /// rayon`, for messages.
     pub fn describe(&self) -> String {
+        let schedule = match &self.schedule {
+            Some(s) => format!(", schedule {s}"),
+            None => String::new(),
+        };
         match self.policies() {
-            Some((d, v, i)) => format!("{} workers, {d} {v} {i}", self.workers),
-            None => format!("{} workers, {}", self.workers, self.runtime_name()),
+            Some((d, v, i)) => format!("{} workers, {d} {v} {i}{schedule}", self.workers),
+            None => format!(
+                "{} workers, {}{schedule}",
+                self.workers,
+                self.runtime_name()
+            ),
+        }
+    }
+
+    /// The options this configuration adds to `app`'s tokens: `--schedule S` for a loop
+    /// application under a schedule of the axis, else none.
+    pub fn app_flags(&self, app: &App) -> Vec<String> {
+        match &self.schedule {
+            Some(s) if app.is_loop() => vec!["--schedule".to_string(), s.clone()],
+            _ => Vec::new(),
         }
     }
 }
@@ -114,6 +138,8 @@ pub struct Lists {
     pub victims: Vec<String>,
     pub idle: Vec<String>,
     pub peers: Vec<&'static str>,
+    /// The loop schedules of `--schedule` (empty without it).
+    pub schedules: Vec<String>,
     /// The exposure signal, as a number.
     pub signal: i32,
     /// `join`'s limit (`eager` or a number).
@@ -124,7 +150,7 @@ pub struct Lists {
 #[derive(Debug, Clone)]
 pub struct Matrix {
     /// Worker count by worker count (in the order given); within one, every deque × victims
-    /// × idle combination in the order given, then the peers.
+    /// × idle × schedule combination in the order given, then the peers.
     pub setups: Vec<Setup>,
     /// The lists.
     pub lists: Lists,
@@ -333,11 +359,13 @@ impl Lists4 {
 }
 
 impl Matrix {
-    /// Resolves the lists of `flags` (over the environment `env`) and their product, with
-    /// one row per peer and worker count after the magpie rows of that worker count.
+    /// Resolves the lists of `flags` (over the environment `env`) and their product with
+    /// `schedules` (canonical, from [`split_schedules`]; empty: no schedule axis), with one
+    /// row per peer and worker count after the magpie rows of that worker count.
     pub fn resolve(
         flags: &Flags,
         peers: &[Peer],
+        schedules: &[String],
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Matrix, Error> {
         let lists = Lists4 {
@@ -388,7 +416,12 @@ impl Matrix {
                         remember(&mut deques, c.deque.value.name());
                         remember(&mut victims, &c.victims.value);
                         remember(&mut idles, &c.idle.value);
-                        setups.push(setup(runtime, &c, &join_limit));
+                        if schedules.is_empty() {
+                            setups.push(setup(runtime.clone(), &c, &join_limit, None));
+                        }
+                        for s in schedules {
+                            setups.push(setup(runtime.clone(), &c, &join_limit, Some(s)));
+                        }
                     }
                 }
             }
@@ -397,7 +430,7 @@ impl Matrix {
                 // The peer's child still resolves the global options: give it the first
                 // magpie configuration's, which are valid.
                 let c = lists.resolve(flags, env, [w, 0, 0, 0])?;
-                setups.push(setup(Runtime::Peer(peer), &c, &join_limit));
+                setups.push(setup(Runtime::Peer(peer), &c, &join_limit, None));
             }
         }
         if let Some(w) = workers_list
@@ -415,6 +448,7 @@ impl Matrix {
                 victims,
                 idle: idles,
                 peers: peers.iter().map(|p| p.name()).collect(),
+                schedules: schedules.to_vec(),
                 signal,
                 join_limit,
             },
@@ -428,7 +462,7 @@ fn remember(list: &mut Vec<String>, value: &str) {
     }
 }
 
-fn setup(runtime: Runtime, c: &Config, join_limit: &str) -> Setup {
+fn setup(runtime: Runtime, c: &Config, join_limit: &str, schedule: Option<&String>) -> Setup {
     let global_flags = vec![
         "--workers".to_string(),
         c.workers.value.to_string(),
@@ -447,6 +481,7 @@ fn setup(runtime: Runtime, c: &Config, join_limit: &str) -> Setup {
         runtime,
         workers: c.workers.value,
         global_flags,
+        schedule: schedule.cloned(),
     }
 }
 
@@ -527,7 +562,7 @@ mod tests {
             idle: Some("park,park:spin=0,yield=0".into()),
             ..Flags::default()
         };
-        let m = Matrix::resolve(&flags, &[Peer::Rayon], &no_env).unwrap();
+        let m = Matrix::resolve(&flags, &[Peer::Rayon], &[], &no_env).unwrap();
         assert_eq!(m.setups.len(), 2 * (4 + 1));
         let names: Vec<String> = m.setups.iter().map(Setup::describe).collect();
         assert_eq!(names[0], "1 workers, chase-lev random park");
@@ -543,8 +578,38 @@ mod tests {
     }
 
     #[test]
+    fn schedules_are_an_axis_of_the_configurations() {
+        let flags = Flags {
+            workers: Some("1,2".into()),
+            deque: Some("chase-lev".into()),
+            victims: Some("random".into()),
+            idle: Some("park,yield".into()),
+            ..Flags::default()
+        };
+        let schedules = split_schedules("--schedule", "ss,4,gss").unwrap();
+        let m = Matrix::resolve(&flags, &[Peer::Rayon], &schedules, &no_env).unwrap();
+        let names: Vec<String> = m.setups.iter().map(Setup::describe).collect();
+        assert_eq!(
+            names,
+            [
+                "1 workers, chase-lev random park, schedule ss,4",
+                "1 workers, chase-lev random park, schedule gss",
+                "1 workers, chase-lev random yield, schedule ss,4",
+                "1 workers, chase-lev random yield, schedule gss",
+                "1 workers, rayon",
+                "2 workers, chase-lev random park, schedule ss,4",
+                "2 workers, chase-lev random park, schedule gss",
+                "2 workers, chase-lev random yield, schedule ss,4",
+                "2 workers, chase-lev random yield, schedule gss",
+                "2 workers, rayon",
+            ]
+        );
+        assert_eq!(m.lists.schedules, ["ss,4", "gss"]);
+    }
+
+    #[test]
     fn every_element_is_checked_and_named() {
-        let bad = |flags: Flags| message(Matrix::resolve(&flags, &[], &no_env));
+        let bad = |flags: Flags| message(Matrix::resolve(&flags, &[], &[], &no_env));
         let e = bad(Flags {
             victims: Some("random,nearest".into()),
             ..Flags::default()
@@ -583,13 +648,13 @@ mod tests {
             "MAGPIE_NUM_WORKERS" => Some("3".to_string()),
             _ => None,
         };
-        let e = message(Matrix::resolve(&Flags::default(), &[], &env));
+        let e = message(Matrix::resolve(&Flags::default(), &[], &[], &env));
         assert!(e.contains("MAGPIE_IDLE") && e.contains("bogus"), "{e}");
         let flags = Flags {
             idle: Some("park".into()),
             ..Flags::default()
         };
-        let m = Matrix::resolve(&flags, &[], &env).unwrap();
+        let m = Matrix::resolve(&flags, &[], &[], &env).unwrap();
         assert_eq!(m.lists.victims, ["random", "sticky"]);
         assert_eq!(m.lists.workers, [3]);
         assert_eq!(m.setups.len(), 2);

@@ -6,15 +6,14 @@
 //!
 //! Layout: [`matrix`] resolves the configuration lists, [`apps`] parses an application and
 //! runs it once (the hidden `experiment run-one`, the child process), [`runner`] starts the
-//! children and their barrier, [`report`] summarises and prints, [`stats`] is the
-//! statistics.
+//! children and their barrier, [`report`] summarises and prints; the statistics, rounds,
+//! barrier, background load and tables are the measurement harness of `magpie_measure`.
 
 mod apps;
 mod matrix;
 mod peers;
 mod report;
 mod runner;
-pub mod stats;
 
 use std::fmt;
 
@@ -118,11 +117,14 @@ Applications (--app, repeatable; an application's options follow its --app):
                      sequential version; timed over all steps; the rows add the loop's
                      chunks, loop steals and last-step c.o.v. of busy times
 
-Loop schedules (--schedule LIST): every loop application runs once per schedule, as its
-own row (`mandelbrot --schedule gss`). A schedule's argument follows a comma too, so an
-element that starts with a digit, or `fac2` right after rws or laws, is the argument of
-the schedule before it: --schedule ss,4,gss,rws,fac2,static is ss,4 / gss / rws,fac2 /
-static. Without --schedule, auto; giving it without a loop application is an error.
+Loop schedules (--schedule LIST): one more axis of the configurations, like --deque or
+--idle: every configuration runs once per schedule, the loop applications with that
+schedule, so rel, Welch's test and the aggregated result compare the schedules with each
+other (the other applications run unchanged in each). A schedule's argument follows a
+comma too, so an element that starts with a digit, or `fac2` right after rws or laws, is
+the argument of the schedule before it:
+  --schedule ss,4,gss,rws,fac2,static is ss,4 / gss / rws,fac2 / static.
+Without --schedule, auto; giving it without a loop application is an error.
 
 Peers (--peers rayon): one more row per worker count, the same application on a rayon pool
 of that many threads (rayon's own idle behaviour): fork-join kernels by rayon::join, uts,
@@ -255,9 +257,9 @@ pub struct PoliciesArgs {
     #[arg(long, value_name = "A", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Loop applications")]
     pub alpha: Vec<String>,
-    /// Loop schedules, one more dimension of the matrix for the loop applications (e.g.
-    /// ss,4,gss,rws,fac2,static: an element that is an argument continues the schedule
-    /// before it, see below) [default: auto]
+    /// Loop schedules, one more axis of the configurations, given to the loop applications
+    /// (e.g. ss,4,gss,rws,fac2,static: an element that is an argument continues the
+    /// schedule before it, see below) [default: auto]
     #[arg(long, value_name = "LIST", help_heading = "Loop applications")]
     pub schedule: Option<String>,
 
@@ -354,7 +356,8 @@ pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Res
         Some(list) => matrix::split_schedules("--schedule", list)?,
         None => Vec::new(),
     };
-    let apps = apps::with_schedules(apps::from_matches(matches)?, &schedules)?;
+    let apps = apps::from_matches(matches)?;
+    apps::check_schedules(&apps, &schedules)?;
     let peers = matrix::peers(args.peers.as_deref())?;
     // A peer without a version of an application leaves that application's rows out (and
     // the report says so); a peer that can run none of them is an error.
@@ -375,7 +378,8 @@ pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Res
             return Err(Error::Usage(first_error.unwrap_or_default()));
         }
     }
-    let matrix = matrix::Matrix::resolve(flags, &peers, &|name| std::env::var(name).ok())?;
+    let matrix =
+        matrix::Matrix::resolve(flags, &peers, &schedules, &|name| std::env::var(name).ok())?;
     let exe = std::env::current_exe()
         .map_err(|e| Error::Run(format!("cannot find this program's executable: {e}")))?;
     let plan = runner::Plan {

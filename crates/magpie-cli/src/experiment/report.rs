@@ -6,19 +6,22 @@
 //! the same application and worker count; the pool counters summed over every solve
 //! (failed steals = attempts − steals); and Welch's t-test of the row's run times against
 //! those of the first configuration of the same application and worker count. Per
-//! configuration: the aggregated result, `relative` averaged over the applications. A loop
-//! application's rows (one application per schedule) also name the schedule and give the
-//! loop's chunks and loop steals per solve and the mean of the last step's c.o.v.
+//! configuration: the aggregated result, `relative` averaged over the applications. The
+//! schedules of `--schedule` are configurations too (rows of one application under
+//! different schedules are compared with each other). A loop application's rows also name
+//! the schedule and give the loop's chunks and loop steals per solve and the mean of the
+//! last step's c.o.v.
 
 use std::io::{self, Write};
 
+use magpie_measure::report::{csv_field, Table};
 use serde::Serialize;
 
 use super::apps::{Counters, LoopCounters, Measurement};
 use super::matrix::{Lists, Setup};
 use super::runner::{Plan, Results};
-use super::stats::{self, Welch};
 use super::Format;
+use magpie_measure::stats::{self, Welch};
 
 /// One (application, configuration) row.
 pub struct Row {
@@ -190,6 +193,20 @@ impl<'a> Experiment<'a> {
         &self.plan.setups[row.setup]
     }
 
+    /// The row's schedule: its configuration's (from `--schedule`), else a loop
+    /// application's own (`auto`), else none.
+    fn schedule(&self, row: &Row) -> Option<&str> {
+        self.setup(row)
+            .schedule
+            .as_deref()
+            .or(self.plan.apps[row.app].schedule.as_deref())
+    }
+
+    /// Whether the configurations have a schedule axis (`--schedule`).
+    fn has_schedules(&self) -> bool {
+        !self.lists.schedules.is_empty()
+    }
+
     // -----------------------------------------------------------------------------------
     // Table
 
@@ -210,10 +227,15 @@ impl<'a> Experiment<'a> {
         )?;
         writeln!(
             out,
-            "deques {}; victims {}; idle {}{}; signal {}, join limit {}",
+            "deques {}; victims {}; idle {}{}{}; signal {}, join limit {}",
             l.deques.join(" "),
             l.victims.join(" "),
             l.idle.join(" "),
+            if l.schedules.is_empty() {
+                String::new()
+            } else {
+                format!("; schedules {}", l.schedules.join(" "))
+            },
             if l.peers.is_empty() {
                 String::new()
             } else {
@@ -259,6 +281,11 @@ impl<'a> Experiment<'a> {
                 ("deque", false),
                 ("victims", false),
                 ("idle", false),
+            ];
+            if self.has_schedules() {
+                headers.push(("schedule", false));
+            }
+            headers.extend([
                 ("median", true),
                 ("mean", true),
                 ("±95%", true),
@@ -271,8 +298,8 @@ impl<'a> Experiment<'a> {
                 ("sleep ms", true),
                 ("parks", true),
                 ("park ms", true),
-            ];
-            let is_loop = app.schedule.is_some();
+            ]);
+            let is_loop = app.is_loop();
             if is_loop {
                 headers.extend([("chunks", true), ("loop steals", true), ("c.o.v.", true)]);
             }
@@ -289,13 +316,18 @@ impl<'a> Experiment<'a> {
                     d.to_string(),
                     v.to_string(),
                     i.to_string(),
+                ];
+                if self.has_schedules() {
+                    cells.push(self.schedule(r).unwrap_or("-").to_string());
+                }
+                cells.extend([
                     ms(r.median),
                     ms(r.mean),
                     r.ci95.map_or("-".into(), ms),
                     ms(r.min),
                     ms(r.max),
                     format!("{:.3}", r.relative),
-                ];
+                ]);
                 match r.counters {
                     Some(c) => cells.extend([
                         per(c.steals),
@@ -349,24 +381,32 @@ impl<'a> Experiment<'a> {
                 ", a peer's over the apps it ran"
             }
         )?;
-        let mut t = Table::new(&[
+        let mut headers = vec![
             ("workers", true),
             ("runtime", false),
             ("deque", false),
             ("victims", false),
             ("idle", false),
-            ("aggregated", true),
-        ]);
+        ];
+        if self.has_schedules() {
+            headers.push(("schedule", false));
+        }
+        headers.push(("aggregated", true));
+        let mut t = Table::new(&headers);
         for (s, setup) in p.setups.iter().enumerate() {
             let (d, v, i) = setup.policies().unwrap_or(("-", "-", "-"));
-            t.row(vec![
+            let mut cells = vec![
                 setup.workers.to_string(),
                 setup.runtime_name().to_string(),
                 d.to_string(),
                 v.to_string(),
                 i.to_string(),
-                format!("{:.3}", self.aggregated[s]),
-            ]);
+            ];
+            if self.has_schedules() {
+                cells.push(setup.schedule.clone().unwrap_or("-".into()));
+            }
+            cells.push(format!("{:.3}", self.aggregated[s]));
+            t.row(cells);
         }
         t.write(out)
     }
@@ -421,7 +461,7 @@ impl<'a> Experiment<'a> {
                 r.welch
                     .map_or(String::new(), |w| w.significant().to_string()),
                 r.answer.clone(),
-                self.plan.apps[r.app].schedule.clone().unwrap_or_default(),
+                self.schedule(r).unwrap_or_default().to_string(),
                 r.loops.map_or(String::new(), |l| l.chunks.to_string()),
                 r.loops.map_or(String::new(), |l| l.steals.to_string()),
                 r.loops.map_or(String::new(), |l| l.cov.to_string()),
@@ -447,7 +487,7 @@ impl<'a> Experiment<'a> {
                 JsonRow {
                     app: &p.apps[r.app].label,
                     app_name: &p.apps[r.app].name,
-                    schedule: p.apps[r.app].schedule.as_deref(),
+                    schedule: self.schedule(r),
                     loop_stats: r.loops.map(|l| JsonLoop {
                         chunks: l.chunks,
                         steals: l.steals,
@@ -507,6 +547,7 @@ impl<'a> Experiment<'a> {
             .map(|(s, setup)| {
                 let pol = setup.policies();
                 JsonAggregated {
+                    schedule: setup.schedule.as_deref(),
                     runtime: setup.runtime_name(),
                     workers: setup.workers,
                     deque: pol.map(|x| x.0),
@@ -532,6 +573,7 @@ impl<'a> Experiment<'a> {
             victims: &l.victims,
             idle: &l.idle,
             peers: &l.peers,
+            schedules: &l.schedules,
             signal: l.signal,
             join_limit: &l.join_limit,
             rows,
@@ -610,6 +652,8 @@ struct JsonReport<'a> {
     victims: &'a [String],
     idle: &'a [String],
     peers: &'a [&'static str],
+    /// The schedules of `--schedule`, an axis of the configurations (empty without it).
+    schedules: &'a [String],
     signal: i32,
     join_limit: &'a str,
     rows: Vec<JsonRow<'a>>,
@@ -703,6 +747,9 @@ struct JsonAggregated<'a> {
     deque: Option<&'a str>,
     victims: Option<&'a str>,
     idle: Option<&'a str>,
+    /// The configuration's schedule (from `--schedule`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schedule: Option<&'a str>,
     aggregated: f64,
 }
 
@@ -720,99 +767,4 @@ fn join(v: &[usize]) -> String {
 
 fn ms(seconds: f64) -> String {
     format!("{:.3}", seconds * 1e3)
-}
-
-/// A CSV field, quoted if it holds a comma, a quote or a line break (RFC 4180).
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// A text table with aligned columns.
-struct Table {
-    headers: Vec<(&'static str, bool)>,
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    /// Columns: header and whether it is right-aligned (numbers).
-    fn new(headers: &[(&'static str, bool)]) -> Table {
-        Table {
-            headers: headers.to_vec(),
-            rows: Vec::new(),
-        }
-    }
-
-    fn row(&mut self, cells: Vec<String>) {
-        debug_assert_eq!(cells.len(), self.headers.len());
-        self.rows.push(cells);
-    }
-
-    fn write(&self, out: &mut impl Write) -> io::Result<()> {
-        let widths: Vec<usize> = self
-            .headers
-            .iter()
-            .enumerate()
-            .map(|(i, (h, _))| {
-                self.rows
-                    .iter()
-                    .map(|r| r[i].chars().count())
-                    .chain([h.chars().count()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let line = |cells: Vec<&str>| -> String {
-            let mut s = String::new();
-            for (i, c) in cells.iter().enumerate() {
-                if i > 0 {
-                    s.push_str("  ");
-                }
-                let pad = widths[i] - c.chars().count();
-                if self.headers[i].1 {
-                    s.push_str(&" ".repeat(pad));
-                    s.push_str(c);
-                } else {
-                    s.push_str(c);
-                    if i + 1 < cells.len() {
-                        s.push_str(&" ".repeat(pad));
-                    }
-                }
-            }
-            s
-        };
-        writeln!(out, "{}", line(self.headers.iter().map(|h| h.0).collect()))?;
-        for r in &self.rows {
-            writeln!(out, "{}", line(r.iter().map(String::as_str).collect()))?;
-        }
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn csv_fields_are_quoted_when_needed() {
-        assert_eq!(csv_field("park"), "park");
-        assert_eq!(csv_field("park:spin=0,yield=0"), "\"park:spin=0,yield=0\"");
-        assert_eq!(csv_field("a \"b\""), "\"a \"\"b\"\"\"");
-    }
-
-    #[test]
-    fn tables_align() {
-        let mut t = Table::new(&[("name", false), ("n", true)]);
-        t.row(vec!["a".into(), "10".into()]);
-        t.row(vec!["long".into(), "2".into()]);
-        let mut out = Vec::new();
-        t.write(&mut out).unwrap();
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            "name   n\na     10\nlong   2\n"
-        );
-    }
 }

@@ -10,11 +10,13 @@
 //! Order: run 1 of every (application, configuration), then run 2 of every one, and so on,
 //! so that a slow drift of the machine spreads over all configurations alike.
 
-use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitStatus};
+
+use magpie_measure::background::{Background, Repeat};
+use magpie_measure::process::{self, BarrierChild};
+use magpie_measure::rounds::rounds;
 
 use super::apps::{App, Measurement};
 use super::matrix::Setup;
@@ -65,74 +67,11 @@ pub struct Results {
     pub background_ran_throughout: Option<bool>,
 }
 
-/// The background command's process group, killed when this is dropped.
-struct Background {
-    child: Child,
-    stopped: bool,
-}
-
-impl Background {
-    fn start(command: &str) -> Result<Background, Error> {
-        use std::os::unix::process::CommandExt;
-        let child = Command::new("sh")
-            .arg("-c")
-            .arg(command)
-            .process_group(0)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| Error::Run(format!("--background: cannot start `sh -c`: {e}")))?;
-        Ok(Background {
-            child,
-            stopped: false,
-        })
-    }
-
-    /// Kills the process group (TERM, then KILL after a second) and reaps the shell;
-    /// returns whether the shell was still running.
-    fn stop(&mut self) -> bool {
-        if self.stopped {
-            return false;
-        }
-        self.stopped = true;
-        let running = matches!(self.child.try_wait(), Ok(None));
-        // The shell is our child and is not reaped before the end of this function, so its
-        // process-group id stays valid even if it has exited.
-        let group = self.child.id() as libc::pid_t;
-        // SAFETY: kill(2) with a negative pid signals that process group: the one this
-        // experiment created for the background command (process_group(0) above).
-        unsafe { libc::kill(-group, libc::SIGTERM) };
-        let deadline = Instant::now() + Duration::from_secs(1);
-        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        // Whatever is left of the group (a shell that ignored TERM, or its children).
-        // SAFETY: as above.
-        unsafe { libc::kill(-group, libc::SIGKILL) };
-        let _ = self.child.wait();
-        running
-    }
-}
-
-impl Drop for Background {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-/// One child process of a run.
-struct Instance {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    stderr: Option<JoinHandle<String>>,
-    finished: bool,
-}
-
-impl Instance {
-    fn start(plan: &Plan, app: &App, setup: &Setup) -> Result<Instance, Error> {
-        let mut child = Command::new(&plan.exe)
+/// Starts one child process of a run: this program again, `experiment run-one`, behind the
+/// barrier.
+fn start(plan: &Plan, app: &App, setup: &Setup) -> Result<BarrierChild, Error> {
+    BarrierChild::start(
+        Command::new(&plan.exe)
             .args(&setup.global_flags)
             .args([
                 "experiment",
@@ -142,56 +81,16 @@ impl Instance {
                 "--",
             ])
             .args(&app.tokens)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| Error::Run(format!("cannot start {}: {e}", plan.exe.display())))?;
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().expect("piped"));
-        let mut err = child.stderr.take().expect("piped");
-        // Drained on a thread so that a chatty child cannot block on a full pipe.
-        let stderr = std::thread::spawn(move || {
-            let mut s = String::new();
-            let _ = err.read_to_string(&mut s);
-            s
-        });
-        Ok(Instance {
-            child,
-            stdin,
-            stdout,
-            stderr: Some(stderr),
-            finished: false,
-        })
-    }
+            .args(setup.app_flags(app)),
+    )
+    .map_err(|e| Error::Run(format!("cannot start {}: {e}", plan.exe.display())))
+}
 
-    fn read_line(&mut self) -> Option<String> {
-        let mut line = String::new();
-        match self.stdout.read_line(&mut line) {
-            Ok(0) | Err(_) => None,
-            Ok(_) => Some(line.trim_end().to_string()),
-        }
-    }
-
-    /// Waits for the child to exit; returns its status and stderr.
-    fn finish(&mut self) -> (Option<ExitStatus>, String) {
-        self.stdin.take();
-        let status = self.child.wait().ok();
-        self.finished = true;
-        let stderr = self
-            .stderr
-            .take()
-            .and_then(|h| h.join().ok())
-            .unwrap_or_default();
-        (status, stderr)
-    }
-
-    /// The error for a child that did not do what it should (`what`), from its exit status
-    /// and the last line of its stderr.
-    fn failure(&mut self, context: &str, what: &str) -> Error {
-        let (status, stderr) = self.finish();
-        failure(context, what, status, &stderr)
-    }
+/// The error for a child that did not do what it should (`what`), from its exit status
+/// and the last line of its stderr.
+fn failed(inst: &mut BarrierChild, context: &str, what: &str) -> Error {
+    let (status, stderr) = inst.finish();
+    failure(context, what, status, &stderr)
 }
 
 /// The error for a child that did not do what it should (`what`): a check failure if it
@@ -215,7 +114,7 @@ fn failure(context: &str, what: &str, status: Option<ExitStatus>, stderr: &str) 
         Some(2) => Error::Usage(format!("{context}: {message}")),
         _ => {
             let how = match status {
-                Some(s) => describe(s),
+                Some(s) => process::describe(s),
                 None => "could not be waited for".to_string(),
             };
             let detail = if message.is_empty() {
@@ -225,25 +124,6 @@ fn failure(context: &str, what: &str, status: Option<ExitStatus>, stderr: &str) 
             };
             Error::Run(format!("{context}: {what}; the process {how}{detail}"))
         }
-    }
-}
-
-impl Drop for Instance {
-    fn drop(&mut self) {
-        if !self.finished {
-            // Only on the way out of a failed run: end this child, started by us.
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-fn describe(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(c), _) => format!("exited with status {c}"),
-        (None, Some(s)) => format!("was killed by signal {s}"),
-        _ => format!("ended with {status}"),
     }
 }
 
@@ -260,32 +140,32 @@ fn one_run(plan: &Plan, app: &App, setup: &Setup, run: usize) -> Result<Vec<Meas
     };
     let mut instances = Vec::with_capacity(plan.instances);
     for _ in 0..plan.instances {
-        instances.push(Instance::start(plan, app, setup)?);
+        instances.push(start(plan, app, setup)?);
     }
     for (i, inst) in instances.iter_mut().enumerate() {
-        match inst.read_line() {
-            Some(l) if l == "ready" => {}
-            Some(l) => {
-                return Err(inst.failure(&context(i), &format!("it printed {l:?} instead of ready")))
+        match inst.ready() {
+            Ok(()) => {}
+            Err(Some(l)) => {
+                return Err(failed(
+                    inst,
+                    &context(i),
+                    &format!("it printed {l:?} instead of ready"),
+                ))
             }
-            None => return Err(inst.failure(&context(i), "it ended before it was ready")),
+            Err(None) => return Err(failed(inst, &context(i), "it ended before it was ready")),
         }
     }
     // Release: one short write per child.
     for (i, inst) in instances.iter_mut().enumerate() {
-        let sent = inst
-            .stdin
-            .as_mut()
-            .map(|s| s.write_all(b"go\n").and_then(|()| s.flush()));
-        if !matches!(sent, Some(Ok(()))) {
-            return Err(inst.failure(&context(i), "it could not be released"));
+        if inst.release().is_err() {
+            return Err(failed(inst, &context(i), "it could not be released"));
         }
     }
     let mut out = Vec::with_capacity(plan.instances);
     for (i, inst) in instances.iter_mut().enumerate() {
         let line = inst.read_line();
         let Some(line) = line else {
-            return Err(inst.failure(&context(i), "it ended without a result"));
+            return Err(failed(inst, &context(i), "it ended without a result"));
         };
         let (status, stderr) = inst.finish();
         if !status.is_some_and(|s| s.success()) {
@@ -305,8 +185,15 @@ fn one_run(plan: &Plan, app: &App, setup: &Setup, run: usize) -> Result<Vec<Meas
 
 /// Runs the whole plan.
 pub fn execute(plan: &Plan) -> Result<Results, Error> {
-    let mut background = match &plan.background {
-        Some(c) => Some(Background::start(c)?),
+    let background = match &plan.background {
+        Some(c) => {
+            let mut sh = Command::new("sh");
+            sh.arg("-c").arg(c);
+            Some(
+                Background::start(sh, Repeat::Once)
+                    .map_err(|e| Error::Run(format!("--background: cannot start `sh -c`: {e}")))?,
+            )
+        }
         None => None,
     };
     let progress = std::io::stderr().is_terminal();
@@ -323,7 +210,8 @@ pub fn execute(plan: &Plan) -> Result<Results, Error> {
         vec![vec![Vec::with_capacity(plan.runs); plan.setups.len()]; plan.apps.len()];
     // The first answer of each application: every later one must be the same.
     let mut answers: Vec<Option<(String, String)>> = vec![None; plan.apps.len()];
-    for run in 0..plan.runs {
+    for round in rounds(0, plan.runs as u32) {
+        let run = round.number() as usize - 1;
         for (a, app) in plan.apps.iter().enumerate() {
             for (s, setup) in plan.setups.iter().enumerate() {
                 if !plan.runs_on(a, s) {
@@ -362,7 +250,7 @@ pub fn execute(plan: &Plan) -> Result<Results, Error> {
     if progress {
         eprint!("\r\x1b[K");
     }
-    let background_ran_throughout = background.as_mut().map(Background::stop);
+    let background_ran_throughout = background.map(|b| b.stop().running_at_stop);
     Ok(Results {
         measured,
         background_ran_throughout,

@@ -19,8 +19,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use magpie_apps::stats::cov;
 use magpie_apps::{dist, mandelbrot};
+use magpie_measure::stats::cov;
 use magpie_mpi::loops::{
     block_of, gather, DataDescription, DataSerializer, DistributedLoop, Mode, Options,
     RankLoopStats, StealAmount, Victims,

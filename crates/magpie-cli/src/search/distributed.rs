@@ -18,8 +18,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use magpie::search::{CountPerDepth, Enumerate, SearchSpace, SearchStats};
-use magpie_apps::stats::cov;
 use magpie_apps::{maxclique, nqueens, tsp, uts};
+use magpie_measure::stats::cov;
 use magpie_mpi::search::{decide, enumerate, optimise, Distributed, Skeleton};
 use magpie_mpi::victims::RemoteVictims;
 use magpie_mpi::{Cluster, RankStats};
