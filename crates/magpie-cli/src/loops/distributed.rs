@@ -19,11 +19,12 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use magpie::loops::{ScheduleError, StealAmount};
 use magpie_apps::stats::cov;
 use magpie_apps::{dist, mandelbrot};
 use magpie_mpi::loops::{
     block_of, gather, DataDescription, DataSerializer, DistributedLoop, Mode, Options,
-    RankLoopStats, StealAmount, Victims,
+    RankLoopStats, Victims,
 };
 use magpie_mpi::Cluster;
 use serde::Serialize;
@@ -80,7 +81,7 @@ fn parse_options(args: &LoopArgs, app: &str, ranks: usize) -> Result<Distributed
     let steal: StealAmount = match &args.steal_amount {
         Some(s) => s
             .parse()
-            .map_err(|e: String| Failure::Usage(format!("--steal-amount: {e}")))?,
+            .map_err(|e: ScheduleError| Failure::Usage(format!("--steal-amount: {e}")))?,
         None => StealAmount::default(),
     };
     let victims: Victims = match &args.remote_victims {

@@ -7,9 +7,9 @@ use std::ops::Range;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use magpie::loops::Loop;
+use magpie::loops::{Loop, StealAmount};
 
-use super::{batch_size, steal_amount, StealAmount};
+use super::{batch_size, steal_amount};
 
 /// A contiguous run of iterations and their data: `items[j]` of iteration `start + j`.
 pub(super) struct Piece<'d, T> {

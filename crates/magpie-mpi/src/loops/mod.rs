@@ -101,6 +101,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use magpie::loops::chunks::{central_rule, LoopHistory, LoopShape};
+pub use magpie::loops::StealAmount;
 use magpie::loops::{Loop, Schedule};
 use magpie::ThreadPool;
 use mpi::traits::*;
@@ -132,21 +133,6 @@ pub enum Mode {
     /// LB4MPI-WS: each rank owns a block and its data; idle ranks steal.
     #[default]
     Steal,
-}
-
-/// How many iterations a thief takes from its victim's unclaimed ones ([`steal_amount`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StealAmount {
-    /// This percentage (1..=100) of the victim's remaining iterations (at least one).
-    Ratio(u8),
-    /// `⌈remaining / ranks⌉` (`rws_guided`).
-    Guided,
-}
-
-impl Default for StealAmount {
-    fn default() -> Self {
-        StealAmount::Ratio(25)
-    }
 }
 
 /// How a thief finds its victim.
@@ -186,44 +172,6 @@ macro_rules! named {
 
 named!(Mode, "mode", "share" => Mode::Share, "steal" => Mode::Steal);
 named!(Victims, "victim choice", "coordinator" => Victims::Coordinator, "random" => Victims::Random);
-
-impl fmt::Display for StealAmount {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StealAmount::Ratio(r) => write!(f, "{r}%"),
-            StealAmount::Guided => f.write_str("guided"),
-        }
-    }
-}
-
-impl FromStr for StealAmount {
-    type Err = String;
-
-    /// `N%` or `N` (a percentage, 1..=100) or `guided`.
-    ///
-    /// ```
-    /// use magpie_mpi::loops::StealAmount;
-    /// assert_eq!("25%".parse::<StealAmount>(), Ok(StealAmount::Ratio(25)));
-    /// assert_eq!("guided".parse::<StealAmount>(), Ok(StealAmount::Guided));
-    /// assert!("0%".parse::<StealAmount>().unwrap_err().contains("1..=100"));
-    /// ```
-    fn from_str(s: &str) -> Result<Self, String> {
-        let t = s.trim();
-        if t.eq_ignore_ascii_case("guided") {
-            return Ok(StealAmount::Guided);
-        }
-        let digits = t.strip_suffix('%').unwrap_or(t).trim();
-        match digits.parse::<u64>() {
-            Ok(r) if (1..=100).contains(&r) => Ok(StealAmount::Ratio(r as u8)),
-            Ok(r) => Err(format!(
-                "steal amount {t:?}: the ratio must be a percentage in 1..=100, not {r}"
-            )),
-            Err(_) => Err(format!(
-                "steal amount {t:?}: expected a percentage in 1..=100 (e.g. 25%) or `guided`"
-            )),
-        }
-    }
-}
 
 /// The options of a distributed loop.
 #[derive(Debug, Clone, PartialEq)]
@@ -342,23 +290,21 @@ pub fn block_of(n: usize, ranks: usize, rank: usize) -> Range<usize> {
 
 /// How many iterations a victim with `remaining` unclaimed iterations gives a thief among
 /// `ranks` ranks: 0 (a refusal) when fewer than [`MIN_STEALABLE`] are left; otherwise
-/// `⌈remaining · ratio⌉` or `⌈remaining / ranks⌉`, at least 1 and at most `remaining`.
+/// [`StealAmount::of`] with the ranks as the participants (`⌈remaining · ratio⌉`, `⌈remaining
+/// / 2⌉` or `⌈remaining / ranks⌉`, at least 1 and at most `remaining`).
 ///
 /// ```
 /// use magpie_mpi::loops::{steal_amount, StealAmount};
 /// assert_eq!(steal_amount(StealAmount::Ratio(25), 100, 4), 25);
 /// assert_eq!(steal_amount(StealAmount::Guided, 100, 3), 34);
+/// assert_eq!(steal_amount(StealAmount::Fac2, 100, 3), 50);
 /// assert_eq!(steal_amount(StealAmount::Ratio(25), 1, 4), 0);
 /// ```
 pub fn steal_amount(amount: StealAmount, remaining: usize, ranks: usize) -> usize {
     if remaining < MIN_STEALABLE {
         return 0;
     }
-    let k = match amount {
-        StealAmount::Ratio(r) => (remaining * usize::from(r.clamp(1, 100))).div_ceil(100),
-        StealAmount::Guided => remaining.div_ceil(ranks.max(1)),
-    };
-    k.clamp(1, remaining)
+    amount.of(remaining, ranks)
 }
 
 /// How many iterations a rank's driver claims for its next batch when `remaining` are
@@ -661,8 +607,9 @@ mod tests {
         assert_eq!(steal_amount(Guided, 10, 4), 3);
         assert_eq!(steal_amount(Guided, 10, 1), 10);
         assert_eq!(steal_amount(Guided, 2, 8), 1);
+        assert_eq!(steal_amount(Fac2, 7, 4), 4);
         for rem in 0..300 {
-            for a in [Ratio(1), Ratio(25), Ratio(100), Guided] {
+            for a in [Ratio(1), Ratio(25), Ratio(100), Guided, Fac2] {
                 let k = steal_amount(a, rem, 3);
                 assert!(k <= rem);
                 assert_eq!(k == 0, rem < MIN_STEALABLE);
@@ -700,6 +647,7 @@ mod tests {
             .contains("coordinator, random"));
         assert_eq!("100%".parse::<StealAmount>(), Ok(StealAmount::Ratio(100)));
         assert_eq!("15".parse::<StealAmount>(), Ok(StealAmount::Ratio(15)));
+        assert_eq!("fac2".parse::<StealAmount>(), Ok(StealAmount::Fac2));
         assert!("101%".parse::<StealAmount>().is_err());
         assert!("0".parse::<StealAmount>().is_err());
         assert!("lots".parse::<StealAmount>().is_err());

@@ -5,13 +5,14 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use magpie::loops::StealAmount;
 use magpie::policy::XorShift64Star;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::driver::{Cur, Owned, Piece, PieceItems, Shared};
 use super::protocol::*;
-use super::{DataDescription, Options, RankLoopStats, StealAmount, Victims};
+use super::{DataDescription, Options, RankLoopStats, Victims};
 use crate::codec::{decode_from, encode};
 
 /// Rank 0's bookkeeping of the coordinator victim choice.
