@@ -39,6 +39,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use magpie::policy::victim::TaskCycle;
 use magpie::search::{Enumerate, Objective, SearchSpace, SearchStats, TaskOrder, Visit};
 use magpie::ThreadPool;
 use mpi::traits::*;
@@ -47,7 +48,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::codec::{decode_from, encode};
 use crate::credit::{Credit, Recovered};
-use crate::perf::PerfParams;
+use crate::perf::{work_rate, PerfParams};
 use crate::victims::RemoteVictims;
 use crate::{Cluster, RankStats};
 
@@ -270,7 +271,7 @@ impl RankState {
             stop: AtomicBool::new(false),
             found: AtomicBool::new(false),
             rates: (0..workers)
-                .map(|_| AtomicU64::new(perf.initial_rate.to_bits()))
+                .map(|_| AtomicU64::new(perf.rate_start.to_bits()))
                 .collect(),
             perf,
         }
@@ -523,7 +524,7 @@ where
     }
     let workers = pool.num_workers().max(1);
     let perf = match victims {
-        RemoteVictims::Perf(p) => *p,
+        RemoteVictims::Perf(p) => p.formulas,
         _ => PerfParams::default(),
     };
     let state = RankState::new(incumbent, workers, perf);
@@ -627,7 +628,7 @@ where
 {
     let mut acc = visitor.empty();
     let mut counts = SearchStats::default();
-    let mut rate = state.perf.initial_rate;
+    let mut rate = state.perf.rate_start;
     let mut last_end = Instant::now();
     loop {
         // The rank's workers are long-lived tasks spawned by one scope: on a split deque
@@ -707,7 +708,12 @@ where
         }
         let end = Instant::now();
         counts.time += end - t;
-        rate = state.perf.work_rate(rate, t - last_end, end - t);
+        let ns = |d: Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+        let cycle = TaskCycle {
+            idle_ns: ns(t - last_end),
+            work_ns: ns(end - t),
+        };
+        rate = work_rate(rate, cycle, &state.perf);
         state.rates[index].store(rate.to_bits(), Ordering::Relaxed);
         last_end = end;
         let mut p = shared.lock();

@@ -4,7 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Instant;
 
-use crate::perf::{Monitor, PerfParams};
+use crate::perf::{Monitor, RankPerfParams};
+use crate::Error;
 
 /// The inter-rank victim policy.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -17,7 +18,7 @@ pub enum RemoteVictims {
     Sticky,
     /// The Performance-Driven policy ([`crate::perf`]): the rank with the best score of load,
     /// residual tasks and latency, refreshed by a monitor.
-    Perf(PerfParams),
+    Perf(RankPerfParams),
 }
 
 impl RemoteVictims {
@@ -45,31 +46,33 @@ impl fmt::Display for RemoteVictims {
         match self {
             RemoteVictims::Random => f.pad("random"),
             RemoteVictims::Sticky => f.pad("sticky"),
-            RemoteVictims::Perf(p) if *p == PerfParams::default() => f.pad("perf"),
+            RemoteVictims::Perf(p) if *p == RankPerfParams::default() => f.pad("perf"),
             RemoteVictims::Perf(p) => f.pad(&format!("perf:{p}")),
         }
     }
 }
 
 impl FromStr for RemoteVictims {
-    type Err = String;
+    type Err = Error;
 
     /// ```
     /// use magpie_mpi::victims::RemoteVictims;
     /// assert_eq!("sticky".parse::<RemoteVictims>(), Ok(RemoteVictims::Sticky));
-    /// assert!("nearest".parse::<RemoteVictims>().unwrap_err().contains("random, sticky"));
-    /// let perf: RemoteVictims = "perf:max=1s".parse().unwrap();
+    /// let e = "nearest".parse::<RemoteVictims>().unwrap_err();
+    /// assert!(e.to_string().contains("random, sticky"));
+    /// let perf: RemoteVictims = "perf:refresh-max=1s".parse().unwrap();
     /// assert_eq!(perf.to_string().parse::<RemoteVictims>(), Ok(perf));
     /// ```
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, Error> {
         match s.trim() {
             "random" => Ok(RemoteVictims::Random),
             "sticky" => Ok(RemoteVictims::Sticky),
-            "perf" => Ok(RemoteVictims::Perf(PerfParams::default())),
+            "perf" => Ok(RemoteVictims::Perf(RankPerfParams::default())),
             other if other.starts_with("perf:") => Ok(RemoteVictims::Perf(other[5..].parse()?)),
-            other => Err(format!(
-                "unknown inter-rank victim policy {other:?}; expected one of {}",
-                Self::NAMES.join(", ")
+            other => Err(Error::unknown(
+                "inter-rank victim policy",
+                other,
+                &Self::NAMES,
             )),
         }
     }

@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::codec::{decode, encode};
+use crate::Error;
 
 /// A user serialization of the data of a range of iterations (see [`DataDescription`]).
 pub trait DataSerializer<T>: Sync {
@@ -15,13 +16,13 @@ pub trait DataSerializer<T>: Sync {
     fn serialize(&self, range: Range<usize>, items: &[T]) -> Vec<u8>;
     /// The elements of the iterations `range` rebuilt from [`DataSerializer::serialize`]'s
     /// bytes (exactly `range.len()` of them).
-    fn deserialize(&self, range: Range<usize>, bytes: &[u8]) -> Result<Vec<T>, String>;
+    fn deserialize(&self, range: Range<usize>, bytes: &[u8]) -> Result<Vec<T>, Error>;
 }
 
 /// [`DataDescription::Range`]'s encoder: the elements of an iteration range to bytes.
 pub type ToBytes<T> = fn(Range<usize>, &[T]) -> Vec<u8>;
 /// [`DataDescription::Range`]'s decoder: the elements of an iteration range from bytes.
-pub type FromBytes<T> = fn(Range<usize>, &[u8]) -> Result<Vec<T>, String>;
+pub type FromBytes<T> = fn(Range<usize>, &[u8]) -> Result<Vec<T>, Error>;
 
 /// How the data of stolen iterations travels with them (the thesis' `DLS_DataSetup`). In
 /// memory a rank always holds one element `T` per iteration it may run; the description
@@ -69,17 +70,18 @@ impl<T: Serialize + DeserializeOwned> DataDescription<'_, T> {
     }
 
     /// The elements of `range` from [`DataDescription::encode`]'s bytes; checks the count.
-    pub fn decode(&self, range: Range<usize>, bytes: &[u8]) -> Result<Vec<T>, String> {
+    pub fn decode(&self, range: Range<usize>, bytes: &[u8]) -> Result<Vec<T>, Error> {
         let n = range.len();
         let items = match self {
-            DataDescription::OneToOne => {
-                decode::<Vec<T>>(bytes, "iteration data").map_err(|e| e.to_string())?
-            }
+            DataDescription::OneToOne => decode::<Vec<T>>(bytes, "iteration data")?,
             DataDescription::Range { from_bytes, .. } => from_bytes(range, bytes)?,
             DataDescription::Serialize(s) => s.deserialize(range, bytes)?,
         };
         if items.len() != n {
-            return Err(format!("{} elements for {n} iterations", items.len()));
+            return Err(Error::DataCount {
+                got: items.len(),
+                iterations: n,
+            });
         }
         Ok(items)
     }
@@ -94,7 +96,7 @@ mod tests {
         fn to_bytes(_: Range<usize>, items: &[u64]) -> Vec<u8> {
             items.iter().flat_map(|x| x.to_le_bytes()).collect()
         }
-        fn from_bytes(_: Range<usize>, b: &[u8]) -> Result<Vec<u64>, String> {
+        fn from_bytes(_: Range<usize>, b: &[u8]) -> Result<Vec<u64>, Error> {
             Ok(b.chunks_exact(8)
                 .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
                 .collect())
@@ -104,8 +106,8 @@ mod tests {
             fn serialize(&self, _: Range<usize>, items: &[u64]) -> Vec<u8> {
                 encode(&items.iter().map(|x| x + self.0).collect::<Vec<_>>())
             }
-            fn deserialize(&self, _: Range<usize>, b: &[u8]) -> Result<Vec<u64>, String> {
-                let v: Vec<u64> = decode(b, "data").map_err(|e| e.to_string())?;
+            fn deserialize(&self, _: Range<usize>, b: &[u8]) -> Result<Vec<u64>, Error> {
+                let v: Vec<u64> = decode(b, "data")?;
                 Ok(v.into_iter().map(|x| x - self.0).collect())
             }
         }

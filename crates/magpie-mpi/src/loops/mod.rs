@@ -116,7 +116,7 @@ use share::share_loop;
 use steal::steal_loop;
 
 use crate::codec::{decode_from, encode};
-use crate::Cluster;
+use crate::{Cluster, Error};
 
 /// A rank claims at least this many iterations per worker in one batch (see [`batch_size`]).
 pub const MIN_BATCH_PER_WORKER: usize = 16;
@@ -155,15 +155,11 @@ macro_rules! named {
             }
         }
         impl FromStr for $t {
-            type Err = String;
-            fn from_str(s: &str) -> Result<Self, String> {
+            type Err = Error;
+            fn from_str(s: &str) -> Result<Self, Error> {
                 match s.trim().to_ascii_lowercase().as_str() {
                     $($name => Ok($v),)+
-                    other => Err(format!(
-                        concat!("unknown ", $what, " {:?}; expected one of {}"),
-                        other,
-                        [$($name),+].join(", ")
-                    )),
+                    other => Err(Error::unknown($what, other, &[$($name),+])),
                 }
             }
         }
@@ -325,7 +321,7 @@ pub fn batch_size(remaining: usize, workers: usize) -> usize {
 }
 
 /// Whether `schedule` can drive the coordinator of [`Mode::Share`]; the error says why not.
-pub fn check_share_schedule(schedule: &Schedule) -> Result<Schedule, String> {
+pub fn check_share_schedule(schedule: &Schedule) -> Result<Schedule, Error> {
     let s = schedule.resolve();
     if matches!(s, Schedule::Static { .. })
         || central_rule(&s, shape(1, 1), &LoopHistory::default()).is_some()
@@ -338,10 +334,10 @@ pub fn check_share_schedule(schedule: &Schedule) -> Result<Schedule, String> {
         }
         _ => "not a central-queue schedule (it chooses per call)",
     };
-    Err(format!(
-        "schedule {schedule} cannot coordinate a shared loop: {why}; expected one of static, ss, \
-         gss, tss, fac, fac2, wf, awf, awf-b, awf-c, awf-d, awf-e, af"
-    ))
+    Err(Error::ShareSchedule {
+        schedule: schedule.to_string(),
+        why,
+    })
 }
 
 pub(super) fn shape(n: usize, p: usize) -> LoopShape {
@@ -365,7 +361,7 @@ pub struct DistributedLoop {
 impl DistributedLoop {
     /// A loop with `options`. Share mode: the schedule must be a central one
     /// ([`check_share_schedule`]); the local schedule within a rank is then `auto`.
-    pub fn new(options: Options) -> Result<DistributedLoop, String> {
+    pub fn new(options: Options) -> Result<DistributedLoop, Error> {
         let local = match options.mode {
             Mode::Share => {
                 check_share_schedule(&options.schedule)?;
@@ -639,11 +635,16 @@ mod tests {
     fn parsing() {
         assert_eq!("share".parse::<Mode>(), Ok(Mode::Share));
         assert_eq!(" Steal ".parse::<Mode>(), Ok(Mode::Steal));
-        assert!("push".parse::<Mode>().unwrap_err().contains("share, steal"));
+        assert!("push"
+            .parse::<Mode>()
+            .unwrap_err()
+            .to_string()
+            .contains("share, steal"));
         assert_eq!("random".parse::<Victims>(), Ok(Victims::Random));
         assert!("nearest"
             .parse::<Victims>()
             .unwrap_err()
+            .to_string()
             .contains("coordinator, random"));
         assert_eq!("100%".parse::<StealAmount>(), Ok(StealAmount::Ratio(100)));
         assert_eq!("15".parse::<StealAmount>(), Ok(StealAmount::Ratio(15)));
@@ -665,10 +666,11 @@ mod tests {
         }
         for bad in ["rws", "laws", "static-steal", "auto", "expert-sel"] {
             let e = check_share_schedule(&bad.parse().unwrap()).unwrap_err();
-            assert!(e.contains("cannot coordinate"), "{e}");
+            assert!(e.to_string().contains("cannot coordinate"), "{e}");
         }
         assert!(check_share_schedule(&"rws".parse().unwrap())
             .unwrap_err()
+            .to_string()
             .contains("--mode steal"));
     }
 }

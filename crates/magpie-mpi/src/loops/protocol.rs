@@ -105,10 +105,13 @@ pub fn decode_each_message(bytes: &[u8]) -> Vec<Result<(), crate::codec::DecodeE
         DataDescription::<u64>::OneToOne
             .decode(0..3, bytes)
             .map(drop)
-            .map_err(|reason| crate::codec::DecodeError {
-                what: "iteration data",
-                len: bytes.len(),
-                reason,
+            .map_err(|e| match e {
+                crate::Error::Decode(e) => e,
+                other => crate::codec::DecodeError {
+                    what: "iteration data",
+                    len: bytes.len(),
+                    reason: other.to_string(),
+                },
             }),
     ]
 }
