@@ -4,6 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Instant;
 
+use magpie::policy::XorShift64Star;
+
 use crate::perf::{Monitor, RankPerfParams};
 use crate::Error;
 
@@ -31,7 +33,7 @@ impl RemoteVictims {
             policy: *self,
             rank,
             size,
-            state: 0x9e37_79b9_7f4a_7c15 ^ (rank as u64 + 1),
+            rng: XorShift64Star::new(0x9e37_79b9_7f4a_7c15 ^ (rank as u64 + 1)),
             last_good: None,
             monitor: match self {
                 RemoteVictims::Perf(p) => Some(Monitor::new(*p, rank, size, local_workers)),
@@ -84,7 +86,7 @@ pub struct Chooser {
     policy: RemoteVictims,
     rank: i32,
     size: i32,
-    state: u64,
+    rng: XorShift64Star,
     last_good: Option<i32>,
     monitor: Option<Monitor>,
 }
@@ -98,13 +100,8 @@ impl Chooser {
         if let Some(v) = self.monitor.as_ref().and_then(Monitor::target) {
             return v;
         }
-        // xorshift64*
-        self.state ^= self.state >> 12;
-        self.state ^= self.state << 25;
-        self.state ^= self.state >> 27;
-        let r = self.state.wrapping_mul(0x2545_f491_4f6c_dd1d);
-        let others = (self.size - 1).max(1) as u64;
-        let k = (r % others) as i32;
+        let others = (self.size - 1).max(1) as usize;
+        let k = self.rng.below(others) as i32;
         if k >= self.rank {
             k + 1
         } else {
