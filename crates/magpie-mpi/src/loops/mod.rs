@@ -635,17 +635,11 @@ mod tests {
     fn parsing() {
         assert_eq!("share".parse::<Mode>(), Ok(Mode::Share));
         assert_eq!(" Steal ".parse::<Mode>(), Ok(Mode::Steal));
-        assert!("push"
-            .parse::<Mode>()
-            .unwrap_err()
-            .to_string()
-            .contains("share, steal"));
+        let text = |e: Error| e.to_string();
+        assert!(text("push".parse::<Mode>().unwrap_err()).contains("share, steal"));
         assert_eq!("random".parse::<Victims>(), Ok(Victims::Random));
-        assert!("nearest"
-            .parse::<Victims>()
-            .unwrap_err()
-            .to_string()
-            .contains("coordinator, random"));
+        let e = text("nearest".parse::<Victims>().unwrap_err());
+        assert!(e.contains("coordinator, random"));
         assert_eq!("100%".parse::<StealAmount>(), Ok(StealAmount::Ratio(100)));
         assert_eq!("15".parse::<StealAmount>(), Ok(StealAmount::Ratio(15)));
         assert_eq!("fac2".parse::<StealAmount>(), Ok(StealAmount::Fac2));

@@ -586,11 +586,7 @@ impl PerfVictims {
             Some(c) => c.clone(),
             None => Arc::new(MonotonicClock::new()),
         };
-        let monitor = Arc::new(PerfMonitor::new(
-            num_workers,
-            self.params,
-            clock.now_ns(),
-        ));
+        let monitor = Arc::new(PerfMonitor::new(num_workers, self.params, clock.now_ns()));
         let selectors = (0..num_workers)
             .map(|t| {
                 Box::new(PerfSelector::new(t, monitor.clone(), clock.clone()))
