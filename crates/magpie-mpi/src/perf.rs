@@ -486,6 +486,29 @@ mod tests {
     }
 
     #[test]
+    fn the_core_names_the_earlier_names_and_the_cores_own_parser_agree() {
+        let core = "e=3,alpha=0.5,min-load=0.01,rate-start=2,refresh-start=2ms,\
+                    refresh-good=10ms,refresh-bad=20ms,refresh-min=1ms,refresh-max=1s";
+        let earlier = "e=3,smoothing=0.5,min-load=0.01,initial-rate=2,start=2ms,grow=10ms,\
+                       shrink=20ms,min=1ms,max=1s";
+        let a: RankPerfParams = core.parse().unwrap();
+        let b: RankPerfParams = earlier.parse().unwrap();
+        assert_eq!(a, b);
+        let mut spec: magpie::policy::params::PolicySpec = format!("perf:{core}").parse().unwrap();
+        assert_eq!(PerfParams::from_spec(&mut spec).unwrap(), a.formulas);
+        assert_eq!(a.to_string().parse::<RankPerfParams>(), Ok(a));
+        // Checked once all keys are in, by the core's rules.
+        assert!("min=300ms,max=1s".parse::<RankPerfParams>().is_ok());
+        let e = "alpha=1.5"
+            .parse::<RankPerfParams>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("alpha=1.5"), "{e}");
+        let e = "grow=5".parse::<RankPerfParams>().unwrap_err().to_string();
+        assert_eq!(e, "perf parameter grow: \"5\" needs a unit (us, ms or s)");
+    }
+
+    #[test]
     fn work_rate_follows_the_formula() {
         let p = RankPerfParams::default();
         let f = p.formulas;
