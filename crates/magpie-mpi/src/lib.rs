@@ -44,10 +44,13 @@
 
 pub mod codec;
 pub mod credit;
+mod error;
 pub mod loops;
 pub mod perf;
 pub mod search;
 pub mod victims;
+
+pub use error::Error;
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -68,13 +71,13 @@ impl Cluster {
     /// Initialises MPI with `MPI_THREAD_FUNNELED` (only the main thread calls MPI; the
     /// workers never do). Errors if MPI was already initialised or the library cannot give
     /// funnelled threading.
-    pub fn init() -> Result<Cluster, String> {
-        let (universe, threading) = mpi::initialize_with_threading(Threading::Funneled)
-            .ok_or("MPI was already initialised in this process")?;
+    pub fn init() -> Result<Cluster, Error> {
+        let (universe, threading) =
+            mpi::initialize_with_threading(Threading::Funneled).ok_or(Error::AlreadyInitialised)?;
         if threading < Threading::Funneled {
-            return Err(format!(
-                "the MPI library offers only {threading:?} threading; magpie needs Funneled"
-            ));
+            return Err(Error::Threading {
+                offered: format!("{threading:?}"),
+            });
         }
         Ok(Cluster { universe })
     }

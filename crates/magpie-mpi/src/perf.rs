@@ -1,26 +1,33 @@
 //! The Performance-Driven inter-rank victim policy (Xie, "Performance-Driven Workstealing
 //! Policy in YewPar", MSc Glasgow 2023, Ch. 3), at the level of ranks (YewPar's nodes).
 //!
-//! - **Worker load** (§3.2.1): each worker keeps a `workRate`, updated at the end of every
-//!   task from the cycle that ended — the idle time before the task and the task itself, in
-//!   µs: `rate = ln(e + work/(work+idle)) · ln(e + (work+idle)) · s + rate · (1 − s)`
-//!   ([`PerfParams::smoothing`] `s` = 0.65, [`PerfParams::e`] = 2.72, start value
-//!   [`PerfParams::initial_rate`] = 1.0). A rank's load is the mean of its workers' rates.
-//! - **Monitor** (§3.2.2): a refresh asks every other rank for its load and its residual
-//!   task count (the length of its depth pool) and times the round trip:
-//!   `delay_i = ln(e + rtt_µs · local_workers) · s + delay_i · (1 − s)`.
-//! - **Score** (§3.3): `score_i = max(load_i, min_load) · tasks_i − delay_i`; the rank with the
-//!   highest score is cached as the target if that score is positive, else nothing is cached
-//!   and a steal goes to a random rank (as the thesis' code does).
-//! - **Refresh** (§3.4): automatic, with a dynamic interval — after a refresh whose best
-//!   score is positive the interval grows by [`PerfParams::grow`], otherwise it shrinks by
-//!   [`PerfParams::shrink`], within [[`PerfParams::min_interval`], [`PerfParams::max_interval`]],
-//!   the first one [`PerfParams::start`] after the search starts; and auxiliary — a steal
-//!   from the cached target that fails starts a refresh at once (single flight: never a
-//!   second while one is out), then one more steal at the new target; if that fails too the
-//!   rank sleeps before it asks again ([`PerfParams::sleep`], doubling up to
-//!   [`PerfParams::max_sleep`], YewPar's worker backoff; reset by a successful steal; cut
-//!   short when an automatic refresh finds a target worth stealing from).
+//! The formulas and their constants are the core's, [`magpie::policy::victim::perf`] (the
+//! same policy among one pool's workers), under the same parameter names; this module adds
+//! the rank's monitor and its backoff after refused steals.
+//!
+//! - **Worker load** (§3.2.1, [`work_rate`]): each worker keeps a `workRate`, updated at the
+//!   end of every task from the cycle that ended — the idle time before the task and the
+//!   task itself, in µs: `rate = ln(e + work/(work+idle)) · ln(e + (work+idle)) · alpha +
+//!   rate · (1 − alpha)` (`alpha` = 0.65, `e` = 2.72, start value `rate-start` = 1.0). A
+//!   cycle of zero length carries no information and leaves the rate as it was (the core's
+//!   rule). A rank's load is the mean of its workers' rates.
+//! - **Monitor** (§3.2.2, [`smoothed_delay`]): a refresh asks every other rank for its load
+//!   and its residual task count (the length of its depth pool) and times the round trip:
+//!   `delay_i = ln(e + rtt_µs · workers) · alpha + delay_i · (1 − alpha)`, `workers` the
+//!   rank's local workers unless the `workers` parameter says otherwise.
+//! - **Score** (§3.3, [`score`]): `score_i = max(load_i, min-load) · tasks_i − delay_i`; the
+//!   rank with the highest score is cached as the target if that score is positive, else
+//!   nothing is cached and a steal goes to a random rank (as the thesis' code does).
+//! - **Refresh** (§3.4, [`next_interval`]): automatic, with a dynamic interval — after a
+//!   refresh whose best score is positive the interval grows by `refresh-good`, otherwise it
+//!   shrinks by `refresh-bad`, within [`refresh-min`, `refresh-max`]; the first refresh comes
+//!   `refresh-start` after the search starts, and the interval it adjusts starts at
+//!   `refresh-min`. Auxiliary — a steal from the cached target that fails starts a refresh
+//!   at once (single flight: never a second while one is out), then one more steal at the
+//!   new target; if that fails too the rank sleeps before it asks again
+//!   ([`RankPerfParams::sleep`], doubling up to [`RankPerfParams::max_sleep`], YewPar's
+//!   worker backoff; reset by a successful steal; cut short when an automatic refresh finds a
+//!   target worth stealing from).
 //!
 //! Ranks, not workers, steal from each other in magpie-mpi (the rank's main thread asks on
 //! behalf of its idle workers), so the auxiliary refresh is done by the main thread when its
@@ -30,205 +37,183 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-/// Every constant of the policy (defaults: the thesis' code).
+pub use magpie::policy::victim::perf::PerfParams;
+pub use magpie::policy::victim::perf::{next_interval, score, smoothed_delay, work_rate};
+
+use crate::Error;
+
+/// Every constant of the inter-rank policy (defaults: the thesis' code): the core's
+/// [`PerfParams`] and the backoff of a rank whose steals were refused.
+///
+/// Written `key=value,…` ([`FromStr`]), with the core's keys — `e`, `alpha`, `min-load`,
+/// `rate-start`, `refresh-start`, `refresh-good`, `refresh-bad`, `refresh-min`,
+/// `refresh-max`, `workers` — and `sleep`, `max-sleep`. Durations take a unit (`ns`, `us`,
+/// `ms` or `s`). The names of earlier versions are still accepted: `smoothing` (`alpha`),
+/// `initial-rate` (`rate-start`), `start`, `grow`, `shrink`, `min`, `max`
+/// (`refresh-start` … `refresh-max`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PerfParams {
-    /// The weight of a new sample in the exponential smoothing of rates and delays (0.65).
-    pub smoothing: f64,
-    /// The constant added inside each logarithm (2.72).
-    pub e: f64,
-    /// The floor of a rank's load in the score (0.0001).
-    pub min_load: f64,
-    /// A worker's rate before its first task (1.0).
-    pub initial_rate: f64,
-    /// The first automatic refresh, after the start (1 ms).
-    pub start: Duration,
-    /// Added to the refresh interval after a good refresh (60 ms).
-    pub grow: Duration,
-    /// Taken from the refresh interval after a bad refresh (120 ms).
-    pub shrink: Duration,
-    /// The shortest refresh interval (5 ms).
-    pub min_interval: Duration,
-    /// The longest refresh interval (240 ms).
-    pub max_interval: Duration,
+pub struct RankPerfParams {
+    /// The formulas' constants and the refresh schedule, as the core's policy has them.
+    pub formulas: PerfParams,
     /// The first sleep after a failed steal that followed an auxiliary refresh (100 µs).
     pub sleep: Duration,
     /// The longest such sleep (500 ms); each failed round doubles it.
     pub max_sleep: Duration,
 }
 
-impl Default for PerfParams {
-    fn default() -> Self {
-        PerfParams {
-            smoothing: 0.65,
-            e: 2.72,
-            min_load: 0.0001,
-            initial_rate: 1.0,
-            start: Duration::from_millis(1),
-            grow: Duration::from_millis(60),
-            shrink: Duration::from_millis(120),
-            min_interval: Duration::from_millis(5),
-            max_interval: Duration::from_millis(240),
+impl RankPerfParams {
+    /// The defaults: the core's [`PerfParams::default`], sleeps of 100 µs up to 500 ms.
+    pub fn new() -> RankPerfParams {
+        RankPerfParams {
+            formulas: PerfParams::default(),
             sleep: Duration::from_micros(100),
             max_sleep: Duration::from_millis(500),
         }
     }
-}
 
-impl PerfParams {
-    /// The parameter names accepted by [`PerfParams::set`].
-    pub const KEYS: [&'static str; 11] = [
-        "smoothing",
+    /// The parameter names accepted by [`RankPerfParams::set`] (the earlier names aside).
+    pub const KEYS: [&'static str; 12] = [
         "e",
+        "alpha",
         "min-load",
-        "initial-rate",
-        "start",
-        "grow",
-        "shrink",
-        "min",
-        "max",
+        "rate-start",
+        "refresh-start",
+        "refresh-good",
+        "refresh-bad",
+        "refresh-min",
+        "refresh-max",
+        "workers",
         "sleep",
         "max-sleep",
     ];
 
-    /// Sets the parameter `key` from `value` (a number; durations take a unit: `us`, `ms`
-    /// or `s`).
+    /// Sets the parameter `key` from `value` (a number; durations take a unit: `ns`, `us`,
+    /// `ms` or `s`). The constraints between parameters are checked by
+    /// [`RankPerfParams::validate`] ([`FromStr`] calls it).
     ///
     /// ```
-    /// use magpie_mpi::perf::PerfParams;
+    /// use magpie_mpi::perf::RankPerfParams;
     /// use std::time::Duration;
-    /// let mut p = PerfParams::default();
-    /// p.set("max", "1s").unwrap();
-    /// p.set("smoothing", "0.5").unwrap();
-    /// assert_eq!(p.max_interval, Duration::from_secs(1));
-    /// assert!(p.set("shrink", "3").unwrap_err().contains("unit"));
-    /// assert!(p.set("speed", "1").unwrap_err().contains("smoothing"));
+    /// let mut p = RankPerfParams::default();
+    /// p.set("refresh-max", "1s").unwrap();
+    /// p.set("smoothing", "0.5").unwrap(); // the earlier name of alpha
+    /// assert_eq!(p.formulas.refresh_max, Duration::from_secs(1));
+    /// assert_eq!(p.formulas.alpha, 0.5);
+    /// assert!(p.set("shrink", "3").unwrap_err().to_string().contains("unit"));
+    /// assert!(p.set("speed", "1").unwrap_err().to_string().contains("alpha"));
     /// ```
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let number = |v: &str| -> Result<f64, String> {
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), Error> {
+        let number = |v: &str| -> Result<f64, Error> {
             v.parse::<f64>()
                 .ok()
                 .filter(|x| x.is_finite() && *x >= 0.0)
-                .ok_or_else(|| format!("perf parameter {key}: {v:?} is not a non-negative number"))
+                .ok_or_else(|| Error::NotANumber {
+                    key: key.to_string(),
+                    value: v.to_string(),
+                })
         };
-        let duration = |v: &str| -> Result<Duration, String> {
-            let (digits, scale) = if let Some(d) = v.strip_suffix("us") {
-                (d, 1e-6)
-            } else if let Some(d) = v.strip_suffix("ms") {
-                (d, 1e-3)
-            } else if let Some(d) = v.strip_suffix('s') {
-                (d, 1.0)
-            } else {
-                return Err(format!(
-                    "perf parameter {key}: {v:?} needs a unit (us, ms or s)"
-                ));
-            };
-            Ok(Duration::from_secs_f64(number(digits)? * scale))
-        };
-        match key {
-            "smoothing" => {
-                let s = number(value)?;
-                if s > 1.0 {
-                    return Err(format!("perf parameter smoothing: {s} is above 1"));
-                }
-                self.smoothing = s;
+        let duration = |v: &str| -> Result<Duration, Error> {
+            if v.trim().parse::<f64>().is_ok() {
+                return Err(Error::NeedsUnit {
+                    key: key.to_string(),
+                    value: v.to_string(),
+                });
             }
-            "e" => self.e = number(value)?,
-            "min-load" => self.min_load = number(value)?,
-            "initial-rate" => self.initial_rate = number(value)?,
-            "start" => self.start = duration(value)?,
-            "grow" => self.grow = duration(value)?,
-            "shrink" => self.shrink = duration(value)?,
-            "min" => self.min_interval = duration(value)?,
-            "max" => self.max_interval = duration(value)?,
+            magpie::policy::params::parse_duration(v).ok_or_else(|| Error::NotANumber {
+                key: key.to_string(),
+                value: v.to_string(),
+            })
+        };
+        let f = &mut self.formulas;
+        match key {
+            "e" => f.e = number(value)?,
+            "alpha" | "smoothing" => f.alpha = number(value)?,
+            "min-load" => f.min_load = number(value)?,
+            "rate-start" | "initial-rate" => f.rate_start = number(value)?,
+            "refresh-start" | "start" => f.refresh_start = duration(value)?,
+            "refresh-good" | "grow" => f.refresh_good = duration(value)?,
+            "refresh-bad" | "shrink" => f.refresh_bad = duration(value)?,
+            "refresh-min" | "min" => f.refresh_min = duration(value)?,
+            "refresh-max" | "max" => f.refresh_max = duration(value)?,
+            "workers" => {
+                let w = number(value)?;
+                if w.fract() != 0.0 {
+                    return Err(Error::NotANumber {
+                        key: key.to_string(),
+                        value: value.to_string(),
+                    });
+                }
+                f.workers = Some(w as usize);
+            }
             "sleep" => self.sleep = duration(value)?,
             "max-sleep" => self.max_sleep = duration(value)?,
-            other => {
-                return Err(format!(
-                    "unknown perf parameter {other:?}; expected one of {}",
-                    Self::KEYS.join(", ")
-                ))
-            }
-        }
-        if self.min_interval > self.max_interval {
-            return Err(format!(
-                "perf parameters: min {:?} is above max {:?}",
-                self.min_interval, self.max_interval
-            ));
+            other => return Err(Error::unknown("perf parameter", other, &Self::KEYS)),
         }
         Ok(())
     }
 
-    /// A worker's new rate after a cycle of `idle` then `work` (§3.2.1, times in µs).
-    ///
-    /// ```
-    /// use magpie_mpi::perf::PerfParams;
-    /// use std::time::Duration;
-    /// let p = PerfParams::default();
-    /// let busy = p.work_rate(1.0, Duration::ZERO, Duration::from_millis(1));
-    /// let idle = p.work_rate(1.0, Duration::from_micros(900), Duration::from_micros(100));
-    /// assert!(busy > idle);
-    /// ```
-    pub fn work_rate(&self, rate: f64, idle: Duration, work: Duration) -> f64 {
-        let work = work.as_secs_f64() * 1e6;
-        let cycle = work + idle.as_secs_f64() * 1e6;
-        let share = if cycle > 0.0 { work / cycle } else { 0.0 };
-        let sample = (self.e + share).ln() * (self.e + cycle).ln();
-        sample * self.smoothing + rate * (1.0 - self.smoothing)
-    }
-
-    /// A rank's new smoothed delay after a round trip of `rtt` (§3.2.2).
-    pub fn delay(&self, delay: f64, rtt: Duration, local_workers: usize) -> f64 {
-        let sample = (self.e + rtt.as_secs_f64() * 1e6 * local_workers as f64).ln();
-        sample * self.smoothing + delay * (1.0 - self.smoothing)
-    }
-
-    /// The score of a rank (§3.3).
-    pub fn score(&self, load: f64, tasks: u64, delay: f64) -> f64 {
-        load.max(self.min_load) * tasks as f64 - delay
+    /// Checks the constraints on and between the parameters: the core's
+    /// [`PerfParams::validate`] (`e` ≥ 1, `alpha` in (0, 1], `min-load` > 0, `refresh-min`
+    /// ≤ `refresh-max`, `workers` ≥ 1).
+    pub fn validate(&self) -> Result<(), Error> {
+        Ok(self.formulas.validate()?)
     }
 }
 
-impl fmt::Display for PerfParams {
+impl Default for RankPerfParams {
+    fn default() -> Self {
+        RankPerfParams::new()
+    }
+}
+
+impl fmt::Display for RankPerfParams {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = &self.formulas;
         write!(
             f,
-            "smoothing={},e={},min-load={},initial-rate={},start={}us,grow={}us,shrink={}us,\
-             min={}us,max={}us,sleep={}us,max-sleep={}us",
-            self.smoothing,
-            self.e,
-            self.min_load,
-            self.initial_rate,
-            self.start.as_micros(),
-            self.grow.as_micros(),
-            self.shrink.as_micros(),
-            self.min_interval.as_micros(),
-            self.max_interval.as_micros(),
+            "e={},alpha={},min-load={},rate-start={},refresh-start={}us,refresh-good={}us,\
+             refresh-bad={}us,refresh-min={}us,refresh-max={}us,sleep={}us,max-sleep={}us",
+            p.e,
+            p.alpha,
+            p.min_load,
+            p.rate_start,
+            p.refresh_start.as_micros(),
+            p.refresh_good.as_micros(),
+            p.refresh_bad.as_micros(),
+            p.refresh_min.as_micros(),
+            p.refresh_max.as_micros(),
             self.sleep.as_micros(),
             self.max_sleep.as_micros()
-        )
+        )?;
+        if let Some(w) = p.workers {
+            write!(f, ",workers={w}")?;
+        }
+        Ok(())
     }
 }
 
-impl FromStr for PerfParams {
-    type Err = String;
+impl FromStr for RankPerfParams {
+    type Err = Error;
 
-    /// `key=value` pairs separated by commas (empty: the defaults).
+    /// `key=value` pairs separated by commas (empty: the defaults), then
+    /// [`RankPerfParams::validate`].
     ///
     /// ```
-    /// use magpie_mpi::perf::PerfParams;
-    /// let p: PerfParams = "min=1ms,grow=10ms".parse().unwrap();
-    /// assert_eq!(p.grow.as_millis(), 10);
-    /// assert_eq!(p.to_string().parse::<PerfParams>(), Ok(p));
+    /// use magpie_mpi::perf::RankPerfParams;
+    /// let p: RankPerfParams = "refresh-min=1ms,grow=10ms".parse().unwrap();
+    /// assert_eq!(p.formulas.refresh_good.as_millis(), 10);
+    /// assert_eq!(p.to_string().parse::<RankPerfParams>(), Ok(p));
+    /// assert!("alpha=0".parse::<RankPerfParams>().is_err());
     /// ```
-    fn from_str(s: &str) -> Result<Self, String> {
-        let mut p = PerfParams::default();
+    fn from_str(s: &str) -> Result<Self, Error> {
+        let mut p = RankPerfParams::default();
         for pair in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
-            let (k, v) = pair
-                .split_once('=')
-                .ok_or_else(|| format!("perf parameter {pair:?} is not key=value"))?;
+            let (k, v) = pair.split_once('=').ok_or_else(|| Error::NotKeyValue {
+                item: pair.to_string(),
+            })?;
             p.set(k.trim(), v.trim())?;
         }
+        p.validate()?;
         Ok(p)
     }
 }
@@ -249,7 +234,7 @@ enum Phase {
 /// One rank's performance monitor and policy state (driven by the rank's main thread).
 #[derive(Debug)]
 pub struct Monitor {
-    params: PerfParams,
+    params: RankPerfParams,
     rank: i32,
     local_workers: usize,
     load: Vec<f64>,
@@ -270,19 +255,21 @@ pub struct Monitor {
 
 impl Monitor {
     /// The monitor of `rank` of `size` ranks, with `local_workers` workers, from `now`.
-    pub fn new(params: PerfParams, rank: i32, size: i32, local_workers: usize) -> Monitor {
+    /// (The `workers` parameter, if given, replaces `local_workers` in the delays.)
+    pub fn new(params: RankPerfParams, rank: i32, size: i32, local_workers: usize) -> Monitor {
         let n = size.max(1) as usize;
+        let f = &params.formulas;
         Monitor {
             params,
             rank,
-            local_workers: local_workers.max(1),
-            load: vec![params.initial_rate; n],
+            local_workers: f.workers.unwrap_or(local_workers).max(1),
+            load: vec![f.rate_start; n],
             tasks: vec![0; n],
             delay: vec![0.0; n],
             replied: vec![false; n],
             best: None,
-            interval: params.min_interval,
-            next_refresh: Instant::now() + params.start,
+            interval: f.refresh_min,
+            next_refresh: Instant::now() + f.refresh_start,
             in_flight: None,
             aux_wanted: false,
             phase: Phase::Steal,
@@ -328,9 +315,9 @@ impl Monitor {
         self.replied[i] = true;
         self.load[i] = load;
         self.tasks[i] = tasks;
-        self.delay[i] = self
-            .params
-            .delay(self.delay[i], now - sent, self.local_workers);
+        let rtt_ns = u64::try_from((now - sent).as_nanos()).unwrap_or(u64::MAX);
+        let f = &self.params.formulas;
+        self.delay[i] = smoothed_delay(self.delay[i], rtt_ns, self.local_workers, f);
         if waiting > 1 {
             self.in_flight = Some((sent, waiting - 1));
             return;
@@ -339,21 +326,13 @@ impl Monitor {
         let best = (0..self.load.len())
             .filter(|&r| r != self.rank as usize)
             .map(|r| {
-                let s = self
-                    .params
-                    .score(self.load[r], self.tasks[r], self.delay[r]);
-                (r, s)
+                let tasks = usize::try_from(self.tasks[r]).unwrap_or(usize::MAX);
+                (r, score(self.load[r], tasks, self.delay[r], f))
             })
             .max_by(|a, b| a.1.total_cmp(&b.1));
         let good = matches!(best, Some((_, s)) if s > 0.0);
         self.best = best.filter(|_| good).map(|(r, _)| r as i32);
-        self.interval = if good {
-            (self.interval + self.params.grow).min(self.params.max_interval)
-        } else {
-            self.interval
-                .saturating_sub(self.params.shrink)
-                .max(self.params.min_interval)
-        };
+        self.interval = next_interval(self.interval, good, f);
         self.next_refresh = now + self.interval;
         self.phase = match self.phase {
             Phase::AwaitRefresh => Phase::LastChance,
@@ -419,9 +398,10 @@ mod tests {
 
     #[test]
     fn the_score_picks_the_loaded_rank_with_work() {
-        let p = PerfParams::default();
+        let p = RankPerfParams::default();
+        let f = p.formulas;
         let mut m = Monitor::new(p, 0, 4, 1);
-        let t = Instant::now() + p.start;
+        let t = Instant::now() + f.refresh_start;
         // Rank 2: few tasks but heavily loaded; rank 3: many tasks, lightly loaded.
         refresh(
             &mut m,
@@ -431,15 +411,16 @@ mod tests {
         );
         // delays: ln(2.72 + 100)·0.65 ≈ 3.01; scores: −3.01, 24.0, 37.0.
         assert_eq!(m.target(), Some(3));
-        assert_eq!(m.interval(), p.min_interval + p.grow);
+        assert_eq!(m.interval(), f.refresh_min + f.refresh_good);
         assert!((m.delay[1] - (2.72f64 + 100.0).ln() * 0.65).abs() < 1e-9);
     }
 
     #[test]
     fn nothing_is_cached_when_no_score_is_positive_and_the_interval_shrinks() {
-        let p = PerfParams::default();
+        let p = RankPerfParams::default();
+        let f = p.formulas;
         let mut m = Monitor::new(p, 1, 3, 2);
-        let t = Instant::now() + p.start;
+        let t = Instant::now() + f.refresh_start;
         refresh(&mut m, t, &[(0, 9.0, 5), (2, 1.0, 1)], Duration::ZERO);
         assert_eq!(m.target(), Some(0));
         let grown = m.interval();
@@ -449,15 +430,16 @@ mod tests {
         assert_eq!(m.target(), None);
         assert_eq!(
             m.interval(),
-            grown.saturating_sub(p.shrink).max(p.min_interval)
+            grown.saturating_sub(f.refresh_bad).max(f.refresh_min)
         );
     }
 
     #[test]
     fn a_refused_steal_refreshes_once_then_tries_once_more_then_sleeps() {
-        let p = PerfParams::default();
+        let p = RankPerfParams::default();
+        let f = p.formulas;
         let mut m = Monitor::new(p, 0, 3, 1);
-        let t = Instant::now() + p.start;
+        let t = Instant::now() + f.refresh_start;
         refresh(&mut m, t, &[(1, 5.0, 10), (2, 1.0, 0)], Duration::ZERO);
         assert_eq!(m.target(), Some(1));
         assert!(m.may_steal(t));
@@ -489,9 +471,10 @@ mod tests {
 
     #[test]
     fn a_good_refresh_cuts_a_sleep_short() {
-        let p = PerfParams::default();
+        let p = RankPerfParams::default();
+        let f = p.formulas;
         let mut m = Monitor::new(p, 0, 2, 1);
-        let t = Instant::now() + p.start;
+        let t = Instant::now() + f.refresh_start;
         m.outcome(1, false, t);
         refresh(&mut m, t, &[(1, 1.0, 0)], Duration::ZERO);
         m.outcome(1, false, t);
@@ -503,10 +486,38 @@ mod tests {
     }
 
     #[test]
+    fn the_core_names_the_earlier_names_and_the_cores_own_parser_agree() {
+        let core = "e=3,alpha=0.5,min-load=0.01,rate-start=2,refresh-start=2ms,\
+                    refresh-good=10ms,refresh-bad=20ms,refresh-min=1ms,refresh-max=1s";
+        let earlier = "e=3,smoothing=0.5,min-load=0.01,initial-rate=2,start=2ms,grow=10ms,\
+                       shrink=20ms,min=1ms,max=1s";
+        let a: RankPerfParams = core.parse().unwrap();
+        let b: RankPerfParams = earlier.parse().unwrap();
+        assert_eq!(a, b);
+        let mut spec: magpie::policy::params::PolicySpec = format!("perf:{core}").parse().unwrap();
+        assert_eq!(PerfParams::from_spec(&mut spec).unwrap(), a.formulas);
+        assert_eq!(a.to_string().parse::<RankPerfParams>(), Ok(a));
+        // Checked once all keys are in, by the core's rules.
+        assert!("min=300ms,max=1s".parse::<RankPerfParams>().is_ok());
+        let e = "alpha=1.5"
+            .parse::<RankPerfParams>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("alpha=1.5"), "{e}");
+        let e = "grow=5".parse::<RankPerfParams>().unwrap_err().to_string();
+        assert_eq!(e, "perf parameter grow: \"5\" needs a unit (us, ms or s)");
+    }
+
+    #[test]
     fn work_rate_follows_the_formula() {
-        let p = PerfParams::default();
-        let r = p.work_rate(1.0, Duration::from_micros(100), Duration::from_micros(300));
+        let p = RankPerfParams::default();
+        let f = p.formulas;
+        let cycle = |idle_ns, work_ns| magpie::policy::victim::TaskCycle { idle_ns, work_ns };
+        let r = work_rate(1.0, cycle(100_000, 300_000), &f);
         let expect = (2.72f64 + 0.75).ln() * (2.72f64 + 400.0).ln() * 0.65 + 0.35;
         assert!((r - expect).abs() < 1e-9);
+        // A cycle of zero length leaves the rate as it was (the core's rule).
+        assert_eq!(work_rate(r, cycle(0, 0), &f), r);
+        assert_eq!(p, RankPerfParams::default());
     }
 }

@@ -4,7 +4,10 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Instant;
 
-use crate::perf::{Monitor, PerfParams};
+use magpie::policy::XorShift64Star;
+
+use crate::perf::{Monitor, RankPerfParams};
+use crate::Error;
 
 /// The inter-rank victim policy.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -17,7 +20,7 @@ pub enum RemoteVictims {
     Sticky,
     /// The Performance-Driven policy ([`crate::perf`]): the rank with the best score of load,
     /// residual tasks and latency, refreshed by a monitor.
-    Perf(PerfParams),
+    Perf(RankPerfParams),
 }
 
 impl RemoteVictims {
@@ -30,7 +33,7 @@ impl RemoteVictims {
             policy: *self,
             rank,
             size,
-            state: 0x9e37_79b9_7f4a_7c15 ^ (rank as u64 + 1),
+            rng: XorShift64Star::new(0x9e37_79b9_7f4a_7c15 ^ (rank as u64 + 1)),
             last_good: None,
             monitor: match self {
                 RemoteVictims::Perf(p) => Some(Monitor::new(*p, rank, size, local_workers)),
@@ -45,31 +48,33 @@ impl fmt::Display for RemoteVictims {
         match self {
             RemoteVictims::Random => f.pad("random"),
             RemoteVictims::Sticky => f.pad("sticky"),
-            RemoteVictims::Perf(p) if *p == PerfParams::default() => f.pad("perf"),
+            RemoteVictims::Perf(p) if *p == RankPerfParams::default() => f.pad("perf"),
             RemoteVictims::Perf(p) => f.pad(&format!("perf:{p}")),
         }
     }
 }
 
 impl FromStr for RemoteVictims {
-    type Err = String;
+    type Err = Error;
 
     /// ```
     /// use magpie_mpi::victims::RemoteVictims;
     /// assert_eq!("sticky".parse::<RemoteVictims>(), Ok(RemoteVictims::Sticky));
-    /// assert!("nearest".parse::<RemoteVictims>().unwrap_err().contains("random, sticky"));
-    /// let perf: RemoteVictims = "perf:max=1s".parse().unwrap();
+    /// let e = "nearest".parse::<RemoteVictims>().unwrap_err();
+    /// assert!(e.to_string().contains("random, sticky"));
+    /// let perf: RemoteVictims = "perf:refresh-max=1s".parse().unwrap();
     /// assert_eq!(perf.to_string().parse::<RemoteVictims>(), Ok(perf));
     /// ```
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, Error> {
         match s.trim() {
             "random" => Ok(RemoteVictims::Random),
             "sticky" => Ok(RemoteVictims::Sticky),
-            "perf" => Ok(RemoteVictims::Perf(PerfParams::default())),
+            "perf" => Ok(RemoteVictims::Perf(RankPerfParams::default())),
             other if other.starts_with("perf:") => Ok(RemoteVictims::Perf(other[5..].parse()?)),
-            other => Err(format!(
-                "unknown inter-rank victim policy {other:?}; expected one of {}",
-                Self::NAMES.join(", ")
+            other => Err(Error::unknown(
+                "inter-rank victim policy",
+                other,
+                &Self::NAMES,
             )),
         }
     }
@@ -81,7 +86,7 @@ pub struct Chooser {
     policy: RemoteVictims,
     rank: i32,
     size: i32,
-    state: u64,
+    rng: XorShift64Star,
     last_good: Option<i32>,
     monitor: Option<Monitor>,
 }
@@ -95,13 +100,8 @@ impl Chooser {
         if let Some(v) = self.monitor.as_ref().and_then(Monitor::target) {
             return v;
         }
-        // xorshift64*
-        self.state ^= self.state >> 12;
-        self.state ^= self.state << 25;
-        self.state ^= self.state >> 27;
-        let r = self.state.wrapping_mul(0x2545_f491_4f6c_dd1d);
-        let others = (self.size - 1).max(1) as u64;
-        let k = (r % others) as i32;
+        let others = (self.size - 1).max(1) as usize;
+        let k = self.rng.below(others) as i32;
         if k >= self.rank {
             k + 1
         } else {

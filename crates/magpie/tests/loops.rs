@@ -31,6 +31,7 @@ const SPECS: &[&str] = &[
     "rws",
     "rws,50",
     "rws,fac2",
+    "rws,guided",
     "laws",
     "laws,fac2",
     "auto",

@@ -19,11 +19,12 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use magpie::loops::{ScheduleError, StealAmount};
 use magpie_apps::{dist, mandelbrot};
 use magpie_measure::stats::cov;
 use magpie_mpi::loops::{
     block_of, gather, DataDescription, DataSerializer, DistributedLoop, Mode, Options,
-    RankLoopStats, StealAmount, Victims,
+    RankLoopStats, Victims,
 };
 use magpie_mpi::Cluster;
 use serde::Serialize;
@@ -63,7 +64,7 @@ fn parse_options(args: &LoopArgs, app: &str, ranks: usize) -> Result<Distributed
     let mode: Mode = match &args.mode {
         Some(m) => m
             .parse()
-            .map_err(|e: String| Failure::Usage(format!("--mode: {e}")))?,
+            .map_err(|e: magpie_mpi::Error| Failure::Usage(format!("--mode: {e}")))?,
         None => Mode::default(),
     };
     if mode == Mode::Share {
@@ -80,13 +81,13 @@ fn parse_options(args: &LoopArgs, app: &str, ranks: usize) -> Result<Distributed
     let steal: StealAmount = match &args.steal_amount {
         Some(s) => s
             .parse()
-            .map_err(|e: String| Failure::Usage(format!("--steal-amount: {e}")))?,
+            .map_err(|e: ScheduleError| Failure::Usage(format!("--steal-amount: {e}")))?,
         None => StealAmount::default(),
     };
     let victims: Victims = match &args.remote_victims {
         Some(s) => s
             .parse()
-            .map_err(|e: String| Failure::Usage(format!("--remote-victims: {e}")))?,
+            .map_err(|e: magpie_mpi::Error| Failure::Usage(format!("--remote-victims: {e}")))?,
         None => Victims::default(),
     };
     let data = match args.data.as_deref().map(str::trim) {
@@ -145,9 +146,12 @@ fn costs_to_bytes(_: Range<usize>, items: &[u64]) -> Vec<u8> {
     items.iter().flat_map(|c| c.to_le_bytes()).collect()
 }
 
-fn costs_from_bytes(_: Range<usize>, bytes: &[u8]) -> Result<Vec<u64>, String> {
+fn costs_from_bytes(_: Range<usize>, bytes: &[u8]) -> Result<Vec<u64>, magpie_mpi::Error> {
     if !bytes.len().is_multiple_of(8) {
-        return Err(format!("{} bytes is not a number of words", bytes.len()));
+        return Err(magpie_mpi::Error::Data(format!(
+            "{} bytes is not a number of words",
+            bytes.len()
+        )));
     }
     Ok(bytes
         .chunks_exact(8)
@@ -177,12 +181,18 @@ impl DataSerializer<u64> for Varints {
         out
     }
 
-    fn deserialize(&self, range: Range<usize>, bytes: &[u8]) -> Result<Vec<u64>, String> {
+    fn deserialize(
+        &self,
+        range: Range<usize>,
+        bytes: &[u8],
+    ) -> Result<Vec<u64>, magpie_mpi::Error> {
         let mut out = Vec::with_capacity(range.len());
         let (mut x, mut shift) = (0u64, 0u32);
         for &b in bytes {
             if shift >= 64 {
-                return Err("a varint longer than 64 bits".into());
+                return Err(magpie_mpi::Error::Data(
+                    "a varint longer than 64 bits".into(),
+                ));
             }
             x |= u64::from(b & 0x7f) << shift;
             if b & 0x80 == 0 {
@@ -193,7 +203,7 @@ impl DataSerializer<u64> for Varints {
             }
         }
         if shift != 0 {
-            return Err("a truncated varint".into());
+            return Err(magpie_mpi::Error::Data("a truncated varint".into()));
         }
         Ok(out)
     }
@@ -207,9 +217,12 @@ fn points_to_bytes(_: Range<usize>, items: &[(f64, f64)]) -> Vec<u8> {
         .collect()
 }
 
-fn points_from_bytes(_: Range<usize>, bytes: &[u8]) -> Result<Vec<(f64, f64)>, String> {
+fn points_from_bytes(_: Range<usize>, bytes: &[u8]) -> Result<Vec<(f64, f64)>, magpie_mpi::Error> {
     if !bytes.len().is_multiple_of(16) {
-        return Err(format!("{} bytes is not a number of points", bytes.len()));
+        return Err(magpie_mpi::Error::Data(format!(
+            "{} bytes is not a number of points",
+            bytes.len()
+        )));
     }
     let f = |b: &[u8]| f64::from_le_bytes(b.try_into().expect("8 bytes"));
     Ok(bytes
@@ -228,9 +241,16 @@ impl DataSerializer<(f64, f64)> for Points {
         Vec::new()
     }
 
-    fn deserialize(&self, range: Range<usize>, bytes: &[u8]) -> Result<Vec<(f64, f64)>, String> {
+    fn deserialize(
+        &self,
+        range: Range<usize>,
+        bytes: &[u8],
+    ) -> Result<Vec<(f64, f64)>, magpie_mpi::Error> {
         if !bytes.is_empty() {
-            return Err(format!("{} unexpected bytes", bytes.len()));
+            return Err(magpie_mpi::Error::Data(format!(
+                "{} unexpected bytes",
+                bytes.len()
+            )));
         }
         Ok(range.map(|i| self.0.point(i)).collect())
     }

@@ -271,7 +271,7 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
     let victims: RemoteVictims = match &args.remote_victims {
         Some(v) => v
             .parse()
-            .map_err(|e: String| Failure::Usage(format!("--remote-victims: {e}")))?,
+            .map_err(|e: magpie_mpi::Error| Failure::Usage(format!("--remote-victims: {e}")))?,
         None => RemoteVictims::default(),
     };
     let Prepared {

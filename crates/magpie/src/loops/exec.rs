@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use crossbeam_utils::CachePadded;
 
 use super::chunks::{central_rule, ChunkRule, LoopHistory, LoopShape};
-use super::schedule::Schedule;
+use super::schedule::{Schedule, StealAmount};
 use crate::policy::XorShift64Star;
 
 /// What one run of a loop did.
@@ -214,8 +214,10 @@ pub(crate) enum Plan {
 pub(crate) struct StealPlan {
     /// The victim order.
     pub(crate) victims: VictimOrder,
-    /// How much of a victim's remaining range a steal takes.
-    pub(crate) amount: StealAmount,
+    /// How much of a victim's remaining range a steal takes (among the pool's workers);
+    /// `None`: LLVM's static_steal rule, a quarter (rounded down, at least one), only from a
+    /// victim with at least two of its chunks left.
+    pub(crate) amount: Option<StealAmount>,
     /// The chunk an owner takes from its own range at a time (0: automatic).
     pub(crate) owner_chunk: usize,
 }
@@ -229,17 +231,6 @@ pub(crate) enum VictimOrder {
     Random,
     /// As `Random`, but victims on the thief's NUMA node (then socket) first.
     Local,
-}
-
-/// How much a steal takes.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum StealAmount {
-    /// A fraction of the victim's remaining iterations (at least one).
-    Ratio(f64),
-    /// A FAC2-sized share: half of the victim's remaining iterations.
-    Fac2,
-    /// LLVM's static_steal: a quarter, only from a victim with at least two chunks left.
-    Quarter,
 }
 
 /// Runs `body` over `range` on the current pool with `plan`; `rule` for central queues.
@@ -481,14 +472,13 @@ fn steal_once(
         let mut r = owned[v].lock();
         let left = r.len();
         let amount = match plan.amount {
-            StealAmount::Quarter => {
+            None => {
                 if left < 2 * plan.owner_chunk.max(1) {
                     return None;
                 }
                 (left / 4).max(1)
             }
-            StealAmount::Ratio(f) => ((left as f64 * f).ceil() as usize).min(left),
-            StealAmount::Fac2 => left.div_ceil(2),
+            Some(amount) => amount.of(left, k),
         };
         if amount == 0 {
             return None;

@@ -67,7 +67,7 @@ fn plan(schedule: &Schedule) -> Plan {
         },
         Schedule::StaticSteal { chunk } => Plan::Stealing(StealPlan {
             victims: VictimOrder::RoundRobin,
-            amount: exec::StealAmount::Quarter,
+            amount: None,
             owner_chunk: usize_of(*chunk),
         }),
         Schedule::Rws { steal } | Schedule::Laws { steal } => Plan::Stealing(StealPlan {
@@ -76,10 +76,7 @@ fn plan(schedule: &Schedule) -> Plan {
             } else {
                 VictimOrder::Random
             },
-            amount: match steal {
-                StealAmount::Ratio(r) => exec::StealAmount::Ratio(f64::from(*r) / 100.0),
-                StealAmount::Fac2 => exec::StealAmount::Fac2,
-            },
+            amount: Some(*steal),
             owner_chunk: 0,
         }),
         Schedule::Auto

@@ -11,7 +11,7 @@
 //! | `wf[,w0:w1:…]` | [`Schedule::Wf`] | relative worker weights (positive numbers), default all equal |
 //! | `awf[,m]`, `awf-b[,m]` … `awf-e[,m]`, `af[,m]` | adaptive techniques | minimum chunk, default 1 |
 //! | `static-steal[,k]` | [`Schedule::StaticSteal`] | steal granularity `k`, default 1 |
-//! | `rws[,r]`, `rws,fac2`, `laws[,r]`, `laws,fac2` | [`Schedule::Rws`], [`Schedule::Laws`] | steal ratio `r` in percent (1..=100, default 25), or `fac2` |
+//! | `rws[,r]`, `rws,fac2`, `rws,guided`, `laws[,…]` | [`Schedule::Rws`], [`Schedule::Laws`] | a [`StealAmount`]: steal ratio `r` in percent (1..=100, default 25), `fac2` or `guided` |
 //! | `auto`, `runtime`, `random-sel`, `exhaustive-sel`, `binary-sel`, `expert-sel` | | none |
 //!
 //! Every argument that is a chunk must be at least 1. [`Display`](std::fmt::Display) prints the
@@ -37,19 +37,96 @@ use std::str::FromStr;
 /// The environment variable [`Schedule::from_env`] reads.
 pub const SCHEDULE_ENV: &str = "MAGPIE_SCHEDULE";
 
-/// How many iterations a thief of [`Schedule::Rws`] or [`Schedule::Laws`] takes from its victim.
+/// How many iterations a thief takes from its victim's remaining ones: the `steal` of
+/// [`Schedule::Rws`] and [`Schedule::Laws`] (whose participants are a pool's workers) and
+/// the steal amount of `magpie_mpi`'s distributed loops (whose participants are ranks).
+///
+/// Syntax ([`FromStr`], case-insensitive): `N` or `N%` (a percentage, 1..=100), `fac2` or
+/// `guided`; [`Display`](fmt::Display) prints `N%`, `fac2` or `guided`.
+///
+/// ```
+/// use magpie::loops::StealAmount;
+/// assert_eq!("25%".parse::<StealAmount>().unwrap(), StealAmount::Ratio(25));
+/// assert_eq!(" Guided ".parse::<StealAmount>().unwrap(), StealAmount::Guided);
+/// assert_eq!(StealAmount::Fac2.to_string(), "fac2");
+/// assert!("0%".parse::<StealAmount>().unwrap_err().to_string().contains("1..=100"));
+/// // Of 10 remaining iterations among 4 participants:
+/// assert_eq!(StealAmount::Ratio(25).of(10, 4), 3);
+/// assert_eq!(StealAmount::Fac2.of(10, 4), 5);
+/// assert_eq!(StealAmount::Guided.of(10, 4), 3);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StealAmount {
-    /// This percentage (1..=100) of the victim's remaining iterations (at least one).
+    /// This percentage (1..=100) of the victim's remaining iterations: `⌈R·N/100⌉`.
     Ratio(u8),
     /// A FAC2-sized share of the victim's own queue: `⌈R/2⌉` of its `R` remaining iterations
-    /// (FAC2's `⌈R/(2P)⌉` with `P = 1`, one owner per queue), as the thief's executor takes.
+    /// (FAC2's `⌈R/(2P)⌉` with `P = 1`, one owner per queue).
     Fac2,
+    /// `⌈R/P⌉` of `P` participants (`rws_guided`).
+    Guided,
 }
 
 impl Default for StealAmount {
     fn default() -> Self {
         StealAmount::Ratio(25)
+    }
+}
+
+impl StealAmount {
+    /// How many of a victim's `remaining` iterations a thief takes among `participants`
+    /// (workers or ranks): at least one and at most `remaining` (0 only when `remaining` is
+    /// 0). Exact integer arithmetic.
+    pub fn of(self, remaining: usize, participants: usize) -> usize {
+        if remaining == 0 {
+            return 0;
+        }
+        let k = match self {
+            StealAmount::Ratio(r) => (remaining * usize::from(r.clamp(1, 100))).div_ceil(100),
+            StealAmount::Fac2 => remaining.div_ceil(2),
+            StealAmount::Guided => remaining.div_ceil(participants.max(1)),
+        };
+        k.clamp(1, remaining)
+    }
+
+    /// Parses the argument `arg`; the error is the reason, without the context.
+    fn parse_arg(arg: &str) -> Result<StealAmount, String> {
+        let t = arg.trim();
+        if t.eq_ignore_ascii_case("fac2") {
+            return Ok(StealAmount::Fac2);
+        }
+        if t.eq_ignore_ascii_case("guided") {
+            return Ok(StealAmount::Guided);
+        }
+        match t.strip_suffix('%').unwrap_or(t).trim().parse::<u64>() {
+            Ok(r) if (1..=100).contains(&r) => Ok(StealAmount::Ratio(r as u8)),
+            Ok(r) => Err(format!(
+                "the steal ratio must be a percentage in 1..=100, not {r}"
+            )),
+            Err(_) => Err(format!(
+                "expected a steal ratio in percent (1..=100, e.g. 25%), `guided` or `fac2`, \
+                 not {t:?}"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for StealAmount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StealAmount::Ratio(r) => write!(f, "{r}%"),
+            StealAmount::Fac2 => f.write_str("fac2"),
+            StealAmount::Guided => f.write_str("guided"),
+        }
+    }
+}
+
+impl FromStr for StealAmount {
+    type Err = ScheduleError;
+
+    /// `N`, `N%`, `fac2` or `guided`; an error reads `steal amount "INPUT": REASON`.
+    fn from_str(s: &str) -> Result<Self, ScheduleError> {
+        StealAmount::parse_arg(s)
+            .map_err(|why| ScheduleError(format!("steal amount {:?}: {why}", s.trim())))
     }
 }
 
@@ -276,22 +353,9 @@ fn parse_chunk(input: &str, arg: &str, what: &str) -> Result<u64, ScheduleError>
 }
 
 fn parse_steal(input: &str, arg: Option<&str>) -> Result<StealAmount, ScheduleError> {
-    let Some(arg) = arg else {
-        return Ok(StealAmount::default());
-    };
-    if arg.eq_ignore_ascii_case("fac2") {
-        return Ok(StealAmount::Fac2);
-    }
-    match arg.parse::<u64>() {
-        Ok(r) if (1..=100).contains(&r) => Ok(StealAmount::Ratio(r as u8)),
-        Ok(r) => Err(ScheduleError::about(
-            input,
-            format!("the steal ratio must be a percentage in 1..=100, not {r}"),
-        )),
-        Err(_) => Err(ScheduleError::about(
-            input,
-            format!("expected a steal ratio in percent (1..=100) or `fac2`, not {arg:?}"),
-        )),
+    match arg {
+        None => Ok(StealAmount::default()),
+        Some(arg) => StealAmount::parse_arg(arg).map_err(|why| ScheduleError::about(input, why)),
     }
 }
 
@@ -430,6 +494,7 @@ impl fmt::Display for Schedule {
                 StealAmount::Ratio(25) => Ok(()),
                 StealAmount::Ratio(r) => write!(f, ",{r}"),
                 StealAmount::Fac2 => f.write_str(",fac2"),
+                StealAmount::Guided => f.write_str(",guided"),
             },
             _ => Ok(()),
         }
@@ -488,6 +553,7 @@ mod tests {
             "static-steal,16",
             "rws,15",
             "rws,fac2",
+            "rws,guided",
             "laws,100",
             "laws,fac2",
         ] {
@@ -495,6 +561,30 @@ mod tests {
             assert_eq!(s.to_string(), text);
             assert_eq!(p(&s.to_string()), s);
         }
+    }
+
+    #[test]
+    fn steal_amounts() {
+        use StealAmount::*;
+        assert_eq!(Ratio(25).of(0, 4), 0);
+        assert_eq!(Ratio(25).of(1, 4), 1);
+        assert_eq!(Ratio(25).of(10, 4), 3);
+        // Exact: 7% of 100 is 7 (0.07 · 100 in floating point is 7.000000000000001).
+        assert_eq!(Ratio(7).of(100, 4), 7);
+        assert_eq!(Fac2.of(7, 4), 4);
+        assert_eq!(Guided.of(10, 4), 3);
+        assert_eq!(Guided.of(10, 0), 10);
+        for rem in 1..200 {
+            for a in [Ratio(1), Ratio(25), Ratio(100), Fac2, Guided] {
+                assert!((1..=rem).contains(&a.of(rem, 3)), "{a} of {rem}");
+            }
+        }
+        assert_eq!("7%".parse::<StealAmount>().unwrap().to_string(), "7%");
+        let e = "lots".parse::<StealAmount>().unwrap_err().to_string();
+        assert!(
+            e.starts_with("steal amount \"lots\": ") && e.contains("`guided`"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -522,6 +612,12 @@ mod tests {
             p("LAWS,FAC2"),
             Schedule::Laws {
                 steal: StealAmount::Fac2
+            }
+        );
+        assert_eq!(
+            p("rws,Guided"),
+            Schedule::Rws {
+                steal: StealAmount::Guided
             }
         );
         assert_eq!(p("rws,25").to_string(), "rws");

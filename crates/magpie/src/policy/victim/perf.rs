@@ -83,8 +83,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The parameters of the `perf` policy (see the [module](self) documentation for what each
-/// one does); the defaults are the thesis' constants.
-#[derive(Debug, Clone, PartialEq)]
+/// one does); the defaults are the thesis' constants. The inter-rank policy of `magpie-mpi`
+/// uses the same parameters and the same formulas ([`work_rate`], [`smoothed_delay`],
+/// [`score`], [`next_interval`]) at the level of ranks.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PerfParams {
     /// `e` in `ln(e + x)` (default 2.72).
     pub e: f64,
@@ -584,11 +586,7 @@ impl PerfVictims {
             Some(c) => c.clone(),
             None => Arc::new(MonotonicClock::new()),
         };
-        let monitor = Arc::new(PerfMonitor::new(
-            num_workers,
-            self.params.clone(),
-            clock.now_ns(),
-        ));
+        let monitor = Arc::new(PerfMonitor::new(num_workers, self.params, clock.now_ns()));
         let selectors = (0..num_workers)
             .map(|t| {
                 Box::new(PerfSelector::new(t, monitor.clone(), clock.clone()))
