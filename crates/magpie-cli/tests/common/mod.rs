@@ -13,7 +13,7 @@ pub fn command(args: &[&str], env: &[(&str, &str)]) -> Command {
     for var in magpie::ThreadPoolBuilder::ENV_VARS {
         cmd.env_remove(var);
     }
-    cmd.env_remove(magpie::loops::schedule::SCHEDULE_ENV);
+    cmd.env_remove(magpie::loops::SCHEDULE_ENV);
     cmd.args(args).envs(env.iter().copied());
     cmd
 }
