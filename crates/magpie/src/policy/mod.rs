@@ -7,7 +7,7 @@
 //! runs off the hot path.
 
 pub mod idle;
-pub mod params;
+mod params;
 pub mod topology;
 pub mod victim;
 
@@ -16,6 +16,7 @@ pub use params::{PolicyError, PolicySpec, SpecError};
 pub use victim::{RandomVictims, VictimPolicy, VictimSelector};
 
 /// A tiny, fast pseudo-random generator (xorshift64*) for per-worker decisions.
+#[doc(hidden)]
 #[derive(Debug, Clone)]
 pub struct XorShift64Star(u64);
 
