@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use magpie::loops::chunks::{chunk_sequence, LoopShape};
+use magpie::loops::{chunk_sequence, LoopShape};
 use magpie::loops::Schedule;
 
 fuzz_target!(|data: &[u8]| {

@@ -15,7 +15,7 @@
 //! `target/release` after the build above). Every child is
 //! `mpirun --oversubscribe --bind-to none [--allow-run-as-root, when run as root] -np R magpie … --workers W
 //! --json`, with every inherited `MAGPIE_*` variable removed (the runtime's
-//! `magpie::runtime::ENV_VARS` and the CLI's fault injection), so each run is configured by
+//! `magpie::ThreadPoolBuilder::ENV_VARS` and the CLI's fault injection), so each run is configured by
 //! its command line alone. A first tiny job checks that the binary exists and was built with
 //! MPI; if not, the suite stops with one error naming the build command.
 //!
@@ -469,7 +469,7 @@ impl Launcher {
         }
         // The runtime's variables (even if set only later), and every other `MAGPIE_*`
         // variable this process inherited (such as the CLI's fault injection).
-        let mut remove_env: Vec<OsString> = magpie::runtime::ENV_VARS
+        let mut remove_env: Vec<OsString> = magpie::ThreadPoolBuilder::ENV_VARS
             .iter()
             .map(OsString::from)
             .collect();

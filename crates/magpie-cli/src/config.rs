@@ -4,16 +4,15 @@
 //! The values are resolved here rather than by `ThreadPoolBuilder::from_env()` because
 //! `info` and the error messages need the resolved values and where each came from (flag,
 //! variable or default), which the builder does not expose. The parsing is the library's
-//! own (`DequeKind::from_str`, the policies' `by_name`, `parse_signal`), with the same
+//! own (`DequeKind::from_str`, the policies' `by_name`, `Signal::from_str`, `JoinLimit::from_str`), with the same
 //! conventions as `from_env`: values are trimmed and an empty variable counts as unset.
 
 use std::fmt;
 use std::os::raw::c_int;
 
-use magpie::deque::{signal::DEFAULT_SIGNAL, DequeKind};
+use magpie::deque::DequeKind;
 use magpie::policy::{idle, victim, PolicyError};
-use magpie::runtime::{parse_join_limit, parse_signal, DEFAULT_JOIN_PUSH_LIMIT, MAX_WORKERS};
-use magpie::{BuildError, ThreadPool, ThreadPoolBuilder};
+use magpie::{BuildError, JoinLimit, Signal, ThreadPool, ThreadPoolBuilder, MAX_WORKERS};
 
 /// Where a setting's value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,11 +213,14 @@ impl Config {
 
         let signal = match pick(&flags.signal, "--signal", "MAGPIE_SIGNAL", env) {
             None => Setting {
-                value: DEFAULT_SIGNAL,
+                value: Signal::default().number(),
                 source: Source::Default,
             },
-            Some((v, source)) => match parse_signal(&v) {
-                Ok(s) => Setting { value: s, source },
+            Some((v, source)) => match v.parse::<Signal>() {
+                Ok(s) => Setting {
+                    value: s.number(),
+                    source,
+                },
                 Err(_) => {
                     return Err(ConfigError(format!(
                         "{source}: unknown signal {v:?}; expected {SIGNAL_NAMES}"
@@ -229,10 +231,10 @@ impl Config {
 
         let join_limit = match pick(&flags.join_limit, "--join-limit", "MAGPIE_JOIN_LIMIT", env) {
             None => Setting {
-                value: DEFAULT_JOIN_PUSH_LIMIT,
+                value: JoinLimit::default().get(),
                 source: Source::Default,
             },
-            Some((v, source)) => match parse_join_limit(&v) {
+            Some((v, source)) => match v.parse::<JoinLimit>().map(JoinLimit::get) {
                 Ok(0) | Err(_) => {
                     return Err(ConfigError(format!(
                         "{source}: bad join limit {v:?}; expected a number of tasks (at least 1) or `eager`"

@@ -24,7 +24,7 @@ fn fails_fast(args: &[&str], needles: &[&str]) -> Output {
 
 #[test]
 fn worker_counts_above_the_limit_fail_fast() {
-    let limit = magpie::runtime::MAX_WORKERS.to_string();
+    let limit = magpie::MAX_WORKERS.to_string();
     for n in ["4097", "100000", "1000000000000"] {
         fails_fast(
             &["search", "uts", "--tree", "T1", "--workers", n],

@@ -1,6 +1,6 @@
 //! The one error type of magpie-mpi.
 
-use magpie::policy::params::SpecError;
+use magpie::policy::SpecError;
 
 use crate::codec::DecodeError;
 

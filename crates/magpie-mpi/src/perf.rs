@@ -119,7 +119,7 @@ impl RankPerfParams {
                     value: v.to_string(),
                 });
             }
-            magpie::policy::params::parse_duration(v).ok_or_else(|| Error::NotANumber {
+            magpie::policy::parse_duration(v).ok_or_else(|| Error::NotANumber {
                 key: key.to_string(),
                 value: v.to_string(),
             })
@@ -494,7 +494,7 @@ mod tests {
         let a: RankPerfParams = core.parse().unwrap();
         let b: RankPerfParams = earlier.parse().unwrap();
         assert_eq!(a, b);
-        let mut spec: magpie::policy::params::PolicySpec = format!("perf:{core}").parse().unwrap();
+        let mut spec: magpie::policy::PolicySpec = format!("perf:{core}").parse().unwrap();
         assert_eq!(PerfParams::from_spec(&mut spec).unwrap(), a.formulas);
         assert_eq!(a.to_string().parse::<RankPerfParams>(), Ok(a));
         // Checked once all keys are in, by the core's rules.

@@ -23,31 +23,71 @@
 //!
 //! Outside any pool, the free functions use a global pool configured from the environment
 //! (`MAGPIE_NUM_WORKERS`, `MAGPIE_DEQUE`, `MAGPIE_VICTIMS`, `MAGPIE_IDLE`, `MAGPIE_SIGNAL`,
-//! `MAGPIE_JOIN_LIMIT`).
+//! `MAGPIE_JOIN_LIMIT`; the list is [`ThreadPoolBuilder::ENV_VARS`]).
+//!
+//! ## The API
+//!
+//! At the crate root, as in rayon-core:
+//!
+//! - the pool: [`ThreadPool`], built by [`ThreadPoolBuilder`] (which fails with a
+//!   [`BuildError`]); its settings' limits and defaults [`MAX_WORKERS`] and
+//!   [`DEFAULT_STACK_SIZE`]; the values the environment and the `magpie` binary give as
+//!   strings, [`Signal`] and [`JoinLimit`] (parsed with `FromStr`, failing with a
+//!   [`ParseSettingError`]), and a deque by name or by kind ([`IntoDequeKind`]);
+//! - fork-join on the current pool (the global pool outside any pool): [`join`], [`scope`]
+//!   (with [`Scope`]), [`spawn`], [`expose_work`], [`current_worker_index`],
+//!   [`current_num_workers`];
+//! - the pool's counters: [`PoolStats`] (from [`ThreadPool::stats`]) and one
+//!   [`WorkerStats`] per worker.
+//!
+//! And four sub-APIs, each its own module:
+//!
+//! - [`deque`]: which deque a pool uses ([`deque::DequeKind`]);
+//! - [`policy`]: victim and idle policies, chosen by spec string
+//!   ([`policy::PolicySpec`]) or passed as values of their traits
+//!   ([`policy::VictimPolicy`], [`policy::IdlePolicy`]);
+//! - [`loops`]: parallel loops and their schedules ([`loops::Loop`], [`loops::Schedule`],
+//!   [`loops::LoopStats`]);
+//! - [`search`]: the search skeletons over a [`search::SearchSpace`].
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(missing_docs)]
 #![warn(clippy::undocumented_unsafe_blocks)]
+// Under loom only the concurrent structures and their models are built, not the runtime
+// that uses them, so much of what they offer is unused there.
+#![cfg_attr(loom, allow(dead_code))]
 
 pub mod deque;
 #[cfg(not(loom))]
 pub mod loops;
 pub mod policy;
-pub mod runtime;
+mod runtime;
 #[cfg(not(loom))]
 pub mod search;
-/// The replicable optimisation's ledger (`search/engine/ledger.rs`), public for the loom
-/// models (`tests/loom_ledger.rs`) only: `search` itself is not built under loom.
-#[cfg(loom)]
-#[doc(hidden)]
-#[path = "search/engine/ledger.rs"]
-pub mod search_ledger;
-pub mod stats;
-pub mod sync;
+/// Under loom only the search engine's ledger is built, for its model
+/// (`search/engine/tests/loom_ledger.rs`): the rest of `search` needs the runtime, which is
+/// not built under loom.
+#[cfg(all(loom, test))]
+mod search {
+    pub(crate) mod engine {
+        pub(crate) mod ledger;
+        mod tests {
+            mod loom_ledger;
+        }
+    }
+}
+mod stats;
+mod sync;
 
+// The crate's API, flat, in the style of rayon-core: the pool and its builder, the
+// fork-join functions, the pool's statistics and the builder's limits and defaults. The
+// public modules are the sub-APIs: `deque` (which deque a pool uses), `policy` (victim and
+// idle policies, by trait or by spec string), `loops` (parallel loops and their schedules)
+// and `search` (the search skeletons).
 #[cfg(not(loom))]
 pub use runtime::{
     current_num_workers, current_worker_index, expose_work, join, scope, spawn, BuildError,
-    PoolStats, Scope, ThreadPool, ThreadPoolBuilder,
+    IntoDequeKind, JoinLimit, ParseSettingError, PoolStats, Scope, Signal, ThreadPool,
+    ThreadPoolBuilder, DEFAULT_STACK_SIZE, MAX_WORKERS,
 };
 pub use stats::WorkerStats;
 

@@ -92,7 +92,7 @@ fn every_schedule_runs_each_iteration_exactly_once() {
 
                 // Reduction against the sequential sum of i².
                 let want: u64 = (start..start + n).map(|i| (i * i) as u64).sum();
-                let got = pool.install(|| {
+                let (got, _) = pool.install(|| {
                     parallel_reduce(
                         start..start + n,
                         &schedule,
@@ -117,7 +117,7 @@ fn loops_nest_inside_joins_and_loops() {
         magpie::join(
             || {
                 parallel_for(0..40, &outer, |i| {
-                    let s = parallel_reduce(
+                    let (s, _) = parallel_reduce(
                         0..100,
                         &inner,
                         || 0u64,

@@ -23,7 +23,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use magpie::loops::chunks::{central_rule, ChunkRule, LoopHistory, LoopShape};
+use magpie::loops::{central_rule, ChunkRule, LoopHistory, LoopShape};
 use magpie::loops::{Loop, Schedule};
 
 const WEIGHTED: [&str; 5] = ["awf", "awf-b", "awf-c", "awf-d", "awf-e"];

@@ -287,11 +287,11 @@ fn assert_names_all(msg: &str, names: &[&str]) {
     }
 }
 
-/// More workers than [`magpie::runtime::MAX_WORKERS`] fail at once, naming the count and the
+/// More workers than [`magpie::MAX_WORKERS`] fail at once, naming the count and the
 /// limit, without starting a thread; the limit itself is allowed by the check.
 #[test]
 fn too_many_workers_fail_fast_naming_the_count() {
-    use magpie::runtime::MAX_WORKERS;
+    use magpie::MAX_WORKERS;
     for n in [MAX_WORKERS + 1, 100_000, usize::MAX] {
         let start = Instant::now();
         let (e, msg) = build_err(
@@ -411,7 +411,7 @@ fn builder_errors_name_the_problem() {
 #[test]
 fn from_env_errors_name_the_variable() {
     let _g = lock_global();
-    let vars = magpie::runtime::ENV_VARS;
+    let vars = magpie::ThreadPoolBuilder::ENV_VARS;
     let saved: Vec<_> = vars.iter().map(|v| (v, std::env::var_os(v))).collect();
     let clear = || {
         for v in vars {

@@ -12,8 +12,8 @@ use std::time::Instant;
 
 use clap::{ArgMatches, Parser};
 use magpie::search::CountPerDepth;
-use magpie::stats::WorkerStats;
 use magpie::ThreadPool;
+use magpie::WorkerStats;
 use magpie_apps::{nqueens, uts};
 use serde::{Deserialize, Serialize};
 
@@ -548,7 +548,7 @@ impl Job {
     /// per tree level), 16 MiB for the kernels.
     fn stack_size(&self) -> usize {
         match self {
-            Job::Search(_) => magpie::runtime::DEFAULT_STACK_SIZE,
+            Job::Search(_) => magpie::DEFAULT_STACK_SIZE,
             _ => 16 << 20,
         }
     }

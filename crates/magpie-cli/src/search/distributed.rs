@@ -234,13 +234,13 @@ pub(crate) fn exit_code(result: Result<(), Failure>, rank: i32) -> ExitCode {
     Failure::exit_code(result, false)
 }
 
-/// Refuses a job whose ranks together would start more than [`magpie::runtime::MAX_WORKERS`]
+/// Refuses a job whose ranks together would start more than [`magpie::MAX_WORKERS`]
 /// worker threads (`mpirun -np R` on one machine starts R pools of `--workers` threads each):
 /// a usage error naming ranks, workers and the limit, the same on every rank.
 pub(crate) fn check_job_threads(cluster: &Cluster, config: &Config) -> Result<(), Failure> {
     let ranks = cluster.size().max(1) as usize;
     let workers = config.workers.value;
-    let limit = magpie::runtime::MAX_WORKERS;
+    let limit = magpie::MAX_WORKERS;
     if ranks.saturating_mul(workers) > limit {
         return Err(Failure::Usage(format!(
             "{ranks} ranks x {workers} workers ({}) = {} worker threads, more than a job may \

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 /// included), plus `env`.
 pub fn command(args: &[&str], env: &[(&str, &str)]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_magpie"));
-    for var in magpie::runtime::ENV_VARS {
+    for var in magpie::ThreadPoolBuilder::ENV_VARS {
         cmd.env_remove(var);
     }
-    cmd.env_remove(magpie::loops::schedule::SCHEDULE_ENV);
+    cmd.env_remove(magpie::loops::SCHEDULE_ENV);
     cmd.args(args).envs(env.iter().copied());
     cmd
 }
@@ -74,7 +74,7 @@ fn mpirun_command(prefix: &[&str], ranks: usize, args: &[&str]) -> Command {
     }
     cmd.args(["--oversubscribe", "-np", &ranks.to_string()]);
     cmd.arg(env!("CARGO_BIN_EXE_magpie")).args(args);
-    for var in magpie::runtime::ENV_VARS {
+    for var in magpie::ThreadPoolBuilder::ENV_VARS {
         cmd.env_remove(var);
     }
     cmd.env_remove(magpie_mpi::ERROR_FILE_ENV);

@@ -11,7 +11,7 @@
 //! - [`Mode::Share`] (LB4MPI): every rank holds all the data (`data.len() == n`). Rank 0 is the
 //!   coordinator *and* computes: ranks ask it for chunks, which it sizes by a central schedule
 //!   of [`magpie::loops`] (`static`, `ss`, `gss`, `tss`, `fac`, `fac2`, `wf`, `awf`, `awf-b…e`,
-//!   `af`) through [`magpie::loops::chunks::central_rule`], with the *ranks* as the
+//!   `af`) through [`magpie::loops::central_rule`], with the *ranks* as the
 //!   participants (`P` = ranks; a chunk's timing is reported back, so the adaptive rules learn,
 //!   and what they learned carries over to the next time step). `static` deals each rank its
 //!   even block (`static,k`: chunks of `k` round-robin). Stealing schedules (`static-steal`,
@@ -100,8 +100,8 @@ use std::str::FromStr;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use magpie::loops::chunks::{central_rule, LoopHistory, LoopShape};
 pub use magpie::loops::StealAmount;
+use magpie::loops::{central_rule, LoopHistory, LoopShape};
 use magpie::loops::{Loop, Schedule};
 use magpie::ThreadPool;
 use mpi::traits::*;

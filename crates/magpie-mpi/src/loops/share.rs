@@ -5,8 +5,8 @@ use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::Arc;
 
-use magpie::loops::chunks::{central_rule, ChunkRule, LoopHistory};
 use magpie::loops::Schedule;
+use magpie::loops::{central_rule, ChunkRule, LoopHistory};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 

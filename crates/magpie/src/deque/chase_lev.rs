@@ -294,6 +294,7 @@ impl<T: Send> Worker<T> {
     }
 
     /// The current number of slots (a power of two; grows, never shrinks).
+    #[cfg(test)]
     pub fn capacity(&self) -> usize {
         // SAFETY: the cached buffer is alive while `inner` is (buffers are freed on drop).
         unsafe { (*self.buffer.get()).cap() }
@@ -421,12 +422,14 @@ impl<T: Send> DequeOwner<T> for Worker<T> {
     }
 
     #[inline]
+    #[cfg(test)]
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Exact for the owner, up to steals that happen concurrently.
     #[inline]
+    #[cfg(test)]
     fn len(&self) -> usize {
         let b = self.inner.bottom.load(Ordering::Relaxed);
         let t = self.inner.top.load(Ordering::SeqCst);

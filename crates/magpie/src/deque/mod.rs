@@ -1,30 +1,45 @@
-//! Work-stealing deques, chosen at run time behind one contract.
+//! Which work-stealing deque a pool's workers use ([`DequeKind`], chosen at run time by
+//! [`ThreadPoolBuilder::deque`](crate::ThreadPoolBuilder::deque), `MAGPIE_DEQUE` or
+//! `--deque`).
 //!
-//! | name | type | owner push/pop | thief |
+//! | name | deque | owner push/pop | thief |
 //! |---|---|---|---|
-//! | `chase-lev` | [`chase_lev`] | release fence on push, SeqCst fence on pop (CAS on the last task) | fence + CAS |
-//! | `lcws-user` | [`split`], [`Exposure::User`] | no fence, no RMW | fence + CAS, sets a targeted flag |
-//! | `lcws-signal` | [`split`], [`Exposure::Signal`] | no fence, no RMW | fence + CAS, signals the victim |
-//! | `lcws-conservative` | [`split`], [`Exposure::Conservative`] | no fence, no RMW | as signal, only if ≥ 2 private tasks |
-//! | `lcws-half` | [`split`], [`Exposure::Half`] | no fence, no RMW | as signal; the victim exposes half |
+//! | `chase-lev` | [`DequeKind::ChaseLev`] | release fence on push, SeqCst fence on pop (CAS on the last task) | fence + CAS |
+//! | `lcws-user` | split, [`Exposure::User`] | no fence, no RMW | fence + CAS, sets a targeted flag |
+//! | `lcws-signal` | split, [`Exposure::Signal`] | no fence, no RMW | fence + CAS, signals the victim |
+//! | `lcws-conservative` | split, [`Exposure::Conservative`] | no fence, no RMW | as signal, only if ≥ 2 private tasks |
+//! | `lcws-half` | split, [`Exposure::Half`] | no fence, no RMW | as signal; the victim exposes half |
 //!
-//! Every deque has an owner side ([`DequeOwner`], used by exactly one thread, which pushes and
-//! pops at the bottom) and a thief side ([`DequeStealer`], cloneable and shared, which steals at
-//! the top). Each operation takes the [`WorkerCounters`] of the *calling* thread, so that every
-//! counter keeps a single writer.
+//! Inside the crate every deque has an owner side (`DequeOwner`, used by exactly one thread,
+//! which pushes and pops at the bottom) and a thief side (`DequeStealer`, cloneable and
+//! shared, which steals at the top). Each operation takes the `WorkerCounters` of the
+//! *calling* thread, so that every counter keeps a single writer. The deques themselves
+//! (`chase_lev`, `split`, the exposure signal in `signal`) are private to the crate; their
+//! stress suite, smoke test and loom models are its unit tests (`deque/tests/`).
 
 use crate::stats::WorkerCounters;
 use std::fmt;
 use std::str::FromStr;
 
-pub mod chase_lev;
-pub mod signal;
-pub mod split;
+pub(crate) mod chase_lev;
+pub(crate) mod signal;
+pub(crate) mod split;
+#[cfg(test)]
+mod tests {
+    #[cfg(loom)]
+    mod loom_chase_lev;
+    #[cfg(loom)]
+    mod loom_split;
+    #[cfg(not(loom))]
+    mod smoke;
+    #[cfg(not(loom))]
+    mod stress;
+}
 
 /// The outcome of a steal attempt (crossbeam-deque's `Steal`, plus `Private`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[must_use]
-pub enum Steal<T> {
+pub(crate) enum Steal<T> {
     /// The deque was empty.
     Empty,
     /// A task was stolen.
@@ -40,6 +55,7 @@ pub enum Steal<T> {
 
 impl<T> Steal<T> {
     /// The stolen task, if any.
+    #[cfg(test)]
     pub fn success(self) -> Option<T> {
         match self {
             Steal::Success(t) => Some(t),
@@ -48,6 +64,7 @@ impl<T> Steal<T> {
     }
 
     /// True for [`Steal::Empty`].
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         matches!(self, Steal::Empty)
     }
@@ -57,7 +74,7 @@ impl<T> Steal<T> {
 ///
 /// Not `Sync`: the owner side must stay on one thread (the signal-based split deques rely on
 /// the handler running on that thread).
-pub trait DequeOwner<T>: Send {
+pub(crate) trait DequeOwner<T>: Send {
     /// The thief's side.
     type Stealer: DequeStealer<T>;
 
@@ -71,14 +88,16 @@ pub trait DequeOwner<T>: Send {
     fn stealer(&self) -> Self::Stealer;
 
     /// Whether the deque holds no task (exact for the owner).
+    #[cfg(test)]
     fn is_empty(&self) -> bool;
 
     /// Number of tasks held (exact for the owner).
+    #[cfg(test)]
     fn len(&self) -> usize;
 }
 
 /// The thieves' side of a deque: any number of threads steal from the top.
-pub trait DequeStealer<T>: Clone + Send + Sync {
+pub(crate) trait DequeStealer<T>: Clone + Send + Sync {
     /// Tries to steal the top-most public task.
     fn steal(&self, counters: &WorkerCounters) -> Steal<T>;
 

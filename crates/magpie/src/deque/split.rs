@@ -538,6 +538,7 @@ impl<T> Inner<T> {
     }
 
     /// Slots allocated: the current array and the retired ones. Owner only.
+    #[cfg(test)]
     fn allocated_slots(&self) -> usize {
         // SAFETY: `retired` is touched by the owner only, and we are the owner; its arrays
         // are live until the deque drops.
@@ -650,21 +651,7 @@ impl<T: Send> Worker<T> {
     /// As [`Worker::with_capacity`], with every logical index starting at `start` instead
     /// of 0: tests start near `isize::MAX` to cross the indices' wrap-around, which a real
     /// deque reaches only after 2^63 pushes.
-    ///
-    /// ```
-    /// use magpie::deque::split::Worker;
-    /// use magpie::deque::{DequeOwner, Exposure};
-    /// use magpie::stats::WorkerCounters;
-    ///
-    /// let c = WorkerCounters::default();
-    /// let w = Worker::with_start_index(Exposure::User, 2, isize::MAX);
-    /// for v in 0..3 {
-    ///     w.push(v, &c); // indices MAX, MIN, MIN + 1
-    /// }
-    /// assert_eq!(w.len(), 3);
-    /// assert_eq!(w.pop(&c), Some(2));
-    /// ```
-    #[doc(hidden)]
+    /// (See the unit test `indices_start_anywhere`.)
     pub fn with_start_index(exposure: Exposure, cap: usize, start: isize) -> Self {
         Worker {
             inner: Arc::new(Inner::new(exposure, cap, start)),
@@ -674,21 +661,8 @@ impl<T: Send> Worker<T> {
     /// Slots allocated by this deque: its current array and the arrays it replaced (kept
     /// until the deque drops). Bounded by `2 × max(initial, 2 × peak live tasks)`, however
     /// many tasks passed through the deque (see the module doc). For tests and diagnostics.
-    ///
-    /// ```
-    /// use magpie::deque::split::Worker;
-    /// use magpie::deque::{DequeOwner, Exposure};
-    /// use magpie::stats::WorkerCounters;
-    ///
-    /// let c = WorkerCounters::default();
-    /// let w = Worker::with_capacity(Exposure::User, 4);
-    /// for round in 0..1000 {
-    ///     w.push(round, &c);
-    ///     assert_eq!(w.pop(&c), Some(round));
-    /// }
-    /// assert_eq!(w.allocated_slots(), 4);
-    /// ```
-    #[doc(hidden)]
+    /// (See the unit test `a_push_pop_loop_keeps_its_array`.)
+    #[cfg(test)]
     pub fn allocated_slots(&self) -> usize {
         self.inner.allocated_slots()
     }
@@ -734,14 +708,9 @@ impl<T: Send> Worker<T> {
         }
     }
 
-    /// Whether a thief asked this deque's owner to expose work (its targeted flag is set).
-    #[inline]
-    pub fn exposure_requested(&self) -> bool {
-        self.inner.targeted.load(Ordering::Relaxed)
-    }
-
     /// Number of private tasks (owner's view).
     #[inline]
+    #[cfg(test)]
     pub fn private_len(&self) -> usize {
         let b = self.inner.bot.load(Ordering::Relaxed);
         let pb = self.inner.public_bot.load(Ordering::Relaxed);
@@ -766,6 +735,7 @@ impl<T: Send> Worker<T> {
     /// `counters` (for the loom models, which cannot deliver signals, and for stress tests
     /// that need more exposures than signals can deliver in their time).
     #[doc(hidden)]
+    #[cfg(test)]
     pub fn simulate_handler(&self, counters: &WorkerCounters) {
         self.inner.update_public_bottom(counters)
     }
@@ -893,10 +863,12 @@ impl<T: Send> DequeOwner<T> for Worker<T> {
         }
     }
 
+    #[cfg(test)]
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    #[cfg(test)]
     fn len(&self) -> usize {
         self.inner.len_estimate()
     }
@@ -967,6 +939,30 @@ pub mod loom_hook {
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize as StdAtomicUsize;
+
+    /// A deque whose logical indices start at `isize::MAX` crosses the wrap-around.
+    #[test]
+    fn indices_start_anywhere() {
+        let c = WorkerCounters::default();
+        let w = Worker::with_start_index(Exposure::User, 2, isize::MAX);
+        for v in 0..3 {
+            w.push(v, &c); // indices MAX, MIN, MIN + 1
+        }
+        assert_eq!(w.len(), 3);
+        assert_eq!(w.pop(&c), Some(2));
+    }
+
+    /// A deque that never holds more than one task keeps its first array.
+    #[test]
+    fn a_push_pop_loop_keeps_its_array() {
+        let c = WorkerCounters::default();
+        let w = Worker::with_capacity(Exposure::User, 4);
+        for round in 0..1000 {
+            w.push(round, &c);
+            assert_eq!(w.pop(&c), Some(round));
+        }
+        assert_eq!(w.allocated_slots(), 4);
+    }
 
     fn ctr() -> WorkerCounters {
         WorkerCounters::default()

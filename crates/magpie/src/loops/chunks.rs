@@ -25,8 +25,7 @@
 //! `static` blocks (one per worker, or block-cyclic chunks of `k`) itself.
 //!
 //! ```
-//! use magpie::loops::Schedule;
-//! use magpie::loops::chunks::{chunk_sequence, LoopShape};
+//! use magpie::loops::{chunk_sequence, LoopShape, Schedule};
 //!
 //! let shape = LoopShape { iterations: 100, workers: 2 };
 //! let fac2: Schedule = "fac2".parse().unwrap();

@@ -5,14 +5,15 @@
 //!
 //! Two families of schedules: the *central-queue* techniques of the dynamic loop
 //! self-scheduling literature (SS, GSS, TSS, FAC, FAC2, WF, AWF*, AF), where every worker
-//! takes its next chunk from one shared counter and a [`chunks::ChunkRule`] sizes it; and
+//! takes its next chunk from one shared counter and a [`ChunkRule`] sizes it; and
 //! the *distributed* ones (static, static-steal, rws, laws, auto), where each worker owns a
 //! block of iterations and idle workers steal part of someone else's.
 
-pub mod chunks;
-pub mod schedule;
+mod chunks;
+mod schedule;
 
-pub use schedule::{Schedule, ScheduleError, StealAmount};
+pub use chunks::{central_rule, chunk_sequence, ChunkRule, LoopHistory, LoopShape, TimeStats};
+pub use schedule::{Schedule, ScheduleError, StealAmount, SCHEDULE_ENV};
 
 mod exec;
 mod select;
@@ -22,7 +23,6 @@ pub use exec::LoopStats;
 use std::ops::Range;
 use std::sync::Mutex;
 
-use chunks::LoopHistory;
 use exec::{Plan, StealPlan, VictimOrder};
 
 /// `auto`: fork-join splitting with an automatic grain, for users who do not care.
@@ -301,12 +301,14 @@ pub fn parallel_for_chunks(
 }
 
 /// A parallel fold of `range` (see [`Loop::reduce`]: `combine` must be associative and
-/// commutative).
+/// commutative). Returns the folded value with the loop's statistics, as [`Loop::reduce`]
+/// does; every loop function returns its [`LoopStats`].
 ///
 /// ```
 /// use magpie::loops::{parallel_reduce, Schedule};
-/// let s: u64 = parallel_reduce(0..1000, &Schedule::default(), || 0, |a, i| a + i as u64, |a, b| a + b);
+/// let (s, stats) = parallel_reduce(0..1000, &Schedule::default(), || 0, |a, i| a + i as u64, |a, b| a + b);
 /// assert_eq!(s, 499_500);
+/// assert!(stats.chunks >= 1);
 /// ```
 pub fn parallel_reduce<T: Send>(
     range: Range<usize>,
@@ -314,8 +316,6 @@ pub fn parallel_reduce<T: Send>(
     identity: impl Fn() -> T + Sync,
     fold: impl Fn(T, usize) -> T + Sync,
     combine: impl Fn(T, T) -> T + Sync,
-) -> T {
-    Loop::new(schedule.clone())
-        .reduce(range, identity, fold, combine)
-        .0
+) -> (T, LoopStats) {
+    Loop::new(schedule.clone()).reduce(range, identity, fold, combine)
 }

@@ -7,15 +7,16 @@
 //! runs off the hot path.
 
 pub mod idle;
-pub mod params;
+mod params;
 pub mod topology;
 pub mod victim;
 
 pub use idle::{IdleAction, IdlePolicy, IdleState, ParkIdle};
-pub use params::{PolicyError, PolicySpec, SpecError};
+pub use params::{parse_duration, PolicyError, PolicySpec, SpecError};
 pub use victim::{RandomVictims, VictimPolicy, VictimSelector};
 
 /// A tiny, fast pseudo-random generator (xorshift64*) for per-worker decisions.
+#[doc(hidden)]
 #[derive(Debug, Clone)]
 pub struct XorShift64Star(u64);
 

@@ -1,32 +1,34 @@
-//! The one syntax for naming a policy with parameters: `name` or `name:key=value,key=value`,
-//! for example `linear:min=10us,step=50us,max=500us` or `perf:refresh-max=100ms`.
-//!
-//! A policy's constructor takes a [`PolicySpec`], reads each parameter it knows with a typed
-//! getter (which records the key as used and falls back to the default when the key is
-//! absent), then calls [`PolicySpec::finish`], which rejects any key it did not read. Every
-//! error names the policy, the key and what was expected.
-//!
-//! ```
-//! use magpie::policy::params::PolicySpec;
-//! use std::time::Duration;
-//!
-//! let mut spec: PolicySpec = "linear:min=10us,max=0.5ms".parse().unwrap();
-//! assert_eq!(spec.name(), "linear");
-//! assert_eq!(spec.duration("min", Duration::ZERO).unwrap(), Duration::from_micros(10));
-//! assert_eq!(spec.duration("step", Duration::from_micros(50)).unwrap(), Duration::from_micros(50));
-//! assert_eq!(spec.duration("max", Duration::ZERO).unwrap(), Duration::from_micros(500));
-//! spec.finish().unwrap();
-//!
-//! let mut bad: PolicySpec = "linear:mni=10us".parse().unwrap();
-//! let _ = bad.duration("min", Duration::ZERO);
-//! assert!(bad.finish().unwrap_err().to_string().contains("unknown parameter \"mni\""));
-//! ```
+//! Policy specifications: [`PolicySpec`] and its errors.
 
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
 /// A policy name with its `key=value` parameters, as written by the user.
+///
+/// The one syntax for naming a policy with parameters: `name` or `name:key=value,key=value`,
+/// for example `linear:min=10us,step=50us,max=500us` or `perf:refresh-max=100ms`.
+///
+/// A policy's constructor takes a [`PolicySpec`], reads each parameter it knows with a typed
+/// getter (which records the key as used and falls back to the default when the key is
+/// absent), then calls [`PolicySpec::finish`], which rejects any key it did not read. Every
+/// error names the policy, the key and what was expected.
+///
+/// ```
+/// use magpie::policy::PolicySpec;
+/// use std::time::Duration;
+///
+/// let mut spec: PolicySpec = "linear:min=10us,max=0.5ms".parse().unwrap();
+/// assert_eq!(spec.name(), "linear");
+/// assert_eq!(spec.duration("min", Duration::ZERO).unwrap(), Duration::from_micros(10));
+/// assert_eq!(spec.duration("step", Duration::from_micros(50)).unwrap(), Duration::from_micros(50));
+/// assert_eq!(spec.duration("max", Duration::ZERO).unwrap(), Duration::from_micros(500));
+/// spec.finish().unwrap();
+///
+/// let mut bad: PolicySpec = "linear:mni=10us".parse().unwrap();
+/// let _ = bad.duration("min", Duration::ZERO);
+/// assert!(bad.finish().unwrap_err().to_string().contains("unknown parameter \"mni\""));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolicySpec {
     name: String,
@@ -221,7 +223,16 @@ impl PolicySpec {
     }
 }
 
-/// Parses `100ns`, `10us`, `10µs`, `1.5ms`, `2s` (a bare number is an error: units matter).
+/// Parses `100ns`, `10us`, `10µs`, `1.5ms`, `2s` (a bare number is an error: units matter),
+/// the durations of every policy spec string (and of magpie-mpi's rank policies).
+///
+/// ```
+/// use std::time::Duration;
+/// use magpie::policy::parse_duration;
+/// assert_eq!(parse_duration("1.5ms"), Some(Duration::from_micros(1500)));
+/// assert_eq!(parse_duration("10µs"), Some(Duration::from_micros(10)));
+/// assert_eq!(parse_duration("10"), None);
+/// ```
 pub fn parse_duration(s: &str) -> Option<Duration> {
     let s = s.trim();
     let split = s

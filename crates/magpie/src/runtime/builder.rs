@@ -4,6 +4,7 @@
 use std::any::Any;
 use std::fmt;
 use std::os::raw::c_int;
+use std::str::FromStr;
 use std::sync::Arc;
 
 use super::pool::ThreadPool;
@@ -140,7 +141,7 @@ type StartArgs = (
 /// (1,000 workers already take seconds to start a search on two cores).
 ///
 /// ```
-/// use magpie::runtime::{BuildError, MAX_WORKERS};
+/// use magpie::{BuildError, MAX_WORKERS};
 /// let err = magpie::ThreadPoolBuilder::new().num_workers(MAX_WORKERS + 1).build().unwrap_err();
 /// assert!(matches!(err, BuildError::TooManyWorkers { requested } if requested == MAX_WORKERS + 1));
 /// assert!(err.to_string().contains("4097 workers") && err.to_string().contains("at most 4096"));
@@ -173,17 +174,22 @@ impl fmt::Debug for ThreadPoolBuilder {
     }
 }
 
-/// The environment variables read by [`ThreadPoolBuilder::from_env`] and the global pool.
-pub const ENV_VARS: [&str; 6] = [
-    "MAGPIE_NUM_WORKERS",
-    "MAGPIE_JOIN_LIMIT",
-    "MAGPIE_DEQUE",
-    "MAGPIE_VICTIMS",
-    "MAGPIE_IDLE",
-    "MAGPIE_SIGNAL",
-];
-
 impl ThreadPoolBuilder {
+    /// The environment variables read by [`ThreadPoolBuilder::from_env`] and the global
+    /// pool (for instance, to clear them before starting a child process).
+    ///
+    /// ```
+    /// assert!(magpie::ThreadPoolBuilder::ENV_VARS.contains(&"MAGPIE_DEQUE"));
+    /// ```
+    pub const ENV_VARS: [&'static str; 6] = [
+        "MAGPIE_NUM_WORKERS",
+        "MAGPIE_JOIN_LIMIT",
+        "MAGPIE_DEQUE",
+        "MAGPIE_VICTIMS",
+        "MAGPIE_IDLE",
+        "MAGPIE_SIGNAL",
+    ];
+
     /// Defaults: one worker per available CPU, `lcws-user`, `random`, `park`, `SIGUSR1`.
     pub fn new() -> Self {
         ThreadPoolBuilder {
@@ -238,10 +244,16 @@ impl ThreadPoolBuilder {
             b.idle = idle::by_name(&v).map_err(|e| env("MAGPIE_IDLE", &v, e.to_string()));
         }
         if let Some(v) = var("MAGPIE_JOIN_LIMIT") {
-            b.join_push_limit = parse_join_limit(&v).map_err(|p| env("MAGPIE_JOIN_LIMIT", &v, p));
+            b.join_push_limit = v
+                .parse::<JoinLimit>()
+                .map(JoinLimit::get)
+                .map_err(|p| env("MAGPIE_JOIN_LIMIT", &v, p.0));
         }
         if let Some(v) = var("MAGPIE_SIGNAL") {
-            b.signal = parse_signal(&v).map_err(|p| env("MAGPIE_SIGNAL", &v, p));
+            b.signal = v
+                .parse::<Signal>()
+                .map(Signal::number)
+                .map_err(|p| env("MAGPIE_SIGNAL", &v, p.0));
         }
         b
     }
@@ -317,7 +329,7 @@ impl ThreadPoolBuilder {
     /// heartbeat join does. The tasks kept are the shallowest pending ones, which are what
     /// thieves get anyway, so parallelism is kept while deep joins cost almost nothing.
     /// `usize::MAX` (or `"eager"` in `MAGPIE_JOIN_LIMIT`) pushes every `b`: the classic
-    /// work-first join that the LCWS paper measures. Default [`DEFAULT_JOIN_PUSH_LIMIT`];
+    /// work-first join that the LCWS paper measures. Default 4 ([`JoinLimit::default`]);
     /// 0 is an error at `build()`.
     ///
     /// ```
@@ -417,21 +429,98 @@ impl From<PolicyError> for BuildError {
 }
 
 /// The default of [`ThreadPoolBuilder::join_push_limit`].
-pub const DEFAULT_JOIN_PUSH_LIMIT: usize = 4;
+pub(crate) const DEFAULT_JOIN_PUSH_LIMIT: usize = 4;
 
-/// Parses a join push limit: a number, or `eager` / `unlimited` for `usize::MAX`.
-pub fn parse_join_limit(s: &str) -> Result<usize, String> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "eager" | "unlimited" | "max" => Ok(usize::MAX),
-        t => match t.parse::<usize>() {
-            Ok(n) if n >= 1 => Ok(n),
-            _ => Err("expected a number of tasks (at least 1) or `eager`".to_string()),
-        },
+/// A value of a pool setting that does not parse ([`Signal`], [`JoinLimit`]); its message
+/// says what was expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ParseSettingError(String);
+
+/// A join push limit ([`ThreadPoolBuilder::join_push_limit`]) as `MAGPIE_JOIN_LIMIT` and the
+/// `magpie` binary's `--join-limit` write it: a number of tasks (at least 1), or `eager` /
+/// `unlimited` / `max` for no limit (`usize::MAX`, the classic work-first join).
+///
+/// ```
+/// use magpie::JoinLimit;
+/// assert_eq!("8".parse::<JoinLimit>().unwrap().get(), 8);
+/// assert_eq!("eager".parse::<JoinLimit>().unwrap().get(), usize::MAX);
+/// assert_eq!(JoinLimit::default().get(), 4);
+/// let err = "0".parse::<JoinLimit>().unwrap_err();
+/// assert_eq!(err.to_string(), "expected a number of tasks (at least 1) or `eager`");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct JoinLimit(usize);
+
+impl JoinLimit {
+    /// The limit, in tasks (`usize::MAX` for no limit).
+    pub fn get(self) -> usize {
+        self.0
     }
 }
 
-/// Parses a signal given as a number (`10`) or a name (`SIGUSR2`, `USR2`, `SIGRTMIN+1`).
-pub fn parse_signal(s: &str) -> Result<c_int, String> {
+impl Default for JoinLimit {
+    /// The builder's default, 4 tasks.
+    fn default() -> Self {
+        JoinLimit(DEFAULT_JOIN_PUSH_LIMIT)
+    }
+}
+
+impl FromStr for JoinLimit {
+    type Err = ParseSettingError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "eager" | "unlimited" | "max" => Ok(JoinLimit(usize::MAX)),
+            t => match t.parse::<usize>() {
+                Ok(n) if n >= 1 => Ok(JoinLimit(n)),
+                _ => Err(ParseSettingError(
+                    "expected a number of tasks (at least 1) or `eager`".to_string(),
+                )),
+            },
+        }
+    }
+}
+
+/// The signal of the signal-based deques ([`ThreadPoolBuilder::signal`]) as `MAGPIE_SIGNAL`
+/// and the `magpie` binary's `--signal` write it: a number (`10`) or a name (`SIGUSR2`,
+/// `USR2`, `SIGRTMIN+1`).
+///
+/// ```
+/// use magpie::Signal;
+/// let usr2 = "SIGUSR2".parse::<Signal>().unwrap();
+/// assert_eq!(usr2, "usr2".parse().unwrap());
+/// assert_eq!("12".parse::<Signal>().unwrap().number(), 12);
+/// let pool = magpie::ThreadPoolBuilder::new().num_workers(1).signal(usr2.number()).build();
+/// assert!(pool.is_ok());
+/// assert!("SIGFOO".parse::<Signal>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Signal(c_int);
+
+impl Signal {
+    /// The signal's number.
+    pub fn number(self) -> c_int {
+        self.0
+    }
+}
+
+impl Default for Signal {
+    /// The builder's default, `SIGUSR1`.
+    fn default() -> Self {
+        Signal(DEFAULT_SIGNAL)
+    }
+}
+
+impl FromStr for Signal {
+    type Err = ParseSettingError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse_signal(s).map(Signal).map_err(ParseSettingError)
+    }
+}
+
+fn parse_signal(s: &str) -> Result<c_int, String> {
     let t = s.trim().to_ascii_uppercase();
     let t = t.strip_prefix("SIG").unwrap_or(&t);
     if let Ok(n) = t.parse::<c_int>() {

@@ -1,8 +1,12 @@
 //! The fork-join runtime: registry (pool state and worker loop), jobs, latches, sleep/wake,
 //! and the user API built on them (`join`, `scope`, `spawn`, `install`).
 
-pub mod latch;
-pub mod sleep;
+pub(crate) mod latch;
+pub(crate) mod sleep;
+#[cfg(all(test, loom))]
+mod tests {
+    mod loom_sleep;
+}
 
 #[cfg(not(loom))]
 pub(crate) mod builder;
@@ -20,8 +24,8 @@ mod scope;
 #[cfg(not(loom))]
 pub use self::{
     builder::{
-        parse_join_limit, parse_signal, BuildError, IntoDequeKind, ThreadPoolBuilder,
-        DEFAULT_JOIN_PUSH_LIMIT, DEFAULT_STACK_SIZE, ENV_VARS, MAX_WORKERS,
+        BuildError, IntoDequeKind, JoinLimit, ParseSettingError, Signal, ThreadPoolBuilder,
+        DEFAULT_STACK_SIZE, MAX_WORKERS,
     },
     join::join,
     pool::{PoolStats, ThreadPool},

@@ -99,6 +99,7 @@ impl Sleep {
     }
 
     /// Number of workers currently dozing (a plain load).
+    #[cfg(all(test, loom))]
     pub fn dozing_hint(&self) -> usize {
         self.dozing.load(Ordering::Relaxed)
     }

@@ -3,13 +3,14 @@
 //! Every concurrent structure in magpie imports its atomics, cells, locks and thread
 //! primitives from here instead of `std`. A normal build re-exports `std`; a build with
 //! `RUSTFLAGS="--cfg loom"` re-exports [`loom`](https://docs.rs/loom), so the very same
-//! code is model-checked by the tests in `tests/loom_*.rs`.
+//! code is model-checked by the loom models, the crate's unit tests under
+//! `cfg(all(test, loom))` (`deque/tests/loom_*.rs`, `runtime/tests/loom_sleep.rs`,
+//! `search/engine/tests/loom_ledger.rs`).
 
 #[cfg(not(loom))]
 mod imp {
     pub use std::sync::atomic;
     pub use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-    pub use std::thread;
 
     /// An `UnsafeCell` with loom's closure-based API, so that loom can track accesses.
     #[derive(Debug, Default)]
@@ -46,7 +47,6 @@ mod imp {
     pub use loom::cell::UnsafeCell;
     pub use loom::sync::atomic;
     pub use loom::sync::{Arc, Condvar, Mutex, MutexGuard};
-    pub use loom::thread;
 
     /// Under loom a spin is a yield, so that a spinning thread lets others progress.
     pub fn spin_loop() {
@@ -55,3 +55,6 @@ mod imp {
 }
 
 pub use imp::*;
+
+#[cfg(all(test, loom))]
+pub(crate) mod loom_common;

@@ -74,25 +74,13 @@ pub(crate) fn build(spec: &mut PolicySpec) -> Option<Result<Arc<dyn IdlePolicy>,
 /// `spin`: never blocks; every failed round answers [`IdleAction::Spin`] (Pheet's "noop"
 /// backoff, the thesis' "nobackoff" baseline).
 ///
-/// ```
-/// use magpie::policy::idle::backoff::SpinIdle;
-/// use magpie::policy::{IdleAction, IdlePolicy};
-/// let mut s = SpinIdle.state(0);
-/// assert_eq!(s.on_failed_steal(), None);
-/// assert_eq!(s.on_failed_round(), IdleAction::Spin);
-/// ```
+/// (Example: the unit test `examples::spin_idle`.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SpinIdle;
 
 /// `yield`: yields the CPU to the OS after every failed round.
 ///
-/// ```
-/// use magpie::policy::idle::backoff::YieldIdle;
-/// use magpie::policy::{IdleAction, IdlePolicy};
-/// let mut s = YieldIdle.state(0);
-/// assert_eq!(s.on_failed_steal(), None);
-/// assert_eq!(s.on_failed_round(), IdleAction::Yield);
-/// ```
+/// (Example: the unit test `examples::yield_idle`.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct YieldIdle;
 
@@ -100,13 +88,7 @@ pub struct YieldIdle;
 /// and Plaxton's scheduler. A failed round yields as well, so that a round with no victims
 /// at all (a one-worker pool) does not turn into a hot spin.
 ///
-/// ```
-/// use magpie::policy::idle::backoff::YieldAbpIdle;
-/// use magpie::policy::{IdleAction, IdlePolicy};
-/// let mut s = YieldAbpIdle.state(0);
-/// assert_eq!(s.on_failed_steal(), Some(IdleAction::Yield));
-/// assert_eq!(s.on_failed_round(), IdleAction::Yield);
-/// ```
+/// (Example: the unit test `examples::yield_abp_idle`.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct YieldAbpIdle;
 
@@ -191,16 +173,7 @@ pub trait BackoffRule: Debug + Clone + Send + Sync + 'static {
 /// The per-worker state of every timed backoff: sleeps the rule's current backoff time after
 /// each failed round, then moves the rule one level on; work found resets it.
 ///
-/// ```
-/// use magpie::policy::idle::backoff::{BackoffState, ExponentialBackoff};
-/// use magpie::policy::{IdleAction, IdleState};
-/// use std::time::Duration;
-///
-/// let mut s = BackoffState::new(ExponentialBackoff::default(), 0);
-/// assert_eq!(s.backoff_time(), Duration::from_micros(10));
-/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(10)));
-/// assert_eq!(s.backoff_time(), Duration::from_micros(13));
-/// ```
+/// (Example: the unit test `examples::backoff_state`.)
 #[derive(Debug, Clone)]
 pub struct BackoffState<R: BackoffRule> {
     rule: R,
@@ -221,6 +194,7 @@ impl<R: BackoffRule> BackoffState<R> {
 
     /// The current backoff time `bt`: what the next failed round sleeps (at most, when the
     /// rule is random).
+    #[cfg(test)]
     pub fn backoff_time(&self) -> Duration {
         nanos(self.rule.backoff_ns(self.level))
     }
@@ -315,17 +289,7 @@ fn check_exp_start(spec: &PolicySpec, key: &str, d: Duration) -> Result<(), Spec
 ///
 /// Parameters: `min`, `max`, `r`, `random` (default `true`).
 ///
-/// ```
-/// use magpie::policy::idle::backoff::PheetBackoff;
-/// use magpie::policy::{IdleAction, IdlePolicy};
-/// use std::time::Duration;
-///
-/// let mut s = PheetBackoff::default().state(0);
-/// for bt in [100, 200, 400] {
-///     let IdleAction::Sleep(d) = s.on_failed_round() else { panic!() };
-///     assert!(d <= Duration::from_nanos(bt));
-/// }
-/// ```
+/// (Example: the unit test `examples::pheet_backoff`.)
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PheetBackoff {
     /// The first backoff time.
@@ -389,15 +353,7 @@ impl BackoffRule for PheetBackoff {
 ///
 /// Parameters: `min`, `max`, `r`, `random` (default `false`).
 ///
-/// ```
-/// use magpie::policy::idle::backoff::YewParBackoff;
-/// use magpie::policy::{IdleAction, IdlePolicy};
-/// use std::time::Duration;
-///
-/// let mut s = YewParBackoff::default().state(0);
-/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(100)));
-/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(200)));
-/// ```
+/// (Example: the unit test `examples::yew_par_backoff`.)
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct YewParBackoff {
     /// The first backoff time.
@@ -461,15 +417,7 @@ impl BackoffRule for YewParBackoff {
 ///
 /// Parameters: `min`, `step`, `max`, `random` (default `false`).
 ///
-/// ```
-/// use magpie::policy::idle::backoff::LinearBackoff;
-/// use magpie::policy::{IdleAction, IdlePolicy};
-/// use std::time::Duration;
-///
-/// let mut s = LinearBackoff::default().state(0);
-/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(10)));
-/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(60)));
-/// ```
+/// (Example: the unit test `examples::linear_backoff`.)
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LinearBackoff {
     /// The first backoff time.
@@ -532,16 +480,7 @@ impl BackoffRule for LinearBackoff {
 ///
 /// Parameters: `r`, `min`, `max`, `random` (default `false`).
 ///
-/// ```
-/// use magpie::policy::idle::backoff::ExponentialBackoff;
-/// use magpie::policy::{IdleAction, IdlePolicy};
-/// use std::time::Duration;
-///
-/// let mut s = ExponentialBackoff::default().state(0);
-/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(10)));
-/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(13)));
-/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_nanos(16_900)));
-/// ```
+/// (Example: the unit test `examples::exponential_backoff`.)
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ExponentialBackoff {
     /// The growth factor (> 1).
@@ -608,16 +547,7 @@ impl BackoffRule for ExponentialBackoff {
 ///
 /// Parameters: `r`, `step`, `min`, `threshold`, `max`, `random` (default `false`).
 ///
-/// ```
-/// use magpie::policy::idle::backoff::ExpLinearBackoff;
-/// use magpie::policy::{IdleAction, IdlePolicy};
-/// use std::time::Duration;
-///
-/// let mut s = ExpLinearBackoff::default().state(0);
-/// let slept: Vec<_> = (0..8).map(|_| s.on_failed_round()).collect();
-/// let us = |n| IdleAction::Sleep(Duration::from_micros(n));
-/// assert_eq!(slept, [10, 20, 40, 80, 160, 200, 250, 300].map(us));
-/// ```
+/// (Example: the unit test `examples::exp_linear_backoff`.)
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ExpLinearBackoff {
     /// The growth factor (> 1) of the exponential part.
@@ -699,16 +629,7 @@ impl BackoffRule for ExpLinearBackoff {
 ///
 /// Parameters: `step`, `r`, `min`, `threshold`, `max`, `random` (default `false`).
 ///
-/// ```
-/// use magpie::policy::idle::backoff::LinearExpBackoff;
-/// use magpie::policy::{IdleAction, IdlePolicy};
-/// use std::time::Duration;
-///
-/// let mut s = LinearExpBackoff::default().state(0);
-/// let slept: Vec<_> = (0..7).map(|_| s.on_failed_round()).collect();
-/// let us = |n| IdleAction::Sleep(Duration::from_micros(n));
-/// assert_eq!(slept, [10, 35, 60, 85, 100, 130, 169].map(us));
-/// ```
+/// (Example: the unit test `examples::linear_exp_backoff`.)
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LinearExpBackoff {
     /// The step of the linear part.
@@ -792,16 +713,7 @@ impl BackoffRule for LinearExpBackoff {
 /// (the exponential part's), `random` (default `false`). Built in code, the two parts may
 /// differ in `min` and `max` too.
 ///
-/// ```
-/// use magpie::policy::idle::backoff::LinearCombinationBackoff;
-/// use magpie::policy::{IdleAction, IdlePolicy};
-/// use std::time::Duration;
-///
-/// let mut s = LinearCombinationBackoff::default().state(0);
-/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_micros(10)));
-/// // 0.75 · 60 µs + 0.25 · 13 µs
-/// assert_eq!(s.on_failed_round(), IdleAction::Sleep(Duration::from_nanos(48_250)));
-/// ```
+/// (Example: the unit test `examples::linear_combination_backoff`.)
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LinearCombinationBackoff {
     /// The weight of the linear part, in `[0, 1]`.
@@ -1241,5 +1153,164 @@ mod tests {
     fn unknown_names_are_left_to_others() {
         assert!(build(&mut "dynamic-quanta".parse().unwrap()).is_none());
         assert!(build(&mut "park".parse().unwrap()).is_none());
+    }
+}
+
+/// The examples of this module's items: unit tests, since the module is private to the
+/// crate (policies are reached through `by_name` and their spec strings).
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn spin_idle() {
+        use crate::policy::idle::backoff::SpinIdle;
+        use crate::policy::{IdleAction, IdlePolicy};
+        let mut s = SpinIdle.state(0);
+        assert_eq!(s.on_failed_steal(), None);
+        assert_eq!(s.on_failed_round(), IdleAction::Spin);
+    }
+
+    #[test]
+    fn yield_idle() {
+        use crate::policy::idle::backoff::YieldIdle;
+        use crate::policy::{IdleAction, IdlePolicy};
+        let mut s = YieldIdle.state(0);
+        assert_eq!(s.on_failed_steal(), None);
+        assert_eq!(s.on_failed_round(), IdleAction::Yield);
+    }
+
+    #[test]
+    fn yield_abp_idle() {
+        use crate::policy::idle::backoff::YieldAbpIdle;
+        use crate::policy::{IdleAction, IdlePolicy};
+        let mut s = YieldAbpIdle.state(0);
+        assert_eq!(s.on_failed_steal(), Some(IdleAction::Yield));
+        assert_eq!(s.on_failed_round(), IdleAction::Yield);
+    }
+
+    #[test]
+    fn backoff_state() {
+        use crate::policy::idle::backoff::{BackoffState, ExponentialBackoff};
+        use crate::policy::{IdleAction, IdleState};
+        use std::time::Duration;
+
+        let mut s = BackoffState::new(ExponentialBackoff::default(), 0);
+        assert_eq!(s.backoff_time(), Duration::from_micros(10));
+        assert_eq!(
+            s.on_failed_round(),
+            IdleAction::Sleep(Duration::from_micros(10))
+        );
+        assert_eq!(s.backoff_time(), Duration::from_micros(13));
+    }
+
+    #[test]
+    fn pheet_backoff() {
+        use crate::policy::idle::backoff::PheetBackoff;
+        use crate::policy::{IdleAction, IdlePolicy};
+        use std::time::Duration;
+
+        let mut s = PheetBackoff::default().state(0);
+        for bt in [100, 200, 400] {
+            let IdleAction::Sleep(d) = s.on_failed_round() else {
+                panic!()
+            };
+            assert!(d <= Duration::from_nanos(bt));
+        }
+    }
+
+    #[test]
+    fn yew_par_backoff() {
+        use crate::policy::idle::backoff::YewParBackoff;
+        use crate::policy::{IdleAction, IdlePolicy};
+        use std::time::Duration;
+
+        let mut s = YewParBackoff::default().state(0);
+        assert_eq!(
+            s.on_failed_round(),
+            IdleAction::Sleep(Duration::from_micros(100))
+        );
+        assert_eq!(
+            s.on_failed_round(),
+            IdleAction::Sleep(Duration::from_micros(200))
+        );
+    }
+
+    #[test]
+    fn linear_backoff() {
+        use crate::policy::idle::backoff::LinearBackoff;
+        use crate::policy::{IdleAction, IdlePolicy};
+        use std::time::Duration;
+
+        let mut s = LinearBackoff::default().state(0);
+        assert_eq!(
+            s.on_failed_round(),
+            IdleAction::Sleep(Duration::from_micros(10))
+        );
+        assert_eq!(
+            s.on_failed_round(),
+            IdleAction::Sleep(Duration::from_micros(60))
+        );
+    }
+
+    #[test]
+    fn exponential_backoff() {
+        use crate::policy::idle::backoff::ExponentialBackoff;
+        use crate::policy::{IdleAction, IdlePolicy};
+        use std::time::Duration;
+
+        let mut s = ExponentialBackoff::default().state(0);
+        assert_eq!(
+            s.on_failed_round(),
+            IdleAction::Sleep(Duration::from_micros(10))
+        );
+        assert_eq!(
+            s.on_failed_round(),
+            IdleAction::Sleep(Duration::from_micros(13))
+        );
+        assert_eq!(
+            s.on_failed_round(),
+            IdleAction::Sleep(Duration::from_nanos(16_900))
+        );
+    }
+
+    #[test]
+    fn exp_linear_backoff() {
+        use crate::policy::idle::backoff::ExpLinearBackoff;
+        use crate::policy::{IdleAction, IdlePolicy};
+        use std::time::Duration;
+
+        let mut s = ExpLinearBackoff::default().state(0);
+        let slept: Vec<_> = (0..8).map(|_| s.on_failed_round()).collect();
+        let us = |n| IdleAction::Sleep(Duration::from_micros(n));
+        assert_eq!(slept, [10, 20, 40, 80, 160, 200, 250, 300].map(us));
+    }
+
+    #[test]
+    fn linear_exp_backoff() {
+        use crate::policy::idle::backoff::LinearExpBackoff;
+        use crate::policy::{IdleAction, IdlePolicy};
+        use std::time::Duration;
+
+        let mut s = LinearExpBackoff::default().state(0);
+        let slept: Vec<_> = (0..7).map(|_| s.on_failed_round()).collect();
+        let us = |n| IdleAction::Sleep(Duration::from_micros(n));
+        assert_eq!(slept, [10, 35, 60, 85, 100, 130, 169].map(us));
+    }
+
+    #[test]
+    fn linear_combination_backoff() {
+        use crate::policy::idle::backoff::LinearCombinationBackoff;
+        use crate::policy::{IdleAction, IdlePolicy};
+        use std::time::Duration;
+
+        let mut s = LinearCombinationBackoff::default().state(0);
+        assert_eq!(
+            s.on_failed_round(),
+            IdleAction::Sleep(Duration::from_micros(10))
+        );
+        // 0.75 · 60 µs + 0.25 · 13 µs
+        assert_eq!(
+            s.on_failed_round(),
+            IdleAction::Sleep(Duration::from_nanos(48_250))
+        );
     }
 }

@@ -13,7 +13,7 @@
 //! expose some), the runtime turns `Park` into `Yield`: work exists, it is just not stealable
 //! yet.
 //!
-//! Policies are named with parameters in the syntax of [`crate::policy::params`], e.g.
+//! Policies are named with parameters in the syntax of [`PolicySpec`], e.g.
 //! `linear:min=10us,step=50us,max=500us`; [`by_name`] lists them all.
 
 use std::fmt::Debug;
@@ -22,8 +22,8 @@ use std::time::Duration;
 
 use super::params::{PolicyError, PolicySpec, SpecError};
 
-pub mod backoff;
-pub mod quanta;
+pub(crate) mod backoff;
+pub(crate) mod quanta;
 
 /// What to do after a failed round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,8 +140,10 @@ impl ParkIdle {
     }
 }
 
-/// The idle policies selectable by name, with parameters in the syntax of
-/// [`crate::policy::params`].
+/// The idle policies selectable by name ([`NAMES`]), with parameters in the syntax of
+/// [`PolicySpec`]. Each policy's parameters and defaults are listed in the user guide
+/// (`docs/policies.md`) and in the policy's own docs in the source (`policy/idle/backoff.rs`,
+/// `policy/idle/quanta.rs`).
 ///
 /// ```
 /// let p = magpie::policy::idle::by_name("linear:step=25us").unwrap();

@@ -35,20 +35,9 @@
 //! All times are integer nanoseconds from a [`Clock`]; computed durations are rounded to the
 //! nearest nanosecond.
 //!
-//! ```
-//! use magpie::policy::idle::quanta::{DynamicQuanta, ManualClock};
-//! use magpie::policy::{IdleAction, IdleState};
-//! use std::time::Duration;
-//!
-//! let clock = ManualClock::default();
-//! let mut s = DynamicQuanta::default().state_with_clock(clock.clone());
-//! // Steal without success for longer than a quantum (75 µs): all of it was stealing.
-//! assert_eq!(s.on_failed_steal(), None);
-//! clock.set_ns(80_000);
-//! // r_s = 1 > T: sleep d_ql·r_s·S1 = 75 µs · 1 · 0.4.
-//! assert_eq!(s.on_failed_steal(), Some(IdleAction::Sleep(Duration::from_micros(30))));
-//! ```
+//! (Example: the unit test `examples::module_example`.)
 
+#[cfg(test)]
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -109,16 +98,12 @@ impl Clock for StdClock {
 /// A clock set by hand, for tests and simulations: clones share one reading, which starts at
 /// 0 and moves only by [`ManualClock::set_ns`] and [`ManualClock::advance`].
 ///
-/// ```
-/// use magpie::policy::idle::quanta::{Clock, ManualClock};
-/// use std::time::Duration;
-/// let c = ManualClock::default();
-/// c.clone().advance(Duration::from_micros(3));
-/// assert_eq!(c.now_ns(), 3_000);
-/// ```
+/// (Example: the unit test `examples::manual_clock`.)
+#[cfg(test)]
 #[derive(Debug, Clone, Default)]
 pub struct ManualClock(Arc<AtomicU64>);
 
+#[cfg(test)]
 impl ManualClock {
     /// Sets the reading to `ns`.
     pub fn set_ns(&self, ns: u64) {
@@ -131,6 +116,7 @@ impl ManualClock {
     }
 }
 
+#[cfg(test)]
 impl Clock for ManualClock {
     fn now_ns(&self) -> u64 {
         self.0.load(Ordering::Relaxed)
@@ -153,24 +139,7 @@ impl Clock for ManualClock {
 /// | `c` | `c` | 2 | after an inefficient quantum the next lasts `d_ql/(n_iq·C + 1)` |
 /// | `normal-every` | `normal_every` | 8 | after every such many inefficient quanta in a row, one of length `d_ql` (0: never) |
 ///
-/// ```
-/// use magpie::policy::idle::quanta::{DynamicQuanta, ManualClock};
-/// use magpie::policy::{IdleAction, IdleState};
-/// use std::time::Duration;
-///
-/// let clock = ManualClock::default();
-/// let mut s = DynamicQuanta::default().state_with_clock(clock.clone());
-/// assert_eq!(s.on_failed_steal(), None); // t = 0: stealing starts
-/// clock.set_ns(40_000);
-/// s.on_work_found(); // stole after 40 µs
-/// clock.set_ns(70_000);
-/// assert_eq!(s.on_failed_steal(), None); // out of work again
-/// clock.set_ns(80_000);
-/// // The quantum (0–80 µs) ended: 50 µs of 80 stealing, r_s = 0.625 > 0.5: inefficient.
-/// let sleep = Duration::from_nanos(18_750); // 75 µs · 0.625 · 0.4
-/// assert_eq!(s.on_failed_steal(), Some(IdleAction::Sleep(sleep)));
-/// assert_eq!(s.on_failed_round(), IdleAction::Spin);
-/// ```
+/// (Example: the unit test `examples::dynamic_quanta`.)
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DynamicQuanta {
     /// `S1`: weight of the steal ratio in the sleep time (≥ 0).
@@ -295,18 +264,7 @@ impl Inefficiency {
 /// `long-quantum` (`d_lql`, 3 ms) and `cond` (`or`; also `short`, `and`, `mean`: see
 /// [`Inefficiency`]).
 ///
-/// ```
-/// use magpie::policy::idle::quanta::{LongShortQuanta, ManualClock};
-/// use magpie::policy::{IdleAction, IdleState};
-/// use std::time::Duration;
-///
-/// let clock = ManualClock::default();
-/// let mut s = LongShortQuanta::default().state_with_clock(clock.clone());
-/// assert_eq!(s.on_failed_steal(), None);
-/// clock.set_ns(80_000);
-/// // r_s = 1, r_ls = (1 + 0)/2: sleep 75 µs · 1 · 0.5 · 0.8.
-/// assert_eq!(s.on_failed_steal(), Some(IdleAction::Sleep(Duration::from_micros(30))));
-/// ```
+/// (Example: the unit test `examples::long_short_quanta`.)
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LongShortQuanta {
     /// `S1`: weight of the steal ratios in the sleep time (≥ 0).
@@ -606,11 +564,13 @@ impl<C: Clock> QuantaState<C> {
     }
 
     /// The number of inefficient quanta in a row so far.
+    #[cfg(test)]
     pub fn inefficient_quanta(&self) -> u32 {
         self.n_iq
     }
 
     /// The minimum length of the current quantum.
+    #[cfg(test)]
     pub fn quantum_length(&self) -> Duration {
         match self.resume {
             Some(r) => Duration::from_nanos(r.next_len),
@@ -1155,5 +1115,74 @@ mod tests {
         for &name in crate::policy::idle::NAMES {
             assert_eq!(by_name(name).unwrap().name(), name);
         }
+    }
+}
+
+/// The examples of this module's items: unit tests, since the module is private to the
+/// crate (policies are reached through `by_name` and their spec strings).
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn module_example() {
+        use crate::policy::idle::quanta::{DynamicQuanta, ManualClock};
+        use crate::policy::{IdleAction, IdleState};
+        use std::time::Duration;
+
+        let clock = ManualClock::default();
+        let mut s = DynamicQuanta::default().state_with_clock(clock.clone());
+        // Steal without success for longer than a quantum (75 µs): all of it was stealing.
+        assert_eq!(s.on_failed_steal(), None);
+        clock.set_ns(80_000);
+        // r_s = 1 > T: sleep d_ql·r_s·S1 = 75 µs · 1 · 0.4.
+        assert_eq!(
+            s.on_failed_steal(),
+            Some(IdleAction::Sleep(Duration::from_micros(30)))
+        );
+    }
+
+    #[test]
+    fn manual_clock() {
+        use crate::policy::idle::quanta::{Clock, ManualClock};
+        use std::time::Duration;
+        let c = ManualClock::default();
+        c.clone().advance(Duration::from_micros(3));
+        assert_eq!(c.now_ns(), 3_000);
+    }
+
+    #[test]
+    fn dynamic_quanta() {
+        use crate::policy::idle::quanta::{DynamicQuanta, ManualClock};
+        use crate::policy::{IdleAction, IdleState};
+        use std::time::Duration;
+
+        let clock = ManualClock::default();
+        let mut s = DynamicQuanta::default().state_with_clock(clock.clone());
+        assert_eq!(s.on_failed_steal(), None); // t = 0: stealing starts
+        clock.set_ns(40_000);
+        s.on_work_found(); // stole after 40 µs
+        clock.set_ns(70_000);
+        assert_eq!(s.on_failed_steal(), None); // out of work again
+        clock.set_ns(80_000);
+        // The quantum (0–80 µs) ended: 50 µs of 80 stealing, r_s = 0.625 > 0.5: inefficient.
+        let sleep = Duration::from_nanos(18_750); // 75 µs · 0.625 · 0.4
+        assert_eq!(s.on_failed_steal(), Some(IdleAction::Sleep(sleep)));
+        assert_eq!(s.on_failed_round(), IdleAction::Spin);
+    }
+
+    #[test]
+    fn long_short_quanta() {
+        use crate::policy::idle::quanta::{LongShortQuanta, ManualClock};
+        use crate::policy::{IdleAction, IdleState};
+        use std::time::Duration;
+
+        let clock = ManualClock::default();
+        let mut s = LongShortQuanta::default().state_with_clock(clock.clone());
+        assert_eq!(s.on_failed_steal(), None);
+        clock.set_ns(80_000);
+        // r_s = 1, r_ls = (1 + 0)/2: sleep 75 µs · 1 · 0.5 · 0.8.
+        assert_eq!(
+            s.on_failed_steal(),
+            Some(IdleAction::Sleep(Duration::from_micros(30)))
+        );
     }
 }

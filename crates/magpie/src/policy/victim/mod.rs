@@ -196,7 +196,7 @@ impl VictimSelector for RandomOther {
 }
 
 /// The victim policies selectable by name, with parameters in the syntax of
-/// [`crate::policy::params`] (e.g. `perf:refresh-max=100ms`).
+/// [`PolicySpec`] (e.g. `perf:refresh-max=100ms`).
 ///
 /// ```
 /// let p = magpie::policy::victim::by_name("sticky").unwrap();

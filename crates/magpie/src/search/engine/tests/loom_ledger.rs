@@ -3,18 +3,15 @@
 //! `0..=k - window` and sees exactly their results, whatever order they finish in.
 //!
 //! Run with:
-//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --release --test loom_ledger`
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --lib --release -- loom_ledger`
 //!
 //! A lost wake-up leaves the viewer blocked forever, which loom reports as a deadlock. The
 //! `broken_*` model is a negative control: a view whose task is never finished must be
 //! reported (checked by `negative_controls_fail`).
-#![cfg(loom)]
-
-mod loom_common;
-
+use crate::search::engine::ledger::TaskLedger;
+use crate::sync::loom_common;
 use loom::sync::Arc;
 use loom::thread;
-use magpie::search_ledger::TaskLedger;
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
     loom::model::Builder::new().check(f);
@@ -137,5 +134,5 @@ fn broken_view_whose_task_never_finishes() {
 /// The broken model above must deadlock under loom.
 #[test]
 fn negative_controls_fail() {
-    loom_common::negative_controls_fail(&["broken_view_whose_task_never_finishes"]);
+    loom_common::negative_controls_fail(module_path!(), &["broken_view_whose_task_never_finishes"]);
 }

@@ -1,7 +1,7 @@
 //! Loom models of the LCWS split deque (`deque::split`).
 //!
 //! Run with
-//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --release --test loom_split`.
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --lib --release -- loom_split`.
 //!
 //! Signals cannot be delivered under loom, so the signal handler is modelled as an
 //! interleaving point inside the owner's code: `split::loom_hook::arm(n)` makes the `n`-th
@@ -14,12 +14,10 @@
 //! protocol: a push that reuses a slot whose task a thief is stealing (or grows the array
 //! while the thief still reads the old one), indices crossing `isize::MAX` (a test-only start
 //! index), and the last public task's CAS at the wrap.
-#![cfg(loom)]
-
+use crate::deque::split::{loom_hook, Worker};
+use crate::deque::{DequeOwner, DequeStealer, Exposure, Steal};
+use crate::stats::WorkerCounters;
 use loom::thread;
-use magpie::deque::split::{loom_hook, Worker};
-use magpie::deque::{DequeOwner, DequeStealer, Exposure, Steal};
-use magpie::stats::WorkerCounters;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 const VARIANTS: [Exposure; 4] = [
@@ -64,7 +62,7 @@ fn for_all_points(
 
 /// A thief that tries `attempts` steals and returns what it got.
 fn thief(
-    s: magpie::deque::split::Stealer<usize>,
+    s: crate::deque::split::Stealer<usize>,
     attempts: usize,
 ) -> thread::JoinHandle<Vec<usize>> {
     thread::spawn(move || {

@@ -10,9 +10,9 @@
 //! a pop is the only moment the owner exposes work), so every test terminates for every
 //! variant.
 
-use magpie::deque::signal::{self, DEFAULT_SIGNAL};
-use magpie::deque::{chase_lev, split, DequeOwner, DequeStealer, Exposure, Steal};
-use magpie::stats::WorkerCounters;
+use crate::deque::signal::{self, DEFAULT_SIGNAL};
+use crate::deque::{chase_lev, split, DequeOwner, DequeStealer, Exposure, Steal};
+use crate::stats::WorkerCounters;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering::SeqCst};
 use std::sync::Arc;
 use std::thread;

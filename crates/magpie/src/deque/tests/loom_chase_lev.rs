@@ -1,17 +1,15 @@
 //! Loom models of the Chase-Lev deque.
 //!
 //! Run with:
-//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --release --test loom_chase_lev`
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --lib --release -- loom_chase_lev`
 //!
 //! Every model checks that each pushed value is obtained exactly once (by the owner, a thief,
 //! or the final drain), over all interleavings loom explores. Loom also checks, through the
 //! deque's per-index shadow cells, that each push happens before the steal of its element.
-#![cfg(loom)]
-
+use crate::deque::chase_lev::Worker;
+use crate::deque::{DequeOwner, DequeStealer, Steal};
+use crate::stats::WorkerCounters;
 use loom::thread;
-use magpie::deque::chase_lev::Worker;
-use magpie::deque::{DequeOwner, DequeStealer, Steal};
-use magpie::stats::WorkerCounters;
 
 /// The models are small enough to be explored exhaustively (no preemption bound): all four
 /// take about 8 s together in release mode. `LOOM_MAX_PREEMPTIONS=3` bounds them if needed.

@@ -1,22 +1,19 @@
 //! Loom models of the latch / sleep protocol (`runtime/latch.rs`, `runtime/sleep.rs`).
 //!
 //! Run with:
-//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --release --test loom_sleep`
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --lib --release -- loom_sleep`
 //!
 //! Under loom a condvar wait has no timeout (see `sleep.rs`), so a lost wake-up leaves the
 //! sleeper blocked forever, which loom reports as a deadlock: every model below fails if any
 //! interleaving loses a wake-up. The `broken_*` models are negative controls: they break one
 //! step of the protocol on purpose and must fail (checked by `negative_controls_fail`), which
 //! shows the models can catch it.
-#![cfg(loom)]
-
-mod loom_common;
-
+use crate::runtime::latch::CoreLatch;
+use crate::runtime::sleep::{Sleep, Wakeup};
+use crate::sync::loom_common;
 use loom::sync::atomic::{fence, AtomicBool, Ordering::SeqCst};
 use loom::sync::Arc;
 use loom::thread;
-use magpie::runtime::latch::CoreLatch;
-use magpie::runtime::sleep::{Sleep, Wakeup};
 
 /// Runs `f` under loom, exhaustively (`None`) or with at most `bound` preemptions per
 /// execution (the models with three or four threads and a condvar are too large to explore
@@ -361,9 +358,12 @@ fn broken_dozer_woken_by_local_push() {
 /// The broken models above must deadlock under loom.
 #[test]
 fn negative_controls_fail() {
-    loom_common::negative_controls_fail(&[
-        "broken_setter_that_never_wakes",
-        "broken_sleeper_without_recheck",
-        "broken_dozer_woken_by_local_push",
-    ]);
+    loom_common::negative_controls_fail(
+        module_path!(),
+        &[
+            "broken_setter_that_never_wakes",
+            "broken_sleeper_without_recheck",
+            "broken_dozer_woken_by_local_push",
+        ],
+    );
 }

@@ -1,13 +1,18 @@
-//! What the loom models share (`tests/loom_*.rs`, built with `RUSTFLAGS="--cfg loom"`).
+//! What the loom models share (the crate's `loom_*` unit tests, built with
+//! `RUSTFLAGS="--cfg loom"`).
 
-/// Runs each negative control `names` (an `#[ignore]`d model of this test binary) in a child
+/// Runs each negative control `names` (an `#[ignore]`d model of `module`, the caller's
+/// `module_path!()`, in this test binary) in a child
 /// process and checks that loom reports a deadlock. A child process, because after a
 /// deadlock loom's clean-up may panic again while unwinding through loom objects, which
 /// aborts the whole process instead of failing one test (so `#[should_panic]` would be
 /// fragile).
-pub fn negative_controls_fail(names: &[&str]) {
+pub(crate) fn negative_controls_fail(module: &str, names: &[&str]) {
     let exe = std::env::current_exe().unwrap();
+    // Test names leave out the crate's name.
+    let module = module.split_once("::").map_or("", |(_, rest)| rest);
     for name in names {
+        let name = &format!("{module}::{name}");
         let out = std::process::Command::new(&exe)
             .args(["--ignored", "--exact", name, "--test-threads=1"])
             .env_remove("LOOM_MAX_PREEMPTIONS")
