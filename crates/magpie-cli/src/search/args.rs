@@ -273,6 +273,37 @@ pub(crate) struct SkeletonChoice {
 }
 
 impl SkeletonChoice {
+    /// `skeleton`, named `name` on the command line, with its parameters for the report.
+    fn new(
+        skeleton: Skeleton,
+        name: &'static str,
+        replicable_window: Option<NonZeroUsize>,
+    ) -> Self {
+        let mut choice = SkeletonChoice {
+            skeleton,
+            name,
+            spawn_depth: None,
+            budget: None,
+            steal_all: None,
+            order: None,
+            replicable_window,
+        };
+        match skeleton {
+            Skeleton::Sequential => {}
+            Skeleton::DepthBounded { spawn_depth } => choice.spawn_depth = Some(spawn_depth),
+            Skeleton::Budget { backtracks } => choice.budget = Some(backtracks),
+            Skeleton::StackStealing { steal_all } => choice.steal_all = Some(steal_all),
+            Skeleton::Ordered { spawn_depth, order } => {
+                choice.spawn_depth = Some(spawn_depth);
+                choice.order = Some(match order {
+                    TaskOrder::Sequential => "sequential",
+                    TaskOrder::Discrepancy => "discrepancy",
+                });
+            }
+        }
+        choice
+    }
+
     /// `depth-bounded (spawn depth 2)` and the like.
     pub(crate) fn describe(&self) -> String {
         let mut parts = Vec::new();
@@ -302,12 +333,11 @@ impl SkeletonChoice {
 pub(crate) fn skeleton(args: &SearchArgs) -> Result<SkeletonChoice, Failure> {
     let given = args.skeleton.as_deref().map(str::trim);
     let name = match given.unwrap_or(DEFAULT_SKELETON) {
-        "seq" | "sequential" => "seq",
-        "depth-bounded" => "depth-bounded",
-        "budget" => "budget",
-        "stack-stealing" => "stack-stealing",
-        "ordered" => "ordered",
-        other => return Err(unknown("--skeleton: unknown skeleton", other, &SKELETONS)),
+        "sequential" => "seq",
+        other => SKELETONS
+            .into_iter()
+            .find(|&n| n == other)
+            .ok_or_else(|| unknown("--skeleton: unknown skeleton", other, &SKELETONS))?,
     };
     // An option of another skeleton is an error, not silently ignored.
     let skeleton_is = match given {
@@ -337,51 +367,41 @@ pub(crate) fn skeleton(args: &SearchArgs) -> Result<SkeletonChoice, Failure> {
         Some(v) => number("--spawn-depth", v, 0usize, "a depth")?,
         None => DEFAULT_SPAWN_DEPTH,
     };
-    let mut choice = SkeletonChoice {
-        skeleton: Skeleton::Sequential,
-        name,
-        spawn_depth: None,
-        budget: None,
-        steal_all: None,
-        order: None,
-        replicable_window: None,
+    // The skeleton from its spec, `NAME[:PARAMETER]` (magpie's parser of skeleton names),
+    // with the parameter of its own option; then the options that modify it.
+    let parameter = match name {
+        "depth-bounded" | "ordered" => Some(spawn_depth.to_string()),
+        "budget" => Some(match &args.budget {
+            Some(v) => number("--budget", v, 1u64, "a number of backtracks")?,
+            None => DEFAULT_BUDGET,
+        })
+        .map(|b| b.to_string()),
+        _ => None,
     };
-    match name {
-        "seq" => {}
-        "depth-bounded" => {
-            choice.skeleton = Skeleton::DepthBounded { spawn_depth };
-            choice.spawn_depth = Some(spawn_depth);
-        }
-        "budget" => {
-            let backtracks = match &args.budget {
-                Some(v) => number("--budget", v, 1u64, "a number of backtracks")?,
-                None => DEFAULT_BUDGET,
-            };
-            choice.skeleton = Skeleton::Budget { backtracks };
-            choice.budget = Some(backtracks);
-        }
-        "stack-stealing" => {
-            choice.skeleton = Skeleton::StackStealing {
-                steal_all: args.steal_all,
-            };
-            choice.steal_all = Some(args.steal_all);
-        }
-        _ => {
-            let (order, order_name) = match args.order.as_deref().map(str::trim) {
-                None | Some("sequential") => (TaskOrder::Sequential, "sequential"),
-                Some("discrepancy") => (TaskOrder::Discrepancy, "discrepancy"),
+    let spec = match parameter {
+        Some(p) => format!("{name}:{p}"),
+        None => name.to_string(),
+    };
+    let mut skeleton: Skeleton = spec
+        .parse()
+        .map_err(|e| Failure::Usage(format!("--skeleton: {e}")))?;
+    let mut replicable_window = None;
+    match &mut skeleton {
+        Skeleton::StackStealing { steal_all } => *steal_all = args.steal_all,
+        Skeleton::Ordered { order, .. } => {
+            *order = match args.order.as_deref().map(str::trim) {
+                None | Some("sequential") => TaskOrder::Sequential,
+                Some("discrepancy") => TaskOrder::Discrepancy,
                 Some(other) => return Err(unknown("--order: unknown task order", other, &ORDERS)),
             };
-            choice.skeleton = Skeleton::Ordered { spawn_depth, order };
-            choice.spawn_depth = Some(spawn_depth);
-            choice.order = Some(order_name);
             if let Some(v) = &args.replicable {
                 let window = number("--replicable", v, 1usize, "a number of tasks")?;
-                choice.replicable_window = NonZeroUsize::new(window);
+                replicable_window = NonZeroUsize::new(window);
             }
         }
+        _ => {}
     }
-    Ok(choice)
+    Ok(SkeletonChoice::new(skeleton, name, replicable_window))
 }
 
 /// The options that belong to one application; each one given to another is an error.
