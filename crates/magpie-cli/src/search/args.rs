@@ -4,12 +4,13 @@
 
 use std::fmt::Display;
 use std::num::NonZeroUsize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::str::FromStr;
 
 use clap::Args;
 use magpie::search::{Skeleton, TaskOrder};
-use magpie_apps::{ns, uts};
+use magpie_apps::registry::{self, Goal, SearchApp, SEARCH_APPS};
+use magpie_apps::uts;
 use serde::Serialize;
 
 use crate::error::{usage, Failure};
@@ -19,8 +20,6 @@ pub const DEFAULT_SPAWN_DEPTH: usize = 2;
 /// The backtrack budget of `budget` when `--budget` is not given.
 pub const DEFAULT_BUDGET: u64 = 10_000;
 
-/// The applications, as named on the command line.
-pub(crate) const APPS: [&str; 6] = ["maxclique", "knapsack", "tsp", "uts", "ns", "nqueens"];
 /// The skeletons, as named on the command line (`sequential` is also accepted for `seq`).
 const SKELETONS: [&str; 5] = [
     "seq",
@@ -45,16 +44,7 @@ const DEFAULT_SKELETON: &str = "depth-bounded";
 pub fn after_help() -> String {
     let trees: Vec<&str> = uts::NAMED_TREES.iter().map(|t| t.name).collect();
     format!(
-        "Applications and their inputs:\n  \
-         maxclique FILE [--target K]   maximum clique of a DIMACS graph; with --target, decide\n                                \
-         whether a clique of K vertices exists\n  \
-         knapsack FILE [--instance I]  0/1 knapsack, plain file or Pisinger .csv (many instances:\n                                \
-         I is a name or a number counting from 1; default: the first)\n  \
-         tsp FILE                      symmetric TSPLIB travelling salesman (shortest tour)\n  \
-         uts --tree NAME | --flags F   count an Unbalanced Tree Search tree (one of the two is\n                                \
-         required; NAME is one of the trees below)\n  \
-         ns --genus G                  count numerical semigroups by genus, 0..=G (G <= {})\n  \
-         nqueens --n N                 count the N-Queens solutions (1 <= N <= {})\n\n\
+        "Applications and their inputs:\n{}\n\n\
          Skeletons (--skeleton) [default: {DEFAULT_SKELETON} with spawn depth {DEFAULT_SPAWN_DEPTH}: the root's\n\
          children and grandchildren become tasks, enough for a few workers on most trees]:\n  \
          seq             depth-first on one worker, no tasks\n  \
@@ -75,10 +65,32 @@ pub fn after_help() -> String {
          magpie search knapsack knapPI_1_50_1000.csv --instance knapPI_1_50_1000_7 --json\n  \
          magpie search uts --tree T1 --skeleton depth-bounded --spawn-depth 3 --workers 2\n  \
          magpie search ns --genus 30 --skeleton budget --budget 1000 --stats",
-        ns::MAX_GENUS,
-        magpie_apps::NQUEENS_MAX,
+        apps_help(),
         wrap(&trees, "  ", 88),
     )
+}
+
+/// The applications' entries in the help, from the registry: the synopsis, then what each
+/// searches (continued lines under the first).
+fn apps_help() -> String {
+    let entries: Vec<String> = SEARCH_APPS
+        .iter()
+        .map(|a| {
+            let about = a.about().join(&format!("\n{:32}", ""));
+            format!("  {:<30}{about}", a.synopsis())
+        })
+        .collect();
+    entries.join("\n")
+}
+
+/// The names of every application, in the registry's order.
+pub(crate) fn app_names() -> Vec<&'static str> {
+    registry::names(|_| true)
+}
+
+/// The help of the APP argument.
+fn app_arg_help() -> String {
+    format!("Application: {}", app_names().join(", "))
 }
 
 /// `words` joined by ", " on lines of at most `width` characters, each starting with `indent`.
@@ -103,8 +115,7 @@ fn wrap(words: &[&str], indent: &str, width: usize) -> String {
 /// `magpie search`'s arguments. Values are strings, parsed in [`run`] (see the module doc).
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// Application: maxclique, knapsack, tsp, uts, ns, nqueens
-    #[arg(value_name = "APP")]
+    #[arg(value_name = "APP", help = app_arg_help())]
     pub app: String,
 
     /// Input file (maxclique: DIMACS; knapsack: plain or Pisinger .csv; tsp: TSPLIB .tsp)
@@ -405,61 +416,47 @@ pub(crate) fn skeleton(args: &SearchArgs) -> Result<SkeletonChoice, Failure> {
 }
 
 /// The options that belong to one application; each one given to another is an error.
-pub(crate) fn check_app_options(app: &str, args: &SearchArgs) -> Result<(), Failure> {
-    let given: [(&str, bool, &[&str]); 9] = [
-        (
-            "a FILE",
-            args.input.is_some(),
-            &["maxclique", "knapsack", "tsp"],
-        ),
-        ("--target", args.target.is_some(), &["maxclique"]),
-        ("--instance", args.instance.is_some(), &["knapsack"]),
-        ("--tree", args.tree.is_some(), &["uts"]),
-        ("--flags", args.flags.is_some(), &["uts"]),
-        ("--genus", args.genus.is_some(), &["ns"]),
-        ("--n", args.n.is_some(), &["nqueens"]),
+pub(crate) fn check_app_options(app: &dyn SearchApp, args: &SearchArgs) -> Result<(), Failure> {
+    let name = app.name();
+    if let (Some(file), false) = (&args.input, app.takes_file()) {
+        return usage(format!(
+            "{name} takes no input file (got {:?}); {}",
+            file.display().to_string(),
+            app.usage()
+        ));
+    }
+    let applies_only = |flag: &str, to: Vec<&str>| {
+        usage(format!(
+            "{flag} applies to {} only, not to {name}",
+            to.join(", ")
+        ))
+    };
+    let own = [
+        ("--target", args.target.is_some()),
+        ("--instance", args.instance.is_some()),
+        ("--tree", args.tree.is_some()),
+        ("--flags", args.flags.is_some()),
+        ("--genus", args.genus.is_some()),
+        ("--n", args.n.is_some()),
+    ];
+    for (flag, given) in own {
+        if given && !app.options().contains(&flag) {
+            return applies_only(flag, registry::names(|a| a.options().contains(&flag)));
+        }
+    }
+    let by_goal = [
         // A depth limit would make an optimum or a decision wrong (a truncated tree hides
         // better nodes); an enumeration of a truncated tree is still well defined.
-        (
-            "--max-depth",
-            args.max_depth.is_some(),
-            &["uts", "ns", "nqueens"],
-        ),
+        ("--max-depth", args.max_depth.is_some(), Goal::Enumerate),
         // Enumerations with the ordered skeleton are replicable without it.
-        (
-            "--replicable",
-            args.replicable.is_some(),
-            &["maxclique", "knapsack", "tsp"],
-        ),
+        ("--replicable", args.replicable.is_some(), Goal::Optimise),
     ];
-    for (what, is_given, apps) in given {
-        if !is_given || apps.contains(&app) {
-            continue;
+    for (flag, given, goal) in by_goal {
+        if given && app.goal() != goal {
+            return applies_only(flag, registry::names(|a| a.goal() == goal));
         }
-        return usage(if what == "a FILE" {
-            let file = args.input.as_deref().unwrap_or(Path::new(""));
-            format!(
-                "{app} takes no input file (got {:?}); {}",
-                file.display().to_string(),
-                app_inputs(app)
-            )
-        } else {
-            format!("{what} applies to {} only, not to {app}", apps.join(", "))
-        });
     }
     Ok(())
-}
-
-/// How an application's input is given, for errors.
-pub(crate) fn app_inputs(app: &str) -> &'static str {
-    match app {
-        "maxclique" => "usage: magpie search maxclique FILE.clq [--target K]",
-        "knapsack" => "usage: magpie search knapsack FILE [--instance NAME|NUMBER]",
-        "tsp" => "usage: magpie search tsp FILE.tsp",
-        "uts" => "usage: magpie search uts --tree NAME | --flags \"-t 1 -a 3 -d 10 -b 4 -r 19\"",
-        "ns" => "usage: magpie search ns --genus G",
-        _ => "usage: magpie search nqueens --n N",
-    }
 }
 
 #[cfg(test)]

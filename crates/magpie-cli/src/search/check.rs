@@ -4,6 +4,7 @@
 
 use magpie_apps::{knapsack, maxclique, nqueens, ns, tsp, uts};
 
+#[cfg(feature = "mpi")]
 use super::load::Problem;
 use super::report::{scaled, Answer, NOT_CHECKED};
 use crate::error::{check, Failure};

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use magpie::search::SearchSpace;
 use magpie_apps::{knapsack, maxclique, nqueens, ns, tsp, uts};
 
-use super::args::{app_inputs, number, SearchArgs};
+use magpie_apps::registry::SearchApp;
+
+use super::args::{number, SearchArgs};
 use crate::error::{usage, Failure};
 
 // ---------------------------------------------------------------------------------------
@@ -120,10 +122,12 @@ impl Problem {
     }
 }
 
-pub(crate) fn load(app: &str, args: &SearchArgs) -> Result<Problem, Failure> {
+pub(crate) fn load(app: &dyn SearchApp, args: &SearchArgs) -> Result<Problem, Failure> {
+    let usage_line = app.usage();
+    let app = app.name();
     let file = || match &args.input {
         Some(p) => Ok(p.clone()),
-        None => usage(format!("{app} needs an input file; {}", app_inputs(app))),
+        None => usage(format!("{app} needs an input file; {}", usage_line)),
     };
     Ok(match app {
         "maxclique" => {
@@ -198,13 +202,13 @@ pub(crate) fn load(app: &str, args: &SearchArgs) -> Result<Problem, Failure> {
             Some(g) => Problem::Ns {
                 tree: ns::Tree::new(number("--genus", g, 0u64, "a genus")?)?,
             },
-            None => return usage(format!("ns needs --genus G; {}", app_inputs(app))),
+            None => return usage(format!("ns needs --genus G; {}", usage_line)),
         },
         _ => match &args.n {
             Some(n) => Problem::NQueens {
                 board: nqueens::Board::new(number("--n", n, 0u64, "a board size")?)?,
             },
-            None => return usage(format!("nqueens needs --n N; {}", app_inputs(app))),
+            None => return usage(format!("nqueens needs --n N; {}", usage_line)),
         },
     })
 }

@@ -20,10 +20,11 @@ pub(crate) mod report;
 
 use magpie::search::{self, CountPerDepth, Options, SearchStats, Skeleton, TaskOrder};
 use magpie::ThreadPool;
+use magpie_apps::registry;
 use magpie_apps::{maxclique, nqueens, ns, tsp, uts};
 
 pub use args::{after_help, SearchArgs, DEFAULT_SPAWN_DEPTH};
-use args::{check_app_options, number, skeleton, unknown, SkeletonChoice, APPS};
+use args::{app_names, check_app_options, number, skeleton, unknown, SkeletonChoice};
 pub(crate) use check::{check_known_ns, check_published_uts};
 use load::{load, Problem, MAX_ORDERED_NODES};
 pub use report::{nqueens_key, ns_key, uts_key};
@@ -143,9 +144,9 @@ pub enum Tree<'a> {
 /// usage or input error of `magpie search` that does not need a pool.
 pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
     let app = args.app.trim();
-    if !APPS.contains(&app) {
-        return Err(unknown("unknown application", app, &APPS));
-    }
+    let Some(app) = registry::find(app) else {
+        return Err(unknown("unknown application", app, &app_names()));
+    };
     check_app_options(app, args)?;
     if !args.distributed && args.remote_victims.is_some() {
         return usage("--remote-victims applies to --distributed only");
