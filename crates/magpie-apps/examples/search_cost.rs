@@ -117,11 +117,8 @@ fn main() {
 /// `read` of the file at `rel` under the shared instances (`../shared/instances`), or exit
 /// with its error.
 fn shared<T, E: std::fmt::Display>(rel: &str, read: impl FnOnce(&str) -> Result<T, E>) -> T {
-    let path = format!(
-        "{}/../../../shared/instances/{rel}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    read(&path).unwrap_or_else(|e| {
+    let path = magpie_apps::shared::dir().join("instances").join(rel);
+    read(&path.to_string_lossy()).unwrap_or_else(|e| {
         eprintln!("search_cost: {e}");
         std::process::exit(2)
     })

@@ -20,6 +20,7 @@ pub mod nqueens;
 pub mod ns;
 pub mod output;
 pub mod pool;
+pub mod registry;
 pub mod shared;
 pub mod spmv;
 pub mod tsp;

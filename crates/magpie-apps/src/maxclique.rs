@@ -1157,6 +1157,44 @@ impl<'g> Search<'g> {
     }
 }
 
+/// Maximum clique (or the decision of a clique of a given size) as a search application of the registry
+/// ([`crate::registry::SEARCH_APPS`]).
+#[derive(Debug, Clone, Copy)]
+pub struct App;
+
+impl crate::registry::SearchApp for App {
+    fn name(&self) -> &'static str {
+        "maxclique"
+    }
+
+    fn synopsis(&self) -> &'static str {
+        "maxclique FILE [--target K]"
+    }
+
+    fn about(&self) -> Vec<String> {
+        vec![
+            "maximum clique of a DIMACS graph; with --target, decide".into(),
+            "whether a clique of K vertices exists".into(),
+        ]
+    }
+
+    fn usage(&self) -> &'static str {
+        "usage: magpie search maxclique FILE.clq [--target K]"
+    }
+
+    fn takes_file(&self) -> bool {
+        true
+    }
+
+    fn options(&self) -> &'static [&'static str] {
+        &["--target"]
+    }
+
+    fn goal(&self) -> crate::registry::Goal {
+        crate::registry::Goal::Optimise
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

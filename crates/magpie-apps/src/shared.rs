@@ -1,18 +1,36 @@
-//! Locating `../shared` (instances and specs) next to the repository, for tests and benchmarks.
+//! Locating the shared instances and specs (`shared/`, kept beside the repository), for
+//! tests, benchmarks and examples.
+//!
+//! The directory is [`MAGPIE_SHARED`] when that variable is set, otherwise `../shared`
+//! relative to the working directory: the repository's sibling when a command runs from the
+//! repository root. Cargo sets `MAGPIE_SHARED` to `<repo>/../shared` for every command of
+//! the workspace (`.cargo/config.toml`), so tests find it from any directory.
 
 use std::path::PathBuf;
 
-/// The `shared/` directory beside the repository root (`<repo>/../shared`).
+/// The environment variable naming the shared directory.
+pub const MAGPIE_SHARED: &str = "MAGPIE_SHARED";
+
+/// The shared directory without [`MAGPIE_SHARED`], relative to the working directory.
+pub const DEFAULT_DIR: &str = "../shared";
+
+/// The shared directory: [`MAGPIE_SHARED`], or [`DEFAULT_DIR`].
 ///
 /// # Panics
 /// With a message saying where it looked, if the directory is missing: tests that need the
 /// instances must fail loudly rather than pass vacuously.
 pub fn dir() -> PathBuf {
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let shared = repo.join("../shared");
+    let (shared, source) = match std::env::var_os(MAGPIE_SHARED) {
+        Some(d) => (PathBuf::from(d), MAGPIE_SHARED.to_string()),
+        None => (
+            PathBuf::from(DEFAULT_DIR),
+            format!("{DEFAULT_DIR} from the working directory, {MAGPIE_SHARED} being unset"),
+        ),
+    };
     assert!(
         shared.is_dir(),
-        "the shared instances are missing: expected a directory at {} (the repository's ../shared)",
+        "the shared instances are missing: expected a directory at {} ({source}; the \
+         repository's ../shared)",
         shared.display()
     );
     shared

@@ -25,7 +25,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::config::{Config, ConfigError};
-use crate::search::Failure;
+use crate::error::{check, usage, Failure};
 
 #[cfg(feature = "mpi")]
 pub mod distributed;
@@ -288,10 +288,6 @@ pub struct LoopArgs {
     /// Print one JSON object (with per-step times and statistics) instead of text
     #[arg(long, help_heading = "Output")]
     pub json: bool,
-}
-
-fn usage<T>(message: impl Into<String>) -> Result<T, Failure> {
-    Err(Failure::Usage(message.into()))
 }
 
 /// Parses a number given to `flag`, at least `min`.
@@ -640,14 +636,6 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
         check: !a.no_check,
         png: a.png.clone(),
     })
-}
-
-fn check(ok: bool, message: impl FnOnce() -> String) -> Result<(), Failure> {
-    if ok {
-        Ok(())
-    } else {
-        Err(Failure::Check(message()))
-    }
 }
 
 /// Runs `step` `steps` times on `pool` through `lp`, timing each call; returns the per-step

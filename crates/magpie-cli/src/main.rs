@@ -11,6 +11,7 @@
 
 mod config;
 mod demo;
+mod error;
 mod experiment;
 mod loops;
 mod search;
@@ -234,9 +235,9 @@ fn main() -> ExitCode {
             Err(e) => fail(e),
         },
         Command::Search(args) if args.distributed => distributed(&args, &config),
-        Command::Search(args) => search::Failure::exit_code(search::run(&args, &config), true),
+        Command::Search(args) => error::Failure::exit_code(search::run(&args, &config), true),
         Command::Loop(args) if args.distributed => distributed_loop(&args, &config),
-        Command::Loop(args) => search::Failure::exit_code(loops::run(&args, &config), true),
+        Command::Loop(args) => error::Failure::exit_code(loops::run(&args, &config), true),
         Command::Experiment(experiment::ExperimentArgs { command }) => match command {
             experiment::ExperimentCommand::RunOne(args) => {
                 experiment_exit(experiment::run_one(&args, &config))

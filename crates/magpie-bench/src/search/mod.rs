@@ -99,7 +99,8 @@
 //!    tour as the initial bound); `--quick`: brock200_4, knapPI_3_100_1000_1, ulysses16.
 //!
 //! Skeleton names: `seq`, `dbs:D` (DepthBounded), `budget:B`, `ss` / `ss-all`
-//! (StackStealing, one / all siblings), `ordered:D` / `ordered-disc:D`.
+//! (StackStealing, one / all siblings), `ordered:D` / `ordered-disc:D`: the spec strings of
+//! `magpie::search::Skeleton`'s `FromStr`.
 //!
 //! Output: per experiment a table (stdout, or stderr with `--json`) with median/min/max,
 //! nodes and nodes/s per contender, then ratio rows with their target and PASS/MISS; with
@@ -117,7 +118,7 @@ mod replicable;
 mod sequential;
 mod speedup;
 
-use magpie::search::{Skeleton, TaskOrder};
+use magpie::search::Skeleton;
 use serde::Serialize;
 use std::fmt::{self, Write as _};
 
@@ -226,78 +227,6 @@ impl fmt::Display for SeqSolver {
     }
 }
 
-/// A skeleton as named on the command line (`dbs:2`, `budget:10000`, `ss`, …).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Skel(pub Skeleton);
-
-impl fmt::Display for Skel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = match self.0 {
-            Skeleton::Sequential => "seq".to_string(),
-            Skeleton::DepthBounded { spawn_depth } => format!("dbs:{spawn_depth}"),
-            Skeleton::Budget { backtracks } => format!("budget:{backtracks}"),
-            Skeleton::StackStealing { steal_all: false } => "ss".to_string(),
-            Skeleton::StackStealing { steal_all: true } => "ss-all".to_string(),
-            Skeleton::Ordered {
-                spawn_depth,
-                order: TaskOrder::Sequential,
-            } => format!("ordered:{spawn_depth}"),
-            Skeleton::Ordered {
-                spawn_depth,
-                order: TaskOrder::Discrepancy,
-            } => format!("ordered-disc:{spawn_depth}"),
-        };
-        f.pad(&s)
-    }
-}
-
-impl std::str::FromStr for Skel {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Skel, String> {
-        let (name, arg) = match s.split_once(':') {
-            Some((n, a)) => (n, Some(a)),
-            None => (s, None),
-        };
-        let num = |what: &str| -> Result<u64, String> {
-            arg.ok_or_else(|| format!("skeleton `{s}`: `{name}` needs `:{what}`"))?
-                .parse::<u64>()
-                .map_err(|e| format!("skeleton `{s}`: {e}"))
-        };
-        let no_arg = |k: Skeleton| match arg {
-            None => Ok(Skel(k)),
-            Some(_) => Err(format!("skeleton `{s}`: `{name}` takes no argument")),
-        };
-        match name {
-            "seq" | "sequential" => no_arg(Skeleton::Sequential),
-            "dbs" | "depth-bounded" => Ok(Skel(Skeleton::DepthBounded {
-                spawn_depth: num("DEPTH")? as usize,
-            })),
-            "budget" => {
-                let b = num("BACKTRACKS")?;
-                if b == 0 {
-                    return Err(format!("skeleton `{s}`: the budget must be at least 1"));
-                }
-                Ok(Skel(Skeleton::Budget { backtracks: b }))
-            }
-            "ss" | "stack-stealing" => no_arg(Skeleton::StackStealing { steal_all: false }),
-            "ss-all" => no_arg(Skeleton::StackStealing { steal_all: true }),
-            "ordered" => Ok(Skel(Skeleton::Ordered {
-                spawn_depth: num("DEPTH")? as usize,
-                order: TaskOrder::Sequential,
-            })),
-            "ordered-disc" => Ok(Skel(Skeleton::Ordered {
-                spawn_depth: num("DEPTH")? as usize,
-                order: TaskOrder::Discrepancy,
-            })),
-            _ => Err(format!(
-                "unknown skeleton `{s}` (known: seq, dbs:D, budget:B, ss, ss-all, ordered:D, \
-                 ordered-disc:D)"
-            )),
-        }
-    }
-}
-
 /// The default skeleton candidates for `speedup` and `peers`.
 const DEFAULT_SKELETONS: &str = "dbs:1,dbs:2,dbs:3,budget:10000,ss";
 
@@ -341,10 +270,10 @@ pub struct SearchArgs {
     /// speedup and peers: the skeletons screened at --workers workers (the fastest is
     /// "best").
     #[arg(long, value_delimiter = ',', default_value = DEFAULT_SKELETONS)]
-    pub skeletons: Vec<Skel>,
+    pub skeletons: Vec<Skeleton>,
     /// speedup: the skeletons for max clique (screened likewise when more than one).
     #[arg(long, value_delimiter = ',', default_value = "dbs:2")]
-    pub clique_skeletons: Vec<Skel>,
+    pub clique_skeletons: Vec<Skeleton>,
     /// peers: the workloads (uts, nqueens, ns, maxclique).
     #[arg(long, value_enum, value_delimiter = ',',
           default_values_t = [App::Uts, App::Nqueens, App::Ns, App::Maxclique])]
@@ -645,26 +574,6 @@ pub fn run(args: &SearchArgs) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn skeleton_names_round_trip() {
-        for name in [
-            "seq",
-            "dbs:2",
-            "budget:10000",
-            "ss",
-            "ss-all",
-            "ordered:3",
-            "ordered-disc:1",
-        ] {
-            let s: Skel = name.parse().unwrap();
-            assert_eq!(s.to_string(), name);
-        }
-        assert!("budget:0".parse::<Skel>().is_err());
-        assert!("dbs".parse::<Skel>().is_err());
-        assert!("ss:1".parse::<Skel>().is_err());
-        assert!("nope".parse::<Skel>().is_err());
-    }
 
     #[test]
     fn targets() {

@@ -15,7 +15,7 @@ use std::num::NonZeroUsize;
 use super::instances::{Clique, Knapsack, Tsp};
 use super::jobs::{self, Solver};
 use super::measure::{self, Contender, Job};
-use super::{ratio_row, App, Report, Row, SearchArgs, Skel};
+use super::{ratio_row, App, Report, Row, SearchArgs};
 use magpie::search::{Skeleton, TaskOrder};
 use magpie::ThreadPool;
 use magpie_apps::maxclique::CliqueSpace;
@@ -104,7 +104,7 @@ fn compare<'a>(
     job: impl Fn(Solver<'a>) -> Job<'a>,
 ) -> Result<(), String> {
     let w = args.workers as usize;
-    let name = Skel(skeleton).to_string();
+    let name = skeleton.to_string();
     let label = |window: NonZeroUsize| format!("{name} replicable w={window}");
     let mut cs = vec![Contender::new(
         name.clone(),

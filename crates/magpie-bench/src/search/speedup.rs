@@ -5,7 +5,8 @@
 use super::instances::Clique;
 use super::jobs::{self, Solver, UtsTree};
 use super::measure::{self, Contender, Job};
-use super::{ratio_row, rayon_impl, App, Report, Row, SearchArgs, Skel, Target};
+use super::{ratio_row, rayon_impl, App, Report, Row, SearchArgs, Target};
+use magpie::search::Skeleton;
 use magpie::ThreadPool;
 use magpie_apps::maxclique::CliqueSpace;
 use magpie_apps::{nqueens, ns};
@@ -181,10 +182,10 @@ fn screen<'a>(
     exp: &str,
     app: App,
     instance: &str,
-    candidates: &[Skel],
+    candidates: &[Skeleton],
     pool: &'a ThreadPool,
     job: &impl Fn(Solver<'a>) -> Job<'a>,
-) -> Result<Skel, String> {
+) -> Result<Skeleton, String> {
     let mut candidates = candidates.to_vec();
     candidates.dedup();
     match candidates.as_slice() {
@@ -195,7 +196,7 @@ fn screen<'a>(
     let w = pool.num_workers();
     let mut cs: Vec<Contender> = candidates
         .iter()
-        .map(|s| Contender::new(s.to_string(), w, job(Solver::Skeleton(pool, s.0))))
+        .map(|s| Contender::new(s.to_string(), w, job(Solver::Skeleton(pool, *s))))
         .collect();
     measure::measure(
         &format!("{exp} {app} {instance} (screening)"),
@@ -224,7 +225,7 @@ fn speedup_item<'a>(
     report: &mut Report,
     app: App,
     instance: &str,
-    candidates: &[Skel],
+    candidates: &[Skeleton],
     (p1, pw): (&'a ThreadPool, &'a ThreadPool),
     job: impl Fn(Solver<'a>) -> Job<'a>,
     hand_written: &str,
@@ -237,8 +238,8 @@ fn speedup_item<'a>(
     let best = screen(args, report, EXP, app, instance, candidates, pw, &job)?;
     let what = format!("{EXP} {app} {instance}");
     let mut cs = vec![
-        Contender::new(best.to_string(), 1, job(Solver::Skeleton(p1, best.0))),
-        Contender::new(best.to_string(), w, job(Solver::Skeleton(pw, best.0))),
+        Contender::new(best.to_string(), 1, job(Solver::Skeleton(p1, best))),
+        Contender::new(best.to_string(), w, job(Solver::Skeleton(pw, best))),
         Contender::new(hand_written, 1, job(Solver::Reference)),
     ];
     if let Some(solve) = ceiling {
@@ -504,11 +505,7 @@ fn peers_item<'a>(
     };
     let what = format!("{EXP} {app} {instance}");
     let mut cs = vec![
-        Contender::new(
-            format!("magpie {best}"),
-            w,
-            job(Solver::Skeleton(pw, best.0)),
-        ),
+        Contender::new(format!("magpie {best}"), w, job(Solver::Skeleton(pw, best))),
         Contender::new(format!("rayon d={depth}"), w, rayon_job(depth)),
     ];
     measure::measure(&what, &mut cs, args.runs)?;

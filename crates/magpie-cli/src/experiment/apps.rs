@@ -23,22 +23,17 @@ use crate::config::{Config, ConfigError};
 use crate::loops::{self, LoopArgs};
 use crate::search::{self, Prepared, SearchArgs, Tree, DEFAULT_SPAWN_DEPTH};
 
-/// The applications, as named after `--app`.
-pub const APPS: [&str; 13] = [
-    "maxclique",
-    "knapsack",
-    "tsp",
-    "uts",
-    "ns",
-    "nqueens",
-    "quicksort",
-    "prefix-sum",
-    "fib",
-    "mandelbrot",
-    "dist",
-    "histogram",
-    "spmv",
-];
+/// The kernels, as named after `--app` (neither a search nor a loop application).
+const KERNELS: [&str; 3] = ["quicksort", "prefix-sum", "fib"];
+
+/// The applications, as named after `--app`: the search applications of the registry
+/// ([`magpie_apps::registry`]), the kernels, the loop applications.
+pub fn app_names() -> Vec<&'static str> {
+    let mut names = magpie_apps::registry::names(|_| true);
+    names.extend(KERNELS);
+    names.extend(loops::APPS);
+    names
+}
 
 /// The elements of quicksort and prefix-sum without `--size`.
 pub const DEFAULT_SIZE: usize = 10_000_000;
@@ -248,10 +243,11 @@ impl App {
         let Some(name) = tokens.first().map(|n| n.trim().to_string()) else {
             return usage("--app: no application given");
         };
-        if !APPS.contains(&name.as_str()) {
+        let names = app_names();
+        if !names.contains(&name.as_str()) {
             return usage(format!(
                 "--app: unknown application {name:?}; expected one of: {}",
-                APPS.join(", ")
+                names.join(", ")
             ));
         }
         let label = tokens
@@ -261,7 +257,7 @@ impl App {
             .join(" ");
         let rest = &tokens[1..];
         let kind = match name.as_str() {
-            "quicksort" | "prefix-sum" | "fib" => {
+            n if KERNELS.contains(&n) => {
                 let option = if name == "fib" { "--n" } else { "--size" };
                 let mut value: Option<&str> = None;
                 let mut it = rest.iter();
@@ -310,7 +306,7 @@ impl App {
                     }
                 }
             }
-            "mandelbrot" | "dist" | "histogram" | "spmv" => Kind::Loop,
+            n if loops::APPS.contains(&n) => Kind::Loop,
             _ => {
                 if rest.iter().any(|t| t == "--size") {
                     return usage(format!(

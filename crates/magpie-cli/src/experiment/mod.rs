@@ -20,7 +20,7 @@ use std::fmt;
 use clap::{ArgAction, ArgMatches, Args, Subcommand};
 
 use crate::config::{Config, Flags};
-use crate::search::Failure;
+use crate::error::Failure;
 
 /// Why an experiment stopped.
 #[derive(Debug)]

@@ -32,8 +32,8 @@ use serde_json::{json, Value};
 
 use super::{prepare, usage, Input, LoopArgs, Prepared};
 use crate::config::{Config, ConfigError};
+use crate::error::Failure;
 use crate::search::distributed::{injected_failure, kill_self, InjectedFailure, FAIL_RANK_ENV};
-use crate::search::Failure;
 
 /// The share-mode schedule without `--schedule`.
 pub const DEFAULT_SHARE_SCHEDULE: &str = "fac2";

@@ -25,10 +25,12 @@ use magpie_mpi::victims::RemoteVictims;
 use magpie_mpi::{Cluster, RankStats};
 use serde::Serialize;
 
-use super::{build_pool, checked, ids_u64, line, prepare, print_text, Failure, Found, Prepared};
-use super::{Problem, Report};
-use super::{SearchArgs, StatsReport};
+use super::check::{checked, Found};
+use super::load::Problem;
+use super::report::{ids_u64, line, print_text, Report, StatsReport};
+use super::{build_pool, prepare, Prepared, SearchArgs};
 use crate::config::Config;
+use crate::error::Failure;
 
 /// The variable that makes one rank fail on purpose, for the tests of failure behaviour:
 /// `R` panics rank R's main thread at the start of a search; `R:worker` panics a worker

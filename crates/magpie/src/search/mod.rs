@@ -43,7 +43,9 @@
 
 mod engine;
 
+use std::fmt;
 use std::ops::ControlFlow;
+use std::str::FromStr;
 use std::time::Duration;
 
 pub use engine::{decide, enumerate, optimise};
@@ -300,6 +302,112 @@ pub enum Skeleton {
         order: TaskOrder,
     },
 }
+
+/// A skeleton as a spec string: `seq` (or `sequential`), `dbs:D` (or `depth-bounded:D`),
+/// `budget:B` (B ≥ 1), `ss` (or `stack-stealing`), `ss-all` (stack-stealing handing over
+/// every sibling), `ordered:D` and `ordered-disc:D` ([`TaskOrder::Discrepancy`]). The
+/// [`Display`](fmt::Display) form is the short one, which parses back to the same skeleton.
+///
+/// ```
+/// use magpie::search::{Skeleton, TaskOrder};
+///
+/// assert_eq!("dbs:2".parse(), Ok(Skeleton::DepthBounded { spawn_depth: 2 }));
+/// assert_eq!("depth-bounded:2".parse(), Ok(Skeleton::DepthBounded { spawn_depth: 2 }));
+/// assert_eq!("budget:1000".parse(), Ok(Skeleton::Budget { backtracks: 1000 }));
+/// assert_eq!("ss".parse(), Ok(Skeleton::StackStealing { steal_all: false }));
+/// assert_eq!("ss-all".parse(), Ok(Skeleton::StackStealing { steal_all: true }));
+/// let ordered = Skeleton::Ordered { spawn_depth: 3, order: TaskOrder::Discrepancy };
+/// assert_eq!("ordered-disc:3".parse(), Ok(ordered));
+/// assert_eq!(ordered.to_string(), "ordered-disc:3");
+/// assert_eq!(Skeleton::Sequential.to_string(), "seq");
+/// for spec in ["seq", "dbs:2", "budget:10000", "ss", "ss-all", "ordered:3", "ordered-disc:1"] {
+///     assert_eq!(spec.parse::<Skeleton>().unwrap().to_string(), spec);
+/// }
+///
+/// // A parameter is required where the skeleton has one, and refused where it has none.
+/// assert!("dbs".parse::<Skeleton>().is_err());
+/// assert!("budget:0".parse::<Skeleton>().is_err());
+/// assert!("ss:1".parse::<Skeleton>().is_err());
+/// let e = "nope".parse::<Skeleton>().unwrap_err();
+/// assert!(e.to_string().starts_with("unknown skeleton `nope`"));
+/// ```
+impl FromStr for Skeleton {
+    type Err = ParseSkeletonError;
+
+    fn from_str(s: &str) -> Result<Skeleton, ParseSkeletonError> {
+        let err = |m: String| Err(ParseSkeletonError(m));
+        let (name, arg) = match s.split_once(':') {
+            Some((n, a)) => (n, Some(a)),
+            None => (s, None),
+        };
+        let num = |what: &str| -> Result<u64, ParseSkeletonError> {
+            arg.ok_or_else(|| {
+                ParseSkeletonError(format!("skeleton `{s}`: `{name}` needs `:{what}`"))
+            })?
+            .parse::<u64>()
+            .map_err(|e| ParseSkeletonError(format!("skeleton `{s}`: {e}")))
+        };
+        let depth = || -> Result<usize, ParseSkeletonError> {
+            let d = num("DEPTH")?;
+            usize::try_from(d).map_err(|e| ParseSkeletonError(format!("skeleton `{s}`: {e}")))
+        };
+        let no_arg = |k: Skeleton| match arg {
+            None => Ok(k),
+            Some(_) => err(format!("skeleton `{s}`: `{name}` takes no argument")),
+        };
+        match name {
+            "seq" | "sequential" => no_arg(Skeleton::Sequential),
+            "dbs" | "depth-bounded" => Ok(Skeleton::DepthBounded {
+                spawn_depth: depth()?,
+            }),
+            "budget" => match num("BACKTRACKS")? {
+                0 => err(format!("skeleton `{s}`: the budget must be at least 1")),
+                backtracks => Ok(Skeleton::Budget { backtracks }),
+            },
+            "ss" | "stack-stealing" => no_arg(Skeleton::StackStealing { steal_all: false }),
+            "ss-all" => no_arg(Skeleton::StackStealing { steal_all: true }),
+            "ordered" => Ok(Skeleton::Ordered {
+                spawn_depth: depth()?,
+                order: TaskOrder::Sequential,
+            }),
+            "ordered-disc" => Ok(Skeleton::Ordered {
+                spawn_depth: depth()?,
+                order: TaskOrder::Discrepancy,
+            }),
+            _ => err(format!(
+                "unknown skeleton `{s}` (known: seq, dbs:D, budget:B, ss, ss-all, ordered:D, \
+                 ordered-disc:D)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Skeleton {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = match *self {
+            Skeleton::Sequential => "seq".to_string(),
+            Skeleton::DepthBounded { spawn_depth } => format!("dbs:{spawn_depth}"),
+            Skeleton::Budget { backtracks } => format!("budget:{backtracks}"),
+            Skeleton::StackStealing { steal_all: false } => "ss".to_string(),
+            Skeleton::StackStealing { steal_all: true } => "ss-all".to_string(),
+            Skeleton::Ordered {
+                spawn_depth,
+                order: TaskOrder::Sequential,
+            } => format!("ordered:{spawn_depth}"),
+            Skeleton::Ordered {
+                spawn_depth,
+                order: TaskOrder::Discrepancy,
+            } => format!("ordered-disc:{spawn_depth}"),
+        };
+        f.pad(&s)
+    }
+}
+
+/// Why a spec string is not a [`Skeleton`]: its `Display` says what was wrong and, for an
+/// unknown name, lists the known ones.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ParseSkeletonError(String);
 
 /// The order of [`Skeleton::Ordered`]'s tasks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,92 @@
+//! One description per search application, and the one list of them.
+//!
+//! Each application module (`maxclique`, `knapsack`, `tsp`, `uts`, `ns`, `nqueens`) has a
+//! unit struct `App` implementing [`SearchApp`]: its name on the command line, how its
+//! instance is given, what it searches, which options apply to it. [`SEARCH_APPS`] lists
+//! them, in the order `magpie search --help` shows them; `magpie search` dispatches on
+//! [`find`], lists the names in its errors and writes its help from it. Adding an
+//! application means one module with its `App` and one line in [`SEARCH_APPS`].
+//!
+//! What the description does not carry yet: the application's search itself. Its instance
+//! is loaded, searched on the pool (with a [`magpie::search::Skeleton`]), checked and
+//! reported by `magpie search` (one arm per application in each of its layers); under MPI
+//! the same instance is searched by `magpie_mpi::search` with the same skeleton, and checked
+//! and reported by the same code on rank 0.
+//!
+//! ```
+//! use magpie_apps::registry::{self, Goal};
+//!
+//! let names: Vec<&str> = registry::SEARCH_APPS.iter().map(|a| a.name()).collect();
+//! assert_eq!(names, ["maxclique", "knapsack", "tsp", "uts", "ns", "nqueens"]);
+//! let tsp = registry::find("tsp").unwrap();
+//! assert!(tsp.takes_file());
+//! assert_eq!(tsp.goal(), Goal::Optimise);
+//! assert!(registry::find("nqueens").unwrap().options().contains(&"--n"));
+//! assert!(registry::find("sudoku").is_none());
+//! ```
+
+/// What an application's search computes; it decides the options that apply to all of one
+/// kind (a depth limit only to enumerations, replicable node counts only to optimisations).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Goal {
+    /// The best node of a tree (maxclique, knapsack, tsp); maxclique may also decide.
+    Optimise,
+    /// A fold over every node of a tree (uts, ns, nqueens).
+    Enumerate,
+}
+
+/// The description of one search application.
+pub trait SearchApp: Sync {
+    /// Its name on the command line (`maxclique`).
+    fn name(&self) -> &'static str;
+
+    /// How its instance is given, after `magpie search` (`maxclique FILE [--target K]`).
+    fn synopsis(&self) -> &'static str;
+
+    /// What it searches: the lines of its entry in `magpie search --help`.
+    fn about(&self) -> Vec<String>;
+
+    /// The usage line of an error about its input
+    /// (`usage: magpie search maxclique FILE.clq [--target K]`).
+    fn usage(&self) -> &'static str;
+
+    /// Whether its instance is a file (the command's FILE argument).
+    fn takes_file(&self) -> bool;
+
+    /// The options of its own (`--target`); the others of the command's application options
+    /// do not apply to it.
+    fn options(&self) -> &'static [&'static str];
+
+    /// What its search computes.
+    fn goal(&self) -> Goal;
+}
+
+/// Every search application, in the order of `magpie search --help`.
+pub static SEARCH_APPS: [&dyn SearchApp; 6] = [
+    &crate::maxclique::App,
+    &crate::knapsack::App,
+    &crate::tsp::App,
+    &crate::uts::App,
+    &crate::ns::App,
+    &crate::nqueens::App,
+];
+
+/// The application named `name`, if there is one.
+pub fn find(name: &str) -> Option<&'static dyn SearchApp> {
+    SEARCH_APPS.iter().copied().find(|a| a.name() == name)
+}
+
+/// The names of the applications, in [`SEARCH_APPS`] order, that `applies` selects.
+///
+/// ```
+/// use magpie_apps::registry::{names, Goal};
+///
+/// assert_eq!(names(|a| a.goal() == Goal::Enumerate), ["uts", "ns", "nqueens"]);
+/// ```
+pub fn names(applies: impl Fn(&dyn SearchApp) -> bool) -> Vec<&'static str> {
+    SEARCH_APPS
+        .iter()
+        .filter(|a| applies(**a))
+        .map(|a| a.name())
+        .collect()
+}

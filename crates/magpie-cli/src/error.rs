@@ -1,0 +1,70 @@
+//! The one error type of the `magpie` commands that run an application (`search`, `loop`,
+//! and the searches and loops of `experiment`): [`Failure`], with its exit code.
+
+use std::process::ExitCode;
+
+use magpie_apps::input::InputError;
+
+use crate::config::ConfigError;
+
+/// Why a command did not print an answer. Its `Display` is the text of the one error line
+/// (after `magpie: error: `).
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    /// Bad usage, configuration or input: exit code 2.
+    #[error("{0}")]
+    Usage(String),
+    /// The answer failed its check (a bug): exit code 1.
+    #[error("result check failed (a bug): {0}")]
+    Check(String),
+}
+
+impl Failure {
+    /// The exit code of `result`: 0, 2 for bad usage, 1 for a failed check; with `print`, a
+    /// failure's one line `magpie: error: …` goes to stderr (a distributed run reports it
+    /// itself, on rank 0 only: `distributed::exit_code`).
+    pub fn exit_code(result: Result<(), Failure>, print: bool) -> ExitCode {
+        let Err(failure) = result else {
+            return ExitCode::SUCCESS;
+        };
+        if print {
+            eprintln!("magpie: error: {failure}");
+        }
+        ExitCode::from(match failure {
+            Failure::Usage(_) => 2,
+            Failure::Check(_) => 1,
+        })
+    }
+
+    /// The text of the failure's error line (after `magpie: error: `): its `Display`.
+    #[cfg(feature = "mpi")]
+    pub fn message(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl From<ConfigError> for Failure {
+    fn from(e: ConfigError) -> Self {
+        Failure::Usage(e.0)
+    }
+}
+
+impl From<InputError> for Failure {
+    fn from(e: InputError) -> Self {
+        Failure::Usage(e.to_string())
+    }
+}
+
+/// A usage failure with `message`, as an `Err`.
+pub fn usage<T>(message: impl Into<String>) -> Result<T, Failure> {
+    Err(Failure::Usage(message.into()))
+}
+
+/// `Ok` if `ok`, else a check failure with `message`.
+pub fn check(ok: bool, message: impl FnOnce() -> String) -> Result<(), Failure> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Failure::Check(message()))
+    }
+}
