@@ -801,40 +801,17 @@ pub fn parse_pisinger(path: impl AsRef<Path>, text: &str) -> Result<Vec<Instance
     Ok(out)
 }
 
-/// 0/1 knapsack as a search application of the registry
+/// 0/1 knapsack as a search application
 /// ([`crate::registry::SEARCH_APPS`]).
-#[derive(Debug, Clone, Copy)]
-pub struct App;
-
-impl crate::registry::SearchApp for App {
-    fn name(&self) -> &'static str {
-        "knapsack"
-    }
-
-    fn synopsis(&self) -> &'static str {
-        "knapsack FILE [--instance I]"
-    }
-
-    fn about(&self) -> Vec<String> {
-        vec![
-            "0/1 knapsack, plain file or Pisinger .csv (many instances:".into(),
-            "I is a name or a number counting from 1; default: the first)".into(),
-        ]
-    }
-
-    fn usage(&self) -> &'static str {
-        "usage: magpie search knapsack FILE [--instance NAME|NUMBER]"
-    }
-
-    fn takes_file(&self) -> bool {
-        true
-    }
-
-    fn options(&self) -> &'static [&'static str] {
-        &["--instance"]
-    }
-
-    fn goal(&self) -> crate::registry::Goal {
-        crate::registry::Goal::Optimise
-    }
-}
+pub static APP: crate::registry::SearchApp = crate::registry::SearchApp {
+    name: "knapsack",
+    synopsis: "knapsack FILE [--instance I]",
+    about: &[
+        "0/1 knapsack, plain file or Pisinger .csv (many instances:",
+        "I is a name or a number counting from 1; default: the first)",
+    ],
+    usage: "usage: magpie search knapsack FILE [--instance NAME|NUMBER]",
+    takes_file: true,
+    options: &["--instance"],
+    goal: crate::registry::Goal::Optimise,
+};

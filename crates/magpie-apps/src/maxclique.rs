@@ -1157,43 +1157,20 @@ impl<'g> Search<'g> {
     }
 }
 
-/// Maximum clique (or the decision of a clique of a given size) as a search application of the registry
+/// Maximum clique (or the decision of a clique of a given size) as a search application
 /// ([`crate::registry::SEARCH_APPS`]).
-#[derive(Debug, Clone, Copy)]
-pub struct App;
-
-impl crate::registry::SearchApp for App {
-    fn name(&self) -> &'static str {
-        "maxclique"
-    }
-
-    fn synopsis(&self) -> &'static str {
-        "maxclique FILE [--target K]"
-    }
-
-    fn about(&self) -> Vec<String> {
-        vec![
-            "maximum clique of a DIMACS graph; with --target, decide".into(),
-            "whether a clique of K vertices exists".into(),
-        ]
-    }
-
-    fn usage(&self) -> &'static str {
-        "usage: magpie search maxclique FILE.clq [--target K]"
-    }
-
-    fn takes_file(&self) -> bool {
-        true
-    }
-
-    fn options(&self) -> &'static [&'static str] {
-        &["--target"]
-    }
-
-    fn goal(&self) -> crate::registry::Goal {
-        crate::registry::Goal::Optimise
-    }
-}
+pub static APP: crate::registry::SearchApp = crate::registry::SearchApp {
+    name: "maxclique",
+    synopsis: "maxclique FILE [--target K]",
+    about: &[
+        "maximum clique of a DIMACS graph; with --target, decide",
+        "whether a clique of K vertices exists",
+    ],
+    usage: "usage: magpie search maxclique FILE.clq [--target K]",
+    takes_file: true,
+    options: &["--target"],
+    goal: crate::registry::Goal::Optimise,
+};
 
 #[cfg(test)]
 mod tests {

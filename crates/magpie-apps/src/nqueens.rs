@@ -282,43 +282,17 @@ impl Board {
     }
 }
 
-/// The N-Queens count as a search application of the registry
+/// The N-Queens count as a search application
 /// ([`crate::registry::SEARCH_APPS`]).
-#[derive(Debug, Clone, Copy)]
-pub struct App;
-
-impl crate::registry::SearchApp for App {
-    fn name(&self) -> &'static str {
-        "nqueens"
-    }
-
-    fn synopsis(&self) -> &'static str {
-        "nqueens --n N"
-    }
-
-    fn about(&self) -> Vec<String> {
-        vec![format!(
-            "count the N-Queens solutions (1 <= N <= {})",
-            crate::NQUEENS_MAX
-        )]
-    }
-
-    fn usage(&self) -> &'static str {
-        "usage: magpie search nqueens --n N"
-    }
-
-    fn takes_file(&self) -> bool {
-        false
-    }
-
-    fn options(&self) -> &'static [&'static str] {
-        &["--n"]
-    }
-
-    fn goal(&self) -> crate::registry::Goal {
-        crate::registry::Goal::Enumerate
-    }
-}
+pub static APP: crate::registry::SearchApp = crate::registry::SearchApp {
+    name: "nqueens",
+    synopsis: "nqueens --n N",
+    about: &["count the N-Queens solutions (1 <= N <= 32)"],
+    usage: "usage: magpie search nqueens --n N",
+    takes_file: false,
+    options: &["--n"],
+    goal: crate::registry::Goal::Enumerate,
+};
 
 #[cfg(test)]
 mod tests {

@@ -675,42 +675,17 @@ pub fn count_by_genus_shortcut(max_genus: usize) -> Vec<u64> {
     counts
 }
 
-/// The numerical-semigroup counts by genus as a search application of the registry
+/// The numerical-semigroup counts by genus as a search application
 /// ([`crate::registry::SEARCH_APPS`]).
-#[derive(Debug, Clone, Copy)]
-pub struct App;
-
-impl crate::registry::SearchApp for App {
-    fn name(&self) -> &'static str {
-        "ns"
-    }
-
-    fn synopsis(&self) -> &'static str {
-        "ns --genus G"
-    }
-
-    fn about(&self) -> Vec<String> {
-        vec![format!(
-            "count numerical semigroups by genus, 0..=G (G <= {MAX_GENUS})"
-        )]
-    }
-
-    fn usage(&self) -> &'static str {
-        "usage: magpie search ns --genus G"
-    }
-
-    fn takes_file(&self) -> bool {
-        false
-    }
-
-    fn options(&self) -> &'static [&'static str] {
-        &["--genus"]
-    }
-
-    fn goal(&self) -> crate::registry::Goal {
-        crate::registry::Goal::Enumerate
-    }
-}
+pub static APP: crate::registry::SearchApp = crate::registry::SearchApp {
+    name: "ns",
+    synopsis: "ns --genus G",
+    about: &["count numerical semigroups by genus, 0..=G (G <= 64)"],
+    usage: "usage: magpie search ns --genus G",
+    takes_file: false,
+    options: &["--genus"],
+    goal: crate::registry::Goal::Enumerate,
+};
 
 #[cfg(test)]
 mod tests {

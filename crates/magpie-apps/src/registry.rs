@@ -1,11 +1,11 @@
 //! One description per search application, and the one list of them.
 //!
 //! Each application module (`maxclique`, `knapsack`, `tsp`, `uts`, `ns`, `nqueens`) has a
-//! unit struct `App` implementing [`SearchApp`]: its name on the command line, how its
+//! static `APP`, its [`SearchApp`] description: its name on the command line, how its
 //! instance is given, what it searches, which options apply to it. [`SEARCH_APPS`] lists
 //! them, in the order `magpie search --help` shows them; `magpie search` dispatches on
 //! [`find`], lists the names in its errors and writes its help from it. Adding an
-//! application means one module with its `App` and one line in [`SEARCH_APPS`].
+//! application means one module with its `APP` and one line in [`SEARCH_APPS`].
 //!
 //! What the description does not carry yet: the application's search itself. Its instance
 //! is loaded, searched on the pool (with a [`magpie::search::Skeleton`]), checked and
@@ -16,12 +16,12 @@
 //! ```
 //! use magpie_apps::registry::{self, Goal};
 //!
-//! let names: Vec<&str> = registry::SEARCH_APPS.iter().map(|a| a.name()).collect();
+//! let names: Vec<&str> = registry::SEARCH_APPS.iter().map(|a| a.name).collect();
 //! assert_eq!(names, ["maxclique", "knapsack", "tsp", "uts", "ns", "nqueens"]);
 //! let tsp = registry::find("tsp").unwrap();
-//! assert!(tsp.takes_file());
-//! assert_eq!(tsp.goal(), Goal::Optimise);
-//! assert!(registry::find("nqueens").unwrap().options().contains(&"--n"));
+//! assert!(tsp.takes_file);
+//! assert_eq!(tsp.goal, Goal::Optimise);
+//! assert!(registry::find("nqueens").unwrap().options.contains(&"--n"));
 //! assert!(registry::find("sudoku").is_none());
 //! ```
 
@@ -35,45 +35,42 @@ pub enum Goal {
     Enumerate,
 }
 
-/// The description of one search application.
-pub trait SearchApp: Sync {
+/// The description of one search application: what `magpie search` needs to parse, check
+/// and explain its command line. Each application module defines one as `APP`.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct SearchApp {
     /// Its name on the command line (`maxclique`).
-    fn name(&self) -> &'static str;
-
+    pub name: &'static str,
     /// How its instance is given, after `magpie search` (`maxclique FILE [--target K]`).
-    fn synopsis(&self) -> &'static str;
-
+    pub synopsis: &'static str,
     /// What it searches: the lines of its entry in `magpie search --help`.
-    fn about(&self) -> Vec<String>;
-
+    pub about: &'static [&'static str],
     /// The usage line of an error about its input
     /// (`usage: magpie search maxclique FILE.clq [--target K]`).
-    fn usage(&self) -> &'static str;
-
+    pub usage: &'static str,
     /// Whether its instance is a file (the command's FILE argument).
-    fn takes_file(&self) -> bool;
-
+    pub takes_file: bool,
     /// The options of its own (`--target`); the others of the command's application options
     /// do not apply to it.
-    fn options(&self) -> &'static [&'static str];
-
+    pub options: &'static [&'static str],
     /// What its search computes.
-    fn goal(&self) -> Goal;
+    pub goal: Goal,
 }
 
 /// Every search application, in the order of `magpie search --help`.
-pub static SEARCH_APPS: [&dyn SearchApp; 6] = [
-    &crate::maxclique::App,
-    &crate::knapsack::App,
-    &crate::tsp::App,
-    &crate::uts::App,
-    &crate::ns::App,
-    &crate::nqueens::App,
+pub static SEARCH_APPS: [&SearchApp; 6] = [
+    &crate::maxclique::APP,
+    &crate::knapsack::APP,
+    &crate::tsp::APP,
+    &crate::uts::APP,
+    &crate::ns::APP,
+    &crate::nqueens::APP,
 ];
 
 /// The application named `name`, if there is one.
-pub fn find(name: &str) -> Option<&'static dyn SearchApp> {
-    SEARCH_APPS.iter().copied().find(|a| a.name() == name)
+pub fn find(name: &str) -> Option<&'static SearchApp> {
+    SEARCH_APPS.iter().copied().find(|a| a.name == name)
 }
 
 /// The names of the applications, in [`SEARCH_APPS`] order, that `applies` selects.
@@ -81,12 +78,41 @@ pub fn find(name: &str) -> Option<&'static dyn SearchApp> {
 /// ```
 /// use magpie_apps::registry::{names, Goal};
 ///
-/// assert_eq!(names(|a| a.goal() == Goal::Enumerate), ["uts", "ns", "nqueens"]);
+/// assert_eq!(names(|a| a.goal == Goal::Enumerate), ["uts", "ns", "nqueens"]);
 /// ```
-pub fn names(applies: impl Fn(&dyn SearchApp) -> bool) -> Vec<&'static str> {
+pub fn names(applies: impl Fn(&SearchApp) -> bool) -> Vec<&'static str> {
     SEARCH_APPS
         .iter()
-        .filter(|a| applies(**a))
-        .map(|a| a.name())
+        .filter(|a| applies(a))
+        .map(|a| a.name)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_help_states_the_limits_the_code_enforces() {
+        let ns = find("ns").unwrap().about.join(" ");
+        assert!(
+            ns.contains(&format!("G <= {}", crate::ns::MAX_GENUS)),
+            "{ns}"
+        );
+        let nq = find("nqueens").unwrap().about.join(" ");
+        assert!(nq.contains(&format!("N <= {}", crate::NQUEENS_MAX)), "{nq}");
+    }
+
+    #[test]
+    fn names_are_unique_and_every_option_is_a_flag() {
+        let mut seen = std::collections::HashSet::new();
+        for a in SEARCH_APPS {
+            assert!(seen.insert(a.name), "{} twice", a.name);
+            assert!(a
+                .usage
+                .starts_with(&format!("usage: magpie search {}", a.name)));
+            assert!(a.synopsis.starts_with(a.name));
+            assert!(a.options.iter().all(|o| o.starts_with("--")));
+        }
+    }
 }

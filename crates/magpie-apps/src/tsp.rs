@@ -1130,37 +1130,14 @@ pub fn parse_tour(path: impl AsRef<Path>, text: &str) -> Result<Vec<usize>, Inpu
     ))
 }
 
-/// The travelling salesman (shortest tour) as a search application of the registry
+/// The travelling salesman (shortest tour) as a search application
 /// ([`crate::registry::SEARCH_APPS`]).
-#[derive(Debug, Clone, Copy)]
-pub struct App;
-
-impl crate::registry::SearchApp for App {
-    fn name(&self) -> &'static str {
-        "tsp"
-    }
-
-    fn synopsis(&self) -> &'static str {
-        "tsp FILE"
-    }
-
-    fn about(&self) -> Vec<String> {
-        vec!["symmetric TSPLIB travelling salesman (shortest tour)".into()]
-    }
-
-    fn usage(&self) -> &'static str {
-        "usage: magpie search tsp FILE.tsp"
-    }
-
-    fn takes_file(&self) -> bool {
-        true
-    }
-
-    fn options(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    fn goal(&self) -> crate::registry::Goal {
-        crate::registry::Goal::Optimise
-    }
-}
+pub static APP: crate::registry::SearchApp = crate::registry::SearchApp {
+    name: "tsp",
+    synopsis: "tsp FILE",
+    about: &["symmetric TSPLIB travelling salesman (shortest tour)"],
+    usage: "usage: magpie search tsp FILE.tsp",
+    takes_file: true,
+    options: &[],
+    goal: crate::registry::Goal::Optimise,
+};

@@ -1191,43 +1191,20 @@ pub fn count_from(params: &Params, node: &Node) -> Counts {
     c
 }
 
-/// The Unbalanced Tree Search count as a search application of the registry
+/// The Unbalanced Tree Search count as a search application
 /// ([`crate::registry::SEARCH_APPS`]).
-#[derive(Debug, Clone, Copy)]
-pub struct App;
-
-impl crate::registry::SearchApp for App {
-    fn name(&self) -> &'static str {
-        "uts"
-    }
-
-    fn synopsis(&self) -> &'static str {
-        "uts --tree NAME | --flags F"
-    }
-
-    fn about(&self) -> Vec<String> {
-        vec![
-            "count an Unbalanced Tree Search tree (one of the two is".into(),
-            "required; NAME is one of the trees below)".into(),
-        ]
-    }
-
-    fn usage(&self) -> &'static str {
-        "usage: magpie search uts --tree NAME | --flags \"-t 1 -a 3 -d 10 -b 4 -r 19\""
-    }
-
-    fn takes_file(&self) -> bool {
-        false
-    }
-
-    fn options(&self) -> &'static [&'static str] {
-        &["--tree", "--flags"]
-    }
-
-    fn goal(&self) -> crate::registry::Goal {
-        crate::registry::Goal::Enumerate
-    }
-}
+pub static APP: crate::registry::SearchApp = crate::registry::SearchApp {
+    name: "uts",
+    synopsis: "uts --tree NAME | --flags F",
+    about: &[
+        "count an Unbalanced Tree Search tree (one of the two is",
+        "required; NAME is one of the trees below)",
+    ],
+    usage: "usage: magpie search uts --tree NAME | --flags \"-t 1 -a 3 -d 10 -b 4 -r 19\"",
+    takes_file: false,
+    options: &["--tree", "--flags"],
+    goal: crate::registry::Goal::Enumerate,
+};
 
 #[cfg(test)]
 mod tests {

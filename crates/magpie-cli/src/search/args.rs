@@ -76,8 +76,8 @@ fn apps_help() -> String {
     let entries: Vec<String> = SEARCH_APPS
         .iter()
         .map(|a| {
-            let about = a.about().join(&format!("\n{:32}", ""));
-            format!("  {:<30}{about}", a.synopsis())
+            let about = a.about.join(&format!("\n{:32}", ""));
+            format!("  {:<30}{about}", a.synopsis)
         })
         .collect();
     entries.join("\n")
@@ -416,13 +416,13 @@ pub(crate) fn skeleton(args: &SearchArgs) -> Result<SkeletonChoice, Failure> {
 }
 
 /// The options that belong to one application; each one given to another is an error.
-pub(crate) fn check_app_options(app: &dyn SearchApp, args: &SearchArgs) -> Result<(), Failure> {
-    let name = app.name();
-    if let (Some(file), false) = (&args.input, app.takes_file()) {
+pub(crate) fn check_app_options(app: &SearchApp, args: &SearchArgs) -> Result<(), Failure> {
+    let name = app.name;
+    if let (Some(file), false) = (&args.input, app.takes_file) {
         return usage(format!(
             "{name} takes no input file (got {:?}); {}",
             file.display().to_string(),
-            app.usage()
+            app.usage
         ));
     }
     let applies_only = |flag: &str, to: Vec<&str>| {
@@ -440,8 +440,8 @@ pub(crate) fn check_app_options(app: &dyn SearchApp, args: &SearchArgs) -> Resul
         ("--n", args.n.is_some()),
     ];
     for (flag, given) in own {
-        if given && !app.options().contains(&flag) {
-            return applies_only(flag, registry::names(|a| a.options().contains(&flag)));
+        if given && !app.options.contains(&flag) {
+            return applies_only(flag, registry::names(|a| a.options.contains(&flag)));
         }
     }
     let by_goal = [
@@ -452,8 +452,8 @@ pub(crate) fn check_app_options(app: &dyn SearchApp, args: &SearchArgs) -> Resul
         ("--replicable", args.replicable.is_some(), Goal::Optimise),
     ];
     for (flag, given, goal) in by_goal {
-        if given && app.goal() != goal {
-            return applies_only(flag, registry::names(|a| a.goal() == goal));
+        if given && app.goal != goal {
+            return applies_only(flag, registry::names(|a| a.goal == goal));
         }
     }
     Ok(())

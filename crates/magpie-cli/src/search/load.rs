@@ -122,9 +122,9 @@ impl Problem {
     }
 }
 
-pub(crate) fn load(app: &dyn SearchApp, args: &SearchArgs) -> Result<Problem, Failure> {
-    let usage_line = app.usage();
-    let app = app.name();
+pub(crate) fn load(app: &SearchApp, args: &SearchArgs) -> Result<Problem, Failure> {
+    let usage_line = app.usage;
+    let app = app.name;
     let file = || match &args.input {
         Some(p) => Ok(p.clone()),
         None => usage(format!("{app} needs an input file; {}", usage_line)),
