@@ -20,6 +20,7 @@ pub mod nqueens;
 pub mod ns;
 pub mod output;
 pub mod pool;
+pub mod rng;
 pub mod shared;
 pub mod spmv;
 pub mod stats;
@@ -369,7 +370,7 @@ fn scan_pieces(v: &mut [u64], sums: &PieceSums, offset: u64) {
     }
 }
 
-/// `len` pseudo-random values in `0..bound` (xorshift64*, deterministic for a given `seed`),
+/// `len` pseudo-random values in `0..bound` ([`rng::XorShift64Star`], deterministic for a given `seed`),
 /// as inputs for [`quicksort`], [`sum`] and [`prefix_sum`]. `bound == 0` means the full `u64` range.
 ///
 /// ```
@@ -379,7 +380,7 @@ fn scan_pieces(v: &mut [u64], sums: &PieceSums, offset: u64) {
 /// assert_eq!(v, magpie_apps::random_u64s(1000, 42, 100));
 /// ```
 pub fn random_u64s(len: usize, seed: u64, bound: u64) -> Vec<u64> {
-    let mut rng = magpie::policy::XorShift64Star::new(seed);
+    let mut rng = rng::XorShift64Star::new(seed);
     (0..len)
         .map(|_| {
             let x = rng.next_u64();
