@@ -1,6 +1,6 @@
 //! Runtimes, measurement, and reporting for the `forkjoin` benchmark.
 
-use crate::join::{Magpie, Rayon, Sequential};
+use crate::join::{Chili, Magpie, Rayon, Sequential};
 use crate::kernels::{Inputs, KernelId};
 use magpie::deque::DequeKind;
 use serde::Serialize;
@@ -86,7 +86,7 @@ impl Pool {
             Pool::Sequential => timed(|| inputs.run(kernel, &mut Sequential)),
             Pool::Rayon(pool) => pool.install(|| timed(|| inputs.run(kernel, &mut Rayon))),
             Pool::Chili(pool) => {
-                let mut scope = pool.scope();
+                let mut scope = Chili::new(pool.scope());
                 timed(|| inputs.run(kernel, &mut scope))
             }
             Pool::Magpie(pool) => pool.install(|| timed(|| inputs.run(kernel, &mut Magpie))),

@@ -15,6 +15,7 @@ use clap::{ArgMatches, Parser};
 use magpie::search::CountPerDepth;
 use magpie::stats::WorkerStats;
 use magpie::ThreadPool;
+use magpie_apps::join::Magpie;
 use magpie_apps::{nqueens, uts};
 use serde::{Deserialize, Serialize};
 
@@ -615,7 +616,7 @@ impl Job {
                 if pool.is_rayon() {
                     pool.install(|| peers::quicksort(&mut data));
                 } else {
-                    pool.install(|| magpie_apps::quicksort(&mut data));
+                    pool.install(|| magpie_apps::quicksort(&mut Magpie, &mut data));
                 }
                 let seconds = t.elapsed().as_secs_f64();
                 let unsorted = data.windows(2).position(|w| w[0] > w[1]);
@@ -643,7 +644,7 @@ impl Job {
                 if pool.is_rayon() {
                     pool.install(|| peers::prefix_sum(&mut data));
                 } else {
-                    pool.install(|| magpie_apps::prefix_sum(&mut data));
+                    pool.install(|| magpie_apps::prefix_sum(&mut Magpie, &mut data));
                 }
                 let seconds = t.elapsed().as_secs_f64();
                 let mut acc = 0u64;
@@ -664,7 +665,7 @@ impl Job {
                 let v = if pool.is_rayon() {
                     pool.install(|| peers::fib(n))
                 } else {
-                    pool.install(|| magpie_apps::fib(n))
+                    pool.install(|| magpie_apps::fib(&mut Magpie, n))
                 };
                 let seconds = t.elapsed().as_secs_f64();
                 let want = fib_exact(n);
