@@ -187,7 +187,7 @@ fn injected_work_wakes_workers_in_a_long_backoff() {
     let (tx, rx) = std::sync::mpsc::channel();
     let p = std::sync::Arc::clone(&pool);
     std::thread::spawn(move || {
-        for i in 0..20u64 {
+        for i in 0..20u32 {
             // Let both workers fail a round and start their hour-long sleep.
             std::thread::sleep(std::time::Duration::from_millis(20));
             let _ = tx.send(p.install(|| magpie_apps::fib(&mut Magpie, 10 + i % 3)));

@@ -182,7 +182,7 @@ impl Inputs {
     pub fn run<J: Join>(&mut self, kernel: KernelId, j: &mut J) -> u64 {
         let s = self.sizes;
         match kernel {
-            KernelId::Fib => fib(j, s.fib_n.into()),
+            KernelId::Fib => fib(j, s.fib_n),
             KernelId::Tree => tree_sum(j, self.tree.as_ref().expect("tree input built")),
             KernelId::Quicksort => {
                 quicksort(j, &mut self.work);

@@ -665,7 +665,9 @@ impl Job {
                 let v = if pool.is_rayon() {
                     pool.install(|| peers::fib(n))
                 } else {
-                    pool.install(|| magpie_apps::fib(&mut Magpie, n))
+                    pool.install(|| {
+                        magpie_apps::fib(&mut Magpie, u32::try_from(n).expect("--n ≤ 93"))
+                    })
                 };
                 let seconds = t.elapsed().as_secs_f64();
                 let want = fib_exact(n);
