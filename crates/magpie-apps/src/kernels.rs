@@ -53,57 +53,40 @@ pub fn nqueens<J: Join>(j: &mut J, n: u32) -> u64 {
         n <= NQUEENS_MAX,
         "nqueens({n}): boards larger than {NQUEENS_MAX} are not supported"
     );
-    let all = full_mask(n);
-    queens_row(j, all, 0, 0, 0)
-}
-
-fn full_mask(n: u32) -> u64 {
     if n == 0 {
-        0
-    } else {
-        u64::MAX >> (64 - n)
+        return 1; // the empty placement
     }
+    let all = u32::MAX >> (32 - n);
+    queens(j, all, 0, 0, 0, all)
 }
 
-/// One row: `cols`, `left`, `right` are the columns attacked vertically and diagonally.
-fn queens_row<J: Join>(j: &mut J, all: u64, cols: u64, left: u64, right: u64) -> u64 {
-    if cols == all {
-        return 1;
-    }
-    let free = all & !(cols | left | right);
-    queens_candidates(j, all, free, cols, left, right)
-}
-
-/// Tries every column in `free` for the current row, splitting `free` in halves via `join`.
-fn queens_candidates<J: Join>(
-    j: &mut J,
-    all: u64,
-    free: u64,
-    cols: u64,
-    left: u64,
-    right: u64,
-) -> u64 {
-    match free.count_ones() {
+/// Counts completions given the occupied columns and diagonals of the rows placed so far
+/// (`cols`, `ld`, `rd`: bits above `all` are ignored), over the candidate columns `cand` of
+/// the current row: one candidate is placed and recursed into; several are split into two
+/// halves by count (the lowest half first) that run in a `join`.
+fn queens<J: Join>(j: &mut J, all: u32, cols: u32, ld: u32, rd: u32, cand: u32) -> u64 {
+    match cand.count_ones() {
         0 => 0,
-        1 => queens_row(
-            j,
-            all,
-            cols | free,
-            ((left | free) << 1) & all,
-            (right | free) >> 1,
-        ),
-        k => {
-            // The lowest k/2 candidate bits go left, the rest right.
-            let mut low = 0;
-            let mut rest = free;
-            for _ in 0..k / 2 {
+        1 => {
+            let (cols, ld, rd) = (cols | cand, (ld | cand) << 1, (rd | cand) >> 1);
+            if cols == all {
+                return 1;
+            }
+            let next = all & !(cols | ld | rd);
+            queens(j, all, cols, ld, rd, next)
+        }
+        c => {
+            // The lowest c/2 candidates go left, the rest right.
+            let mut low = 0u32;
+            let mut rest = cand;
+            for _ in 0..c / 2 {
                 let bit = rest & rest.wrapping_neg();
                 low |= bit;
-                rest ^= bit;
+                rest &= !bit;
             }
             let (a, b) = j.join(
-                |j| queens_candidates(j, all, low, cols, left, right),
-                |j| queens_candidates(j, all, rest, cols, left, right),
+                |j| queens(j, all, cols, ld, rd, low),
+                |j| queens(j, all, cols, ld, rd, rest),
             );
             a + b
         }
