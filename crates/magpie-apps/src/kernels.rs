@@ -1,6 +1,6 @@
 //! The fork-join kernels, each written once, generic over [`Join`] (re-exported at the
-//! crate root): `magpie demo`, `magpie experiment` and every runtime of `magpie-bench
-//! forkjoin` run this code.
+//! crate root): `magpie experiment` and every runtime of `magpie-bench forkjoin` run this
+//! code.
 
 use crate::join::Join;
 use crate::rng::XorShift64Star;
