@@ -3,7 +3,7 @@
 //! time-stepped application (400,000 iterations and 20 time steps in the thesis).
 //!
 //! The costs are drawn once per loop, in "work units", from a seeded generator
-//! (SplitMix64, so a given seed gives the same cost array on every run and platform up to
+//! ([`SplitMix64`], so a given seed gives the same cost array on every run and platform up to
 //! the last bit of `ln`/`cos`), and iteration `i` of step `s` runs [`work`]`(costs[i],
 //! iteration_seed(s, i))`, a xorshift busy loop of `costs[i]` rounds whose result is
 //! folded into a checksum, so that it cannot be optimised away and the parallel run can be
@@ -25,6 +25,7 @@ use std::str::FromStr;
 use magpie::loops::Loop;
 
 use crate::input::InputError;
+use crate::rng::SplitMix64;
 
 /// The thesis' number of iterations per loop.
 pub const DEFAULT_ITERATIONS: usize = 400_000;
@@ -162,50 +163,32 @@ impl FromStr for Dist {
     }
 }
 
-/// SplitMix64 with uniform, normal and gamma variates.
-pub(crate) struct Rng(pub(crate) u64);
+/// A standard normal variate (Box–Muller, one value per pair of uniforms).
+fn normal(rng: &mut SplitMix64) -> f64 {
+    let u1 = 1.0 - rng.next_f64(); // (0, 1]
+    let u2 = rng.next_f64();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
 
-impl Rng {
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+/// A gamma variate with shape `k` and scale 1 (Marsaglia–Tsang; `k < 1` by the boost
+/// `G(k + 1) · U^(1/k)`).
+fn gamma(rng: &mut SplitMix64, k: f64) -> f64 {
+    if k < 1.0 {
+        let u = 1.0 - rng.next_f64();
+        return gamma(rng, k + 1.0) * u.powf(1.0 / k);
     }
-
-    /// Uniform on `[0, 1)`, 53 bits.
-    pub(crate) fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
-    /// Standard normal (Box–Muller, one value per pair of uniforms).
-    pub(crate) fn normal(&mut self) -> f64 {
-        let u1 = 1.0 - self.uniform(); // (0, 1]
-        let u2 = self.uniform();
-        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-    }
-
-    /// Gamma with shape `k` and scale 1 (Marsaglia–Tsang; `k < 1` by the boost
-    /// `G(k + 1) · U^(1/k)`).
-    pub(crate) fn gamma(&mut self, k: f64) -> f64 {
-        if k < 1.0 {
-            let u = 1.0 - self.uniform();
-            return self.gamma(k + 1.0) * u.powf(1.0 / k);
+    let d = k - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        let x = normal(rng);
+        let v = 1.0 + c * x;
+        if v <= 0.0 {
+            continue;
         }
-        let d = k - 1.0 / 3.0;
-        let c = 1.0 / (9.0 * d).sqrt();
-        loop {
-            let x = self.normal();
-            let v = 1.0 + c * x;
-            if v <= 0.0 {
-                continue;
-            }
-            let v = v * v * v;
-            let u = 1.0 - self.uniform();
-            if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
-                return d * v;
-            }
+        let v = v * v * v;
+        let u = 1.0 - rng.next_f64();
+        if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
+            return d * v;
         }
     }
 }
@@ -223,16 +206,16 @@ impl Rng {
 /// assert_eq!(c, costs(&Dist::Gamma { k: 2.0 }, 100_000, 100, 42));
 /// ```
 pub fn costs(dist: &Dist, n: usize, mean_units: u64, seed: u64) -> Vec<u64> {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let mean = mean_units as f64;
     (0..n)
         .map(|_| {
             let x = match *dist {
                 Dist::Constant => return mean_units,
-                Dist::Uniform { spread } => mean * (1.0 + spread * (2.0 * rng.uniform() - 1.0)),
-                Dist::Normal { cv } => mean + cv * mean * rng.normal(),
-                Dist::Exponential => -mean * (1.0 - rng.uniform()).ln(),
-                Dist::Gamma { k } => rng.gamma(k) * (mean / k),
+                Dist::Uniform { spread } => mean * (1.0 + spread * (2.0 * rng.next_f64() - 1.0)),
+                Dist::Normal { cv } => mean + cv * mean * normal(&mut rng),
+                Dist::Exponential => -mean * (1.0 - rng.next_f64()).ln(),
+                Dist::Gamma { k } => gamma(&mut rng, k) * (mean / k),
             };
             x.max(0.0).round() as u64
         })

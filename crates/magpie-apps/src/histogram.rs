@@ -15,8 +15,8 @@
 
 use magpie::loops::Loop;
 
-use crate::dist::Rng;
 use crate::input::InputError;
+use crate::rng::SplitMix64;
 
 /// `n` keys in `0..buckets` from a seeded generator (SplitMix64): key `⌊buckets · u^(1 +
 /// skew)⌋` for `u` uniform on `[0, 1)`, so `skew = 0` gives uniform keys and a larger
@@ -45,11 +45,11 @@ pub fn keys(n: usize, buckets: usize, skew: f64, seed: u64) -> Result<Vec<u32>, 
             format!("the skew must be a finite number ≥ 0 (got {skew})"),
         ));
     }
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let b = buckets as f64;
     Ok((0..n)
         .map(|_| {
-            let u = rng.uniform();
+            let u = rng.next_f64();
             let x = if skew == 0.0 { u } else { u.powf(1.0 + skew) };
             ((b * x) as u64).min(buckets as u64 - 1) as u32
         })

@@ -211,7 +211,7 @@ impl Graph {
     /// assert_eq!(Graph::random(10, 0.0, 1).edge_count(), 0);
     /// ```
     pub fn random(n: usize, density: f64, seed: u64) -> Self {
-        let mut rng = magpie::policy::XorShift64Star::new(seed);
+        let mut rng = crate::rng::XorShift64Star::new(seed);
         // Compare 53 random bits against the threshold: exact for 0 and 1.
         let threshold = (density.clamp(0.0, 1.0) * (1u64 << 53) as f64) as u64;
         let mut g = Graph::new(n);
@@ -1194,7 +1194,7 @@ mod tests {
 
     #[test]
     fn colouring_is_proper_and_complete() {
-        let mut rng = magpie::policy::XorShift64Star::new(5);
+        let mut rng = crate::rng::XorShift64Star::new(5);
         for n in [1, 10, 63, 64, 65, 130] {
             let mut g = Graph::new(n);
             for u in 0..n {

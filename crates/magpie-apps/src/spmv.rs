@@ -15,9 +15,9 @@
 
 use magpie::loops::Loop;
 
-use crate::dist::Rng;
 use crate::input::InputError;
 use crate::output::map_indexed;
+use crate::rng::SplitMix64;
 
 /// A sparse matrix in compressed sparse row form: the entries of row `r` are
 /// `values[row_ptr[r]..row_ptr[r + 1]]` in columns `col_idx[row_ptr[r]..row_ptr[r + 1]]`.
@@ -162,13 +162,13 @@ pub fn power_law(
             format!("the power-law exponent must be a finite number > 0 (got {alpha})"),
         ));
     }
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut row_ptr = Vec::with_capacity(n_rows + 1);
     row_ptr.push(0);
     let mut col_idx = Vec::new();
     let mut values = Vec::new();
     for _ in 0..n_rows {
-        let u = 1.0 - rng.uniform(); // (0, 1]
+        let u = 1.0 - rng.next_f64(); // (0, 1]
         let len = (min_len as f64 * u.powf(-1.0 / alpha)).min(n_cols as f64) as usize;
         let start = col_idx.len();
         for _ in 0..len {
@@ -176,7 +176,7 @@ pub fn power_law(
         }
         col_idx[start..].sort_unstable();
         for _ in 0..len {
-            values.push(2.0 * rng.uniform() - 1.0);
+            values.push(2.0 * rng.next_f64() - 1.0);
         }
         row_ptr.push(col_idx.len());
     }
@@ -190,8 +190,8 @@ pub fn power_law(
 /// assert!(x.iter().all(|v| (-1.0..1.0).contains(v)));
 /// ```
 pub fn vector(n: usize, seed: u64) -> Vec<f64> {
-    let mut rng = Rng(seed);
-    (0..n).map(|_| 2.0 * rng.uniform() - 1.0).collect()
+    let mut rng = SplitMix64::new(seed);
+    (0..n).map(|_| 2.0 * rng.next_f64() - 1.0).collect()
 }
 
 /// `A·x`, sequentially, row by row with [`Csr::row_dot`].

@@ -5,6 +5,7 @@
 use magpie_apps::knapsack::{
     parse_pisinger, parse_plain, read, solve, solve_dp, Instance, KnapNode, Solution,
 };
+use magpie_apps::rng::XorShift64Star;
 use magpie_apps::shared;
 use std::time::Instant;
 
@@ -169,40 +170,26 @@ fn pisinger_optima() {
     assert_eq!(v[1].name(), "knapPI_11_20_1000_2");
 }
 
-/// xorshift64* for reproducible random instances.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 #[test]
 fn random_instances_match_dp() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = XorShift64Star::from_state(0x9e37_79b9_7f4a_7c15);
     for case in 0..3000 {
-        let n = rng.below(25) as usize;
-        let maxw = 1 + rng.below(60);
+        let n = (rng.next_u64() % 25) as usize;
+        let maxw = 1 + rng.next_u64() % 60;
         let items: Vec<(u64, u64)> = (0..n)
             .map(|_| {
-                let w = 1 + rng.below(maxw);
+                let w = 1 + rng.next_u64() % maxw;
                 // Some correlated, some equal-ratio items, some zero profits.
                 let p = match case % 3 {
-                    0 => rng.below(100),
-                    1 => w + rng.below(10),
+                    0 => rng.next_u64() % 100,
+                    1 => w + rng.next_u64() % 10,
                     _ => 2 * w,
                 };
                 (p, w)
             })
             .collect();
         let total: u64 = items.iter().map(|x| x.1).sum();
-        let cap = rng.below(total + 2);
+        let cap = rng.next_u64() % (total + 2);
         let inst = Instance::new(cap, &items).unwrap();
         let dp = solve_dp(&inst);
         let bb = solve(&inst);

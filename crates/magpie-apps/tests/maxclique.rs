@@ -2,11 +2,11 @@
 //! `shared/instances/README.md`), the decision variant, brute-force cross-checks on random
 //! small graphs, the search-node type, and the DIMACS reader's error reports.
 
-use magpie::policy::XorShift64Star;
 use magpie_apps::maxclique::{
     find_clique_of_size, is_clique, max_clique, max_clique_counted, parse_dimacs, read_dimacs,
     CliqueNode, Graph,
 };
+use magpie_apps::rng::XorShift64Star;
 use std::time::Instant;
 
 fn load(name: &str) -> Graph {

@@ -13,6 +13,7 @@ use magpie::deque::DequeKind;
 use magpie::policy::{idle, victim};
 use magpie::search::{self, Options, Skeleton};
 use magpie::{ThreadPool, ThreadPoolBuilder};
+use magpie_apps::join::Magpie;
 use magpie_apps::{maxclique, nqueens, ns, uts, NQUEENS_SOLUTIONS};
 
 const WORKERS: [usize; 3] = [1, 2, 8];
@@ -42,13 +43,17 @@ fn shuffled(len: usize, mut seed: u64) -> Vec<u64> {
 /// The fork-join and search oracles on one pool.
 fn check_all(pool: &ThreadPool, what: &str, clique: &(maxclique::Graph, usize)) {
     // Fork-join: join recursion.
-    assert_eq!(pool.install(|| magpie_apps::fib(21)), 10_946, "{what}: fib");
+    assert_eq!(
+        pool.install(|| magpie_apps::fib(&mut Magpie, 21)),
+        10_946,
+        "{what}: fib"
+    );
 
     // Fork-join: a sort (each element kept, in order).
     let mut v = shuffled(60_000, 7);
     let mut want = v.clone();
     want.sort_unstable();
-    pool.install(|| magpie_apps::quicksort_with_cutoff(&mut v, 512));
+    pool.install(|| magpie_apps::quicksort_with_cutoff(&mut Magpie, &mut v, 512));
     assert!(v == want, "{what}: quicksort");
 
     // Scope: every spawned task runs exactly once.
@@ -182,10 +187,10 @@ fn injected_work_wakes_workers_in_a_long_backoff() {
     let (tx, rx) = std::sync::mpsc::channel();
     let p = std::sync::Arc::clone(&pool);
     std::thread::spawn(move || {
-        for i in 0..20u64 {
+        for i in 0..20u32 {
             // Let both workers fail a round and start their hour-long sleep.
             std::thread::sleep(std::time::Duration::from_millis(20));
-            let _ = tx.send(p.install(|| magpie_apps::fib(10 + i % 3)));
+            let _ = tx.send(p.install(|| magpie_apps::fib(&mut Magpie, 10 + i % 3)));
         }
     });
     for i in 0..20u64 {

@@ -14,6 +14,7 @@
 use magpie::deque::DequeKind;
 use magpie::search::{self, CountPerDepth, Objective, Options, SearchStats, Skeleton, TaskOrder};
 use magpie::{ThreadPool, ThreadPoolBuilder};
+use magpie_apps::rng::XorShift64Star;
 use magpie_apps::{knapsack, maxclique, nqueens, ns, shared, tsp, uts, NQUEENS_SOLUTIONS};
 
 // ---------------------------------------------------------------------------------------
@@ -164,22 +165,10 @@ fn truncated(per_depth: &[u64], max_depth: Option<usize>) -> Vec<u64> {
     v
 }
 
-/// xorshift64* for reproducible random instances.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
+/// xorshift64* for reproducible random instances, its state from `seed` by a multiply
+/// (the streams these tests were written with).
+fn xorshift(seed: u64) -> XorShift64Star {
+    XorShift64Star::from_state(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
 }
 
 const SEQ: Skeleton = Skeleton::Sequential;
@@ -446,11 +435,11 @@ fn dimacs(name: &str) -> maxclique::Graph {
 
 /// A random graph on `n` vertices, each edge present with probability `percent`%.
 fn random_graph(n: usize, percent: u64, seed: u64) -> maxclique::Graph {
-    let mut rng = Rng::new(seed);
+    let mut rng = xorshift(seed);
     let mut g = maxclique::Graph::new(n);
     for u in 0..n {
         for v in u + 1..n {
-            if rng.below(100) < percent {
+            if rng.next_u64() % 100 < percent {
                 g.add_edge(u, v);
             }
         }
@@ -757,13 +746,13 @@ fn clique_decision_stops_early_and_misses_above_omega() {
 /// A random instance: `n` items with weights in 1..=60, profits uncorrelated (kind 0),
 /// correlated (kind 1) or all of the same ratio (kind 2); the capacity is half the weight.
 fn random_knapsack(n: usize, kind: u64, seed: u64) -> knapsack::Instance {
-    let mut rng = Rng::new(seed);
+    let mut rng = xorshift(seed);
     let items: Vec<(u64, u64)> = (0..n)
         .map(|_| {
-            let w = 1 + rng.below(60);
+            let w = 1 + rng.next_u64() % 60;
             let p = match kind {
-                0 => rng.below(100),
-                1 => w + rng.below(10),
+                0 => rng.next_u64() % 100,
+                1 => w + rng.next_u64() % 10,
                 _ => 3 * w,
             };
             (p, w)
@@ -936,11 +925,11 @@ fn knapsack_instance_files_on_every_skeleton() {
 
 /// A random symmetric instance on `n` cities with distances in 1..=100.
 fn random_tsp(n: usize, seed: u64) -> tsp::Instance {
-    let mut rng = Rng::new(seed);
+    let mut rng = xorshift(seed);
     let mut m = vec![0i64; n * n];
     for i in 0..n {
         for j in i + 1..n {
-            let d = 1 + rng.below(100) as i64;
+            let d = 1 + (rng.next_u64() % 100) as i64;
             m[i * n + j] = d;
             m[j * n + i] = d;
         }

@@ -1,6 +1,7 @@
 //! TSP: optima of small TSPLIB instances (values from the shared README, never our own runs),
 //! the shipped optimal tours, brute force on random small instances, malformed input.
 
+use magpie_apps::rng::XorShift64Star;
 use magpie_apps::shared;
 use magpie_apps::tsp::{parse, read, read_tour, solve, tour_length, Instance, TspNode};
 use std::time::Instant;
@@ -107,16 +108,6 @@ fn solve_small_instances() {
     }
 }
 
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-    }
-}
-
 /// All tours starting at city 0, by recursion over permutations.
 fn brute(i: &Instance) -> i64 {
     fn go(i: &Instance, path: &mut Vec<usize>, used: &mut [bool], len: i64, best: &mut i64) {
@@ -156,13 +147,13 @@ fn check_bounds(i: &Instance, node: &TspNode) -> i64 {
 
 #[test]
 fn random_small_instances_match_brute_force() {
-    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut rng = XorShift64Star::from_state(0x1234_5678_9abc_def1);
     for case in 0..300 {
-        let n = 1 + rng.below(9) as usize;
+        let n = 1 + (rng.next_u64() % 9) as usize;
         let mut m = vec![0i64; n * n];
         let euclid = case % 2 == 0;
         let pts: Vec<(i64, i64)> = (0..n)
-            .map(|_| (rng.below(100) as i64, rng.below(100) as i64))
+            .map(|_| ((rng.next_u64() % 100) as i64, (rng.next_u64() % 100) as i64))
             .collect();
         for a in 0..n {
             for b in a + 1..n {
@@ -170,7 +161,7 @@ fn random_small_instances_match_brute_force() {
                     let (dx, dy) = (pts[a].0 - pts[b].0, pts[a].1 - pts[b].1);
                     (((dx * dx + dy * dy) as f64).sqrt() + 0.5) as i64
                 } else {
-                    rng.below(50) as i64
+                    (rng.next_u64() % 50) as i64
                 };
                 m[a * n + b] = w;
                 m[b * n + a] = w;

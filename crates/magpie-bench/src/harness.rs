@@ -1,7 +1,7 @@
 //! Runtimes, measurement, and reporting for the `forkjoin` benchmark (the statistics,
 //! rounds and report output are `magpie_measure`'s).
 
-use crate::join::{Magpie, Rayon, Sequential};
+use crate::join::{Chili, Magpie, Rayon, Sequential};
 use crate::kernels::{Inputs, KernelId};
 use magpie::deque::DequeKind;
 use magpie_measure::stats;
@@ -88,7 +88,7 @@ impl Pool {
             Pool::Sequential => timed(|| inputs.run(kernel, &mut Sequential)),
             Pool::Rayon(pool) => pool.install(|| timed(|| inputs.run(kernel, &mut Rayon))),
             Pool::Chili(pool) => {
-                let mut scope = pool.scope();
+                let mut scope = Chili::new(pool.scope());
                 timed(|| inputs.run(kernel, &mut scope))
             }
             Pool::Magpie(pool) => pool.install(|| timed(|| inputs.run(kernel, &mut Magpie))),

@@ -1,40 +1,8 @@
-//! The one abstraction every kernel is written against: a fork-join `join`.
-//!
-//! Each kernel is written once, generic over [`Join`]; every runtime provides an
-//! implementation. The context (`&mut Self`) is threaded through so that chili, whose
-//! `Scope::join` hands each closure a `&mut Scope`, fits the same shape as rayon and
-//! magpie, whose `join` is a free function (they use zero-sized markers).
+//! The peers' implementations of [`Join`], the trait every kernel of `magpie_apps` is
+//! written against: [`Rayon`] and [`Chili`] here, beside magpie's and the sequential
+//! baseline's from `magpie_apps::join` (re-exported).
 
-/// A fork-join context: `join(a, b)` runs `a` and `b`, possibly in parallel, and returns
-/// both results.
-pub trait Join {
-    /// Runs `a` and `b`, potentially in parallel, and returns `(a's result, b's result)`.
-    fn join<RA, RB, A, B>(&mut self, a: A, b: B) -> (RA, RB)
-    where
-        A: FnOnce(&mut Self) -> RA + Send,
-        B: FnOnce(&mut Self) -> RB + Send,
-        RA: Send,
-        RB: Send;
-}
-
-/// The baseline: `join` runs `a`, then `b`, on the calling thread.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Sequential;
-
-impl Join for Sequential {
-    #[inline]
-    fn join<RA, RB, A, B>(&mut self, a: A, b: B) -> (RA, RB)
-    where
-        A: FnOnce(&mut Self) -> RA + Send,
-        B: FnOnce(&mut Self) -> RB + Send,
-        RA: Send,
-        RB: Send,
-    {
-        let ra = a(self);
-        let rb = b(self);
-        (ra, rb)
-    }
-}
+pub use magpie_apps::join::{Join, Magpie, Sequential};
 
 /// `rayon::join`, in whatever rayon pool the caller is `install`ed in.
 #[derive(Debug, Clone, Copy, Default)]
@@ -53,25 +21,19 @@ impl Join for Rayon {
     }
 }
 
-/// `magpie::join`, in whatever magpie pool the caller is `install`ed in.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Magpie;
+/// chili: a [`chili::Scope`] whose `join` forwards to [`chili::Scope::join`]. Built with
+/// [`Chili::new`] from the pool's scope.
+#[repr(transparent)]
+pub struct Chili<'s>(chili::Scope<'s>);
 
-impl Join for Magpie {
-    #[inline]
-    fn join<RA, RB, A, B>(&mut self, a: A, b: B) -> (RA, RB)
-    where
-        A: FnOnce(&mut Self) -> RA + Send,
-        B: FnOnce(&mut Self) -> RB + Send,
-        RA: Send,
-        RB: Send,
-    {
-        magpie::join(|| a(&mut Magpie), || b(&mut Magpie))
+impl<'s> Chili<'s> {
+    /// Wraps `scope` (from [`chili::ThreadPool::scope`]).
+    pub fn new(scope: chili::Scope<'s>) -> Self {
+        Chili(scope)
     }
 }
 
-/// chili: forwards to [`chili::Scope::join`].
-impl<'s> Join for chili::Scope<'s> {
+impl Join for Chili<'_> {
     #[inline]
     fn join<RA, RB, A, B>(&mut self, a: A, b: B) -> (RA, RB)
     where
@@ -80,8 +42,7 @@ impl<'s> Join for chili::Scope<'s> {
         RA: Send,
         RB: Send,
     {
-        chili::Scope::join(
-            self,
+        self.0.join(
             // SAFETY: see `same_scope`.
             move |s| a(unsafe { same_scope(s) }),
             // SAFETY: see `same_scope`.
@@ -90,11 +51,12 @@ impl<'s> Join for chili::Scope<'s> {
     }
 }
 
-/// Re-labels the lifetime of the scope chili hands to a `join` closure.
+/// Re-labels the scope chili hands to a `join` closure as the [`Chili`] the closure expects.
 ///
 /// chili calls each closure with a `&mut Scope<'x>` for some `'x` of its choosing (the
 /// caller's scope, or the scope of the worker that took the job), while [`Join`] promises
-/// the closure a `&mut Self`. A `Scope`'s lifetime parameter only bounds its borrow of the
+/// the closure a `&mut Self`. `Chili` is a `repr(transparent)` wrapper of `Scope`, so the
+/// cast changes no layout. A `Scope`'s lifetime parameter only bounds its borrow of the
 /// job queue of the thread it runs on; the kernels never move, swap or keep a scope (they
 /// only ever hold one `&mut` at a time, which a generic `join` caller cannot swap with
 /// anything), so the scope is only used, during the closure's call, on the thread chili
@@ -104,15 +66,16 @@ impl<'s> Join for chili::Scope<'s> {
 /// The returned reference must not be used to move a `Scope` out or in (`mem::swap`,
 /// `mem::replace`), nor outlive the closure call.
 #[inline(always)]
-unsafe fn same_scope<'a, 'x, 's>(s: &'a mut chili::Scope<'x>) -> &'a mut chili::Scope<'s> {
-    // SAFETY: same type up to a lifetime; the caller upholds the contract above.
-    unsafe { &mut *(s as *mut chili::Scope<'x>).cast::<chili::Scope<'s>>() }
+unsafe fn same_scope<'a, 'x, 's>(s: &'a mut chili::Scope<'x>) -> &'a mut Chili<'s> {
+    // SAFETY: `Chili<'s>` is `repr(transparent)` over `Scope<'s>`, the same type as
+    // `Scope<'x>` up to a lifetime; the caller upholds the contract above.
+    unsafe { &mut *(s as *mut chili::Scope<'x>).cast::<Chili<'s>>() }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::{fib, nqueens};
+    use magpie_apps::{fib, nqueens};
     use std::num::NonZeroUsize;
 
     #[test]
@@ -126,8 +89,8 @@ mod tests {
             thread_count: NonZeroUsize::new(2),
             ..Default::default()
         });
-        assert_eq!(fib(&mut chili_pool.scope(), 20), 6765);
-        assert_eq!(nqueens(&mut chili_pool.scope(), 8), 92);
+        assert_eq!(fib(&mut Chili::new(chili_pool.scope()), 20), 6765);
+        assert_eq!(nqueens(&mut Chili::new(chili_pool.scope()), 8), 92);
         assert_eq!(fib(&mut Sequential, 20), 6765);
         for kind in magpie::deque::DequeKind::ALL {
             let pool = magpie::ThreadPoolBuilder::new()

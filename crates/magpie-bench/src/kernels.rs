@@ -1,4 +1,5 @@
-//! The benchmark kernels, each written once and generic over [`Join`].
+//! The benchmark's kernels: which of `magpie_apps`' fork-join kernels (each written once,
+//! generic over [`Join`]) it runs, at which sizes, on which inputs.
 //!
 //! A kernel has an untimed `prepare` step (building inputs, restoring unsorted data), a
 //! timed `run` step, and returns a `u64` digest of its result, which the harness compares
@@ -6,6 +7,11 @@
 
 use crate::join::Join;
 use clap::ValueEnum;
+use magpie_apps::rng::SplitMix64;
+use magpie_apps::{
+    fib, mergesort, nqueens, quicksort, sum_with_cutoff, tree_sum, Tree, MERGESORT_CUTOFF,
+    QUICKSORT_CUTOFF,
+};
 
 /// The kernels, in table order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
@@ -92,11 +98,11 @@ impl Sizes {
                 (1u64 << self.tree_depth) - 1
             ),
             KernelId::Quicksort => format!(
-                "quicksort of {} random u64, sort_unstable below {SORT_CUTOFF}",
+                "quicksort of {} random u64, sort_unstable below {QUICKSORT_CUTOFF}",
                 self.sort_len
             ),
             KernelId::Mergesort => format!(
-                "mergesort of {} random u64, sort_unstable below {SORT_CUTOFF}",
+                "mergesort of {} random u64, sort_unstable below {MERGESORT_CUTOFF}",
                 self.sort_len
             ),
             KernelId::Reduce => format!(
@@ -111,32 +117,9 @@ impl Sizes {
     }
 }
 
-/// Below this many elements, both sorts call `sort_unstable` (all runtimes alike).
-pub const SORT_CUTOFF: usize = 4096;
 /// Below this many elements, `reduce` sums sequentially (all runtimes alike).
 pub const REDUCE_GRAIN: usize = 16 * 1024;
 const SEED: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// splitmix64: a tiny, fixed-seed generator for the inputs.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// A generator starting at `seed`.
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    /// The next value.
-    #[inline]
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 /// An order-sensitive digest of a slice (to compare sorted outputs cheaply).
 pub fn digest(v: &[u64]) -> u64 {
@@ -146,218 +129,13 @@ pub fn digest(v: &[u64]) -> u64 {
 }
 
 // ---------------------------------------------------------------------------------------
-// fib
-
-/// fib(n) with no cutoff: every call with `n >= 2` joins.
-pub fn fib<J: Join>(j: &mut J, n: u32) -> u64 {
-    if n < 2 {
-        return n as u64;
-    }
-    let (a, b) = j.join(|j| fib(j, n - 1), |j| fib(j, n - 2));
-    a + b
-}
-
-// ---------------------------------------------------------------------------------------
-// tree
-
-/// A node of chili's benchmark tree.
-#[derive(Debug)]
-pub struct Node {
-    val: u64,
-    left: Option<Box<Node>>,
-    right: Option<Box<Node>>,
-}
-
-impl Node {
-    /// A balanced tree with `layers` levels (`2^layers - 1` nodes), values `1..`.
-    ///
-    /// The boxes are allocated in breadth-first order, a layout that is mirror-symmetric for
-    /// depth-first walks: a runtime that runs `a` before `b` (sequential, rayon, magpie) and
-    /// one that runs `b` first (chili's inline join) meet the same cache behaviour. (Building
-    /// recursively allocates in post-order, which makes a right-first walk a sequential
-    /// backwards stream and a left-first walk a scatter: a 2x difference measuring memory
-    /// layout, not scheduling.)
-    pub fn tree(layers: u32) -> Self {
-        let n = (1usize << layers) - 1;
-        let mut boxes: Vec<Option<Box<Node>>> = (0..n)
-            .map(|i| {
-                Some(Box::new(Node {
-                    val: i as u64 + 1,
-                    left: None,
-                    right: None,
-                }))
-            })
-            .collect();
-        // Link bottom-up: moving a Box into its parent keeps its heap address.
-        for i in (0..n).rev() {
-            let (l, r) = (2 * i + 1, 2 * i + 2);
-            if r < n {
-                let left = boxes[l].take();
-                let right = boxes[r].take();
-                let node = boxes[i].as_mut().expect("parent not yet linked");
-                node.left = left;
-                node.right = right;
-            }
-        }
-        *boxes[0].take().expect("root")
-    }
-}
-
-/// Sum of the tree's values, joining at every node.
-pub fn tree_sum<J: Join>(j: &mut J, node: &Node) -> u64 {
-    let (l, r) = j.join(
-        |j| node.left.as_deref().map_or(0, |n| tree_sum(j, n)),
-        |j| node.right.as_deref().map_or(0, |n| tree_sum(j, n)),
-    );
-    node.val + l + r
-}
-
-// ---------------------------------------------------------------------------------------
-// quicksort
-
-/// Parallel quicksort: a sequential Hoare partition around a median-of-three pivot, then
-/// the two sides in a `join`; `sort_unstable` below [`SORT_CUTOFF`].
-pub fn quicksort<J: Join>(j: &mut J, v: &mut [u64]) {
-    if v.len() <= SORT_CUTOFF {
-        v.sort_unstable();
-        return;
-    }
-    let mid = partition(v);
-    let (lo, hi) = v.split_at_mut(mid);
-    j.join(|j| quicksort(j, lo), |j| quicksort(j, hi));
-}
-
-/// Hoare partition; returns `m` with `0 < m < len`, all of `v[..m]` ≤ all of `v[m..]`.
-fn partition(v: &mut [u64]) -> usize {
-    let n = v.len();
-    let mid = (n - 1) / 2;
-    // Median of three, left in place so that v[0] <= v[mid] <= v[n - 1].
-    if v[mid] < v[0] {
-        v.swap(mid, 0);
-    }
-    if v[n - 1] < v[mid] {
-        v.swap(n - 1, mid);
-        if v[mid] < v[0] {
-            v.swap(mid, 0);
-        }
-    }
-    // Hoare's scheme with the pivot taken from index (lo + hi) / 2 never returns an
-    // empty side.
-    let pivot = v[mid];
-    let (mut i, mut k) = (0usize, n - 1);
-    loop {
-        while v[i] < pivot {
-            i += 1;
-        }
-        while v[k] > pivot {
-            k -= 1;
-        }
-        if i >= k {
-            // Hoare's scheme guarantees 0 <= k < n - 1 here.
-            return k + 1;
-        }
-        v.swap(i, k);
-        i += 1;
-        k -= 1;
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// mergesort
-
-/// Parallel mergesort using `buf` (same length as `v`) as scratch: sorts the halves in a
-/// `join`, merges them into `buf`, copies back; `sort_unstable` below [`SORT_CUTOFF`].
-pub fn mergesort<J: Join>(j: &mut J, v: &mut [u64], buf: &mut [u64]) {
-    debug_assert_eq!(v.len(), buf.len());
-    if v.len() <= SORT_CUTOFF {
-        v.sort_unstable();
-        return;
-    }
-    let mid = v.len() / 2;
-    {
-        let (vl, vr) = v.split_at_mut(mid);
-        let (bl, br) = buf.split_at_mut(mid);
-        j.join(|j| mergesort(j, vl, bl), |j| mergesort(j, vr, br));
-    }
-    merge(&v[..mid], &v[mid..], buf);
-    v.copy_from_slice(buf);
-}
-
-fn merge(a: &[u64], b: &[u64], out: &mut [u64]) {
-    let (mut i, mut k) = (0, 0);
-    for o in out.iter_mut() {
-        if k >= b.len() || (i < a.len() && a[i] <= b[k]) {
-            *o = a[i];
-            i += 1;
-        } else {
-            *o = b[k];
-            k += 1;
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// reduce
-
-/// Divide-and-conquer wrapping sum; sequential below [`REDUCE_GRAIN`] elements.
-pub fn reduce<J: Join>(j: &mut J, v: &[u64]) -> u64 {
-    if v.len() <= REDUCE_GRAIN {
-        return v.iter().fold(0u64, |s, &x| s.wrapping_add(x));
-    }
-    let (l, r) = v.split_at(v.len() / 2);
-    let (a, b) = j.join(|j| reduce(j, l), |j| reduce(j, r));
-    a.wrapping_add(b)
-}
-
-// ---------------------------------------------------------------------------------------
-// nqueens
-
-/// Number of ways to place `n` non-attacking queens on an `n × n` board.
-pub fn nqueens<J: Join>(j: &mut J, n: u32) -> u64 {
-    let all = (1u32 << n) - 1;
-    queens(j, all, 0, 0, 0, all)
-}
-
-/// Counts completions given the occupied columns and diagonals of the rows placed so far,
-/// over the candidate columns `cand` of the current row: one candidate is placed and
-/// recursed into; several are split into two halves (by count) that run in a `join`.
-fn queens<J: Join>(j: &mut J, all: u32, cols: u32, ld: u32, rd: u32, cand: u32) -> u64 {
-    match cand.count_ones() {
-        0 => 0,
-        1 => {
-            let (cols, ld, rd) = (cols | cand, (ld | cand) << 1, (rd | cand) >> 1);
-            if cols == all {
-                return 1;
-            }
-            let next = all & !(cols | ld | rd);
-            queens(j, all, cols, ld, rd, next)
-        }
-        c => {
-            // The lowest c/2 candidates go left, the rest right.
-            let mut low = 0u32;
-            let mut rest = cand;
-            for _ in 0..c / 2 {
-                let bit = rest & rest.wrapping_neg();
-                low |= bit;
-                rest &= !bit;
-            }
-            let (a, b) = j.join(
-                |j| queens(j, all, cols, ld, rd, low),
-                |j| queens(j, all, cols, ld, rd, rest),
-            );
-            a + b
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------
 // inputs and one measured execution
 
 /// Inputs shared by every runtime, built once (untimed).
 #[derive(Debug)]
 pub struct Inputs {
     sizes: Sizes,
-    tree: Option<Node>,
+    tree: Option<Tree>,
     unsorted: Vec<u64>,
     work: Vec<u64>,
     scratch: Vec<u64>,
@@ -368,7 +146,7 @@ impl Inputs {
     /// Builds the inputs that `kernels` need at `sizes`.
     pub fn new(sizes: Sizes, kernels: &[KernelId]) -> Self {
         let has = |k| kernels.contains(&k);
-        let tree = has(KernelId::Tree).then(|| Node::tree(sizes.tree_depth));
+        let tree = has(KernelId::Tree).then(|| Tree::balanced(sizes.tree_depth));
         let sorts = has(KernelId::Quicksort) || has(KernelId::Mergesort);
         let mut rng = SplitMix64::new(SEED);
         let unsorted: Vec<u64> = if sorts {
@@ -414,7 +192,7 @@ impl Inputs {
                 mergesort(j, &mut self.work, &mut self.scratch);
                 0
             }
-            KernelId::Reduce => reduce(j, &self.numbers),
+            KernelId::Reduce => sum_with_cutoff(j, &self.numbers, REDUCE_GRAIN),
             KernelId::Nqueens => nqueens(j, s.queens_n),
         }
     }
@@ -440,34 +218,12 @@ mod tests {
     use crate::join::Sequential;
 
     #[test]
-    fn known_answers() {
-        assert_eq!(fib(&mut Sequential, 20), 6765);
-        assert_eq!(nqueens(&mut Sequential, 8), 92);
-        assert_eq!(nqueens(&mut Sequential, 6), 4);
-        let t = Node::tree(10);
-        assert_eq!(tree_sum(&mut Sequential, &t), (1..=1023).sum::<u64>());
-    }
-
-    #[test]
-    fn sorts_sort() {
-        let mut rng = SplitMix64::new(7);
-        for len in [0, 1, 2, 100, SORT_CUTOFF + 1, 3 * SORT_CUTOFF + 17, 50_000] {
-            let orig: Vec<u64> = (0..len).map(|_| rng.next_u64() % 1000).collect();
-            let mut want = orig.clone();
-            want.sort_unstable();
-            let mut q = orig.clone();
-            quicksort(&mut Sequential, &mut q);
-            assert_eq!(q, want);
-            let mut m = orig.clone();
-            let mut buf = vec![0; len];
-            mergesort(&mut Sequential, &mut m, &mut buf);
-            assert_eq!(m, want);
+    fn every_kernel_runs_and_checks() {
+        let mut inputs = Inputs::new(Sizes::QUICK, &KernelId::ALL);
+        for k in KernelId::ALL {
+            inputs.prepare(k);
+            let ret = inputs.run(k, &mut Sequential);
+            inputs.digest(k, ret).unwrap();
         }
-    }
-
-    #[test]
-    fn reduce_sums() {
-        let v: Vec<u64> = (0..100_000).collect();
-        assert_eq!(reduce(&mut Sequential, &v), v.iter().sum::<u64>());
     }
 }

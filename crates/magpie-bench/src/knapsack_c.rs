@@ -88,16 +88,12 @@ mod tests {
     use super::*;
     use magpie::search::{optimise, Options, Skeleton};
     use magpie_apps::knapsack::solve_dp;
+    use magpie_apps::rng::XorShift64Star;
 
     #[test]
     fn c_peer_matches_dp_and_the_sequential_skeleton_node_count() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
+        let mut rng = XorShift64Star::from_state(0x2545_f491_4f6c_dd1d);
+        let mut next = |m: u64| rng.next_u64() % m;
         for case in 0..300 {
             let n = next(30) as usize;
             let items: Vec<(u64, u64)> = (0..n)

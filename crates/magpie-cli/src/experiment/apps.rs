@@ -14,6 +14,7 @@ use clap::{ArgMatches, Parser};
 use magpie::search::CountPerDepth;
 use magpie::ThreadPool;
 use magpie::WorkerStats;
+use magpie_apps::join::Magpie;
 use magpie_apps::{nqueens, uts};
 use serde::{Deserialize, Serialize};
 
@@ -590,7 +591,7 @@ impl Job {
                 if pool.is_rayon() {
                     pool.install(|| peers::quicksort(&mut data));
                 } else {
-                    pool.install(|| magpie_apps::quicksort(&mut data));
+                    pool.install(|| magpie_apps::quicksort(&mut Magpie, &mut data));
                 }
                 let seconds = t.elapsed().as_secs_f64();
                 let unsorted = data.windows(2).position(|w| w[0] > w[1]);
@@ -618,7 +619,7 @@ impl Job {
                 if pool.is_rayon() {
                     pool.install(|| peers::prefix_sum(&mut data));
                 } else {
-                    pool.install(|| magpie_apps::prefix_sum(&mut data));
+                    pool.install(|| magpie_apps::prefix_sum(&mut Magpie, &mut data));
                 }
                 let seconds = t.elapsed().as_secs_f64();
                 let mut acc = 0u64;
@@ -639,7 +640,9 @@ impl Job {
                 let v = if pool.is_rayon() {
                     pool.install(|| peers::fib(n))
                 } else {
-                    pool.install(|| magpie_apps::fib(n))
+                    pool.install(|| {
+                        magpie_apps::fib(&mut Magpie, u32::try_from(n).expect("--n ≤ 93"))
+                    })
                 };
                 let seconds = t.elapsed().as_secs_f64();
                 let want = fib_exact(n);

@@ -23,9 +23,8 @@ pub fn quicksort(v: &mut [u64]) {
         v.sort_unstable();
         return;
     }
-    let (lt, gt) = magpie_apps::partition(v);
-    let (left, rest) = v.split_at_mut(lt);
-    let right = &mut rest[gt - lt..];
+    let mid = magpie_apps::partition(v);
+    let (left, right) = v.split_at_mut(mid);
     rayon::join(|| quicksort(left), || quicksort(right));
 }
 
@@ -156,7 +155,7 @@ mod tests {
     #[test]
     fn kernels_match_sequential() {
         let pool = pool();
-        assert_eq!(pool.install(|| fib(20)), magpie_apps::fib_seq(20));
+        assert_eq!(pool.install(|| fib(20)), 6765);
         for len in [0, 1, 5000, 50_000] {
             let input = magpie_apps::random_u64s(len, 9, 0);
             let mut v = input.clone();
