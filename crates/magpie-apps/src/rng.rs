@@ -11,8 +11,8 @@
 //!   the random instances of the tests.
 //!
 //! Neither is cryptographic, and neither should be used where statistical quality matters
-//! more than speed and reproducibility. The runtime (`magpie`) has its own, private copy of
-//! xorshift64* for choosing victims.
+//! more than speed and reproducibility. xorshift64* is the runtime's own generator (its
+//! victim policies draw with it), re-exported: one definition.
 //!
 //! ```
 //! use magpie_apps::rng::{SplitMix64, XorShift64Star};
@@ -73,68 +73,9 @@ impl SplitMix64 {
     }
 }
 
-/// xorshift64*: a 64-bit xorshift state (never zero) whose output is multiplied by an odd
-/// constant. Period 2^64 − 1.
-///
-/// [`new`](Self::new) scrambles the seed with SplitMix64's mixer, so that seeds 0, 1, 2, …
-/// give unrelated streams; [`from_state`](Self::from_state) takes the state as it is (for
-/// streams that were defined that way).
-///
-/// ```
-/// use magpie_apps::rng::XorShift64Star;
-/// let mut a = XorShift64Star::new(1);
-/// let mut b = XorShift64Star::new(2);
-/// assert_ne!(a.next_u64(), b.next_u64());
-/// let mut z = XorShift64Star::from_state(0x1234_5678_9abc_def1);
-/// assert_eq!(z.next_u64(), XorShift64Star::from_state(0x1234_5678_9abc_def1).next_u64());
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct XorShift64Star(u64);
-
-impl XorShift64Star {
-    /// A generator from `seed` (any value): the state is `seed` through SplitMix64's first
-    /// step, with its lowest bit set (so never zero).
-    pub fn new(seed: u64) -> Self {
-        XorShift64Star(mix(seed.wrapping_add(GOLDEN)) | 1)
-    }
-
-    /// A generator whose state is `state` as given.
-    ///
-    /// # Panics
-    ///
-    /// If `state` is zero (xorshift's one fixed point).
-    ///
-    /// ```should_panic
-    /// magpie_apps::rng::XorShift64Star::from_state(0);
-    /// ```
-    pub fn from_state(state: u64) -> Self {
-        assert_ne!(state, 0, "xorshift64* needs a nonzero state");
-        XorShift64Star(state)
-    }
-
-    /// The next 64 random bits.
-    #[inline]
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// A uniform value in `0..n` (`n > 0`) from the top 32 bits of
-    /// [`next_u64`](Self::next_u64) by multiply-shift (no division; `n` below 2^32).
-    ///
-    /// ```
-    /// let mut r = magpie_apps::rng::XorShift64Star::new(9);
-    /// assert!((0..1000).all(|_| r.below(3) < 3));
-    /// ```
-    #[inline]
-    pub fn below(&mut self, n: usize) -> usize {
-        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
-    }
-}
+/// xorshift64*, defined once in the runtime (which draws its victims with it) and
+/// re-exported here; the tests below pin its stream.
+pub use magpie::policy::XorShift64Star;
 
 #[cfg(test)]
 mod tests {
