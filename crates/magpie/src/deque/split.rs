@@ -23,7 +23,7 @@
 //! | `Half` | as `Signal` | handler: `(r + 1) / 2` of `r ≥ 3` private tasks, else at most one |
 //!
 //! For the signal variants the handler can run between any two steps of the owner's code, so
-//! every owner operation is written (and model-checked, `tests/loom_split.rs`) against a
+//! every owner operation is written (and model-checked, `tests/loom_split.rs` beside it) against a
 //! handler firing at each point. The handler only ever raises `public_bot` towards `bot`.
 //! `pop_bottom` uses the paper's race-fixed form ("A Subtlety"): it lowers `bot` before
 //! comparing with `public_bot`, so a handler can no longer expose the task being popped. The

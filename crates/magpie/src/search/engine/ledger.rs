@@ -2,7 +2,7 @@
 //! finished tasks and the frontier of an Ordered search found, so that the incumbent a task
 //! prunes with is fixed by its number alone.
 //!
-//! The protocol (Mutex + Condvar, model-checked by `tests/loom_ledger.rs`):
+//! The protocol (Mutex + Condvar, model-checked by `tests/loom_ledger.rs` beside it):
 //! - The Ordered pool numbers tasks in priority order as it hands them out, under its own
 //!   lock. Before it takes each node it calls [`TaskLedger::view`] with the number of tasks
 //!   handed out so far, `k`: that folds the caller's frontier find in, waits until tasks
