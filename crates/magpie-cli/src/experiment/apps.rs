@@ -14,7 +14,7 @@ use clap::{ArgMatches, Parser};
 use magpie::search::CountPerDepth;
 use magpie::ThreadPool;
 use magpie::WorkerStats;
-use magpie_apps::join::Magpie;
+use magpie_apps::join::{Magpie, Rayon};
 use magpie_apps::{nqueens, uts};
 use serde::{Deserialize, Serialize};
 
@@ -589,7 +589,7 @@ impl Job {
             } => {
                 let t = Instant::now();
                 if pool.is_rayon() {
-                    pool.install(|| peers::quicksort(&mut data));
+                    pool.install(|| magpie_apps::quicksort(&mut Rayon, &mut data));
                 } else {
                     pool.install(|| magpie_apps::quicksort(&mut Magpie, &mut data));
                 }
@@ -617,7 +617,7 @@ impl Job {
             Job::PrefixSum { mut data, input } => {
                 let t = Instant::now();
                 if pool.is_rayon() {
-                    pool.install(|| peers::prefix_sum(&mut data));
+                    pool.install(|| magpie_apps::prefix_sum(&mut Rayon, &mut data));
                 } else {
                     pool.install(|| magpie_apps::prefix_sum(&mut Magpie, &mut data));
                 }
@@ -637,12 +637,11 @@ impl Job {
             }
             Job::Fib { n } => {
                 let t = Instant::now();
+                let n32 = u32::try_from(n).expect("--n ≤ 93");
                 let v = if pool.is_rayon() {
-                    pool.install(|| peers::fib(n))
+                    pool.install(|| magpie_apps::fib(&mut Rayon, n32))
                 } else {
-                    pool.install(|| {
-                        magpie_apps::fib(&mut Magpie, u32::try_from(n).expect("--n ≤ 93"))
-                    })
+                    pool.install(|| magpie_apps::fib(&mut Magpie, n32))
                 };
                 let seconds = t.elapsed().as_secs_f64();
                 let want = fib_exact(n);
