@@ -76,18 +76,26 @@ impl Join for Sequential {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Magpie;
 
-impl Join for Magpie {
-    #[inline]
-    fn join<RA, RB, A, B>(&mut self, a: A, b: B) -> (RA, RB)
-    where
-        A: FnOnce(&mut Self) -> RA + Send,
-        B: FnOnce(&mut Self) -> RB + Send,
-        RA: Send,
-        RB: Send,
-    {
-        magpie::join(|| a(&mut Magpie), || b(&mut Magpie))
-    }
+/// `Join` for a zero-sized marker `$ty` whose runtime has a free `join` function `$join`
+/// (magpie's, rayon's): each closure gets a fresh marker.
+macro_rules! free_join {
+    ($ty:ident, $join:path) => {
+        impl Join for $ty {
+            #[inline]
+            fn join<RA, RB, A, B>(&mut self, a: A, b: B) -> (RA, RB)
+            where
+                A: FnOnce(&mut Self) -> RA + Send,
+                B: FnOnce(&mut Self) -> RB + Send,
+                RA: Send,
+                RB: Send,
+            {
+                $join(|| a(&mut $ty), || b(&mut $ty))
+            }
+        }
+    };
 }
+
+free_join!(Magpie, magpie::join);
 
 /// rayon: `rayon::join`, in whatever rayon pool the caller is `install`ed in (feature
 /// `rayon`).
@@ -102,18 +110,7 @@ impl Join for Magpie {
 pub struct Rayon;
 
 #[cfg(feature = "rayon")]
-impl Join for Rayon {
-    #[inline]
-    fn join<RA, RB, A, B>(&mut self, a: A, b: B) -> (RA, RB)
-    where
-        A: FnOnce(&mut Self) -> RA + Send,
-        B: FnOnce(&mut Self) -> RB + Send,
-        RA: Send,
-        RB: Send,
-    {
-        rayon::join(|| a(&mut Rayon), || b(&mut Rayon))
-    }
-}
+free_join!(Rayon, rayon::join);
 
 /// chili: a [`chili::Scope`] whose `join` forwards to [`chili::Scope::join`]. Built with
 /// [`Chili::new`] from the pool's scope (feature `chili`).
