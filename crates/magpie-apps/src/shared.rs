@@ -14,18 +14,29 @@ pub const MAGPIE_SHARED: &str = "MAGPIE_SHARED";
 /// The shared directory without [`MAGPIE_SHARED`], relative to the working directory.
 pub const DEFAULT_DIR: &str = "../shared";
 
-/// The shared directory: [`MAGPIE_SHARED`], or [`DEFAULT_DIR`].
+/// Where the shared directory should be: [`MAGPIE_SHARED`], or [`DEFAULT_DIR`], without
+/// checking that it is there (for a caller that reports a missing file itself; [`dir`]
+/// checks).
+///
+/// ```
+/// let d = magpie_apps::shared::location();
+/// assert!(d.join("instances").is_dir() || !d.is_dir());
+/// ```
+pub fn location() -> PathBuf {
+    std::env::var_os(MAGPIE_SHARED).map_or_else(|| PathBuf::from(DEFAULT_DIR), PathBuf::from)
+}
+
+/// The shared directory: [`location`], which must exist.
 ///
 /// # Panics
 /// With a message saying where it looked, if the directory is missing: tests that need the
 /// instances must fail loudly rather than pass vacuously.
 pub fn dir() -> PathBuf {
-    let (shared, source) = match std::env::var_os(MAGPIE_SHARED) {
-        Some(d) => (PathBuf::from(d), MAGPIE_SHARED.to_string()),
-        None => (
-            PathBuf::from(DEFAULT_DIR),
-            format!("{DEFAULT_DIR} from the working directory, {MAGPIE_SHARED} being unset"),
-        ),
+    let shared = location();
+    let source = if std::env::var_os(MAGPIE_SHARED).is_some() {
+        MAGPIE_SHARED.to_string()
+    } else {
+        format!("{DEFAULT_DIR} from the working directory, {MAGPIE_SHARED} being unset")
     };
     assert!(
         shared.is_dir(),

@@ -22,8 +22,8 @@
 //! **Apps** (`--overhead-apps`, `--policy-apps`): `uts-NAME` (a named UTS tree, e.g.
 //! `uts-T1`), `uts-dD` (T1's shape cut at depth D), `ns-G` (numerical semigroups up to genus
 //! G) — both with `--skeleton budget` (and `--budget B` if given) — and a DIMACS graph name
-//! (`brock400_1`, or `maxclique-brock400_1`), read from `shared/instances/dimacs/` beside the
-//! repository (`../shared`), with `--skeleton depth-bounded --spawn-depth D` (default 2).
+//! (`brock400_1`, or `maxclique-brock400_1`), read from `instances/dimacs/` of the shared directory
+//! (`magpie_apps::shared::location`: `MAGPIE_SHARED`, else `../shared`), with `--skeleton depth-bounded --spawn-depth D` (default 2).
 //!
 //! **Runs.** Each comparison runs its contenders in interleaved rounds (one run of each per
 //! round, so that a drift in machine load hits all alike): `--warmup` untimed rounds
@@ -374,11 +374,6 @@ fn parse_output(kind: Kind, stdout: &str) -> Result<Sample, String> {
 struct App {
     label: String,
     args: Vec<String>,
-}
-
-/// `shared/` beside the repository (`<repo>/../shared`), without panicking.
-fn shared_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
 }
 
 /// Parses an app spec (see the module doc) into its CLI arguments.
@@ -785,8 +780,12 @@ impl Suite<'_> {
         );
         eprintln!("overhead:");
         for spec in &apps {
-            let app = match parse_app(spec, self.args.budget, self.args.spawn_depth, &shared_dir())
-            {
+            let app = match parse_app(
+                spec,
+                self.args.budget,
+                self.args.spawn_depth,
+                &magpie_apps::shared::location(),
+            ) {
                 Ok(a) => a,
                 Err(e) => {
                     self.error("overhead", spec, "", "", &e);
@@ -851,7 +850,7 @@ impl Suite<'_> {
             );
         }
         eprintln!("policies:");
-        let shared = shared_dir();
+        let shared = magpie_apps::shared::location();
         for (i, spec) in apps.iter().enumerate() {
             let app = match parse_app(spec, args.budget, args.spawn_depth, &shared) {
                 Ok(a) => a,
@@ -1217,7 +1216,7 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         // The default instances exist where the suite looks for them.
         for name in ["brock200_1", "brock200_4", "brock400_1"] {
-            parse_app(name, None, 2, &shared_dir()).unwrap();
+            parse_app(name, None, 2, &magpie_apps::shared::location()).unwrap();
         }
     }
 

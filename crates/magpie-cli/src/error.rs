@@ -1,5 +1,5 @@
-//! The one error type of the `magpie` commands that run an application (`search`, `loop`,
-//! and the searches and loops of `experiment`): [`Failure`], with its exit code.
+//! The one error type of the `magpie` commands (`search`, `loop` and `experiment`, whose
+//! runs of every application report through it too): [`Failure`], with its exit code.
 
 use std::process::ExitCode;
 
@@ -17,10 +17,14 @@ pub enum Failure {
     /// The answer failed its check (a bug): exit code 1.
     #[error("result check failed (a bug): {0}")]
     Check(String),
+    /// A process an experiment measures failed otherwise (crashed, or could not be started
+    /// or read): exit code 1.
+    #[error("{0}")]
+    Run(String),
 }
 
 impl Failure {
-    /// The exit code of `result`: 0, 2 for bad usage, 1 for a failed check; with `print`, a
+    /// The exit code of `result`: 0, 2 for bad usage, 1 for a failed check or run; with `print`, a
     /// failure's one line `magpie: error: …` goes to stderr (a distributed run reports it
     /// itself, on rank 0 only: `distributed::exit_code`).
     pub fn exit_code(result: Result<(), Failure>, print: bool) -> ExitCode {
@@ -32,8 +36,17 @@ impl Failure {
         }
         ExitCode::from(match failure {
             Failure::Usage(_) => 2,
-            Failure::Check(_) => 1,
+            Failure::Check(_) | Failure::Run(_) => 1,
         })
+    }
+
+    /// The same failure with `prefix` before its message.
+    pub fn prefixed(self, prefix: &str) -> Failure {
+        match self {
+            Failure::Usage(e) => Failure::Usage(format!("{prefix}{e}")),
+            Failure::Check(e) => Failure::Check(format!("{prefix}{e}")),
+            Failure::Run(e) => Failure::Run(format!("{prefix}{e}")),
+        }
     }
 
     /// The text of the failure's error line (after `magpie: error: `): its `Display`.

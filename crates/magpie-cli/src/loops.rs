@@ -250,11 +250,11 @@ pub struct LoopArgs {
     #[arg(long, value_name = "MODE", help_heading = "Distributed")]
     pub mode: Option<String>,
 
-    /// --distributed steal: the share of a victim's remaining iterations a thief takes, N%
-    /// (1..=100) or guided (remaining/ranks) [default: 25%]
+    /// --distributed steal: the share of a victim's R remaining iterations a thief takes,
+    /// N% (1..=100), fac2 (half: R/2) or guided (R/ranks) [default: 25%]
     #[arg(
         long,
-        value_name = "N%|guided",
+        value_name = "N%|fac2|guided",
         allow_hyphen_values = true,
         help_heading = "Distributed"
     )]

@@ -190,7 +190,7 @@ fn main() -> ExitCode {
             .subcommand_matches("experiment")
             .and_then(|m| m.subcommand_matches("policies"))
             .expect("clap parsed `experiment policies`");
-        return experiment_exit(experiment::policies(args, m, &flags));
+        return error::Failure::exit_code(experiment::policies(args, m, &flags), true);
     }
     if let Command::Loop(args) = &mut cli.command {
         // A distributed loop's `--victims coordinator|random` is the inter-rank victim choice
@@ -240,7 +240,7 @@ fn main() -> ExitCode {
         Command::Loop(args) => error::Failure::exit_code(loops::run(&args, &config), true),
         Command::Experiment(experiment::ExperimentArgs { command }) => match command {
             experiment::ExperimentCommand::RunOne(args) => {
-                experiment_exit(experiment::run_one(&args, &config))
+                error::Failure::exit_code(experiment::run_one(&args, &config), true)
             }
             experiment::ExperimentCommand::Policies(_) => unreachable!("handled above"),
         },
@@ -297,20 +297,6 @@ fn one_line(rendered: &str) -> String {
         line.push_str(&p);
     }
     line
-}
-
-/// The exit code of an experiment, its error printed as one `magpie: error: …` line.
-fn experiment_exit(result: Result<(), experiment::Error>) -> ExitCode {
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("magpie: error: {e}");
-            ExitCode::from(match e {
-                experiment::Error::Usage(_) => 2,
-                experiment::Error::Check(_) | experiment::Error::Run(_) => 1,
-            })
-        }
-    }
 }
 
 /// `magpie search … --distributed`: over MPI when built with the `mpi` feature.

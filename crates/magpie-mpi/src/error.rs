@@ -60,7 +60,7 @@ pub enum Error {
         value: String,
     },
     /// Parameters that break a constraint of the policy (checked by the core's
-    /// [`PerfParams::validate`](magpie::policy::victim::perf::PerfParams::validate)).
+    /// [`PerfParams::validate`](magpie::policy::victim::PerfParams::validate)).
     #[error(transparent)]
     Params(#[from] SpecError),
     /// A schedule that cannot coordinate a shared loop.

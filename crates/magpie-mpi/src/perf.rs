@@ -1,7 +1,7 @@
 //! The Performance-Driven inter-rank victim policy (Xie, "Performance-Driven Workstealing
 //! Policy in YewPar", MSc Glasgow 2023, Ch. 3), at the level of ranks (YewPar's nodes).
 //!
-//! The formulas and their constants are the core's, [`magpie::policy::victim::perf`] (the
+//! The formulas and their constants are the core's, [`magpie::policy::victim::PerfVictims`] (the
 //! same policy among one pool's workers), under the same parameter names; this module adds
 //! the rank's monitor and its backoff after refused steals.
 //!
@@ -37,8 +37,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-pub use magpie::policy::victim::perf::PerfParams;
-pub use magpie::policy::victim::perf::{next_interval, score, smoothed_delay, work_rate};
+pub use magpie::policy::victim::PerfParams;
+pub use magpie::policy::victim::{next_interval, score, smoothed_delay, work_rate};
 
 use crate::Error;
 

@@ -14,13 +14,14 @@ use clap::{ArgMatches, Parser};
 use magpie::search::CountPerDepth;
 use magpie::ThreadPool;
 use magpie::WorkerStats;
-use magpie_apps::join::Magpie;
+use magpie_apps::join::{Magpie, Rayon};
 use magpie_apps::{nqueens, uts};
 use serde::{Deserialize, Serialize};
 
 use super::matrix::Peer;
-use super::{peers, usage, Error, RunOneArgs};
+use super::{peers, RunOneArgs};
 use crate::config::{Config, ConfigError};
+use crate::error::{check, usage, Failure};
 use crate::loops::{self, LoopArgs};
 use crate::search::{self, Prepared, SearchArgs, Tree, DEFAULT_SPAWN_DEPTH};
 
@@ -141,7 +142,7 @@ fn shell_word(word: &str) -> String {
 }
 
 /// The applications of `policies`, each with the options that follow its `--app`.
-pub fn from_matches(m: &ArgMatches) -> Result<Vec<App>, Error> {
+pub fn from_matches(m: &ArgMatches) -> Result<Vec<App>, Failure> {
     let values: Vec<Vec<String>> = m
         .get_occurrences::<String>("app")
         .map(|o| o.map(|v| v.map(String::clone).collect()).collect())
@@ -184,11 +185,11 @@ pub fn from_matches(m: &ArgMatches) -> Result<Vec<App>, Error> {
         if app.kind == Kind::Search {
             // Validate the options and load the input now, before anything runs.
             search::prepare(&app.search_args()?)
-                .map_err(|e| Error::from(e).prefixed(&format!("--app {}: ", app.label)))?;
+                .map_err(|e| e.prefixed(&format!("--app {}: ", app.label)))?;
         }
         if app.kind == Kind::Loop {
             loops::prepare(&app.loop_args()?)
-                .map_err(|e| Error::from(e).prefixed(&format!("--app {}: ", app.label)))?;
+                .map_err(|e| e.prefixed(&format!("--app {}: ", app.label)))?;
         }
         if apps.iter().any(|a| a.label == app.label) {
             return usage(format!("--app {} is given twice", app.label));
@@ -200,7 +201,7 @@ pub fn from_matches(m: &ArgMatches) -> Result<Vec<App>, Error> {
 
 /// Checks that `schedules` (canonical, from `--schedule`; an axis of the configurations,
 /// see [`super::matrix`]) have a loop application to apply to, when there are any.
-pub fn check_schedules(apps: &[App], schedules: &[String]) -> Result<(), Error> {
+pub fn check_schedules(apps: &[App], schedules: &[String]) -> Result<(), Failure> {
     if schedules.is_empty() || apps.iter().any(App::is_loop) {
         return Ok(());
     }
@@ -210,24 +211,13 @@ pub fn check_schedules(apps: &[App], schedules: &[String]) -> Result<(), Error> 
     ))
 }
 
-impl Error {
-    /// The same error with `prefix` before its message.
-    fn prefixed(self, prefix: &str) -> Error {
-        match self {
-            Error::Usage(e) => Error::Usage(format!("{prefix}{e}")),
-            Error::Check(e) => Error::Check(format!("{prefix}{e}")),
-            Error::Run(e) => Error::Run(format!("{prefix}{e}")),
-        }
-    }
-}
-
 fn parse_number<T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy>(
     app: &str,
     flag: &str,
     value: &str,
     range: (T, T),
     what: &str,
-) -> Result<T, Error> {
+) -> Result<T, Failure> {
     match value.trim().parse::<T>() {
         Ok(v) if v >= range.0 && v <= range.1 => Ok(v),
         _ => usage(format!(
@@ -240,7 +230,7 @@ fn parse_number<T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy>(
 impl App {
     /// Parses `NAME [FILE] [options]` (the kernels' options here, the searches' by clap as
     /// `SearchArgs`; the searches' inputs are loaded by [`search::prepare`]).
-    pub fn parse(tokens: &[String]) -> Result<App, Error> {
+    pub fn parse(tokens: &[String]) -> Result<App, Failure> {
         let Some(name) = tokens.first().map(|n| n.trim().to_string()) else {
             return usage("--app: no application given");
         };
@@ -333,7 +323,7 @@ impl App {
                 let args = app.loop_args()?;
                 let given = args.schedule.as_deref().unwrap_or(loops::DEFAULT_SCHEDULE);
                 let s = loops::parse_schedule("--schedule", given)
-                    .map_err(|e| Error::from(e).prefixed(&format!("--app {}: ", app.label)))?;
+                    .map_err(|e| e.prefixed(&format!("--app {}: ", app.label)))?;
                 app.schedule = Some(s.to_string());
             }
             _ => {}
@@ -347,21 +337,21 @@ impl App {
     }
 
     /// The tokens as `magpie loop`'s arguments.
-    fn loop_args(&self) -> Result<LoopArgs, Error> {
+    fn loop_args(&self) -> Result<LoopArgs, Failure> {
         LoopTokens::try_parse_from(&self.tokens)
             .map(|t| t.args)
-            .map_err(|e| Error::Usage(format!("--app {}: {}", self.label, clap_line(&e))))
+            .map_err(|e| Failure::Usage(format!("--app {}: {}", self.label, clap_line(&e))))
     }
 
     /// The tokens as `magpie search`'s arguments.
-    fn search_args(&self) -> Result<SearchArgs, Error> {
+    fn search_args(&self) -> Result<SearchArgs, Failure> {
         SearchTokens::try_parse_from(&self.tokens)
             .map(|t| t.args)
-            .map_err(|e| Error::Usage(format!("--app {}: {}", self.label, clap_line(&e))))
+            .map_err(|e| Failure::Usage(format!("--app {}: {}", self.label, clap_line(&e))))
     }
 
     /// Fails unless `peer` can run this application.
-    pub fn check_peer(&self, peer: Peer) -> Result<(), Error> {
+    pub fn check_peer(&self, peer: Peer) -> Result<(), Failure> {
         match (peer, self.kind, self.name.as_str()) {
             (Peer::Rayon, Kind::Search, "uts" | "ns" | "nqueens") => Ok(()),
             (Peer::Rayon, Kind::Search, other) => usage(format!(
@@ -376,7 +366,7 @@ impl App {
     }
 
     /// Loads or generates the input: everything before the barrier.
-    fn prepare(&self) -> Result<Job, Error> {
+    fn prepare(&self) -> Result<Job, Failure> {
         Ok(match self.kind {
             Kind::Search => Job::Search(Box::new(search::prepare(&self.search_args()?)?)),
             Kind::Quicksort { size } => {
@@ -504,14 +494,6 @@ fn checksum(v: &[u64]) -> (u64, u64) {
         .fold((0u64, 0u64), |(s, x), &v| (s.wrapping_add(v), x ^ v))
 }
 
-fn check(ok: bool, message: impl FnOnce() -> String) -> Result<(), Error> {
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::Check(message()))
-    }
-}
-
 /// The exact Fibonacci number, by iteration.
 fn fib_exact(n: u64) -> u64 {
     let (mut a, mut b) = (0u64, 1u64);
@@ -553,7 +535,7 @@ impl Job {
     /// Solves once on `pool` and checks the answer. The time covers the solve only: for
     /// magpie's searches, the search's own clock (as `magpie search` reports it); otherwise
     /// the `install` call that runs the kernel or enumeration.
-    fn run(self, pool: &Pool) -> Result<Solve, Error> {
+    fn run(self, pool: &Pool) -> Result<Solve, Failure> {
         let Job::Loop(p) = self else {
             return self.run_plain(pool).map(|(s, a, c)| (s, a, c, None));
         };
@@ -573,7 +555,7 @@ impl Job {
     }
 
     /// [`Job::run`] for everything but the loop applications.
-    fn run_plain(self, pool: &Pool) -> Result<(f64, String, String), Error> {
+    fn run_plain(self, pool: &Pool) -> Result<(f64, String, String), Failure> {
         match self {
             Job::Loop(_) => unreachable!("Job::run runs the loop applications"),
             Job::Search(p) => match pool {
@@ -589,7 +571,7 @@ impl Job {
             } => {
                 let t = Instant::now();
                 if pool.is_rayon() {
-                    pool.install(|| peers::quicksort(&mut data));
+                    pool.install(|| magpie_apps::quicksort(&mut Rayon, &mut data));
                 } else {
                     pool.install(|| magpie_apps::quicksort(&mut Magpie, &mut data));
                 }
@@ -617,7 +599,7 @@ impl Job {
             Job::PrefixSum { mut data, input } => {
                 let t = Instant::now();
                 if pool.is_rayon() {
-                    pool.install(|| peers::prefix_sum(&mut data));
+                    pool.install(|| magpie_apps::prefix_sum(&mut Rayon, &mut data));
                 } else {
                     pool.install(|| magpie_apps::prefix_sum(&mut Magpie, &mut data));
                 }
@@ -637,12 +619,11 @@ impl Job {
             }
             Job::Fib { n } => {
                 let t = Instant::now();
+                let n32 = u32::try_from(n).expect("--n ≤ 93");
                 let v = if pool.is_rayon() {
-                    pool.install(|| peers::fib(n))
+                    pool.install(|| magpie_apps::fib(&mut Rayon, n32))
                 } else {
-                    pool.install(|| {
-                        magpie_apps::fib(&mut Magpie, u32::try_from(n).expect("--n ≤ 93"))
-                    })
+                    pool.install(|| magpie_apps::fib(&mut Magpie, n32))
                 };
                 let seconds = t.elapsed().as_secs_f64();
                 let want = fib_exact(n);
@@ -661,7 +642,7 @@ impl Job {
 
 /// An enumeration on rayon, checked like magpie's (published counts where known; the
 /// parent also checks that every run's answer agrees).
-fn rayon_search(p: &Prepared, pool: &Pool) -> Result<(f64, String, String), Error> {
+fn rayon_search(p: &Prepared, pool: &Pool) -> Result<(f64, String, String), Failure> {
     let spawn = p.spawn_depth().unwrap_or(DEFAULT_SPAWN_DEPTH);
     let max_depth = p.max_depth();
     let t = Instant::now();
@@ -717,13 +698,13 @@ fn rayon_search(p: &Prepared, pool: &Pool) -> Result<(f64, String, String), Erro
 }
 
 /// Prints `ready`, then waits for `go` on stdin: the inter-process barrier.
-fn barrier() -> Result<(), Error> {
-    magpie_measure::process::wait_for_release().map_err(|e| Error::Run(format!("run-one: {e}")))
+fn barrier() -> Result<(), Failure> {
+    magpie_measure::process::wait_for_release().map_err(|e| Failure::Run(format!("run-one: {e}")))
 }
 
 /// `magpie experiment run-one`: prepare, build the pool, barrier, solve once, print one JSON
 /// [`Measurement`].
-pub fn run_one(args: &RunOneArgs, config: &Config) -> Result<(), Error> {
+pub fn run_one(args: &RunOneArgs, config: &Config) -> Result<(), Failure> {
     let app = App::parse(&args.app)?;
     let peer = match args.runtime.trim() {
         "magpie" => None,
@@ -745,14 +726,14 @@ pub fn run_one(args: &RunOneArgs, config: &Config) -> Result<(), Error> {
                 .builder(config.deque.value, workers)
                 .stack_size(job.stack_size())
                 .build()
-                .map_err(|e| Error::Usage(ConfigError::from(e).0))?,
+                .map_err(|e| Failure::Usage(ConfigError::from(e).0))?,
         ),
         Some(Peer::Rayon) => Pool::Rayon(
             rayon::ThreadPoolBuilder::new()
                 .num_threads(workers)
                 .stack_size(job.stack_size())
                 .build()
-                .map_err(|e| Error::Run(format!("cannot build the rayon pool: {e}")))?,
+                .map_err(|e| Failure::Run(format!("cannot build the rayon pool: {e}")))?,
         ),
     };
     barrier()?;
@@ -777,7 +758,7 @@ pub fn run_one(args: &RunOneArgs, config: &Config) -> Result<(), Error> {
         loop_stats,
     };
     let line = serde_json::to_string(&m)
-        .map_err(|e| Error::Run(format!("cannot write the measurement: {e}")))?;
+        .map_err(|e| Failure::Run(format!("cannot write the measurement: {e}")))?;
     println!("{line}");
     Ok(())
 }
@@ -786,13 +767,13 @@ pub fn run_one(args: &RunOneArgs, config: &Config) -> Result<(), Error> {
 mod tests {
     use super::*;
 
-    fn parse(tokens: &[&str]) -> Result<App, Error> {
+    fn parse(tokens: &[&str]) -> Result<App, Failure> {
         App::parse(&tokens.iter().map(|t| t.to_string()).collect::<Vec<_>>())
     }
 
-    fn usage_of(r: Result<App, Error>) -> String {
+    fn usage_of(r: Result<App, Failure>) -> String {
         match r {
-            Err(Error::Usage(e)) => e,
+            Err(Failure::Usage(e)) => e,
             other => panic!("expected a usage error, got {other:?}"),
         }
     }
@@ -840,7 +821,7 @@ mod tests {
             schedule: None,
             kind: Kind::Search,
         };
-        let Err(Error::Usage(e)) = knapsack.check_peer(Peer::Rayon) else {
+        let Err(Failure::Usage(e)) = knapsack.check_peer(Peer::Rayon) else {
             panic!("rayon knapsack accepted")
         };
         assert!(e.contains("no rayon version of knapsack"), "{e}");

@@ -12,7 +12,7 @@
 use crate::config::{Config, Flags};
 
 use super::apps::App;
-use super::{usage, Error};
+use crate::error::{usage, Failure};
 
 /// A runtime other than magpie, run beside it (`--peers`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +31,7 @@ impl Peer {
 }
 
 /// The peers named by `--peers`.
-pub fn peers(list: Option<&str>) -> Result<Vec<Peer>, Error> {
+pub fn peers(list: Option<&str>) -> Result<Vec<Peer>, Failure> {
     let Some(list) = list else {
         return Ok(Vec::new());
     };
@@ -165,7 +165,7 @@ struct List {
 
 /// Splits a plain list (`1,2,4`, `chase-lev,lcws-user`), refusing empty and repeated
 /// elements.
-pub fn split_plain(flag: &str, list: &str) -> Result<Vec<String>, Error> {
+pub fn split_plain(flag: &str, list: &str) -> Result<Vec<String>, Failure> {
     let mut out: Vec<String> = Vec::new();
     for piece in list.split(',') {
         let piece = piece.trim();
@@ -182,7 +182,7 @@ pub fn split_plain(flag: &str, list: &str) -> Result<Vec<String>, Error> {
 
 /// Splits a list of policy specifications, where `key=value` pieces continue the policy
 /// before them (see the module doc).
-pub fn split_specs(flag: &str, list: &str) -> Result<Vec<String>, Error> {
+pub fn split_specs(flag: &str, list: &str) -> Result<Vec<String>, Failure> {
     let mut out: Vec<String> = Vec::new();
     for piece in list.split(',') {
         let piece = piece.trim();
@@ -225,7 +225,7 @@ pub fn split_specs(flag: &str, list: &str) -> Result<Vec<String>, Error> {
 /// percentage, `wf` weights `1:2`) or `fac2` directly after `rws` or `laws`. Every other
 /// element starts a schedule. Each schedule is then parsed (errors name the element) and
 /// given in canonical form; repeats are refused.
-pub fn split_schedules(flag: &str, list: &str) -> Result<Vec<String>, Error> {
+pub fn split_schedules(flag: &str, list: &str) -> Result<Vec<String>, Failure> {
     let mut pieces: Vec<(String, Option<String>)> = Vec::new();
     for piece in list.split(',') {
         let piece = piece.trim();
@@ -277,8 +277,8 @@ fn list(
     flag_name: &str,
     var: &'static str,
     env: &dyn Fn(&str) -> Option<String>,
-    split: fn(&str, &str) -> Result<Vec<String>, Error>,
-) -> Result<List, Error> {
+    split: fn(&str, &str) -> Result<Vec<String>, Failure>,
+) -> Result<List, Failure> {
     if let Some(v) = flag {
         let items = split(flag_name, v)?;
         return Ok(List {
@@ -319,7 +319,7 @@ impl Lists4 {
         base: &Flags,
         env: &dyn Fn(&str) -> Option<String>,
         pick: [usize; 4],
-    ) -> Result<Config, Error> {
+    ) -> Result<Config, Failure> {
         let mut flags = Flags {
             signal: base.signal.clone(),
             join_limit: base.join_limit.clone(),
@@ -354,7 +354,7 @@ impl Lists4 {
             }
             env(name)
         };
-        Config::resolve_with(&flags, &lookup).map_err(|e| Error::Usage(e.0))
+        Config::resolve_with(&flags, &lookup).map_err(|e| Failure::Usage(e.0))
     }
 }
 
@@ -367,7 +367,7 @@ impl Matrix {
         peers: &[Peer],
         schedules: &[String],
         env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Matrix, Error> {
+    ) -> Result<Matrix, Failure> {
         let lists = Lists4 {
             lists: [
                 list(
@@ -375,7 +375,7 @@ impl Matrix {
                     "--workers",
                     VARS[0],
                     env,
-                    split_plain as fn(&str, &str) -> Result<Vec<String>, Error>,
+                    split_plain as fn(&str, &str) -> Result<Vec<String>, Failure>,
                 )?,
                 list(&flags.deque, "--deque", VARS[1], env, split_plain)?,
                 list(&flags.victims, "--victims", VARS[2], env, split_specs)?,
@@ -493,9 +493,9 @@ mod tests {
         None
     }
 
-    fn message(r: Result<impl std::fmt::Debug, Error>) -> String {
+    fn message(r: Result<impl std::fmt::Debug, Failure>) -> String {
         match r {
-            Err(Error::Usage(e)) => e,
+            Err(Failure::Usage(e)) => e,
             other => panic!("expected a usage error, got {other:?}"),
         }
     }

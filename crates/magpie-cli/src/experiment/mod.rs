@@ -15,45 +15,10 @@ mod peers;
 mod report;
 mod runner;
 
-use std::fmt;
-
 use clap::{ArgAction, ArgMatches, Args, Subcommand};
 
 use crate::config::{Config, Flags};
-use crate::error::Failure;
-
-/// Why an experiment stopped.
-#[derive(Debug)]
-pub enum Error {
-    /// Bad usage, configuration or input: exit code 2.
-    Usage(String),
-    /// A result failed its check (a bug): exit code 1.
-    Check(String),
-    /// A measured process failed otherwise (crashed, or could not be started): exit code 1.
-    Run(String),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Usage(e) | Error::Run(e) => f.write_str(e),
-            Error::Check(e) => write!(f, "result check failed (a bug): {e}"),
-        }
-    }
-}
-
-impl From<Failure> for Error {
-    fn from(f: Failure) -> Self {
-        match f {
-            Failure::Usage(e) => Error::Usage(e),
-            Failure::Check(e) => Error::Check(e),
-        }
-    }
-}
-
-fn usage<T>(message: impl Into<String>) -> Result<T, Error> {
-    Err(Error::Usage(message.into()))
-}
+use crate::error::{usage, Failure};
 
 /// `magpie experiment`'s subcommands.
 #[derive(Debug, Args)]
@@ -317,7 +282,7 @@ pub enum Format {
 }
 
 /// Parses a count given to `flag`, at least 1.
-fn count(flag: &str, value: Option<&str>, default: usize, what: &str) -> Result<usize, Error> {
+fn count(flag: &str, value: Option<&str>, default: usize, what: &str) -> Result<usize, Failure> {
     let Some(v) = value else { return Ok(default) };
     match v.trim().parse::<usize>() {
         Ok(0) => usage(format!("{flag} 0: {what} must be at least 1")),
@@ -330,7 +295,7 @@ fn count(flag: &str, value: Option<&str>, default: usize, what: &str) -> Result<
 
 /// Runs `magpie experiment policies`. `matches` are the subcommand's (for the positions of
 /// the application options), `flags` the global options as given (lists).
-pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Result<(), Error> {
+pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Result<(), Failure> {
     let runs = count("--runs", args.runs.as_deref(), 10, "the number of runs")?;
     let instances = count(
         "--instances",
@@ -365,7 +330,7 @@ pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Res
     for peer in &peers {
         let mut first_error = None;
         for (a, app) in apps.iter().enumerate() {
-            if let Err(Error::Usage(reason)) = app.check_peer(*peer) {
+            if let Err(Failure::Usage(reason)) = app.check_peer(*peer) {
                 first_error.get_or_insert_with(|| reason.clone());
                 left_out.push(runner::LeftOut {
                     app: a,
@@ -375,13 +340,13 @@ pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Res
             }
         }
         if left_out.iter().filter(|l| l.peer == peer.name()).count() == apps.len() {
-            return Err(Error::Usage(first_error.unwrap_or_default()));
+            return Err(Failure::Usage(first_error.unwrap_or_default()));
         }
     }
     let matrix =
         matrix::Matrix::resolve(flags, &peers, &schedules, &|name| std::env::var(name).ok())?;
     let exe = std::env::current_exe()
-        .map_err(|e| Error::Run(format!("cannot find this program's executable: {e}")))?;
+        .map_err(|e| Failure::Run(format!("cannot find this program's executable: {e}")))?;
     let plan = runner::Plan {
         exe,
         apps,
@@ -395,10 +360,10 @@ pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Res
     let experiment = report::Experiment::new(&plan, &matrix.lists, &results);
     experiment
         .print(format)
-        .map_err(|e| Error::Run(format!("cannot write the report: {e}")))
+        .map_err(|e| Failure::Run(format!("cannot write the report: {e}")))
 }
 
 /// Runs `magpie experiment run-one` (a child of `policies`) with the pool of `config`.
-pub fn run_one(args: &RunOneArgs, config: &Config) -> Result<(), Error> {
+pub fn run_one(args: &RunOneArgs, config: &Config) -> Result<(), Failure> {
     apps::run_one(args, config)
 }

@@ -1,81 +1,11 @@
-//! The rayon versions of the experiment's applications (`--peers rayon`), written as a rayon
-//! user would and kept as close as possible to magpie's: the fork-join kernels are the
-//! same algorithms with `rayon::join` for `magpie::join` (same cutoffs), and the
-//! enumerations (uts, ns, nqueens) fork over every node above the spawn depth, like
-//! magpie's depth-bounded skeleton, and search sequentially below it.
+//! The rayon versions of the experiment's enumerations (`--peers rayon`), written as a rayon
+//! user would and kept as close as possible to magpie's: uts, ns and nqueens fork over
+//! every node above the spawn depth, like magpie's depth-bounded skeleton, and search
+//! sequentially below it. The fork-join kernels (fib, quicksort, prefix-sum) need nothing
+//! here: they are `magpie_apps`' own, run with `magpie_apps::join::Rayon`.
 
 use magpie::search::{Enumerate, SearchSpace};
 use rayon::prelude::*;
-
-/// Naive Fibonacci, every call above the leaves forking (as `magpie_apps::fib`).
-pub fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = rayon::join(|| fib(n - 1), || fib(n - 2));
-    a + b
-}
-
-/// Parallel quicksort: `magpie_apps::quicksort` with `rayon::join` (same partition, same
-/// cutoff).
-pub fn quicksort(v: &mut [u64]) {
-    if v.len() <= magpie_apps::QUICKSORT_CUTOFF {
-        v.sort_unstable();
-        return;
-    }
-    let mid = magpie_apps::partition(v);
-    let (left, right) = v.split_at_mut(mid);
-    rayon::join(|| quicksort(left), || quicksort(right));
-}
-
-/// Inclusive wrapping prefix sum: `magpie_apps::prefix_sum` with `rayon::join` (piece
-/// sums, then sequential scans from their offsets; same cutoff).
-pub fn prefix_sum(v: &mut [u64]) {
-    let sums = piece_sums(v);
-    scan_pieces(v, &sums, 0);
-}
-
-enum PieceSums {
-    Leaf(u64),
-    Split(u64, Box<PieceSums>, Box<PieceSums>),
-}
-
-impl PieceSums {
-    fn total(&self) -> u64 {
-        match self {
-            PieceSums::Leaf(t) | PieceSums::Split(t, ..) => *t,
-        }
-    }
-}
-
-fn piece_sums(v: &[u64]) -> PieceSums {
-    if v.len() <= magpie_apps::PREFIX_SUM_CUTOFF {
-        return PieceSums::Leaf(v.iter().fold(0u64, |a, &x| a.wrapping_add(x)));
-    }
-    let (a, b) = v.split_at(v.len() / 2);
-    let (l, r) = rayon::join(|| piece_sums(a), || piece_sums(b));
-    PieceSums::Split(l.total().wrapping_add(r.total()), Box::new(l), Box::new(r))
-}
-
-fn scan_pieces(v: &mut [u64], sums: &PieceSums, offset: u64) {
-    match sums {
-        PieceSums::Leaf(_) => {
-            let mut acc = offset;
-            for x in v {
-                acc = acc.wrapping_add(*x);
-                *x = acc;
-            }
-        }
-        PieceSums::Split(_, l, r) => {
-            let (a, b) = v.split_at_mut(v.len() / 2);
-            let right_offset = offset.wrapping_add(l.total());
-            rayon::join(
-                || scan_pieces(a, l, offset),
-                || scan_pieces(b, r, right_offset),
-            );
-        }
-    }
-}
 
 /// Folds `fold` over every node of `space` (nodes deeper than `max_depth` are not
 /// expanded, as in `magpie::search`): the children of nodes above `spawn_depth` are rayon
@@ -150,27 +80,6 @@ mod tests {
             .num_threads(2)
             .build()
             .unwrap()
-    }
-
-    #[test]
-    fn kernels_match_sequential() {
-        let pool = pool();
-        assert_eq!(pool.install(|| fib(20)), 6765);
-        for len in [0, 1, 5000, 50_000] {
-            let input = magpie_apps::random_u64s(len, 9, 0);
-            let mut v = input.clone();
-            pool.install(|| quicksort(&mut v));
-            let mut want = input.clone();
-            want.sort_unstable();
-            assert_eq!(v, want);
-            let mut v = input.clone();
-            pool.install(|| prefix_sum(&mut v));
-            let mut acc = 0u64;
-            for (x, y) in input.iter().zip(&v) {
-                acc = acc.wrapping_add(*x);
-                assert_eq!(acc, *y);
-            }
-        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ use magpie_measure::rounds::rounds;
 
 use super::apps::{App, Measurement};
 use super::matrix::Setup;
-use super::Error;
+use crate::error::Failure;
 
 /// What to run.
 pub struct Plan {
@@ -69,7 +69,7 @@ pub struct Results {
 
 /// Starts one child process of a run: this program again, `experiment run-one`, behind the
 /// barrier.
-fn start(plan: &Plan, app: &App, setup: &Setup) -> Result<BarrierChild, Error> {
+fn start(plan: &Plan, app: &App, setup: &Setup) -> Result<BarrierChild, Failure> {
     BarrierChild::start(
         Command::new(&plan.exe)
             .args(&setup.global_flags)
@@ -83,19 +83,19 @@ fn start(plan: &Plan, app: &App, setup: &Setup) -> Result<BarrierChild, Error> {
             .args(&app.tokens)
             .args(setup.app_flags(app)),
     )
-    .map_err(|e| Error::Run(format!("cannot start {}: {e}", plan.exe.display())))
+    .map_err(|e| Failure::Run(format!("cannot start {}: {e}", plan.exe.display())))
 }
 
 /// The error for a child that did not do what it should (`what`), from its exit status
 /// and the last line of its stderr.
-fn failed(inst: &mut BarrierChild, context: &str, what: &str) -> Error {
+fn failed(inst: &mut BarrierChild, context: &str, what: &str) -> Failure {
     let (status, stderr) = inst.finish();
     failure(context, what, status, &stderr)
 }
 
 /// The error for a child that did not do what it should (`what`): a check failure if it
 /// exited 1, a usage error if 2, a failed run otherwise, with the last line of its stderr.
-fn failure(context: &str, what: &str, status: Option<ExitStatus>, stderr: &str) -> Error {
+fn failure(context: &str, what: &str, status: Option<ExitStatus>, stderr: &str) -> Failure {
     let last = stderr
         .lines()
         .rev()
@@ -105,13 +105,13 @@ fn failure(context: &str, what: &str, status: Option<ExitStatus>, stderr: &str) 
     let message = last.strip_prefix("magpie: error: ").unwrap_or(last);
     let code = status.and_then(|s| s.code());
     match code {
-        Some(1) => Error::Check(format!(
+        Some(1) => Failure::Check(format!(
             "{context}: {}",
             message
                 .strip_prefix("result check failed (a bug): ")
                 .unwrap_or(message)
         )),
-        Some(2) => Error::Usage(format!("{context}: {message}")),
+        Some(2) => Failure::Usage(format!("{context}: {message}")),
         _ => {
             let how = match status {
                 Some(s) => process::describe(s),
@@ -122,13 +122,13 @@ fn failure(context: &str, what: &str, status: Option<ExitStatus>, stderr: &str) 
             } else {
                 format!(": {message}")
             };
-            Error::Run(format!("{context}: {what}; the process {how}{detail}"))
+            Failure::Run(format!("{context}: {what}; the process {how}{detail}"))
         }
     }
 }
 
 /// One run: `plan.instances` children of `app` on `setup`, released together.
-fn one_run(plan: &Plan, app: &App, setup: &Setup, run: usize) -> Result<Vec<Measurement>, Error> {
+fn one_run(plan: &Plan, app: &App, setup: &Setup, run: usize) -> Result<Vec<Measurement>, Failure> {
     let context = |i: usize| {
         format!(
             "{} on {}, run {}, instance {}",
@@ -176,26 +176,27 @@ fn one_run(plan: &Plan, app: &App, setup: &Setup, run: usize) -> Result<Vec<Meas
                 &stderr,
             ));
         }
-        let m: Measurement = serde_json::from_str(&line)
-            .map_err(|e| Error::Run(format!("{}: unreadable result {line:?}: {e}", context(i))))?;
+        let m: Measurement = serde_json::from_str(&line).map_err(|e| {
+            Failure::Run(format!("{}: unreadable result {line:?}: {e}", context(i)))
+        })?;
         out.push(m);
     }
     Ok(out)
 }
 
 /// Runs the whole plan.
-pub fn execute(plan: &Plan) -> Result<Results, Error> {
-    let background = match &plan.background {
-        Some(c) => {
-            let mut sh = Command::new("sh");
-            sh.arg("-c").arg(c);
-            Some(
-                Background::start(sh, Repeat::Once)
-                    .map_err(|e| Error::Run(format!("--background: cannot start `sh -c`: {e}")))?,
-            )
-        }
-        None => None,
-    };
+pub fn execute(plan: &Plan) -> Result<Results, Failure> {
+    let background =
+        match &plan.background {
+            Some(c) => {
+                let mut sh = Command::new("sh");
+                sh.arg("-c").arg(c);
+                Some(Background::start(sh, Repeat::Once).map_err(|e| {
+                    Failure::Run(format!("--background: cannot start `sh -c`: {e}"))
+                })?)
+            }
+            None => None,
+        };
     let progress = std::io::stderr().is_terminal();
     let pairs = (0..plan.apps.len())
         .map(|a| {
@@ -231,7 +232,7 @@ pub fn execute(plan: &Plan) -> Result<Results, Error> {
                     match &answers[a] {
                         None => answers[a] = Some((m.answer.clone(), setup.describe())),
                         Some((first, by)) if *first != m.answer => {
-                            return Err(Error::Check(format!(
+                            return Err(Failure::Check(format!(
                                 "{}: {} answered {:?} in run {}, but {by} answered {first:?}",
                                 app.label,
                                 setup.describe(),

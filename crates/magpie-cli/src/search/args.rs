@@ -228,9 +228,10 @@ pub struct SearchArgs {
 
     /// --distributed: how an idle rank picks the rank it asks for work: random, sticky
     /// (the last rank that gave work), perf (the Performance-Driven policy: best score of
-    /// load, residual tasks and latency; `perf:KEY=VALUE,…` sets its constants: smoothing,
-    /// e, min-load, initial-rate, start, grow, shrink, min, max, sleep, max-sleep)
-    /// [default: random]
+    /// load, residual tasks and latency; `perf:KEY=VALUE,…` sets its constants, named as
+    /// the core's perf victim policy: alpha, e, min-load, rate-start, refresh-start,
+    /// refresh-good, refresh-bad, refresh-min, refresh-max, workers, plus sleep and
+    /// max-sleep) [default: random]
     #[arg(long, value_name = "NAME", help_heading = "Distributed")]
     pub remote_victims: Option<String>,
 

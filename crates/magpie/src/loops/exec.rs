@@ -452,10 +452,9 @@ fn victim_order(order: VictimOrder, k: usize) -> Vec<Vec<Vec<usize>>> {
     (0..k).map(tiers).collect()
 }
 
-fn topology() -> &'static crate::policy::topology::Topology {
-    static TOPOLOGY: std::sync::OnceLock<crate::policy::topology::Topology> =
-        std::sync::OnceLock::new();
-    TOPOLOGY.get_or_init(crate::policy::topology::Topology::detect)
+fn topology() -> &'static crate::policy::Topology {
+    static TOPOLOGY: std::sync::OnceLock<crate::policy::Topology> = std::sync::OnceLock::new();
+    TOPOLOGY.get_or_init(crate::policy::Topology::detect)
 }
 
 /// One search for a victim with work; returns the victim and the range taken from it.

@@ -8,11 +8,12 @@
 
 pub mod idle;
 mod params;
-pub mod topology;
+mod topology;
 pub mod victim;
 
 pub use idle::{IdleAction, IdlePolicy, IdleState, ParkIdle};
 pub use params::{parse_duration, PolicyError, PolicySpec, SpecError};
+pub use topology::{Level, LevelKind, Topology, TopologyError};
 pub use victim::{RandomVictims, VictimPolicy, VictimSelector};
 
 /// xorshift64*: a 64-bit xorshift state (never zero) whose output is multiplied by an odd

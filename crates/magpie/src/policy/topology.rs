@@ -1,45 +1,4 @@
-//! The machine's topology, read from Linux sysfs, as a hierarchy of nested CPU groups with a
-//! distance between any two CPUs: what the topology-aware victim policies (`hierarchical`,
-//! `locality`) steer by.
-//!
-//! [`Topology::from_sysfs`] reads a directory laid out like `/sys/devices/system`:
-//!
-//! - `cpu/online`: the online CPUs (a cpulist such as `0-3,8-11`); when it is missing, every
-//!   `cpu/cpuN` directory counts as online;
-//! - per online CPU, `cpu/cpuN/topology/physical_package_id`, and the CPU's core from
-//!   `core_cpus_list`, else `thread_siblings_list`, else `core_id` (taken within the package);
-//! - per online CPU, `cpu/cpuN/cache/index*/{level,type,shared_cpu_list}` for the level-2 and
-//!   level-3 data or unified caches (a CPU without a `cache` directory shares no cache);
-//! - `node/nodeN/cpulist` for the NUMA nodes (without a `node` directory, one node holds every
-//!   CPU).
-//!
-//! Offline CPUs are left out everywhere, including from the lists of CPUs sharing a cache.
-//!
-//! From these it builds the hierarchy from the leaf upward — SMT core, L2 group, L3 group,
-//! package (socket), NUMA node, machine — and keeps only the levels that split the CPUs in a
-//! way no lower level already does, so that each level is one distance:
-//! [`Topology::distance`]`(a, b)` is the number (from 1) of the lowest level at which `a` and `b`
-//! share a group. Levels with the same grouping are merged into one [`Level`] whose
-//! [`kinds`](Level::kinds) names them all. Where the sysfs levels do not nest (a NUMA node
-//! smaller than its package, say), the levels are ordered from the one with the most groups to
-//! the one with the fewest and each level's groups are merged with the groups below, so the
-//! result is always a tree.
-//!
-//! ```
-//! use magpie::policy::topology::{LevelKind, Topology};
-//! use std::path::Path;
-//!
-//! let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sysfs/two-socket-numa");
-//! let t = Topology::from_sysfs(&root).unwrap();
-//! assert_eq!(t.cpus().len(), 16);
-//! assert_eq!(t.max_distance(), 3);
-//! assert_eq!(t.levels()[1].kinds(), &[LevelKind::L3, LevelKind::Package, LevelKind::Node]);
-//! assert_eq!(t.distance(0, 8), 1); // SMT siblings
-//! assert_eq!(t.distance(0, 1), 2); // same socket
-//! assert_eq!(t.distance(0, 4), 3); // other socket
-//! // Compact placement: SMT siblings first, then the rest of the socket.
-//! assert_eq!(t.worker_cpus_within(4, t.cpus()), vec![0, 8, 1, 9]);
-//! ```
+//! The machine's topology; its documentation is on [`Topology`].
 
 use super::params::{PolicySpec, SpecError};
 use std::collections::HashMap;
@@ -169,10 +128,52 @@ impl TopologyError {
 
 /// The CPUs of a machine, their hierarchy of shared resources and the distances it implies.
 ///
-/// See the [module documentation](self) for how sysfs is read and the levels are built.
+///
+/// The machine's topology, read from Linux sysfs, as a hierarchy of nested CPU groups with a
+/// distance between any two CPUs: what the topology-aware victim policies (`hierarchical`,
+/// `locality`) steer by.
+///
+/// [`Topology::from_sysfs`] reads a directory laid out like `/sys/devices/system`:
+///
+/// - `cpu/online`: the online CPUs (a cpulist such as `0-3,8-11`); when it is missing, every
+///   `cpu/cpuN` directory counts as online;
+/// - per online CPU, `cpu/cpuN/topology/physical_package_id`, and the CPU's core from
+///   `core_cpus_list`, else `thread_siblings_list`, else `core_id` (taken within the package);
+/// - per online CPU, `cpu/cpuN/cache/index*/{level,type,shared_cpu_list}` for the level-2 and
+///   level-3 data or unified caches (a CPU without a `cache` directory shares no cache);
+/// - `node/nodeN/cpulist` for the NUMA nodes (without a `node` directory, one node holds every
+///   CPU).
+///
+/// Offline CPUs are left out everywhere, including from the lists of CPUs sharing a cache.
+///
+/// From these it builds the hierarchy from the leaf upward — SMT core, L2 group, L3 group,
+/// package (socket), NUMA node, machine — and keeps only the levels that split the CPUs in a
+/// way no lower level already does, so that each level is one distance:
+/// [`Topology::distance`]`(a, b)` is the number (from 1) of the lowest level at which `a` and `b`
+/// share a group. Levels with the same grouping are merged into one [`Level`] whose
+/// [`kinds`](Level::kinds) names them all. Where the sysfs levels do not nest (a NUMA node
+/// smaller than its package, say), the levels are ordered from the one with the most groups to
+/// the one with the fewest and each level's groups are merged with the groups below, so the
+/// result is always a tree.
 ///
 /// ```
-/// use magpie::policy::topology::{LevelKind, Topology};
+/// use magpie::policy::{LevelKind, Topology};
+/// use std::path::Path;
+///
+/// let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sysfs/two-socket-numa");
+/// let t = Topology::from_sysfs(&root).unwrap();
+/// assert_eq!(t.cpus().len(), 16);
+/// assert_eq!(t.max_distance(), 3);
+/// assert_eq!(t.levels()[1].kinds(), &[LevelKind::L3, LevelKind::Package, LevelKind::Node]);
+/// assert_eq!(t.distance(0, 8), 1); // SMT siblings
+/// assert_eq!(t.distance(0, 1), 2); // same socket
+/// assert_eq!(t.distance(0, 4), 3); // other socket
+/// // Compact placement: SMT siblings first, then the rest of the socket.
+/// assert_eq!(t.worker_cpus_within(4, t.cpus()), vec![0, 8, 1, 9]);
+/// ```
+///
+/// ```
+/// use magpie::policy::{LevelKind, Topology};
 ///
 /// let flat = Topology::flat(4);
 /// assert_eq!(flat.cpus(), &[0, 1, 2, 3]);
@@ -227,7 +228,7 @@ struct CpuInfo {
 
 impl Topology {
     /// Reads the topology from `root`, a directory laid out like `/sys/devices/system` (see
-    /// the [module documentation](self) for the files read).
+    /// [`Topology`] for the files read).
     pub fn from_sysfs(root: &Path) -> Result<Topology, TopologyError> {
         let cpu_dir = root.join("cpu");
         let online_path = cpu_dir.join("online");
@@ -293,7 +294,7 @@ impl Topology {
         Ok(Topology::build(cpus, infos))
     }
 
-    /// Reads the topology of this machine from [`SYSFS_ROOT`]; if that fails, a flat machine
+    /// Reads the topology of this machine from `/sys/devices/system`; if that fails, a flat machine
     /// of [`std::thread::available_parallelism`] CPUs, with a [`note`](Topology::note) saying
     /// why.
     pub fn detect() -> Topology {
@@ -461,7 +462,7 @@ impl Topology {
         &self.order
     }
 
-    /// The CPU for each of `n` workers: the process's allowed CPUs ([`allowed_cpus`]) in
+    /// The CPU for each of `n` workers: the process's allowed CPUs (its affinity mask) in
     /// [compact order](Topology::compact_order), wrapping around when there are more workers
     /// than CPUs.
     pub fn worker_cpus(&self, n: usize) -> Vec<usize> {

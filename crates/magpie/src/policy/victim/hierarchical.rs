@@ -1,34 +1,4 @@
-//! `hierarchical` victim selection: Pheet's distance-based choice over the machine's topology
-//! (Haselsteiner 2015, §2.2).
-//!
-//! The workers are pinned to CPUs in compact order ([`Topology::worker_cpus`]), and each
-//! thief sorts the other workers by the [distance](Topology::distance) between their CPUs and
-//! its own. A round of stealing then goes:
-//!
-//! 1. First the thief's last victim (the worker it last stole from), if it has one.
-//! 2. Then one worker drawn at random among those at distance `d`, with `d` starting at the
-//!    nearest distance at which there are workers (1 unless no worker shares anything closer)
-//!    and moving to the next distance with workers after each failed probe the policy chose;
-//!    distances with no workers are skipped.
-//! 3. When a victim drawn in step 2 fails, the thief tries that victim's own last victim next
-//!    (if it has one that is neither the thief nor already probed this round), then goes on
-//!    with step 2. The last victims are shared by the pool's selectors through one array of
-//!    atomics.
-//! 4. The round ends when the largest distance has been probed (and its victim's last victim
-//!    tried): that is when the idle policy runs, Pheet's "hierarchy exhausted". A successful
-//!    steal ends the round too and records the victim as the thief's last; the next round
-//!    starts again from step 1 with `d` back at the nearest distance.
-//!
-//! The round is built one probe at a time: [`VictimSelector::next_round`] puts the first
-//! probe, and [`VictimSelector::on_probe`] appends the next one after each failure, so a
-//! round holds at most `2 × distances + 1` probes. A victim already probed in the round is not
-//! drawn again while its distance has others left, and a distance whose workers were all
-//! probed already (by steps 1 and 3) is skipped. When there are more workers than CPUs, the
-//! workers sharing the thief's CPU are nearest of all: distance 0, probed before distance 1.
-//!
-//! Parameters: `sysfs=PATH` reads the topology from another directory laid out like
-//! `/sys/devices/system` instead of this machine's; `pin=false` leaves the workers unpinned
-//! (distances are then those of the CPUs they would have had).
+//! The `HierarchicalVictims` policy; its documentation is on [`HierarchicalVictims`].
 
 use super::{PoolView, Probe, ProbeOutcome, VictimPolicy, VictimSelector};
 use crate::policy::params::{PolicySpec, SpecError};
@@ -42,10 +12,40 @@ use std::sync::Arc;
 const NONE: usize = usize::MAX;
 
 /// `hierarchical` victim selection: random victims at growing topological distance, with
-/// Pheet's last-victim rules (see the [module documentation](self)).
+/// Pheet's last-victim rules: Pheet's distance-based choice over the machine's topology
+/// (Haselsteiner 2015, §2.2).
+///
+/// The workers are pinned to CPUs in compact order ([`Topology::worker_cpus`]), and each
+/// thief sorts the other workers by the [distance](Topology::distance) between their CPUs and
+/// its own. A round of stealing then goes:
+///
+/// 1. First the thief's last victim (the worker it last stole from), if it has one.
+/// 2. Then one worker drawn at random among those at distance `d`, with `d` starting at the
+///    nearest distance at which there are workers (1 unless no worker shares anything closer)
+///    and moving to the next distance with workers after each failed probe the policy chose;
+///    distances with no workers are skipped.
+/// 3. When a victim drawn in step 2 fails, the thief tries that victim's own last victim next
+///    (if it has one that is neither the thief nor already probed this round), then goes on
+///    with step 2. The last victims are shared by the pool's selectors through one array of
+///    atomics.
+/// 4. The round ends when the largest distance has been probed (and its victim's last victim
+///    tried): that is when the idle policy runs, Pheet's "hierarchy exhausted". A successful
+///    steal ends the round too and records the victim as the thief's last; the next round
+///    starts again from step 1 with `d` back at the nearest distance.
+///
+/// The round is built one probe at a time: [`VictimSelector::next_round`] puts the first
+/// probe, and [`VictimSelector::on_probe`] appends the next one after each failure, so a
+/// round holds at most `2 × distances + 1` probes. A victim already probed in the round is not
+/// drawn again while its distance has others left, and a distance whose workers were all
+/// probed already (by steps 1 and 3) is skipped. When there are more workers than CPUs, the
+/// workers sharing the thief's CPU are nearest of all: distance 0, probed before distance 1.
+///
+/// Parameters: `sysfs=PATH` reads the topology from another directory laid out like
+/// `/sys/devices/system` instead of this machine's; `pin=false` leaves the workers unpinned
+/// (distances are then those of the CPUs they would have had).
 ///
 /// ```
-/// use magpie::policy::topology::Topology;
+/// use magpie::policy::Topology;
 /// use magpie::policy::victim::{
 ///     HierarchicalVictims, PoolView, Probe, ProbeOutcome, VictimPolicy,
 /// };

@@ -1,22 +1,4 @@
-//! `last-victim` victim selection: Pheet's rule (Haselsteiner 2015, §2.2).
-//!
-//! Each worker remembers the last victim it stole from successfully, in a table shared by the
-//! pool (one `AtomicUsize` per worker, `usize::MAX` for none). A round:
-//!
-//! 1. retries the thief's own last victim first (if it has one);
-//! 2. after each failed probe of a victim `v`, tries `v`'s own last victim next — where `v`
-//!    found work is a good guess for where work still is — and so on along the chain;
-//! 3. when there is nothing to follow, draws the next victim uniformly at random among the
-//!    other workers ([`RandomOther`]), `workers − 1` draws per round in all.
-//!
-//! A chain is followed only to workers not yet probed in this round, and never to the thief
-//! itself, so it cannot loop: a round makes at most `1 + (workers − 1) + (workers − 1)`
-//! probes. Victims are handed to the runtime one at a time (the next is appended to the round
-//! in [`on_probe`](VictimSelector::on_probe)), so that a chained victim is probed right after
-//! the failure that led to it. A failed retry keeps the last victim (it is "the last one this
-//! thief stole from successfully", and the chains of other thieves use it).
-//!
-//! No parameters.
+//! The `LastVictim` policy; its documentation is on [`LastVictim`].
 
 use super::{PoolView, Probe, ProbeOutcome, RandomOther, VictimPolicy, VictimSelector};
 use crate::policy::params::{PolicySpec, SpecError};
@@ -27,7 +9,25 @@ use std::sync::Arc;
 pub const NONE: usize = usize::MAX;
 
 /// `last-victim` victim selection: retry the last victim, follow failed victims' last
-/// victims, else draw at random.
+/// victims, else draw at random: Pheet's rule (Haselsteiner 2015, §2.2).
+///
+/// Each worker remembers the last victim it stole from successfully, in a table shared by the
+/// pool (one `AtomicUsize` per worker, `usize::MAX` for none). A round:
+///
+/// 1. retries the thief's own last victim first (if it has one);
+/// 2. after each failed probe of a victim `v`, tries `v`'s own last victim next — where `v`
+///    found work is a good guess for where work still is — and so on along the chain;
+/// 3. when there is nothing to follow, draws the next victim uniformly at random among the
+///    other workers ([`RandomOther`]), `workers − 1` draws per round in all.
+///
+/// A chain is followed only to workers not yet probed in this round, and never to the thief
+/// itself, so it cannot loop: a round makes at most `1 + (workers − 1) + (workers − 1)`
+/// probes. Victims are handed to the runtime one at a time (the next is appended to the round
+/// in [`on_probe`](VictimSelector::on_probe)), so that a chained victim is probed right after
+/// the failure that led to it. A failed retry keeps the last victim (it is "the last one this
+/// thief stole from successfully", and the chains of other thieves use it).
+///
+/// No parameters.
 ///
 /// ```
 /// use magpie::policy::victim::{LastVictim, PoolView, Probe, ProbeOutcome, VictimPolicy};
@@ -59,7 +59,7 @@ impl LastVictim {
         Ok(LastVictim)
     }
 
-    /// A pool's table of last victims: one slot per worker, all [`NONE`].
+    /// A pool's table of last victims: one slot per worker, all empty.
     pub fn table(num_workers: usize) -> Arc<[AtomicUsize]> {
         (0..num_workers).map(|_| AtomicUsize::new(NONE)).collect()
     }

@@ -1,22 +1,4 @@
-//! `locality` victim selection, after LAWS (locality-aware work stealing): steal from the
-//! workers of the thief's own NUMA node first, then from those of its own package (socket),
-//! then from the rest; and stop probing victims known to be empty.
-//!
-//! The workers are pinned to CPUs in compact order ([`Topology::worker_cpus`]), and each
-//! thief splits the other workers into tiers by the CPU they run on: same NUMA node, same
-//! package (but another node: only with sub-NUMA clustering), the rest; empty tiers are left
-//! out. Each round, filled up front by [`VictimSelector::next_round`], probes every worker of
-//! the first tier in a random order, then every worker of the second, then the third.
-//!
-//! A victim found empty gets weight zero: the thief leaves it out of its rounds until the
-//! victim's [`queue_len`](PoolView::queue_len) shows work again (checked at the start of each
-//! round: a cheap racy read instead of a steal attempt). A lost race or private work
-//! ([`ProbeOutcome::Busy`]) does not zero a victim, since it holds work. When every victim is
-//! zero and none shows work, the round is empty and the idle policy runs at once.
-//!
-//! Parameters: `sysfs=PATH` reads the topology from another directory laid out like
-//! `/sys/devices/system` instead of this machine's; `pin=false` leaves the workers unpinned
-//! (tiers are then those of the CPUs they would have had).
+//! The `LocalityVictims` policy; its documentation is on [`LocalityVictims`].
 
 use super::{PoolView, Probe, ProbeOutcome, VictimPolicy, VictimSelector};
 use crate::policy::params::{PolicySpec, SpecError};
@@ -24,10 +6,26 @@ use crate::policy::topology::{Placement, Topology};
 use crate::policy::XorShift64Star;
 
 /// `locality` victim selection: own NUMA node first, then own package, then the rest, skipping
-/// victims found empty until they show work (see the [module documentation](self)).
+/// victims found empty until they show work, after LAWS (locality-aware work stealing).
+///
+/// The workers are pinned to CPUs in compact order ([`Topology::worker_cpus`]), and each
+/// thief splits the other workers into tiers by the CPU they run on: same NUMA node, same
+/// package (but another node: only with sub-NUMA clustering), the rest; empty tiers are left
+/// out. Each round, filled up front by [`VictimSelector::next_round`], probes every worker of
+/// the first tier in a random order, then every worker of the second, then the third.
+///
+/// A victim found empty gets weight zero: the thief leaves it out of its rounds until the
+/// victim's [`queue_len`](PoolView::queue_len) shows work again (checked at the start of each
+/// round: a cheap racy read instead of a steal attempt). A lost race or private work
+/// ([`ProbeOutcome::Busy`]) does not zero a victim, since it holds work. When every victim is
+/// zero and none shows work, the round is empty and the idle policy runs at once.
+///
+/// Parameters: `sysfs=PATH` reads the topology from another directory laid out like
+/// `/sys/devices/system` instead of this machine's; `pin=false` leaves the workers unpinned
+/// (tiers are then those of the CPUs they would have had).
 ///
 /// ```
-/// use magpie::policy::topology::Topology;
+/// use magpie::policy::Topology;
 /// use magpie::policy::victim::{LocalityVictims, PoolView, Probe, ProbeOutcome, VictimPolicy};
 /// use std::path::Path;
 ///

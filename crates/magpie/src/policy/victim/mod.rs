@@ -22,16 +22,18 @@ use super::XorShift64Star;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-pub mod hierarchical;
-pub mod last_victim;
-pub mod locality;
-pub mod perf;
-pub mod sticky;
+mod hierarchical;
+mod last_victim;
+mod locality;
+mod perf;
+mod sticky;
 
 pub use hierarchical::HierarchicalVictims;
 pub use last_victim::LastVictim;
 pub use locality::LocalityVictims;
-pub use perf::PerfVictims;
+pub use perf::{
+    next_interval, score, smoothed_delay, work_rate, Clock, MonotonicClock, PerfParams, PerfVictims,
+};
 pub use sticky::StickyVictims;
 
 /// What one probe of a victim produced.

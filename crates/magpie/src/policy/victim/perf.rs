@@ -1,79 +1,4 @@
-//! `perf` victim selection: the Performance-Driven Workstealing Policy of Xie (MSc thesis,
-//! Glasgow 2023, Chapter 3), brought down from YewPar's nodes to one pool's workers.
-//!
-//! Each pool has one [`PerfMonitor`], created by [`VictimPolicy::selectors`] and shared by
-//! the pool's selectors. It keeps, lock-free:
-//!
-//! * each worker's **workRate** (Eq. 3.1), updated by the worker itself at the end of each
-//!   task cycle ([`work_rate`]);
-//! * each victim's smoothed **steal delay** (Eq. 3.2), updated from every probe's latency by
-//!   whichever thief made it ([`smoothed_delay`]);
-//! * the cached **best victim**: the argmax over all workers of
-//!   `score_v = max(workRate_v, min-load) · queue_len(v) − delay_v` (§3.3, [`score`]), or
-//!   nothing if the best score is ≤ 0;
-//! * the **refresh schedule** (§3.4): the interval starts at `refresh-start` and, after each
-//!   scheduled refresh, grows by `refresh-good` if the best score was > 0 or shrinks by
-//!   `refresh-bad` otherwise, clamped to `[refresh-min, refresh-max]` ([`next_interval`]);
-//! * a single-flight guard, so that one thief at a time recomputes the scores.
-//!
-//! ## Time measurements
-//!
-//! The policy [`measures`](VictimPolicy::measures): the runtime then times each probe (the
-//! [`Probe::latency_ns`] of a steal attempt, the analogue of the thesis' round trip to
-//! another node's task count) and reports each task cycle of a worker to its own selector
-//! ([`VictimSelector::on_task_done`]). The runtime takes the cycle's timestamps at task start
-//! and task end: [`TaskCycle::idle_ns`] runs from the end of the worker's previous task (or
-//! the start of its search for work) to the start of this task, [`TaskCycle::work_ns`] from
-//! the start of this task to its end — the thesis' "set state to WORKING" and "set state to
-//! IDLE" probes (§3.2.1). Cycles are reported for the tasks a worker runs from its scheduling
-//! loop; the tasks that `join` runs inline inside them count as part of the enclosing task's
-//! work. Times enter the formulas in microseconds (as real numbers, from nanoseconds).
-//!
-//! ## Refresh
-//!
-//! The thesis runs an automatic refresher in the background; here refreshes are done lazily
-//! by thieves, which is what idle workers are for. At the start of each round
-//! ([`next_round`](VictimSelector::next_round)), if the refresh time has come, the thief that
-//! wins the guard (an `AtomicBool` compare-exchange) recomputes the scores, caches the best
-//! victim and sets the next refresh time to now plus the new interval; others go on with the
-//! cached victim. A busy pool therefore does no refreshes; the first thief after a busy
-//! period finds the refresh overdue and refreshes before it steals. The start interval
-//! (1 ms by default) is used as given for the first refresh, even though it lies below
-//! `refresh-min`, as the thesis' code does; from then on the interval is clamped to
-//! `[refresh-min, refresh-max]` (so the default sequence after good refreshes is 1, 61, 121,
-//! 181, 240, 240 … ms, and a bad refresh at 1 ms gives 5 ms).
-//!
-//! ## A round
-//!
-//! If a victim is cached and it is not the thief, the round starts with it alone. If that
-//! steal fails, the thief does one **auxiliary refresh** (§3.4, guarded: if another thief is
-//! refreshing it does none) and one more steal from the best victim then cached — unless that
-//! is still the victim that just failed and this thief did not refresh — and then the round
-//! goes on with `workers − 1` victims drawn at random ([`RandomOther`]), after which the idle
-//! policy backs off. An auxiliary refresh updates the cache but not the schedule. With
-//! nothing useful cached (best score ≤ 0, nothing computed yet, or the thief itself is the
-//! best victim), the round is `workers − 1` random draws.
-//!
-//! The cache is per pool, as it is per node in the thesis, so all thieves go for the same
-//! victim until it runs dry (herding); the failures that follow trigger auxiliary refreshes,
-//! which the guard keeps to one at a time.
-//!
-//! ## Parameters (`perf:key=value`)
-//!
-//! | key | default | meaning |
-//! |---|---|---|
-//! | `e` | 2.72 | the constant added inside every logarithm, `ln(e + x)`; ≥ 1 |
-//! | `alpha` | 0.65 | weight of the new sample in both smoothings (history weighs `1 − alpha`); in (0, 1] |
-//! | `min-load` | 0.0001 | floor of the workRate in the score; > 0 |
-//! | `rate-start` | 1.0 | every worker's workRate before its first task cycle; ≥ 0 |
-//! | `refresh-start` | 1ms | interval before the first scheduled refresh (not clamped) |
-//! | `refresh-good` | 60ms | added to the interval after a refresh whose best score is > 0 |
-//! | `refresh-bad` | 120ms | taken off the interval after a refresh whose best score is ≤ 0 |
-//! | `refresh-min` | 5ms | least interval after a refresh; ≤ `refresh-max` |
-//! | `refresh-max` | 240ms | greatest interval after a refresh |
-//! | `workers` | pool size | `local_workers` of Eq. 3.2 (the delay is multiplied by it); ≥ 1 |
-//!
-//! Each steal delay starts at 0.
+//! The `PerfVictims` policy; its documentation is on [`PerfVictims`].
 
 use super::{PoolView, Probe, ProbeOutcome, RandomOther, TaskCycle, VictimPolicy, VictimSelector};
 use crate::policy::params::{PolicySpec, SpecError};
@@ -82,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The parameters of the `perf` policy (see the [module](self) documentation for what each
+/// The parameters of the `perf` policy (see [`PerfVictims`] for what each
 /// one does); the defaults are the thesis' constants. The inter-rank policy of `magpie-mpi`
 /// uses the same parameters and the same formulas ([`work_rate`], [`smoothed_delay`],
 /// [`score`], [`next_interval`]) at the level of ranks.
@@ -204,7 +129,7 @@ impl PerfParams {
 /// times in microseconds. A cycle of zero length carries no information and leaves `prev`.
 ///
 /// ```
-/// use magpie::policy::victim::perf::{work_rate, PerfParams};
+/// use magpie::policy::victim::{work_rate, PerfParams};
 /// use magpie::policy::victim::TaskCycle;
 /// let r = work_rate(1.0, TaskCycle { idle_ns: 0, work_ns: 100_000 }, &PerfParams::default());
 /// assert!((r - (3.72f64.ln() * 102.72f64.ln() * 0.65 + 0.35)).abs() < 1e-12);
@@ -222,7 +147,7 @@ pub fn work_rate(prev: f64, cycle: TaskCycle, p: &PerfParams) -> f64 {
 /// one: `ln(e + latency_µs · workers) · alpha + prev · (1 − alpha)`.
 ///
 /// ```
-/// use magpie::policy::victim::perf::{smoothed_delay, PerfParams};
+/// use magpie::policy::victim::{smoothed_delay, PerfParams};
 /// let d = smoothed_delay(0.0, 2_500, 4, &PerfParams::default());
 /// assert!((d - 12.72f64.ln() * 0.65).abs() < 1e-12);
 /// ```
@@ -234,7 +159,7 @@ pub fn smoothed_delay(prev: f64, latency_ns: u64, workers: usize, p: &PerfParams
 /// Eq. 3.3: how worth robbing a victim is: `max(load, min-load) · tasks − delay`.
 ///
 /// ```
-/// use magpie::policy::victim::perf::{score, PerfParams};
+/// use magpie::policy::victim::{score, PerfParams};
 /// assert_eq!(score(2.0, 3, 1.5, &PerfParams::default()), 4.5);
 /// ```
 pub fn score(load: f64, tasks: usize, delay: f64, p: &PerfParams) -> f64 {
@@ -246,7 +171,7 @@ pub fn score(load: f64, tasks: usize, delay: f64, p: &PerfParams) -> f64 {
 /// `[refresh-min, refresh-max]`.
 ///
 /// ```
-/// use magpie::policy::victim::perf::{next_interval, PerfParams};
+/// use magpie::policy::victim::{next_interval, PerfParams};
 /// use std::time::Duration;
 /// let p = PerfParams::default();
 /// let ms = Duration::from_millis;
@@ -522,12 +447,86 @@ impl PerfMonitor {
     }
 }
 
-/// `perf` victim selection: the Performance-Driven policy (see the [module](self)
-/// documentation).
+/// `perf` victim selection: the Performance-Driven Workstealing Policy of Xie (MSc thesis,
+/// Glasgow 2023, Chapter 3), brought down from YewPar's nodes to one pool's workers.
+///
+/// Each pool has one monitor, created by [`VictimPolicy::selectors`] and shared by
+/// the pool's selectors. It keeps, lock-free:
+///
+/// * each worker's **workRate** (Eq. 3.1), updated by the worker itself at the end of each
+///   task cycle ([`work_rate`]);
+/// * each victim's smoothed **steal delay** (Eq. 3.2), updated from every probe's latency by
+///   whichever thief made it ([`smoothed_delay`]);
+/// * the cached **best victim**: the argmax over all workers of
+///   `score_v = max(workRate_v, min-load) · queue_len(v) − delay_v` (§3.3, [`score`]), or
+///   nothing if the best score is ≤ 0;
+/// * the **refresh schedule** (§3.4): the interval starts at `refresh-start` and, after each
+///   scheduled refresh, grows by `refresh-good` if the best score was > 0 or shrinks by
+///   `refresh-bad` otherwise, clamped to `[refresh-min, refresh-max]` ([`next_interval`]);
+/// * a single-flight guard, so that one thief at a time recomputes the scores.
+///
+/// ## Time measurements
+///
+/// The policy [`measures`](VictimPolicy::measures): the runtime then times each probe (the
+/// [`Probe::latency_ns`] of a steal attempt, the analogue of the thesis' round trip to
+/// another node's task count) and reports each task cycle of a worker to its own selector
+/// ([`VictimSelector::on_task_done`]). The runtime takes the cycle's timestamps at task start
+/// and task end: [`TaskCycle::idle_ns`] runs from the end of the worker's previous task (or
+/// the start of its search for work) to the start of this task, [`TaskCycle::work_ns`] from
+/// the start of this task to its end — the thesis' "set state to WORKING" and "set state to
+/// IDLE" probes (§3.2.1). Cycles are reported for the tasks a worker runs from its scheduling
+/// loop; the tasks that `join` runs inline inside them count as part of the enclosing task's
+/// work. Times enter the formulas in microseconds (as real numbers, from nanoseconds).
+///
+/// ## Refresh
+///
+/// The thesis runs an automatic refresher in the background; here refreshes are done lazily
+/// by thieves, which is what idle workers are for. At the start of each round
+/// ([`next_round`](VictimSelector::next_round)), if the refresh time has come, the thief that
+/// wins the guard (an `AtomicBool` compare-exchange) recomputes the scores, caches the best
+/// victim and sets the next refresh time to now plus the new interval; others go on with the
+/// cached victim. A busy pool therefore does no refreshes; the first thief after a busy
+/// period finds the refresh overdue and refreshes before it steals. The start interval
+/// (1 ms by default) is used as given for the first refresh, even though it lies below
+/// `refresh-min`, as the thesis' code does; from then on the interval is clamped to
+/// `[refresh-min, refresh-max]` (so the default sequence after good refreshes is 1, 61, 121,
+/// 181, 240, 240 … ms, and a bad refresh at 1 ms gives 5 ms).
+///
+/// ## A round
+///
+/// If a victim is cached and it is not the thief, the round starts with it alone. If that
+/// steal fails, the thief does one **auxiliary refresh** (§3.4, guarded: if another thief is
+/// refreshing it does none) and one more steal from the best victim then cached — unless that
+/// is still the victim that just failed and this thief did not refresh — and then the round
+/// goes on with `workers − 1` victims drawn at random ([`RandomOther`]), after which the idle
+/// policy backs off. An auxiliary refresh updates the cache but not the schedule. With
+/// nothing useful cached (best score ≤ 0, nothing computed yet, or the thief itself is the
+/// best victim), the round is `workers − 1` random draws.
+///
+/// The cache is per pool, as it is per node in the thesis, so all thieves go for the same
+/// victim until it runs dry (herding); the failures that follow trigger auxiliary refreshes,
+/// which the guard keeps to one at a time.
+///
+/// ## Parameters (`perf:key=value`)
+///
+/// | key | default | meaning |
+/// |---|---|---|
+/// | `e` | 2.72 | the constant added inside every logarithm, `ln(e + x)`; ≥ 1 |
+/// | `alpha` | 0.65 | weight of the new sample in both smoothings (history weighs `1 − alpha`); in (0, 1] |
+/// | `min-load` | 0.0001 | floor of the workRate in the score; > 0 |
+/// | `rate-start` | 1.0 | every worker's workRate before its first task cycle; ≥ 0 |
+/// | `refresh-start` | 1ms | interval before the first scheduled refresh (not clamped) |
+/// | `refresh-good` | 60ms | added to the interval after a refresh whose best score is > 0 |
+/// | `refresh-bad` | 120ms | taken off the interval after a refresh whose best score is ≤ 0 |
+/// | `refresh-min` | 5ms | least interval after a refresh; ≤ `refresh-max` |
+/// | `refresh-max` | 240ms | greatest interval after a refresh |
+/// | `workers` | pool size | `local_workers` of Eq. 3.2 (the delay is multiplied by it); ≥ 1 |
+///
+/// Each steal delay starts at 0.
 ///
 /// ```
 /// use magpie::policy::victim::{by_name, PoolView, VictimPolicy};
-/// use magpie::policy::victim::perf::PerfVictims;
+/// use magpie::policy::victim::PerfVictims;
 /// struct Four;
 /// impl PoolView for Four {
 ///     fn num_workers(&self) -> usize { 4 }
@@ -559,7 +558,7 @@ impl PerfVictims {
         })
     }
 
-    /// The policy with the parameters of `spec` (see the [module](self) documentation).
+    /// The policy with the parameters of `spec` (see [`PerfVictims`]).
     pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
         PerfVictims::new(PerfParams::from_spec(spec)?)
     }
@@ -636,11 +635,6 @@ impl PerfSelector {
             clock,
             cached: None,
         }
-    }
-
-    /// The monitor this selector shares with its pool.
-    pub fn monitor(&self) -> &Arc<PerfMonitor> {
-        &self.monitor
     }
 
     /// The monitor's best victim, if it is one this thief may rob.

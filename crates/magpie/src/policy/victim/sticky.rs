@@ -1,21 +1,21 @@
-//! `sticky` victim selection: YewPar's DepthPool rule ("biased random").
-//!
-//! A thief keeps stealing from the last victim that gave it a task until a steal from that
-//! victim fails; then it draws victims at random again until one succeeds, which becomes the
-//! new sticky victim. A round probes the sticky victim (if any) first, then `workers − 1`
-//! victims drawn uniformly at random among the other workers ([`RandomOther`]).
-//!
-//! Parameters (`sticky:key=value`):
-//!
-//! | key | default | meaning |
-//! |---|---|---|
-//! | `keep-on-busy` | `false` | Keep the sticky victim when a probe of it is [`Busy`](ProbeOutcome::Busy) (a lost race, or only private work whose exposure was requested) rather than [`Empty`](ProbeOutcome::Empty). YewPar unsticks on any failed steal, hence the default. |
+//! The `StickyVictims` policy; its documentation is on [`StickyVictims`].
 
 use super::{PoolView, Probe, ProbeOutcome, RandomOther, VictimPolicy, VictimSelector};
 use crate::policy::params::{PolicySpec, SpecError};
 
-/// `sticky` victim selection: steal from the last successful victim until a steal from it
-/// fails, then at random.
+/// `sticky` victim selection, YewPar's DepthPool rule ("biased random"): steal from the last
+/// successful victim until a steal from it fails, then at random.
+///
+/// A thief keeps stealing from the last victim that gave it a task until a steal from that
+/// victim fails; then it draws victims at random again until one succeeds, which becomes the
+/// new sticky victim. A round probes the sticky victim (if any) first, then `workers − 1`
+/// victims drawn uniformly at random among the other workers ([`RandomOther`]).
+///
+/// Parameters (`sticky:key=value`):
+///
+/// | key | default | meaning |
+/// |---|---|---|
+/// | `keep-on-busy` | `false` | Keep the sticky victim when a probe of it is [`Busy`](ProbeOutcome::Busy) (a lost race, or only private work whose exposure was requested) rather than [`Empty`](ProbeOutcome::Empty). YewPar unsticks on any failed steal, hence the default. |
 ///
 /// ```
 /// use magpie::policy::victim::{
@@ -43,7 +43,7 @@ pub struct StickyVictims {
 }
 
 impl StickyVictims {
-    /// The policy with the parameters of `spec` (see the [module](self) documentation).
+    /// The policy with the parameters of `spec` (see [`StickyVictims`]).
     pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
         Ok(StickyVictims {
             keep_on_busy: spec.flag("keep-on-busy", false)?,
@@ -92,6 +92,7 @@ impl StickySelector {
     }
 
     /// The victim this thief sticks to, if any.
+    #[cfg(test)]
     pub fn sticky(&self) -> Option<usize> {
         self.sticky
     }
