@@ -367,6 +367,44 @@ mod tests {
     }
 
     #[test]
+    fn a_step_that_differs_from_the_sequential_one_is_named() {
+        let m = LoopInput::Mandelbrot(crate::mandelbrot::Params::new(8, 6, 20, 2).unwrap());
+        let good = m.step_seq(0);
+        assert_eq!(
+            m.check(&[good.clone(), good.clone()]),
+            Ok("every step's image equals the sequential one (render_seq)")
+        );
+        let LoopOutput::Image(mut bad) = good.clone() else {
+            unreachable!()
+        };
+        bad[0] += 1;
+        let e = m.check(&[good, LoopOutput::Image(bad)]).unwrap_err();
+        assert!(e.starts_with("mandelbrot step 2: "), "{e}");
+
+        let d = LoopInput::Dist(vec![3, 1, 4]);
+        let steps = [d.step_seq(0), d.step_seq(1)];
+        assert_eq!(
+            d.check(&steps),
+            Ok("the sum equals the sequential run's (dist::run_seq)")
+        );
+        let e = d.check(&[steps[0].clone(), steps[0].clone()]).unwrap_err();
+        assert!(e.starts_with("dist: the steps sum to "), "{e}");
+
+        let a = crate::spmv::power_law(50, 40, 2, 1.5, 1).unwrap();
+        let v = LoopInput::Spmv {
+            x: crate::spmv::vector(40, 2),
+            a,
+        };
+        let LoopOutput::Y(mut y) = v.step_seq(0) else {
+            unreachable!()
+        };
+        assert!(v.check(&[LoopOutput::Y(y.clone())]).is_ok());
+        y[0] = -y[0] + 1.0;
+        let e = v.check(&[LoopOutput::Y(y)]).unwrap_err();
+        assert!(e.starts_with("spmv step 1: y's checksum is "), "{e}");
+    }
+
+    #[test]
     fn names_are_unique_and_every_option_is_a_flag() {
         let mut seen = std::collections::HashSet::new();
         for a in SEARCH_APPS {
