@@ -34,6 +34,13 @@ pub const DEFAULT_STEPS: usize = 20;
 /// A default mean iteration cost, in work units (rounds of [`work`]).
 pub const DEFAULT_MEAN_UNITS: u64 = 100;
 
+/// The description of `dist` in [`crate::registry::LOOP_APPS`].
+pub static APP: crate::registry::LoopApp = crate::registry::LoopApp {
+    name: "dist",
+    options: &["--dist", "--iterations", "--mean-units", "--seed"],
+    default_steps: DEFAULT_STEPS,
+};
+
 /// The distribution of the iteration costs, each with mean `mean_units` (see [`costs`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Dist {
@@ -256,13 +263,15 @@ pub fn iteration_seed(step: usize, i: usize) -> u64 {
 /// assert_eq!(run_seq(&[3], 2), work(3, 0).wrapping_add(work(3, 1 << 32)));
 /// ```
 pub fn run_seq(costs: &[u64], steps: usize) -> u64 {
-    let mut sum = 0u64;
-    for s in 0..steps {
-        for (i, &c) in costs.iter().enumerate() {
-            sum = sum.wrapping_add(work(c, iteration_seed(s, i)));
-        }
-    }
-    sum
+    (0..steps).fold(0u64, |sum, s| sum.wrapping_add(step_seq(costs, s)))
+}
+
+/// Time step `s` of [`run_seq`] on its own: the wrapping sum over the iterations `i` of
+/// [`work`]`(costs[i], iteration_seed(s, i))`, what [`step`] computes in parallel.
+pub fn step_seq(costs: &[u64], s: usize) -> u64 {
+    costs.iter().enumerate().fold(0u64, |sum, (i, &c)| {
+        sum.wrapping_add(work(c, iteration_seed(s, i)))
+    })
 }
 
 /// The parallel application: each step is one call of `lp` (a wrapping-add reduction over

@@ -18,6 +18,13 @@ use magpie::loops::Loop;
 use crate::input::InputError;
 use crate::rng::SplitMix64;
 
+/// The description of `histogram` in [`crate::registry::LOOP_APPS`].
+pub static APP: crate::registry::LoopApp = crate::registry::LoopApp {
+    name: "histogram",
+    options: &["--size", "--buckets", "--skew", "--seed"],
+    default_steps: crate::registry::DEFAULT_LOOP_STEPS,
+};
+
 /// `n` keys in `0..buckets` from a seeded generator (SplitMix64): key `⌊buckets · u^(1 +
 /// skew)⌋` for `u` uniform on `[0, 1)`, so `skew = 0` gives uniform keys and a larger
 /// `skew` piles them up towards the small buckets (density ∝ `x^(1/(1+skew) − 1)`, a

@@ -26,6 +26,13 @@ use magpie::loops::Loop;
 use crate::input::InputError;
 use crate::output::map_indexed;
 
+/// The description of `mandelbrot` in [`crate::registry::LOOP_APPS`].
+pub static APP: crate::registry::LoopApp = crate::registry::LoopApp {
+    name: "mandelbrot",
+    options: &["--width", "--height", "--max-iter", "--png"],
+    default_steps: crate::registry::DEFAULT_LOOP_STEPS,
+};
+
 /// Memory per pixel counted against [`crate::MAX_GENERATED_BYTES`]: the image and the
 /// sequential check's image, one `u32` each.
 pub const BYTES_PER_PIXEL: u64 = 8;

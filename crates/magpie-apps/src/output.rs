@@ -62,3 +62,22 @@ pub fn map_indexed<T: Cell>(lp: &Loop, n: usize, f: impl Fn(usize) -> T + Sync) 
     });
     out.into_iter().map(T::take).collect()
 }
+
+/// FNV-1a (64-bit) over `words`, each as 8 little-endian bytes: the checksum of the
+/// histogram's counts and of SpMV's `y` (as the bits of each entry).
+///
+/// ```
+/// use magpie_apps::output::fnv64;
+/// assert_eq!(fnv64([]), 0xcbf2_9ce4_8422_2325);
+/// assert_ne!(fnv64([1, 2]), fnv64([2, 1]));
+/// ```
+pub fn fnv64(words: impl IntoIterator<Item = u64>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for w in words {
+        for b in w.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}

@@ -19,6 +19,13 @@ use crate::input::InputError;
 use crate::output::map_indexed;
 use crate::rng::SplitMix64;
 
+/// The description of `spmv` in [`crate::registry::LOOP_APPS`].
+pub static APP: crate::registry::LoopApp = crate::registry::LoopApp {
+    name: "spmv",
+    options: &["--rows", "--cols", "--min-len", "--alpha", "--seed"],
+    default_steps: crate::registry::DEFAULT_LOOP_STEPS,
+};
+
 /// A sparse matrix in compressed sparse row form: the entries of row `r` are
 /// `values[row_ptr[r]..row_ptr[r + 1]]` in columns `col_idx[row_ptr[r]..row_ptr[r + 1]]`.
 #[derive(Debug, Clone, PartialEq)]

@@ -52,6 +52,7 @@ use std::time::{Duration, Instant};
 use magpie::loops::{Loop, LoopStats, Schedule};
 use magpie_apps::dist::{self, Dist};
 use magpie_apps::mandelbrot::{self, Params};
+use magpie_apps::registry::{LoopInput, LoopOutput};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -128,17 +129,12 @@ pub struct LoopsArgs {
     pub quick: bool,
 }
 
-/// The problem of one app.
-enum Input {
-    Mandelbrot(Params),
-    Dist(Vec<u64>),
-}
-
 /// An app with its sizes and its sequential reference result.
 struct App {
     name: String,
     describe: String,
-    input: Input,
+    /// Mandelbrot or Dist: the C peers (`omp.rs`) have only those.
+    input: LoopInput,
     steps: usize,
     reference: Digest,
 }
@@ -180,10 +176,8 @@ struct RunRecord {
 /// What one time step produced.
 struct StepOut {
     time: Duration,
-    /// The image (Mandelbrot) or nothing (Dist).
-    image: Vec<u32>,
-    /// The step's sum (Dist) or the sum of the image's counts (Mandelbrot, filled later).
-    sum: u64,
+    /// The image (Mandelbrot) or the step's sum (Dist).
+    out: LoopOutput,
     /// magpie's statistics of the step.
     stats: Option<LoopStats>,
     /// OpenMP's per-thread busy times.
@@ -485,7 +479,7 @@ fn build_app(name: &str, args: &LoopsArgs, steps: usize) -> Result<App, String> 
                 "{}×{} pixels, max_iter {}, {steps} steps",
                 p.width, p.height, p.max_iter
             ),
-            input: Input::Mandelbrot(p),
+            input: LoopInput::Mandelbrot(p),
             steps,
             reference: (s.iterations, s.checksum),
         });
@@ -500,7 +494,7 @@ fn build_app(name: &str, args: &LoopsArgs, steps: usize) -> Result<App, String> 
     Ok(App {
         name: d.to_string(),
         describe: format!("{n} iterations, mean {mean} work units, {steps} steps"),
-        input: Input::Dist(costs),
+        input: LoopInput::Dist(costs),
         steps,
         reference,
     })
@@ -591,14 +585,14 @@ fn run_once(
         if let Some(busy) = out.busy {
             covs.push(cov_of(busy));
         }
-        match app.input {
-            Input::Mandelbrot(_) => {
-                digest.0 += out.image.iter().map(|&n| u64::from(n)).sum::<u64>();
+        match out.out {
+            LoopOutput::Image(_) => {
+                digest.0 += out.out.total();
                 if s == last {
-                    digest.1 = mandelbrot::checksum(&out.image);
+                    digest.1 = out.out.checksum();
                 }
             }
-            Input::Dist(_) => digest.0 = digest.0.wrapping_add(out.sum),
+            _ => digest.0 = digest.0.wrapping_add(out.out.checksum()),
         }
     }
     if !covs.is_empty() {
@@ -619,11 +613,10 @@ fn cov_of(busy: Vec<Duration>) -> f64 {
     .cov()
 }
 
-fn step_out(time: Duration, image: Vec<u32>, sum: u64) -> StepOut {
+fn step_out(time: Duration, out: LoopOutput) -> StepOut {
     StepOut {
         time,
-        image,
-        sum,
+        out,
         stats: None,
         busy: None,
     }
@@ -632,67 +625,58 @@ fn step_out(time: Duration, image: Vec<u32>, sum: u64) -> StepOut {
 /// Step `s` through the magpie loop `lp` (on the current pool).
 fn magpie_step(app: &App, lp: &Loop, s: usize) -> StepOut {
     let start = Instant::now();
-    let (image, sum, stats) = match &app.input {
-        Input::Mandelbrot(p) => {
-            let image = mandelbrot::render(p, lp);
-            (image, 0, lp.last_stats())
-        }
-        Input::Dist(costs) => {
-            let (sum, stats) = lp.reduce(
-                0..costs.len(),
-                || 0u64,
-                |a, i| a.wrapping_add(dist::work(costs[i], dist::iteration_seed(s, i))),
-                u64::wrapping_add,
-            );
-            (Vec::new(), sum, Some(stats))
-        }
-    };
-    let mut out = step_out(start.elapsed(), image, sum);
-    out.stats = stats;
+    let out = app.input.step(s, lp);
+    let mut out = step_out(start.elapsed(), out);
+    out.stats = lp.last_stats();
     out
 }
+
+/// The C peers and rayon's run Mandelbrot and the Dist loops only (see `build_app`).
+const ONLY: &str = "magpie-bench loops builds mandelbrot and the Dist loops only";
 
 /// Step `s` with rayon's `par_iter` (on the current rayon pool).
 fn rayon_step(app: &App, s: usize) -> StepOut {
     let start = Instant::now();
-    match &app.input {
-        Input::Mandelbrot(p) => {
+    let out = match &app.input {
+        LoopInput::Mandelbrot(p) => {
             let mut image = vec![0u32; p.pixels()];
             image.par_iter_mut().enumerate().for_each(|(i, px)| {
                 let (re, im) = p.point(i);
                 *px = mandelbrot::pixel(re, im, p.max_iter);
             });
-            step_out(start.elapsed(), image, 0)
+            LoopOutput::Image(image)
         }
-        Input::Dist(costs) => {
-            let sum = (0..costs.len())
+        LoopInput::Dist(costs) => LoopOutput::Sum(
+            (0..costs.len())
                 .into_par_iter()
                 .map(|i| dist::work(costs[i], dist::iteration_seed(s, i)))
-                .reduce(|| 0u64, u64::wrapping_add);
-            step_out(start.elapsed(), Vec::new(), sum)
-        }
-    }
+                .reduce(|| 0u64, u64::wrapping_add),
+        ),
+        _ => unreachable!("{ONLY}"),
+    };
+    step_out(start.elapsed(), out)
 }
 
 /// Step `s` in C: under OpenMP with (schedule, chunk, team size), or sequentially (`None`).
 fn omp_step(app: &App, s: usize, omp: Option<(OmpSchedule, usize, usize)>) -> StepOut {
     let start = Instant::now();
-    let (image, sum, busy) = match (&app.input, omp) {
-        (Input::Mandelbrot(p), Some((k, c, t))) => {
+    let (out, busy) = match (&app.input, omp) {
+        (LoopInput::Mandelbrot(p), Some((k, c, t))) => {
             let (image, _, busy) = omp::mandelbrot_busy(p.width, p.height, p.max_iter, k, c, t);
-            (image, 0, Some(busy))
+            (LoopOutput::Image(image), Some(busy))
         }
-        (Input::Mandelbrot(p), None) => {
+        (LoopInput::Mandelbrot(p), None) => {
             let (image, _) = omp::mandelbrot_sequential(p.width, p.height, p.max_iter);
-            (image, 0, None)
+            (LoopOutput::Image(image), None)
         }
-        (Input::Dist(costs), Some((k, c, t))) => {
+        (LoopInput::Dist(costs), Some((k, c, t))) => {
             let (sum, busy) = omp::dist_busy(costs, s, k, c, t);
-            (Vec::new(), sum, Some(busy))
+            (LoopOutput::Sum(sum), Some(busy))
         }
-        (Input::Dist(costs), None) => (Vec::new(), omp::dist_sequential(costs, s), None),
+        (LoopInput::Dist(costs), None) => (LoopOutput::Sum(omp::dist_sequential(costs, s)), None),
+        _ => unreachable!("{ONLY}"),
     };
-    let mut out = step_out(start.elapsed(), image, sum);
+    let mut out = step_out(start.elapsed(), out);
     out.busy = busy;
     out
 }
@@ -700,18 +684,8 @@ fn omp_step(app: &App, s: usize, omp: Option<(OmpSchedule, usize, usize)>) -> St
 /// Step `s` in plain sequential Rust (the apps' own sequential code).
 fn seq_rust_step(app: &App, s: usize) -> StepOut {
     let start = Instant::now();
-    match &app.input {
-        Input::Mandelbrot(p) => {
-            let image = mandelbrot::render_seq(p);
-            step_out(start.elapsed(), image, 0)
-        }
-        Input::Dist(costs) => {
-            let sum = costs.iter().enumerate().fold(0u64, |a, (i, &c)| {
-                a.wrapping_add(dist::work(c, dist::iteration_seed(s, i)))
-            });
-            step_out(start.elapsed(), Vec::new(), sum)
-        }
-    }
+    let out = app.input.step_seq(s);
+    step_out(start.elapsed(), out)
 }
 
 fn is_selector(c: &Config) -> bool {

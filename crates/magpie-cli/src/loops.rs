@@ -20,21 +20,23 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use magpie::loops::{Loop, LoopStats, Schedule};
 use magpie::ThreadPool;
+use magpie_apps::registry::{self, LoopInput, LoopOutput, LOOP_APPS};
 use magpie_apps::{dist, histogram, mandelbrot, spmv};
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::config::{Config, ConfigError};
-use crate::error::{check, usage, Failure};
+use crate::error::{usage, Failure};
 
 #[cfg(feature = "mpi")]
 pub mod distributed;
 
-/// The loop applications, as named on the command line.
-pub const APPS: [&str; 4] = ["mandelbrot", "dist", "histogram", "spmv"];
+/// The loop applications, as named on the command line (those of
+/// [`magpie_apps::registry::LOOP_APPS`]).
+pub const APPS: [&str; LOOP_APPS.len()] = registry::LOOP_APP_NAMES;
 
 /// The time steps of mandelbrot, histogram and spmv without `--steps`.
-pub const DEFAULT_STEPS: usize = 5;
+pub const DEFAULT_STEPS: usize = registry::DEFAULT_LOOP_STEPS;
 /// The schedule without `--schedule`.
 pub const DEFAULT_SCHEDULE: &str = "auto";
 /// The seed of the generated inputs without `--seed`.
@@ -345,19 +347,11 @@ pub fn parse_schedule(flag: &str, text: &str) -> Result<Schedule, Failure> {
     Ok(s)
 }
 
-/// A generated input.
-enum Input {
-    Mandelbrot(mandelbrot::Params),
-    Dist { costs: Vec<u64> },
-    Histogram { keys: Vec<u32>, buckets: usize },
-    Spmv { a: spmv::Csr, x: Vec<f64> },
-}
-
 /// A loop application ready to run: its options validated and its input generated.
 /// `magpie loop` runs it once; `magpie experiment` once per child process.
 pub struct Prepared {
     app: &'static str,
-    input: Input,
+    input: LoopInput,
     /// The application's parameters, for the report.
     params: Value,
     schedule: Schedule,
@@ -427,21 +421,10 @@ impl Outcome {
     }
 }
 
-/// FNV-1a (64-bit) over `words`, each as 8 little-endian bytes: the checksum of the
-/// histogram's counts and of SpMV's `y` (as the bits of each entry).
-pub fn fnv64(words: impl IntoIterator<Item = u64>) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for w in words {
-        for b in w.to_le_bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    h
-}
-
-/// Fails with `flag applies to APPS only` when `flag` is given to another application.
-fn only(app: &str, flag: &str, given: bool, applies: &[&str]) -> Result<(), Failure> {
+/// Fails with `flag applies to APPS only` when `flag` is given to an application that does
+/// not take it (see [`registry::LoopApp::options`]).
+fn only(app: &str, flag: &str, given: bool) -> Result<(), Failure> {
+    let applies = registry::loop_apps_with(flag);
     if given && !applies.contains(&app) {
         return usage(format!(
             "{flag} applies to {} only, not to {app}",
@@ -478,44 +461,34 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
             }
         }
     }
-    only(app, "--width", a.width.is_some(), &["mandelbrot"])?;
-    only(app, "--height", a.height.is_some(), &["mandelbrot"])?;
-    only(app, "--max-iter", a.max_iter.is_some(), &["mandelbrot"])?;
-    only(app, "--png", a.png.is_some(), &["mandelbrot"])?;
-    only(app, "--dist", a.dist.is_some(), &["dist"])?;
-    only(app, "--iterations", a.iterations.is_some(), &["dist"])?;
-    only(app, "--mean-units", a.mean_units.is_some(), &["dist"])?;
-    only(
-        app,
-        "--seed",
-        a.seed.is_some(),
-        &["dist", "histogram", "spmv"],
-    )?;
-    only(app, "--size", a.size.is_some(), &["histogram"])?;
-    only(app, "--buckets", a.buckets.is_some(), &["histogram"])?;
-    only(app, "--skew", a.skew.is_some(), &["histogram"])?;
-    for (flag, v) in [
-        ("--rows", &a.rows),
-        ("--cols", &a.cols),
-        ("--min-len", &a.min_len),
-        ("--alpha", &a.alpha),
+    for (flag, given) in [
+        ("--width", a.width.is_some()),
+        ("--height", a.height.is_some()),
+        ("--max-iter", a.max_iter.is_some()),
+        ("--png", a.png.is_some()),
+        ("--dist", a.dist.is_some()),
+        ("--iterations", a.iterations.is_some()),
+        ("--mean-units", a.mean_units.is_some()),
+        ("--seed", a.seed.is_some()),
+        ("--size", a.size.is_some()),
+        ("--buckets", a.buckets.is_some()),
+        ("--skew", a.skew.is_some()),
+        ("--rows", a.rows.is_some()),
+        ("--cols", a.cols.is_some()),
+        ("--min-len", a.min_len.is_some()),
+        ("--alpha", a.alpha.is_some()),
     ] {
-        only(app, flag, v.is_some(), &["spmv"])?;
+        only(app, flag, given)?;
     }
 
     let schedule = parse_schedule(
         "--schedule",
         a.schedule.as_deref().unwrap_or(DEFAULT_SCHEDULE),
     )?;
-    let default_steps = if app == "dist" {
-        dist::DEFAULT_STEPS
-    } else {
-        DEFAULT_STEPS
-    };
     let steps = option(
         "--steps",
         &a.steps,
-        default_steps,
+        registry::find_loop(app).map_or(DEFAULT_STEPS, |d| d.default_steps),
         1,
         "the number of time steps",
     )?;
@@ -529,7 +502,7 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
             let max_iter = option("--max-iter", &a.max_iter, 1000u32, 1, "the iteration limit")?;
             let p = mandelbrot::Params::new(width, height, max_iter, steps).map_err(input_error)?;
             let params = json!({"width": width, "height": height, "max_iter": max_iter});
-            (Input::Mandelbrot(p), params)
+            (LoopInput::Mandelbrot(p), params)
         }
         "dist" => {
             let d: dist::Dist = a
@@ -563,7 +536,7 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
             let costs = dist::costs(&d, n, mean, seed);
             let params =
                 json!({"dist": d.to_string(), "iterations": n, "mean_units": mean, "seed": seed});
-            (Input::Dist { costs }, params)
+            (LoopInput::Dist(costs), params)
         }
         "histogram" => {
             let n = option("--size", &a.size, DEFAULT_KEYS, 1, "the number of keys")?;
@@ -587,7 +560,7 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
                 .map_err(input_error)?;
             let keys = histogram::keys(n, buckets, skew, seed).map_err(input_error)?;
             let params = json!({"keys": n, "buckets": buckets, "skew": skew, "seed": seed});
-            (Input::Histogram { keys, buckets }, params)
+            (LoopInput::Histogram { keys, buckets }, params)
         }
         _ => {
             let rows = option("--rows", &a.rows, DEFAULT_ROWS, 1, "the number of rows")?;
@@ -615,7 +588,7 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
             let x = spmv::vector(cols, seed ^ 0x5eed);
             let params = json!({"rows": rows, "cols": cols, "min_len": min_len, "alpha": alpha,
                                 "seed": seed, "nnz": m.nnz()});
-            (Input::Spmv { a: m, x }, params)
+            (LoopInput::Spmv { a: m, x }, params)
         }
     };
     if let Some(path) = &a.png {
@@ -667,131 +640,51 @@ impl Prepared {
     pub fn run(&self, pool: &ThreadPool) -> Result<Outcome, Failure> {
         let lp = Loop::new(self.schedule.clone());
         let steps = self.steps;
-        let (stats, result, answer, check_text) = match &self.input {
-            Input::Mandelbrot(p) => {
-                let (stats, images) = time_steps(pool, &lp, steps, |_| mandelbrot::render(p, &lp));
-                let sums: Vec<(u64, u64)> = images
-                    .iter()
-                    .map(|im| {
-                        (
-                            im.iter().map(|&c| u64::from(c)).sum(),
-                            mandelbrot::checksum(im),
-                        )
-                    })
-                    .collect();
-                let last = images.last().expect("at least one step");
-                let summary = mandelbrot::Summary {
-                    steps,
-                    iterations: sums.iter().map(|s| s.0).sum(),
-                    checksum: sums.last().expect("at least one step").1,
-                };
-                let what = if self.check {
-                    // Every step renders the same image: one sequential render checks all.
-                    let want = mandelbrot::render_seq(p);
-                    let w = (
-                        want.iter().map(|&c| u64::from(c)).sum(),
-                        mandelbrot::checksum(&want),
-                    );
-                    if let Some(s) = sums.iter().position(|x| *x != w) {
-                        return Err(Failure::Check(format!(
-                            "mandelbrot step {}: {} iterations, checksum {:#018x}; the \
-                             sequential image has {} and {:#018x}",
-                            s + 1,
-                            sums[s].0,
-                            sums[s].1,
-                            w.0,
-                            w.1
-                        )));
-                    }
-                    check(*last == want, || {
-                        "the last image differs from the sequential one".into()
-                    })?;
-                    Some("every step's image equals the sequential one (render_seq)".to_string())
-                } else {
-                    None
-                };
+        let input = &self.input;
+        let (stats, outs) = time_steps(pool, &lp, steps, |s| input.step(s, &lp));
+        let check_text = if self.check {
+            Some(input.check(&outs).map_err(Failure::Check)?.to_string())
+        } else {
+            None
+        };
+        let last = outs.last().expect("at least one step");
+        let (result, answer) = match (input, last) {
+            (LoopInput::Mandelbrot(p), LoopOutput::Image(image)) => {
                 if let Some(path) = &self.png {
-                    mandelbrot::write_png(path, p, last)
+                    mandelbrot::write_png(path, p, image)
                         .map_err(|e| Failure::Usage(format!("--png {e}")))?;
                 }
+                let summary = mandelbrot::Summary {
+                    steps,
+                    iterations: outs.iter().map(LoopOutput::total).sum(),
+                    checksum: last.checksum(),
+                };
                 let result = json!({"steps": summary.steps, "iterations": summary.iterations,
                                     "checksum": summary.checksum});
                 let answer = format!(
                     "iterations {}, checksum {:#018x}",
                     summary.iterations, summary.checksum
                 );
-                (stats, result, answer, what)
+                (result, answer)
             }
-            Input::Dist { costs, .. } => {
-                let (stats, sums) = time_steps(pool, &lp, steps, |s| dist::step(costs, s, &lp));
-                let sum = sums.iter().fold(0u64, |a, &b| a.wrapping_add(b));
-                let what = if self.check {
-                    let want = dist::run_seq(costs, steps);
-                    check(sum == want, || {
-                        format!("dist: the steps sum to {sum:#018x}, the sequential run to {want:#018x}")
-                    })?;
-                    Some("the sum equals the sequential run's (dist::run_seq)".to_string())
-                } else {
-                    None
-                };
-                (stats, json!({"sum": sum}), format!("sum {sum:#018x}"), what)
+            (_, LoopOutput::Sum(_)) => {
+                let sum = outs.iter().fold(0u64, |a, o| a.wrapping_add(o.checksum()));
+                (json!({"sum": sum}), format!("sum {sum:#018x}"))
             }
-            Input::Histogram { keys, buckets } => {
-                let (stats, counts) = time_steps(pool, &lp, steps, |_| {
-                    histogram::histogram(keys, *buckets, &lp)
-                });
-                let last = counts.last().expect("at least one step");
-                let what = if self.check {
-                    let want = histogram::histogram_seq(keys, *buckets);
-                    if let Some(s) = counts.iter().position(|c| *c != want) {
-                        return Err(Failure::Check(format!(
-                            "histogram step {}: the counts differ from the sequential ones \
-                             (checksum {:#018x}, sequential {:#018x})",
-                            s + 1,
-                            fnv64(counts[s].iter().copied()),
-                            fnv64(want.iter().copied())
-                        )));
-                    }
-                    Some(
-                        "every step's counts equal the sequential ones (histogram_seq)".to_string(),
-                    )
-                } else {
-                    None
-                };
-                let sum = fnv64(last.iter().copied());
-                let total: u64 = last.iter().sum();
-                let result = json!({"total": total, "checksum": sum, "counts": last});
-                (
-                    stats,
-                    result,
-                    format!("{total} keys, checksum {sum:#018x}"),
-                    what,
-                )
+            (_, LoopOutput::Counts(counts)) => {
+                let sum = last.checksum();
+                let total = last.total();
+                let result = json!({"total": total, "checksum": sum, "counts": counts});
+                (result, format!("{total} keys, checksum {sum:#018x}"))
             }
-            Input::Spmv { a, x } => {
-                let (stats, ys) = time_steps(pool, &lp, steps, |_| spmv::spmv(a, x, &lp));
-                let bits = |y: &[f64]| fnv64(y.iter().map(|v| v.to_bits()));
-                let last = ys.last().expect("at least one step");
-                let what = if self.check {
-                    let want = bits(&spmv::spmv_seq(a, x));
-                    if let Some(s) = ys.iter().position(|y| bits(y) != want) {
-                        return Err(Failure::Check(format!(
-                            "spmv step {}: y's checksum is {:#018x}, the sequential one's {want:#018x}",
-                            s + 1,
-                            bits(&ys[s])
-                        )));
-                    }
-                    Some(
-                        "every step's y equals the sequential one bit for bit (spmv_seq)"
-                            .to_string(),
-                    )
-                } else {
-                    None
+            (_, y) => {
+                let checksum = y.checksum();
+                let sum: f64 = match y {
+                    LoopOutput::Y(y) => y.iter().sum(),
+                    _ => 0.0,
                 };
-                let checksum = bits(last);
-                let sum: f64 = last.iter().sum();
                 let result = json!({"checksum": checksum, "sum": sum});
-                (stats, result, format!("y checksum {checksum:#018x}"), what)
+                (result, format!("y checksum {checksum:#018x}"))
             }
         };
         Ok(Outcome {
@@ -903,16 +796,5 @@ pub(crate) fn describe_params(params: &Value) -> String {
             .collect::<Vec<_>>()
             .join(", "),
         other => other.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fnv64_of_nothing_is_the_offset_basis() {
-        assert_eq!(fnv64([]), 0xcbf2_9ce4_8422_2325);
-        assert_ne!(fnv64([1, 2]), fnv64([2, 1]));
     }
 }

@@ -182,15 +182,20 @@ impl App {
         App::Tsp,
     ];
 
-    fn name(self) -> &'static str {
+    /// Its description in `magpie_apps::registry::SEARCH_APPS`.
+    fn app(self) -> &'static magpie_apps::registry::SearchApp {
         match self {
-            App::Uts => "uts",
-            App::Ns => "ns",
-            App::Nqueens => "nqueens",
-            App::Maxclique => "maxclique",
-            App::Knapsack => "knapsack",
-            App::Tsp => "tsp",
+            App::Uts => &magpie_apps::uts::APP,
+            App::Ns => &magpie_apps::ns::APP,
+            App::Nqueens => &magpie_apps::nqueens::APP,
+            App::Maxclique => &magpie_apps::maxclique::APP,
+            App::Knapsack => &magpie_apps::knapsack::APP,
+            App::Tsp => &magpie_apps::tsp::APP,
         }
+    }
+
+    fn name(self) -> &'static str {
+        self.app().name
     }
 }
 
@@ -574,6 +579,20 @@ pub fn run(args: &SearchArgs) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_apps_are_the_registry_s_search_apps() {
+        use clap::ValueEnum;
+        let mut ours: Vec<&str> = App::ALL.iter().map(|a| a.name()).collect();
+        let mut registry = magpie_apps::registry::names(|_| true);
+        ours.sort_unstable();
+        registry.sort_unstable();
+        assert_eq!(ours, registry);
+        for a in App::ALL {
+            let value = a.to_possible_value().expect("every app is a value");
+            assert_eq!(value.get_name(), a.name(), "clap's name is the registry's");
+        }
+    }
 
     #[test]
     fn targets() {

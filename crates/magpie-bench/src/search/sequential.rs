@@ -76,13 +76,14 @@ impl Item {
         })
     }
 
+    /// Its application's name (`magpie_apps::registry::SEARCH_APPS`).
     fn app(&self) -> &'static str {
         match self {
-            Item::Clique(_) => "maxclique",
-            Item::Ns(_) => "ns",
-            Item::Uts(_) => "uts",
-            Item::Knapsack(_) => "knapsack",
-            Item::Tsp(_) => "tsp",
+            Item::Clique(_) => magpie_apps::maxclique::APP.name,
+            Item::Ns(_) => magpie_apps::ns::APP.name,
+            Item::Uts(_) => magpie_apps::uts::APP.name,
+            Item::Knapsack(_) => magpie_apps::knapsack::APP.name,
+            Item::Tsp(_) => magpie_apps::tsp::APP.name,
         }
     }
 

@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use magpie::loops::{ScheduleError, StealAmount};
+use magpie_apps::registry::LoopInput;
 use magpie_apps::{dist, mandelbrot};
 use magpie_measure::stats::cov;
 use magpie_mpi::loops::{
@@ -30,7 +31,7 @@ use magpie_mpi::Cluster;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::{prepare, usage, Input, LoopArgs, Prepared};
+use super::{prepare, usage, LoopArgs, Prepared};
 use crate::config::{Config, ConfigError};
 use crate::error::Failure;
 use crate::search::distributed::{injected_failure, kill_self, InjectedFailure, FAIL_RANK_ENV};
@@ -383,7 +384,7 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
         }
     };
     let (result, answer, what) = match input {
-        Input::Dist { mut costs } => {
+        LoopInput::Dist(mut costs) => {
             let n = costs.len();
             if let Some(r) = d.hot_block {
                 for c in &mut costs[block_of(n, size as usize, r)] {
@@ -462,7 +463,7 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
             };
             (json!({"sum": sum}), format!("sum {sum:#018x}"), what)
         }
-        Input::Mandelbrot(p) => {
+        LoopInput::Mandelbrot(p) => {
             let n = p.pixels();
             let block = if steal {
                 block_of(n, size as usize, rank as usize)
