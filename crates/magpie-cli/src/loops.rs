@@ -75,7 +75,7 @@ pub fn after_help() -> String {
          The result is checked against the sequential version of the application, run after the\n\
          timed steps (--no-check skips it): a mismatch exits 1.\n\n\
          Distributed (a build with --features mpi, under mpirun -np R; dist and mandelbrot):\n  \
-         --distributed [--mode share|steal (steal)] [--steal-amount N%|guided (25%)]\n  \
+         --distributed [--mode share|steal (steal)] [--steal-amount N%|fac2|guided (25%)]\n  \
          [--remote-victims coordinator|random (coordinator); also --victims coordinator|random]\n  \
          [--data one-to-one|range|serialize (one-to-one)] [--hot-block R (dist)]; --schedule is\n  \
          the coordinator's schedule in share mode (default fac2), the local one in steal mode.\n\n\
