@@ -25,7 +25,7 @@ use magpie_apps::{dist, histogram, mandelbrot, spmv};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::config::{Config, ConfigError};
+use crate::config::Config;
 use crate::error::{usage, Failure};
 
 #[cfg(feature = "mpi")]
@@ -723,10 +723,7 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
     let prepared = prepare(args)?;
     let deque = config.deque.value;
     let workers = config.workers.value;
-    let pool = config
-        .builder(deque, workers)
-        .build()
-        .map_err(ConfigError::from)?;
+    let pool = config.build(deque, workers)?;
     let out = prepared.run(&pool)?;
     let last_busy = out.steps.last().map_or(&[][..], |s| &s.busy[..]);
     let report = Report {

@@ -681,16 +681,9 @@ fn rayon_search(p: &Prepared, pool: &Pool) -> Result<(f64, String, String), Fail
             let solutions =
                 pool.install(|| peers::enumerate(board, &nqueens::Solutions(n), spawn, max_depth));
             let seconds = t.elapsed().as_secs_f64();
-            let known = magpie_apps::NQUEENS_SOLUTIONS.get(n as usize).copied();
-            let what = match known {
-                Some(want) if max_depth.is_none_or(|d| d >= n as usize) => {
-                    check(solutions == want, || {
-                        format!("{solutions} solutions, but {n}-Queens has {want}")
-                    })?;
-                    "the known count (OEIS A000170)".to_string()
-                }
-                _ => "the same count in every run".to_string(),
-            };
+            let what = crate::search::check::n_queens_known(n, solutions, max_depth)?
+                .unwrap_or("the same count in every run")
+                .to_string();
             Ok((seconds, search::nqueens_key(solutions), what))
         }
         None => usage(format!("there is no rayon version of {}", p.app())),

@@ -32,7 +32,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::{prepare, usage, LoopArgs, Prepared};
-use crate::config::{Config, ConfigError};
+use crate::config::Config;
 use crate::error::Failure;
 use crate::search::distributed::{injected_failure, kill_self, InjectedFailure, FAIL_RANK_ENV};
 
@@ -350,10 +350,7 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
         .map_err(|e| Failure::Usage(format!("--schedule: {e}")))?;
     let deque = config.deque.value;
     let workers = config.workers.value;
-    let pool = config
-        .builder(deque, workers)
-        .build()
-        .map_err(ConfigError::from)?;
+    let pool = config.build(deque, workers)?;
     if let Some(w) = cluster.binding_warning(workers) {
         eprintln!("{w}");
     }

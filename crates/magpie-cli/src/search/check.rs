@@ -284,21 +284,34 @@ pub(crate) fn n_queens(
     max_depth: Option<usize>,
 ) -> Result<(Answer, String), Failure> {
     let n = board.n();
-    let known = magpie_apps::NQUEENS_SOLUTIONS.get(n as usize).copied();
-    let what = match known {
-        Some(want) if max_depth.is_none_or(|d| d >= n as usize) => {
-            check(solutions == want, || {
-                format!("{solutions} solutions, but {n}-Queens has {want}")
-            })?;
-            "the known count (OEIS A000170)".to_string()
-        }
-        Some(_) => format!(
+    let what = match n_queens_known(n, solutions, max_depth)? {
+        Some(what) => what.to_string(),
+        None if magpie_apps::NQUEENS_SOLUTIONS.get(n as usize).is_some() => format!(
             "{NOT_CHECKED}a count cut at --max-depth {} has no known value",
             max_depth.unwrap_or(0)
         ),
         None => format!("{NOT_CHECKED}no known count for {n}-Queens"),
     };
     Ok((Answer::NQueens { n, solutions }, what))
+}
+
+/// Checks an `n`-Queens count against the known one (OEIS A000170) where there is one and the
+/// search was not cut above the last row; `Some(what was checked)` if it was checked, `None`
+/// if there is nothing to check against. Shared by `magpie search` and `magpie experiment`.
+pub(crate) fn n_queens_known(
+    n: u32,
+    solutions: u64,
+    max_depth: Option<usize>,
+) -> Result<Option<&'static str>, Failure> {
+    match magpie_apps::NQUEENS_SOLUTIONS.get(n as usize).copied() {
+        Some(want) if max_depth.is_none_or(|d| d >= n as usize) => {
+            check(solutions == want, || {
+                format!("{solutions} solutions, but {n}-Queens has {want}")
+            })?;
+            Ok(Some("the known count (OEIS A000170)"))
+        }
+        _ => Ok(None),
+    }
 }
 
 /// Checks what a search of `problem` found (`expanded`: the nodes it visited) with the

@@ -30,7 +30,7 @@ use load::{load, Problem, MAX_ORDERED_NODES};
 pub use report::{nqueens_key, ns_key, uts_key};
 use report::{print_text, Answer, Report, StatsReport};
 
-use crate::config::{Config, ConfigError, Source};
+use crate::config::{Config, Source};
 use crate::error::{usage, Failure};
 /// Runs the search of `problem` on `pool`; returns the checked answer, what was checked and
 /// the statistics.
@@ -236,10 +236,7 @@ impl Prepared {
 fn build_pool(config: &Config) -> Result<(ThreadPool, magpie::deque::DequeKind, usize), Failure> {
     let deque = config.deque.value;
     let workers = config.workers.value;
-    let pool = config
-        .builder(deque, workers)
-        .build()
-        .map_err(ConfigError::from)?;
+    let pool = config.build(deque, workers)?;
     Ok((pool, deque, workers))
 }
 
