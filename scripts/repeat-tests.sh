@@ -30,6 +30,9 @@ fi
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+# The test executables run outside cargo, which would set MAGPIE_SHARED from
+# .cargo/config.toml: set it the same way (the instances beside the repository).
+export MAGPIE_SHARED="${MAGPIE_SHARED:-$root/../shared}"
 logs=$(mktemp -d "${TMPDIR:-/tmp}/repeat-tests.XXXXXX")
 
 # Build each target once and note its executable and package directory.
