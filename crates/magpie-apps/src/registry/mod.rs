@@ -1,0 +1,135 @@
+//! One description per search application, and the one list of them.
+//!
+//! Each application module (`maxclique`, `knapsack`, `tsp`, `uts`, `ns`, `nqueens`) has a
+//! static `APP`, its [`SearchApp`] description: its name on the command line, how its
+//! instance is given, what it searches, which options apply to it. [`SEARCH_APPS`] lists
+//! them, in the order `magpie search --help` shows them; `magpie search` dispatches on
+//! [`find`], lists the names in its errors and writes its help from it. Adding an
+//! application means one module with its `APP` and one line in [`SEARCH_APPS`].
+//!
+//! The loop applications (`mandelbrot`, `dist`, `histogram`, `spmv`) have the same: a
+//! static [`LoopApp`] `APP` each, listed in [`LOOP_APPS`], and one [`LoopInput`] that runs
+//! and checks a time step of any of them.
+//!
+//! What the description does not carry yet: the application's search itself. Its instance
+//! is loaded, searched on the pool (with a [`magpie::search::Skeleton`]), checked and
+//! reported by `magpie search` (one arm per application in each of its layers); under MPI
+//! the same instance is searched by `magpie_mpi::search` with the same skeleton, and checked
+//! and reported by the same code on rank 0.
+//!
+//! ```
+//! use magpie_apps::registry::{self, Goal};
+//!
+//! let names: Vec<&str> = registry::SEARCH_APPS.iter().map(|a| a.name).collect();
+//! assert_eq!(names, ["maxclique", "knapsack", "tsp", "uts", "ns", "nqueens"]);
+//! let tsp = registry::find("tsp").unwrap();
+//! assert!(tsp.takes_file);
+//! assert_eq!(tsp.goal, Goal::Optimise);
+//! assert!(registry::find("nqueens").unwrap().options.contains(&"--n"));
+//! assert!(registry::find("sudoku").is_none());
+//! ```
+
+mod loops;
+
+pub use loops::{
+    find_loop, loop_apps_with, LoopApp, LoopInput, LoopOutput, DEFAULT_LOOP_STEPS, LOOP_APPS,
+    LOOP_APP_NAMES,
+};
+
+/// What an application's search computes; it decides the options that apply to all of one
+/// kind (a depth limit only to enumerations, replicable node counts only to optimisations).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Goal {
+    /// The best node of a tree (maxclique, knapsack, tsp); maxclique may also decide.
+    Optimise,
+    /// A fold over every node of a tree (uts, ns, nqueens).
+    Enumerate,
+}
+
+/// The description of one search application: what `magpie search` needs to parse, check
+/// and explain its command line. Each application module defines one as `APP`.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct SearchApp {
+    /// Its name on the command line (`maxclique`).
+    pub name: &'static str,
+    /// How its instance is given, after `magpie search` (`maxclique FILE [--target K]`).
+    pub synopsis: &'static str,
+    /// What it searches: the lines of its entry in `magpie search --help`.
+    pub about: &'static [&'static str],
+    /// The usage line of an error about its input
+    /// (`usage: magpie search maxclique FILE.clq [--target K]`).
+    pub usage: &'static str,
+    /// Whether its instance is a file (the command's FILE argument).
+    pub takes_file: bool,
+    /// The options of its own (`--target`); the others of the command's application options
+    /// do not apply to it.
+    pub options: &'static [&'static str],
+    /// What its search computes.
+    pub goal: Goal,
+}
+
+/// Every search application, in the order of `magpie search --help`.
+pub static SEARCH_APPS: [&SearchApp; 6] = [
+    &crate::maxclique::APP,
+    &crate::knapsack::APP,
+    &crate::tsp::APP,
+    &crate::uts::APP,
+    &crate::ns::APP,
+    &crate::nqueens::APP,
+];
+
+/// The application named `name`, if there is one.
+pub fn find(name: &str) -> Option<&'static SearchApp> {
+    SEARCH_APPS.iter().copied().find(|a| a.name == name)
+}
+
+/// The names of the applications, in [`SEARCH_APPS`] order, that `applies` selects.
+///
+/// ```
+/// use magpie_apps::registry::{names, Goal};
+///
+/// assert_eq!(names(|a| a.goal == Goal::Enumerate), ["uts", "ns", "nqueens"]);
+/// ```
+pub fn names(applies: impl Fn(&SearchApp) -> bool) -> Vec<&'static str> {
+    SEARCH_APPS
+        .iter()
+        .filter(|a| applies(a))
+        .map(|a| a.name)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_help_states_the_limits_the_code_enforces() {
+        let ns = find("ns").unwrap().about.join(" ");
+        assert!(
+            ns.contains(&format!("G <= {}", crate::ns::MAX_GENUS)),
+            "{ns}"
+        );
+        let nq = find("nqueens").unwrap().about.join(" ");
+        assert!(nq.contains(&format!("N <= {}", crate::NQUEENS_MAX)), "{nq}");
+    }
+
+    #[test]
+    fn names_are_unique_and_every_option_is_a_flag() {
+        let mut seen = std::collections::HashSet::new();
+        for a in SEARCH_APPS {
+            assert!(seen.insert(a.name), "{} twice", a.name);
+            assert!(a
+                .usage
+                .starts_with(&format!("usage: magpie search {}", a.name)));
+            assert!(a.synopsis.starts_with(a.name));
+            assert!(a.options.iter().all(|o| o.starts_with("--")));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for a in LOOP_APPS {
+            assert!(seen.insert(a.name), "{} twice", a.name);
+            assert!(a.options.iter().all(|o| o.starts_with("--")));
+            assert_eq!(find_loop(a.name).map(|f| f.name), Some(a.name));
+        }
+    }
+}
