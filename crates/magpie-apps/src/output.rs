@@ -81,3 +81,26 @@ pub fn fnv64(words: impl IntoIterator<Item = u64>) -> u64 {
     }
     h
 }
+
+/// `value / 10^decimals` written exactly (knapsack profits and weights in the units of
+/// their file).
+///
+/// ```
+/// use magpie_apps::output::scaled;
+///
+/// assert_eq!(scaled(4810694, 4), "481.0694");
+/// assert_eq!(scaled(5, 3), "0.005");
+/// assert_eq!(scaled(295, 0), "295");
+/// ```
+pub fn scaled(value: u64, decimals: u32) -> String {
+    if decimals == 0 {
+        return value.to_string();
+    }
+    let unit = 10u64.pow(decimals);
+    format!(
+        "{}.{:0width$}",
+        value / unit,
+        value % unit,
+        width = decimals as usize
+    )
+}

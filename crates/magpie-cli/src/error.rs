@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use magpie_apps::input::InputError;
+use magpie_apps::registry::AppError;
 
 use crate::config::ConfigError;
 
@@ -59,6 +60,15 @@ impl Failure {
 impl From<ConfigError> for Failure {
     fn from(e: ConfigError) -> Self {
         Failure::Usage(e.0)
+    }
+}
+
+impl From<AppError> for Failure {
+    fn from(e: AppError) -> Self {
+        match e {
+            AppError::Check(m) => Failure::Check(m),
+            e => Failure::Usage(e.to_string()),
+        }
     }
 }
 

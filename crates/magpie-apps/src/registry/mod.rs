@@ -11,11 +11,14 @@
 //! static [`LoopApp`] `APP` each, listed in [`LOOP_APPS`], and one [`LoopInput`] that runs
 //! and checks a time step of any of them.
 //!
-//! What the description does not carry yet: the application's search itself. Its instance
-//! is loaded, searched on the pool (with a [`magpie::search::Skeleton`]), checked and
-//! reported by `magpie search` (one arm per application in each of its layers); under MPI
-//! the same instance is searched by `magpie_mpi::search` with the same skeleton, and checked
-//! and reported by the same code on rank 0.
+//! A search application's description also carries its behaviour: [`SearchApp::load`]
+//! turns its arguments ([`AppArgs`]) into an [`Instance`], which searches itself on an
+//! [`Engine`] (a magpie pool, every rank of an MPI job, or rayon for the enumerations),
+//! checks what it found and returns it as a [`Solved`] with an [`Answer`] that says how
+//! to report it (JSON fields and text lines). `magpie search` (local and distributed) and
+//! `magpie experiment` run every application through these alone: the code of an
+//! application is its module (the search space, and its `app.rs` with `APP`, the loading,
+//! the search, the check and the answer) and its line in [`SEARCH_APPS`].
 //!
 //! ```
 //! use magpie_apps::registry::{self, Goal};
@@ -29,7 +32,17 @@
 //! assert!(registry::find("sudoku").is_none());
 //! ```
 
+mod engine;
 mod loops;
+mod search;
+
+#[cfg(feature = "mpi")]
+pub use engine::ClusterEngine;
+pub use engine::{Engine, Ran};
+pub use search::{
+    check, count_down_to, ids, parse_number, Answer, AppArgs, AppError, Instance, Solved,
+    NOT_CHECKED,
+};
 
 pub use loops::{
     find_loop, loop_apps_with, LoopApp, LoopInput, LoopOutput, DEFAULT_LOOP_STEPS, LOOP_APPS,
@@ -67,6 +80,9 @@ pub struct SearchApp {
     pub options: &'static [&'static str],
     /// What its search computes.
     pub goal: Goal,
+    /// Loads its instance from its arguments (reads the file, builds the tree or board):
+    /// usage errors for missing or bad options, input errors naming the file and line.
+    pub load: fn(&AppArgs) -> Result<Box<dyn Instance>, AppError>,
 }
 
 /// Every search application, in the order of `magpie search --help`.

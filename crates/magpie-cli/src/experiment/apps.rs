@@ -11,19 +11,18 @@
 use std::time::Instant;
 
 use clap::{ArgMatches, Parser};
-use magpie::search::CountPerDepth;
 use magpie::ThreadPool;
 use magpie::WorkerStats;
 use magpie_apps::join::{Magpie, Rayon};
-use magpie_apps::{nqueens, uts};
+use magpie_apps::registry::{self, Engine, Goal};
 use serde::{Deserialize, Serialize};
 
 use super::matrix::Peer;
-use super::{peers, RunOneArgs};
+use super::RunOneArgs;
 use crate::config::{Config, ConfigError};
 use crate::error::{check, usage, Failure};
 use crate::loops::{self, LoopArgs};
-use crate::search::{self, Prepared, SearchArgs, Tree, DEFAULT_SPAWN_DEPTH};
+use crate::search::{self, Prepared, SearchArgs, DEFAULT_SPAWN_DEPTH};
 
 /// The kernels, as named after `--app` (neither a search nor a loop application).
 const KERNELS: [&str; 3] = ["quicksort", "prefix-sum", "fib"];
@@ -31,7 +30,7 @@ const KERNELS: [&str; 3] = ["quicksort", "prefix-sum", "fib"];
 /// The applications, as named after `--app`: the search applications of the registry
 /// ([`magpie_apps::registry`]), the kernels, the loop applications.
 pub fn app_names() -> Vec<&'static str> {
-    let mut names = magpie_apps::registry::names(|_| true);
+    let mut names = registry::names(|_| true);
     names.extend(KERNELS);
     names.extend(loops::APPS);
     names
@@ -353,10 +352,11 @@ impl App {
     /// Fails unless `peer` can run this application.
     pub fn check_peer(&self, peer: Peer) -> Result<(), Failure> {
         match (peer, self.kind, self.name.as_str()) {
-            (Peer::Rayon, Kind::Search, "uts" | "ns" | "nqueens") => Ok(()),
+            (Peer::Rayon, Kind::Search, name) if enumeration(name) => Ok(()),
             (Peer::Rayon, Kind::Search, other) => usage(format!(
-                "--peers rayon: there is no rayon version of {other} (rayon runs quicksort, \
-                 prefix-sum, fib, uts, ns and nqueens)"
+                "--peers rayon: there is no rayon version of {other} (rayon runs {} and {})",
+                KERNELS.join(", "),
+                registry::names(|a| a.goal == Goal::Enumerate).join(", ")
             )),
             (Peer::Rayon, Kind::Loop, other) => usage(format!(
                 "--peers rayon: there is no rayon version of the loop application {other}"
@@ -558,13 +558,22 @@ impl Job {
     fn run_plain(self, pool: &Pool) -> Result<(f64, String, String), Failure> {
         match self {
             Job::Loop(_) => unreachable!("Job::run runs the loop applications"),
-            Job::Search(p) => match pool {
-                Pool::Magpie(pool) => {
-                    let s = p.solve(pool)?;
-                    Ok((s.stats.time.as_secs_f64(), s.answer, s.check))
-                }
-                Pool::Rayon(_) => rayon_search(&p, pool),
-            },
+            Job::Search(p) => {
+                let engine = match pool {
+                    Pool::Magpie(pool) => Engine::Pool(pool),
+                    // An enumeration on rayon, checked like magpie's (the parent also checks
+                    // that every run's answer agrees).
+                    Pool::Rayon(pool) if enumeration(p.app()) => Engine::Rayon {
+                        pool,
+                        spawn_depth: p.spawn_depth().unwrap_or(DEFAULT_SPAWN_DEPTH),
+                    },
+                    Pool::Rayon(_) => {
+                        return usage(format!("there is no rayon version of {}", p.app()))
+                    }
+                };
+                let s = p.solve(&engine)?;
+                Ok((s.stats.time.as_secs_f64(), s.answer, s.check))
+            }
             Job::Quicksort {
                 mut data,
                 checksum: before,
@@ -640,54 +649,9 @@ impl Job {
     }
 }
 
-/// An enumeration on rayon, checked like magpie's (published counts where known; the
-/// parent also checks that every run's answer agrees).
-fn rayon_search(p: &Prepared, pool: &Pool) -> Result<(f64, String, String), Failure> {
-    let spawn = p.spawn_depth().unwrap_or(DEFAULT_SPAWN_DEPTH);
-    let max_depth = p.max_depth();
-    let t = Instant::now();
-    match p.tree() {
-        Some(Tree::Uts(params, named)) => {
-            let tally = uts::Tally(params);
-            let c = pool.install(|| peers::enumerate(params, &tally, spawn, max_depth));
-            let seconds = t.elapsed().as_secs_f64();
-            let what = search::check_published_uts(
-                named,
-                max_depth.is_none(),
-                &c,
-                "rayon",
-                "the same counts in every run",
-            )
-            .or_else(|m| check(false, || m).map(|()| String::new()))?;
-            Ok((
-                seconds,
-                search::uts_key(c.nodes, c.leaves, c.max_depth),
-                what,
-            ))
-        }
-        Some(Tree::Ns(tree)) => {
-            let counts = pool.install(|| peers::enumerate(tree, &CountPerDepth, spawn, max_depth));
-            let seconds = t.elapsed().as_secs_f64();
-            let known = search::check_known_ns(&counts, tree.max_genus(), max_depth)
-                .or_else(|m| check(false, || m).map(|()| 0))?;
-            Ok((
-                seconds,
-                search::ns_key(&counts),
-                format!("the known counts of genus 0..={} (OEIS A007323)", known - 1),
-            ))
-        }
-        Some(Tree::NQueens(board)) => {
-            let n = board.n();
-            let solutions =
-                pool.install(|| peers::enumerate(board, &nqueens::Solutions(n), spawn, max_depth));
-            let seconds = t.elapsed().as_secs_f64();
-            let what = crate::search::check::n_queens_known(n, solutions, max_depth)?
-                .unwrap_or("the same count in every run")
-                .to_string();
-            Ok((seconds, search::nqueens_key(solutions), what))
-        }
-        None => usage(format!("there is no rayon version of {}", p.app())),
-    }
+/// Whether the search application `name` is an enumeration (which rayon runs too).
+fn enumeration(name: &str) -> bool {
+    registry::find(name).is_some_and(|a| a.goal == Goal::Enumerate)
 }
 
 /// Prints `ready`, then waits for `go` on stdin: the inter-process barrier.

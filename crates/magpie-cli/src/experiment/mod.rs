@@ -11,7 +11,6 @@
 
 mod apps;
 mod matrix;
-mod peers;
 mod report;
 mod runner;
 

@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 use clap::Args;
 use magpie::search::{Skeleton, TaskOrder};
-use magpie_apps::registry::{self, Goal, SearchApp, SEARCH_APPS};
+use magpie_apps::registry::{self, AppArgs, Goal, SearchApp, SEARCH_APPS};
 use magpie_apps::uts;
 use serde::Serialize;
 
@@ -240,18 +240,13 @@ pub struct SearchArgs {
     pub stats: bool,
 }
 
-/// Parses a whole number given to `flag`, at least `min`.
+/// Parses a whole number given to `flag`, at least `min`
+/// ([`magpie_apps::registry::parse_number`], its error a usage error).
 pub(crate) fn number<T>(flag: &str, value: &str, min: T, what: &str) -> Result<T, Failure>
 where
     T: FromStr + PartialOrd + Display + Copy,
 {
-    match value.trim().parse::<T>() {
-        Ok(v) if v >= min => Ok(v),
-        Ok(v) => usage(format!("{flag} {v}: {what} must be at least {min}")),
-        Err(_) => usage(format!(
-            "{flag} {value:?}: expected a whole number ({what}, at least {min})"
-        )),
-    }
+    registry::parse_number(flag, value, min, what).map_err(Failure::Usage)
 }
 
 pub(crate) fn unknown(what: &str, given: &str, accepted: &[&str]) -> Failure {
@@ -417,7 +412,11 @@ pub(crate) fn skeleton(args: &SearchArgs) -> Result<SkeletonChoice, Failure> {
 }
 
 /// The options that belong to one application; each one given to another is an error.
-pub(crate) fn check_app_options(app: &SearchApp, args: &SearchArgs) -> Result<(), Failure> {
+pub(crate) fn check_app_options(
+    app: &SearchApp,
+    own: &AppArgs,
+    args: &SearchArgs,
+) -> Result<(), Failure> {
     let name = app.name;
     if let (Some(file), false) = (&args.input, app.takes_file) {
         return usage(format!(
@@ -432,16 +431,8 @@ pub(crate) fn check_app_options(app: &SearchApp, args: &SearchArgs) -> Result<()
             to.join(", ")
         ))
     };
-    let own = [
-        ("--target", args.target.is_some()),
-        ("--instance", args.instance.is_some()),
-        ("--tree", args.tree.is_some()),
-        ("--flags", args.flags.is_some()),
-        ("--genus", args.genus.is_some()),
-        ("--n", args.n.is_some()),
-    ];
-    for (flag, given) in own {
-        if given && !app.options.contains(&flag) {
+    for flag in own.flags() {
+        if !app.options.contains(&flag) {
             return applies_only(flag, registry::names(|a| a.options.contains(&flag)));
         }
     }

@@ -15,20 +15,16 @@
 //! workers' (as in a local run), its rank-level lines say so.
 
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use magpie::search::{CountPerDepth, Enumerate, SearchSpace, SearchStats};
-use magpie_apps::{maxclique, nqueens, tsp, uts};
+use magpie::search::{SearchStats, Skeleton};
+use magpie_apps::registry::{self, ids, ClusterEngine, Engine};
 use magpie_measure::stats::cov;
-use magpie_mpi::search::{decide, enumerate, optimise, Distributed, Skeleton};
 use magpie_mpi::victims::RemoteVictims;
 use magpie_mpi::{Cluster, RankStats};
 use serde::Serialize;
 
-use super::check::{checked, Found};
-use super::load::Problem;
-use super::report::{ids_u64, line, print_text, Report, StatsReport};
-use super::{build_pool, prepare, Prepared, SearchArgs};
+use super::report::{line, print_text, Report};
+use super::{build_pool, prepare, print_json, SearchArgs};
 use crate::config::Config;
 use crate::error::Failure;
 
@@ -71,44 +67,6 @@ pub(crate) fn kill_self() -> ! {
         libc::kill(libc::getpid(), libc::SIGKILL);
     }
     unreachable!("SIGKILL ends the process")
-}
-
-/// An enumeration fold that fails at its 100th visit as `fault` says (the `R:worker` and
-/// `R:kill` fault injections: the failure happens on a worker thread of the rank's pool).
-struct FailingFold<'a, E> {
-    inner: &'a E,
-    fault: InjectedFailure,
-    visits: AtomicU64,
-}
-
-impl<'a, E> FailingFold<'a, E> {
-    fn new(inner: &'a E, fault: InjectedFailure) -> Self {
-        FailingFold {
-            inner,
-            fault,
-            visits: AtomicU64::new(0),
-        }
-    }
-}
-
-impl<S: SearchSpace + ?Sized, E: Enumerate<S>> Enumerate<S> for FailingFold<'_, E> {
-    type Acc = E::Acc;
-    fn empty(&self) -> E::Acc {
-        self.inner.empty()
-    }
-    fn visit(&self, acc: &mut E::Acc, node: &S::Node, depth: usize) {
-        if self.fault != InjectedFailure::None && self.visits.fetch_add(1, Ordering::Relaxed) == 99
-        {
-            match self.fault {
-                InjectedFailure::Kill => kill_self(),
-                _ => panic!("failure injected by {FAIL_RANK_ENV} on a worker thread"),
-            }
-        }
-        self.inner.visit(acc, node, depth);
-    }
-    fn merge(&self, a: E::Acc, b: E::Acc) -> E::Acc {
-        self.inner.merge(a, b)
-    }
 }
 
 /// One rank's row of the report.
@@ -276,16 +234,13 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
             .map_err(|e: magpie_mpi::Error| Failure::Usage(format!("--remote-victims: {e}")))?,
         None => RemoteVictims::default(),
     };
-    let Prepared {
-        problem,
-        choice,
-        max_depth,
-    } = prepare(args)?;
-    if max_depth.is_some() {
+    let prepared = prepare(args)?;
+    if prepared.max_depth.is_some() {
         return Err(Failure::Usage(
             "--max-depth is not supported with --distributed".into(),
         ));
     }
+    let choice = &prepared.choice;
     // The same skeleton a local search takes (magpie-mpi runs magpie's own `Skeleton`).
     let skeleton = match choice.skeleton {
         Skeleton::Sequential => {
@@ -309,62 +264,26 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
     if let Some(w) = cluster.binding_warning(workers) {
         eprintln!("{w}");
     }
-    let v = &victims;
-    let fail = match injected_failure(cluster.rank()) {
-        f @ (InjectedFailure::Worker | InjectedFailure::Kill) => f,
-        InjectedFailure::None | InjectedFailure::MainThread => InjectedFailure::None,
-    };
-    let (value, dist) = match &problem {
-        Problem::MaxClique { graph, target, .. } => {
-            let space = maxclique::CliqueSpace::new(graph);
-            // Children come in colour order with non-increasing bounds: prune-level.
-            match *target {
-                None => {
-                    let d = optimise(cluster, &pool, &space, skeleton, v, None, true);
-                    split(d, Found::Clique)
-                }
-                Some(k) => {
-                    let d = decide(cluster, &pool, &space, k as i64, skeleton, v, true);
-                    split(d, Found::CliqueDecision)
-                }
+    // The `R:worker` and `R:kill` faults: a worker of this rank fails at its 100th visit.
+    let fault = injected_failure(cluster.rank());
+    let fail_at_100th = |visits: u64| {
+        if visits == 100 {
+            match fault {
+                InjectedFailure::Kill => kill_self(),
+                _ => panic!("failure injected by {FAIL_RANK_ENV} on a worker thread"),
             }
         }
-        Problem::Knapsack { inst, .. } => {
-            let d = optimise(cluster, &pool, &**inst, skeleton, v, None, false);
-            split(d, Found::Knapsack)
-        }
-        Problem::Tsp { inst, .. } => {
-            // Every rank computes the same heuristic tour: only strictly better tours count.
-            let start = tsp::heuristic_tour(inst);
-            let bound = Some(-start.length);
-            let d = optimise(cluster, &pool, inst, skeleton, v, bound, false);
-            let (value, dist) = split(d, |x| x);
-            (value.map(|x| Found::Tsp(x, start)), dist)
-        }
-        Problem::Uts { params, .. } => {
-            let tally = uts::Tally(params);
-            let fold = FailingFold::new(&tally, fail);
-            let d = enumerate(cluster, &pool, params, &fold, skeleton, v);
-            split(d, Found::Uts)
-        }
-        Problem::Ns { tree } => {
-            let fold = FailingFold::new(&CountPerDepth, fail);
-            let d = enumerate(cluster, &pool, tree, &fold, skeleton, v);
-            split(d, Found::Ns)
-        }
-        Problem::NQueens { board } => {
-            let fold = nqueens::Solutions(board.n());
-            let fold = FailingFold::new(&fold, fail);
-            let d = enumerate(cluster, &pool, board, &fold, skeleton, v);
-            split(d, Found::NQueens)
-        }
     };
+    let mut engine = ClusterEngine::new(cluster, &pool, &victims);
+    if matches!(fault, InjectedFailure::Worker | InjectedFailure::Kill) {
+        engine = engine.with_visit_hook(&fail_at_100th);
+    }
     // Only rank 0 has the merged result.
-    let (Some(value), Some((ranks, stats))) = (value, dist) else {
+    let Some(solved) = prepared.solve_on(&Engine::Cluster(&engine))? else {
         return Ok(());
     };
-    let expanded = stats.expanded;
-    let (answer, check) = checked(&problem, value, expanded, None)?;
+    let ranks = engine.ranks();
+    let stats = solved.stats.clone();
     let inter_rank_tasks: u64 = ranks.iter().map(|r| r.tasks_sent).sum();
     let inter_rank_steals: u64 = ranks.iter().map(|r| r.steals_ok).sum();
     let per_rank: Vec<u64> = ranks.iter().map(|r| r.nodes).collect();
@@ -375,21 +294,14 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
         per_worker: per_rank.clone(),
         ..stats.clone()
     };
-    let time = stats.time;
-    let report = Report {
-        app: problem.app(),
-        instance: problem.instance(),
-        answer,
-        check,
-        skeleton: choice.name,
-        skeleton_params: choice.clone(),
-        max_depth,
+    let (report, _) = prepared.report(
+        registry::Solved {
+            stats: rank_level,
+            ..solved
+        },
         workers,
-        deque: deque.name(),
-        seconds: time.as_secs_f64(),
-        expanded,
-        stats: StatsReport::from(&rank_level),
-    };
+        deque.name(),
+    );
     let nodes: Vec<f64> = ranks.iter().map(|r| r.nodes as f64).collect();
     let nodes_cov = cov(&nodes);
     // Ordered: every rank asks rank 0, which holds the tasks in priority order.
@@ -408,11 +320,9 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
             inter_rank_steals,
             worker_stats: WorkerRow::all(&ranks),
         };
-        let text = serde_json::to_string(&out)
-            .map_err(|e| Failure::Check(format!("cannot write the JSON report: {e}")))?;
-        println!("{text}");
+        print_json(&out)?;
     } else {
-        print_text(&report, &choice, &stats, args.stats);
+        print_text(&report, choice, &stats, args.stats);
         if args.stats {
             line("", "(per worker: rank 0's workers first, then rank 1's, …)");
             line(
@@ -422,7 +332,7 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
                      {inter_rank_steals} steals between ranks"
                 ),
             );
-            line("per rank", ids_u64(&per_rank));
+            line("per rank", ids(&per_rank));
         }
         println!(
             "ranks       {} × {workers} worker(s), inter-rank victims {victims}",
@@ -463,20 +373,4 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
         println!("c.o.v. of the nodes per rank: {nodes_cov:.3}");
     }
     Ok(())
-}
-
-/// The value, the ranks' statistics and the whole search's counters
-/// ([`Distributed::stats`]) of a distributed result (rank 0), or nothing.
-#[allow(clippy::type_complexity)]
-fn split<A, T>(
-    d: Option<Distributed<A>>,
-    wrap: impl FnOnce(A) -> T,
-) -> (Option<T>, Option<(Vec<RankStats>, SearchStats)>) {
-    match d {
-        Some(d) => {
-            let stats = d.stats();
-            (Some(wrap(d.value)), Some((d.ranks, stats)))
-        }
-        None => (None, None),
-    }
 }

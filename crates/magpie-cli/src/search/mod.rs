@@ -12,108 +12,33 @@
 //! module runs a search through them.
 
 pub(crate) mod args;
-pub(crate) mod check;
 #[cfg(feature = "mpi")]
 pub mod distributed;
-pub(crate) mod load;
 pub(crate) mod report;
 
-use magpie::search::{self, CountPerDepth, Options, SearchStats, Skeleton, TaskOrder};
+use magpie::search::{Options, SearchStats, Skeleton, TaskOrder};
 use magpie::ThreadPool;
-use magpie_apps::registry;
-use magpie_apps::{maxclique, nqueens, ns, tsp, uts};
+use magpie_apps::registry::{self, AppArgs, Engine, Instance};
 
 pub use args::{after_help, SearchArgs, DEFAULT_SPAWN_DEPTH};
 use args::{app_names, check_app_options, number, skeleton, unknown, SkeletonChoice};
-pub(crate) use check::{check_known_ns, check_published_uts};
-use load::{load, Problem, MAX_ORDERED_NODES};
-pub use report::{nqueens_key, ns_key, uts_key};
-use report::{print_text, Answer, Report, StatsReport};
+use report::{print_text, Report, StatsReport};
 
 use crate::config::{Config, Source};
 use crate::error::{usage, Failure};
-/// Runs the search of `problem` on `pool`; returns the checked answer, what was checked and
-/// the statistics.
-fn solve(
-    problem: &Problem,
-    pool: &ThreadPool,
-    choice: &SkeletonChoice,
-    max_depth: Option<usize>,
-) -> Result<(Answer, String, SearchStats), Failure> {
-    let sk = choice.skeleton;
-    let opts = Options {
-        max_depth,
-        replicable_window: choice.replicable_window,
-        ..Options::default()
-    };
-    let (checked, stats) = match problem {
-        Problem::MaxClique { graph, target, .. } => {
-            let space = maxclique::CliqueSpace::new(graph);
-            // Children come in colour order with non-increasing bounds, so a failed bound
-            // also rules out the later siblings.
-            let opts = Options {
-                prune_level: true,
-                ..opts
-            };
-            match *target {
-                None => {
-                    let out = pool.install(|| search::optimise(&space, sk, &opts));
-                    (check::max_clique(graph, out.value), out.stats)
-                }
-                Some(k) => {
-                    let out = pool.install(|| search::decide(&space, k as i64, sk, &opts));
-                    (check::clique_decision(graph, k, out.value), out.stats)
-                }
-            }
-        }
-        Problem::Knapsack { inst, number, .. } => {
-            // Children come include-first, which does not order their bounds: no prune-level.
-            let out = pool.install(|| search::optimise(&**inst, sk, &opts));
-            (check::knapsack(inst, *number, out.value), out.stats)
-        }
-        Problem::Tsp { inst, .. } => {
-            let start = tsp::heuristic_tour(inst);
-            // Only strictly better tours replace the incumbent: starting from the heuristic
-            // tour's length, `None` means that tour is optimal (as `tsp::solve` does).
-            let opts = Options {
-                initial_bound: Some(-start.length),
-                ..opts
-            };
-            let out = pool.install(|| search::optimise(inst, sk, &opts));
-            (check::tsp(inst, out.value, start), out.stats)
-        }
-        Problem::Uts {
-            params,
-            flags,
-            named,
-            ..
-        } => {
-            let out = pool.install(|| search::enumerate(params, &uts::Tally(params), sk, &opts));
-            let expanded = out.stats.expanded;
-            (
-                check::uts(flags, *named, out.value, expanded, max_depth),
-                out.stats,
-            )
-        }
-        Problem::Ns { tree } => {
-            let out = pool.install(|| search::enumerate(tree, &CountPerDepth, sk, &opts));
-            let expanded = out.stats.expanded;
-            (check::ns(tree, out.value, expanded, max_depth), out.stats)
-        }
-        Problem::NQueens { board } => {
-            let n = board.n();
-            let out = pool.install(|| search::enumerate(board, &nqueens::Solutions(n), sk, &opts));
-            (check::n_queens(board, out.value, max_depth), out.stats)
-        }
-    };
-    let (answer, what) = checked?;
-    Ok((answer, what, stats))
-}
+
+/// The most nodes the ordered skeleton may find down to `--spawn-depth` in discrepancy
+/// order or with `--distributed` (where the pool may hold most of the nodes at that depth as
+/// tasks at once; in sequential order a local pool holds one path's siblings, and no cap
+/// applies): 2^22, a fraction of a second to visit and at most a few hundred MiB of tasks.
+/// A deeper spawn depth on a wide tree (N-Queens 28 at depth 12 ran out of 4 GiB) is a usage
+/// error, checked by counting the unpruned tree first.
+pub const MAX_ORDERED_NODES: u64 = 1 << 22;
 
 /// A search ready to run: its options validated and its input loaded. `magpie search`
 /// prepares one and solves it once; `magpie experiment` solves it on many pools.
 pub struct Prepared {
-    problem: Problem,
+    instance: Box<dyn Instance>,
     choice: SkeletonChoice,
     max_depth: Option<usize>,
 }
@@ -130,14 +55,16 @@ pub struct Solved {
     pub stats: SearchStats,
 }
 
-/// An enumeration's tree, for runtimes other than magpie (`magpie experiment --peers`).
-pub enum Tree<'a> {
-    /// A UTS tree and its published counts, if it is a named tree.
-    Uts(&'a uts::Params, Option<&'static uts::NamedTree>),
-    /// Numerical semigroups up to a genus.
-    Ns(&'a ns::Tree),
-    /// An N-Queens board.
-    NQueens(&'a nqueens::Board),
+/// The application's own arguments of `args`, in the order of the checks of the options
+/// that do not apply.
+fn app_args(args: &SearchArgs) -> AppArgs {
+    AppArgs::new(args.input.clone())
+        .with("--target", args.target.as_deref())
+        .with("--instance", args.instance.as_deref())
+        .with("--tree", args.tree.as_deref())
+        .with("--flags", args.flags.as_deref())
+        .with("--genus", args.genus.as_deref())
+        .with("--n", args.n.as_deref())
 }
 
 /// Validates `args` (application, its options, the skeleton) and loads the input: every
@@ -147,7 +74,8 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
     let Some(app) = registry::find(app) else {
         return Err(unknown("unknown application", app, &app_names()));
     };
-    check_app_options(app, args)?;
+    let own = app_args(args);
+    check_app_options(app, &own, args)?;
     if !args.distributed && args.remote_victims.is_some() {
         return usage("--remote-victims applies to --distributed only");
     }
@@ -168,14 +96,14 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
         Some(v) => Some(number("--max-depth", v, 0usize, "a depth")?),
         None => None,
     };
-    let problem = load(app, args)?;
+    let instance = (app.load)(&own)?;
     // Locally in sequential order the priority pool holds only the unexpanded siblings along
     // one path (the frontier is generated as tasks start); in discrepancy order, and over
     // MPI (rank 0 collects every task first), it may hold most of the frontier.
     if let Skeleton::Ordered { spawn_depth, order } = choice.skeleton {
         let materialised = args.distributed || order == TaskOrder::Discrepancy;
         if materialised
-            && problem
+            && instance
                 .nodes_down_to(spawn_depth, MAX_ORDERED_NODES)
                 .is_none()
         {
@@ -188,7 +116,7 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
         }
     }
     Ok(Prepared {
-        problem,
+        instance,
         choice,
         max_depth,
     })
@@ -197,12 +125,7 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
 impl Prepared {
     /// The application's name (`uts`, …).
     pub fn app(&self) -> &'static str {
-        self.problem.app()
-    }
-
-    /// `--max-depth`, if given.
-    pub fn max_depth(&self) -> Option<usize> {
-        self.max_depth
+        self.instance.app().name
     }
 
     /// The spawn depth of the skeleton, if it has one (depth-bounded, ordered).
@@ -210,24 +133,58 @@ impl Prepared {
         self.choice.spawn_depth
     }
 
-    /// The tree of an enumeration (uts, ns, nqueens); `None` for the other applications.
-    pub fn tree(&self) -> Option<Tree<'_>> {
-        match &self.problem {
-            Problem::Uts { params, named, .. } => Some(Tree::Uts(params, *named)),
-            Problem::Ns { tree } => Some(Tree::Ns(tree)),
-            Problem::NQueens { board } => Some(Tree::NQueens(board)),
-            _ => None,
+    /// The options of the search (`--max-depth`, `--replicable`).
+    fn options(&self) -> Options {
+        Options {
+            max_depth: self.max_depth,
+            replicable_window: self.choice.replicable_window,
+            ..Options::default()
         }
     }
 
-    /// Runs the search once on `pool` and checks its answer, as `magpie search` does.
-    pub fn solve(&self, pool: &ThreadPool) -> Result<Solved, Failure> {
-        let (answer, check, stats) = solve(&self.problem, pool, &self.choice, self.max_depth)?;
+    /// Runs the search once on `engine` and checks its answer, as `magpie search` does;
+    /// `None` on an MPI rank other than 0.
+    fn solve_on(&self, engine: &Engine<'_>) -> Result<Option<registry::Solved>, Failure> {
+        let opts = self.options();
+        Ok(self.instance.solve(engine, self.choice.skeleton, &opts)?)
+    }
+
+    /// Runs the search once on `engine` (a magpie pool, or rayon for an enumeration) and
+    /// checks its answer, as `magpie search` does.
+    pub fn solve(&self, engine: &Engine<'_>) -> Result<Solved, Failure> {
+        let s = self
+            .solve_on(engine)?
+            .ok_or_else(|| Failure::Run("the search ran on a rank without its result".into()))?;
         Ok(Solved {
-            answer: answer.key(),
-            check,
-            stats,
+            answer: s.answer.key,
+            check: s.check,
+            stats: s.stats,
         })
+    }
+
+    /// The report of a checked solve on `workers` workers with deque `deque`.
+    fn report(
+        &self,
+        solved: registry::Solved,
+        workers: usize,
+        deque: &'static str,
+    ) -> (Report, SearchStats) {
+        let stats = solved.stats;
+        let report = Report {
+            app: self.app(),
+            instance: self.instance.label(),
+            answer: solved.answer,
+            check: solved.check,
+            skeleton: self.choice.name,
+            skeleton_params: self.choice.clone(),
+            max_depth: self.max_depth,
+            workers,
+            deque,
+            seconds: stats.time.as_secs_f64(),
+            expanded: stats.expanded,
+            stats: StatsReport::from(&stats),
+        };
+        (report, stats)
     }
 }
 
@@ -258,37 +215,26 @@ fn pool_config(config: &Config, choice: &SkeletonChoice) -> Result<Config, Failu
     Ok(one)
 }
 
+/// Prints `report` as one JSON object.
+fn print_json(report: &impl serde::Serialize) -> Result<(), Failure> {
+    let text = serde_json::to_string(report)
+        .map_err(|e| Failure::Check(format!("cannot write the JSON report: {e}")))?;
+    println!("{text}");
+    Ok(())
+}
+
 /// Runs `magpie search` and prints its report.
 pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
-    let Prepared {
-        problem,
-        choice,
-        max_depth,
-    } = prepare(args)?;
-
-    let (pool, deque, workers) = build_pool(&pool_config(config, &choice)?)?;
-    let (answer, what, stats) = solve(&problem, &pool, &choice, max_depth)?;
-
-    let report = Report {
-        app: problem.app(),
-        instance: problem.instance(),
-        answer,
-        check: what,
-        skeleton: choice.name,
-        skeleton_params: choice.clone(),
-        max_depth,
-        workers,
-        deque: deque.name(),
-        seconds: stats.time.as_secs_f64(),
-        expanded: stats.expanded,
-        stats: StatsReport::from(&stats),
-    };
+    let prepared = prepare(args)?;
+    let (pool, deque, workers) = build_pool(&pool_config(config, &prepared.choice)?)?;
+    let solved = prepared
+        .solve_on(&Engine::Pool(&pool))?
+        .expect("a local search has its result");
+    let (report, stats) = prepared.report(solved, workers, deque.name());
     if args.json {
-        let text = serde_json::to_string(&report)
-            .map_err(|e| Failure::Check(format!("cannot write the JSON report: {e}")))?;
-        println!("{text}");
+        print_json(&report)
     } else {
-        print_text(&report, &choice, &stats, args.stats);
+        print_text(&report, &prepared.choice, &stats, args.stats);
+        Ok(())
     }
-    Ok(())
 }

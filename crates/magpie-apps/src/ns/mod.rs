@@ -31,6 +31,9 @@ use std::ops::ControlFlow;
 
 use crate::input::InputError;
 
+mod app;
+pub use app::APP;
+
 /// Number of decomposition numbers a [`Semigroup`] stores (`d(0)`, …, `d(DECOMP_LEN − 1)`).
 pub const DECOMP_LEN: usize = 128;
 
@@ -674,18 +677,6 @@ pub fn count_by_genus_shortcut(max_genus: usize) -> Vec<u64> {
     walk(&Semigroup::root(), max_genus, &mut counts);
     counts
 }
-
-/// The numerical-semigroup counts by genus as a search application
-/// ([`crate::registry::SEARCH_APPS`]).
-pub static APP: crate::registry::SearchApp = crate::registry::SearchApp {
-    name: "ns",
-    synopsis: "ns --genus G",
-    about: &["count numerical semigroups by genus, 0..=G (G <= 64)"],
-    usage: "usage: magpie search ns --genus G",
-    takes_file: false,
-    options: &["--genus"],
-    goal: crate::registry::Goal::Enumerate,
-};
 
 #[cfg(test)]
 mod tests {

@@ -30,6 +30,9 @@
 use crate::input::InputError;
 use std::path::Path;
 
+mod app;
+pub use app::APP;
+
 /// A 0/1 knapsack instance. Profits, weights and the capacity are non-negative integers
 /// (fixed-point with [`Instance::decimals`] fractional digits); every weight is positive.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -800,18 +803,3 @@ pub fn parse_pisinger(path: impl AsRef<Path>, text: &str) -> Result<Vec<Instance
     }
     Ok(out)
 }
-
-/// 0/1 knapsack as a search application
-/// ([`crate::registry::SEARCH_APPS`]).
-pub static APP: crate::registry::SearchApp = crate::registry::SearchApp {
-    name: "knapsack",
-    synopsis: "knapsack FILE [--instance I]",
-    about: &[
-        "0/1 knapsack, plain file or Pisinger .csv (many instances:",
-        "I is a name or a number counting from 1; default: the first)",
-    ],
-    usage: "usage: magpie search knapsack FILE [--instance NAME|NUMBER]",
-    takes_file: true,
-    options: &["--instance"],
-    goal: crate::registry::Goal::Optimise,
-};

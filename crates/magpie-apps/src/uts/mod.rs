@@ -30,6 +30,9 @@ use sha1::{Digest, Sha1};
 use std::fmt;
 use std::iter::FusedIterator;
 
+mod app;
+pub use app::APP;
+
 /// The most children a non-BIN-root node may have (the reference's `MAXNUMCHILDREN`).
 pub const MAX_NUM_CHILDREN: u32 = 100;
 
@@ -1190,21 +1193,6 @@ pub fn count_from(params: &Params, node: &Node) -> Counts {
     }
     c
 }
-
-/// The Unbalanced Tree Search count as a search application
-/// ([`crate::registry::SEARCH_APPS`]).
-pub static APP: crate::registry::SearchApp = crate::registry::SearchApp {
-    name: "uts",
-    synopsis: "uts --tree NAME | --flags F",
-    about: &[
-        "count an Unbalanced Tree Search tree (one of the two is",
-        "required; NAME is one of the trees below)",
-    ],
-    usage: "usage: magpie search uts --tree NAME | --flags \"-t 1 -a 3 -d 10 -b 4 -r 19\"",
-    takes_file: false,
-    options: &["--tree", "--flags"],
-    goal: crate::registry::Goal::Enumerate,
-};
 
 #[cfg(test)]
 mod tests {

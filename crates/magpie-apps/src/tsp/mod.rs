@@ -26,6 +26,9 @@ use crate::input::InputError;
 use crate::pool::Words;
 use std::path::Path;
 
+mod app;
+pub use app::APP;
+
 /// A symmetric TSP instance: `n` cities and an integer distance matrix.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Instance {
@@ -1129,15 +1132,3 @@ pub fn parse_tour(path: impl AsRef<Path>, text: &str) -> Result<Vec<usize>, Inpu
         },
     ))
 }
-
-/// The travelling salesman (shortest tour) as a search application
-/// ([`crate::registry::SEARCH_APPS`]).
-pub static APP: crate::registry::SearchApp = crate::registry::SearchApp {
-    name: "tsp",
-    synopsis: "tsp FILE",
-    about: &["symmetric TSPLIB travelling salesman (shortest tour)"],
-    usage: "usage: magpie search tsp FILE.tsp",
-    takes_file: true,
-    options: &[],
-    goal: crate::registry::Goal::Optimise,
-};

@@ -16,6 +16,9 @@ use std::ops::ControlFlow;
 
 use crate::input::InputError;
 
+mod app;
+pub use app::APP;
+
 /// The board of an N-Queens search for [`magpie::search`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Board {
@@ -281,18 +284,6 @@ impl Board {
         place::<false>(self.all(), p.cols, p.left, p.right, &mut 0)
     }
 }
-
-/// The N-Queens count as a search application
-/// ([`crate::registry::SEARCH_APPS`]).
-pub static APP: crate::registry::SearchApp = crate::registry::SearchApp {
-    name: "nqueens",
-    synopsis: "nqueens --n N",
-    about: &["count the N-Queens solutions (1 <= N <= 32)"],
-    usage: "usage: magpie search nqueens --n N",
-    takes_file: false,
-    options: &["--n"],
-    goal: crate::registry::Goal::Enumerate,
-};
 
 #[cfg(test)]
 mod tests {

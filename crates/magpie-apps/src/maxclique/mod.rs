@@ -26,6 +26,9 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+mod app;
+pub use app::APP;
+
 /// The largest `N` [`parse_dimacs`] accepts: the bitset adjacency matrix takes `N²/8` bytes
 /// (512 MiB here) however short the file, so the reader checks a `p` line's `N` against this
 /// limit before allocating, and a corrupt header cannot make it allocate without bound.
@@ -1156,21 +1159,6 @@ impl<'g> Search<'g> {
         c
     }
 }
-
-/// Maximum clique (or the decision of a clique of a given size) as a search application
-/// ([`crate::registry::SEARCH_APPS`]).
-pub static APP: crate::registry::SearchApp = crate::registry::SearchApp {
-    name: "maxclique",
-    synopsis: "maxclique FILE [--target K]",
-    about: &[
-        "maximum clique of a DIMACS graph; with --target, decide",
-        "whether a clique of K vertices exists",
-    ],
-    usage: "usage: magpie search maxclique FILE.clq [--target K]",
-    takes_file: true,
-    options: &["--target"],
-    goal: crate::registry::Goal::Optimise,
-};
 
 #[cfg(test)]
 mod tests {

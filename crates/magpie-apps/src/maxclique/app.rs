@@ -1,0 +1,145 @@
+//! `magpie search maxclique FILE [--target K]`: loading, searching, checking and reporting
+//! a maximum clique, or the decision of a clique of K vertices.
+
+use std::path::PathBuf;
+
+use magpie::search::{Options, Skeleton};
+
+use crate::registry::{
+    check, count_down_to, ids, Answer, AppArgs, AppError, Engine, Goal, Instance, SearchApp, Solved,
+};
+
+use super::{is_clique, read_dimacs, CliqueSpace, Graph};
+
+/// Maximum clique (or the decision of a clique of a given size) as a search application
+/// ([`crate::registry::SEARCH_APPS`]).
+pub static APP: SearchApp = SearchApp {
+    name: "maxclique",
+    synopsis: "maxclique FILE [--target K]",
+    about: &[
+        "maximum clique of a DIMACS graph; with --target, decide",
+        "whether a clique of K vertices exists",
+    ],
+    usage: "usage: magpie search maxclique FILE.clq [--target K]",
+    takes_file: true,
+    options: &["--target"],
+    goal: Goal::Optimise,
+    load,
+};
+
+/// A graph whose largest clique (or a clique of `target` vertices) to find.
+struct Clique {
+    path: PathBuf,
+    graph: Graph,
+    space: CliqueSpace,
+    target: Option<usize>,
+}
+
+fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
+    let path = args.file(&APP)?.to_path_buf();
+    let target = args.number("--target", 0usize, "a clique size")?;
+    let graph = read_dimacs(&path)?;
+    let space = CliqueSpace::new(&graph);
+    Ok(Box::new(Clique {
+        path,
+        graph,
+        space,
+        target,
+    }))
+}
+
+impl Instance for Clique {
+    fn app(&self) -> &'static SearchApp {
+        &APP
+    }
+
+    fn label(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
+        count_down_to(&self.space, depth, cap)
+    }
+
+    fn solve(
+        &self,
+        engine: &Engine<'_>,
+        skeleton: Skeleton,
+        opts: &Options,
+    ) -> Result<Option<Solved>, AppError> {
+        // Children come in colour order with non-increasing bounds, so a failed bound also
+        // rules out the later siblings.
+        let opts = Options {
+            prune_level: true,
+            ..opts.clone()
+        };
+        let (vertices, edges) = (self.graph.n(), self.graph.edge_count());
+        let instance = format!("{} ({vertices} vertices, {edges} edges)", self.label());
+        let answer = |key: String| {
+            Answer::new(key)
+                .field("vertices", vertices)
+                .field("edges", edges)
+        };
+        let Some(k) = self.target else {
+            let Some(out) = engine.optimise(&self.space, skeleton, &opts)? else {
+                return Ok(None);
+            };
+            let (omega, node) = out
+                .value
+                .ok_or_else(|| AppError::Check("the search returned no clique at all".into()))?;
+            let clique = self.space.clique(&node);
+            check(
+                is_clique(&self.graph, &clique) && clique.len() as i64 == omega,
+                || {
+                    format!(
+                        "reported ω = {omega} with {clique:?}, which is not a clique of that size"
+                    )
+                },
+            )?;
+            let what = format!("the {omega} vertices are pairwise adjacent");
+            let omega = clique.len();
+            let answer = answer(format!("omega {omega}"))
+                .field("omega", omega)
+                .line("instance", instance)
+                .line("answer", format!("maximum clique size {omega}"))
+                .line("clique", ids(&clique))
+                .field("clique", clique);
+            return Ok(Some(Solved {
+                answer,
+                check: what,
+                stats: out.stats,
+            }));
+        };
+        let Some(out) = engine.decide(&self.space, k as i64, skeleton, &opts)? else {
+            return Ok(None);
+        };
+        let clique = out.value.as_ref().map(|n| self.space.clique(n));
+        let what = match &clique {
+            Some(c) => {
+                check(is_clique(&self.graph, c) && c.len() >= k, || {
+                    format!(
+                        "the clique found for --target {k}, {c:?}, is not a clique of {k} vertices"
+                    )
+                })?;
+                format!("the {} vertices are pairwise adjacent", c.len())
+            }
+            // The search itself is the proof; there is nothing to recheck.
+            None => format!("none found: the whole tree was searched for {k} vertices"),
+        };
+        let verdict = if clique.is_some() { "found" } else { "none" };
+        let mut answer = answer(format!("clique of {k}: {verdict}"))
+            .field("target", k)
+            .field("found", clique.is_some())
+            .line("instance", instance)
+            .line("answer", format!("clique of {k} vertices: {verdict}"));
+        if let Some(c) = &clique {
+            answer = answer.line("clique", ids(c));
+        }
+        let answer = answer.field("clique", clique);
+        Ok(Some(Solved {
+            answer,
+            check: what,
+            stats: out.stats,
+        }))
+    }
+}

@@ -1,0 +1,108 @@
+//! `magpie search nqueens --n N`: loading, searching, checking and reporting the N-Queens
+//! count ([`crate::registry::Instance`] for [`Board`]).
+
+use magpie::search::{Options, Skeleton};
+
+use crate::registry::{
+    check, count_down_to, Answer, AppArgs, AppError, Engine, Goal, Instance, SearchApp, Solved,
+    NOT_CHECKED,
+};
+
+use super::{Board, Solutions};
+
+/// The N-Queens count as a search application
+/// ([`crate::registry::SEARCH_APPS`]).
+pub static APP: SearchApp = SearchApp {
+    name: "nqueens",
+    synopsis: "nqueens --n N",
+    about: &["count the N-Queens solutions (1 <= N <= 32)"],
+    usage: "usage: magpie search nqueens --n N",
+    takes_file: false,
+    options: &["--n"],
+    goal: Goal::Enumerate,
+    load,
+};
+
+fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
+    let n = args.required(&APP, ("--n", "N"), 0u64, "a board size")?;
+    Ok(Box::new(Board::new(n)?))
+}
+
+impl Instance for Board {
+    fn app(&self) -> &'static SearchApp {
+        &APP
+    }
+
+    fn label(&self) -> String {
+        format!("{0}x{0} board", self.n())
+    }
+
+    fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
+        count_down_to(self, depth, cap)
+    }
+
+    fn solve(
+        &self,
+        engine: &Engine<'_>,
+        skeleton: Skeleton,
+        opts: &Options,
+    ) -> Result<Option<Solved>, AppError> {
+        let n = self.n();
+        let Some(out) = engine.enumerate(self, &Solutions(n), skeleton, opts)? else {
+            return Ok(None);
+        };
+        let (solutions, max_depth) = (out.value, opts.max_depth);
+        let check = match known(n, solutions, max_depth)? {
+            Some(what) => what.to_string(),
+            None if crate::NQUEENS_SOLUTIONS.get(n as usize).is_some() => format!(
+                "{NOT_CHECKED}a count cut at --max-depth {} has no known value",
+                max_depth.unwrap_or(0)
+            ),
+            None => format!("{NOT_CHECKED}no known count for {n}-Queens"),
+        };
+        let said = match max_depth {
+            Some(d) if d < n as usize => format!(
+                "{solutions} complete placements of {n} queens: --max-depth {d} cuts the \
+                 search above row {n} (not the number of {n}-Queens solutions)"
+            ),
+            _ => format!("{solutions} solutions of {n}-Queens"),
+        };
+        let answer = Answer::new(format!("{solutions} solutions"))
+            .field("n", n)
+            .field("solutions", solutions)
+            .line("instance", self.label())
+            .line("answer", said);
+        Ok(Some(Solved {
+            answer,
+            check,
+            stats: out.stats,
+        }))
+    }
+}
+
+/// Checks an `n`-Queens count against the known one (OEIS A000170) where there is one and the
+/// search was not cut above the last row: `Some(what was checked)` if it was checked, `None`
+/// if there is nothing to check against.
+///
+/// ```
+/// use magpie_apps::nqueens::known;
+///
+/// assert_eq!(known(8, 92, None).unwrap(), Some("the known count (OEIS A000170)"));
+/// assert!(known(8, 91, None).is_err());
+/// assert_eq!(known(8, 91, Some(3)).unwrap(), None);
+/// ```
+pub fn known(
+    n: u32,
+    solutions: u64,
+    max_depth: Option<usize>,
+) -> Result<Option<&'static str>, AppError> {
+    match crate::NQUEENS_SOLUTIONS.get(n as usize).copied() {
+        Some(want) if max_depth.is_none_or(|d| d >= n as usize) => {
+            check(solutions == want, || {
+                format!("{solutions} solutions, but {n}-Queens has {want}")
+            })?;
+            Ok(Some("the known count (OEIS A000170)"))
+        }
+        _ => Ok(None),
+    }
+}

@@ -1,0 +1,123 @@
+//! `magpie search ns --genus G`: loading, searching, checking and reporting the counts of
+//! numerical semigroups by genus ([`crate::registry::Instance`] for [`Tree`]).
+
+use magpie::search::CountPerDepth;
+use magpie::search::{Options, Skeleton};
+
+use crate::registry::{
+    check, count_down_to, ids, Answer, AppArgs, AppError, Engine, Goal, Instance, SearchApp, Solved,
+};
+
+use super::{Tree, EXPECTED_COUNTS};
+
+/// The numerical-semigroup counts by genus as a search application
+/// ([`crate::registry::SEARCH_APPS`]).
+pub static APP: SearchApp = SearchApp {
+    name: "ns",
+    synopsis: "ns --genus G",
+    about: &["count numerical semigroups by genus, 0..=G (G <= 64)"],
+    usage: "usage: magpie search ns --genus G",
+    takes_file: false,
+    options: &["--genus"],
+    goal: Goal::Enumerate,
+    load,
+};
+
+fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
+    let g = args.required(&APP, ("--genus", "G"), 0u64, "a genus")?;
+    Ok(Box::new(Tree::new(g)?))
+}
+
+impl Instance for Tree {
+    fn app(&self) -> &'static SearchApp {
+        &APP
+    }
+
+    fn label(&self) -> String {
+        format!("genus {}", self.max_genus())
+    }
+
+    fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
+        count_down_to(self, depth, cap)
+    }
+
+    fn solve(
+        &self,
+        engine: &Engine<'_>,
+        skeleton: Skeleton,
+        opts: &Options,
+    ) -> Result<Option<Solved>, AppError> {
+        let Some(out) = engine.enumerate(self, &CountPerDepth, skeleton, opts)? else {
+            return Ok(None);
+        };
+        let (counts, expanded) = (out.value, out.stats.expanded);
+        let g = self.max_genus();
+        let total: u64 = counts.iter().sum();
+        check(total == expanded, || {
+            format!("the counts add up to {total} but the engine expanded {expanded} nodes")
+        })?;
+        // The published counts go to genus 50; beyond, only the consistency check above.
+        let known = check_known(&counts, g, opts.max_depth).map_err(AppError::Check)?;
+        let mut what = format!("the known counts of genus 0..={} (OEIS A007323)", known - 1);
+        if known < counts.len() {
+            what.push_str("; above that, counts add up to the nodes expanded");
+        }
+        let last = counts.last().copied().unwrap_or(0);
+        let answer = Answer::new(key(&counts))
+            .line("instance", self.label())
+            .line(
+                "answer",
+                format!(
+                    "{last} numerical semigroups of genus {}",
+                    counts.len().saturating_sub(1)
+                ),
+            )
+            .line("counts", format!("{} (genus 0, 1, ...)", ids(&counts)))
+            .field("genus", g)
+            .field("counts", counts);
+        Ok(Some(Solved {
+            answer,
+            check: what,
+            stats: out.stats,
+        }))
+    }
+}
+
+/// The canonical form of numerical-semigroup counts (genus 0, 1, …).
+///
+/// ```
+/// assert_eq!(magpie_apps::ns::key(&[1, 1, 2]), "counts 1 1 2");
+/// ```
+pub fn key(counts: &[u64]) -> String {
+    format!("counts {}", ids(counts))
+}
+
+/// Checks counts per genus: one per genus up to `max_genus` (or `max_depth`), equal to the
+/// published ones as far as those go. `Ok` is how many were compared, `Err` the mismatch.
+///
+/// ```
+/// use magpie_apps::ns::check_known;
+///
+/// assert_eq!(check_known(&[1, 1, 2, 4], 3, None), Ok(4));
+/// assert!(check_known(&[1, 1, 2, 5], 3, None).is_err());
+/// assert!(check_known(&[1, 1], 3, None).is_err());
+/// ```
+pub fn check_known(
+    counts: &[u64],
+    max_genus: usize,
+    max_depth: Option<usize>,
+) -> Result<usize, String> {
+    let deepest = max_depth.map_or(max_genus, |d| d.min(max_genus));
+    if counts.len() != deepest + 1 {
+        return Err(format!("{} counts for genus 0..={deepest}", counts.len()));
+    }
+    let known = counts.len().min(EXPECTED_COUNTS.len());
+    if counts[..known] != EXPECTED_COUNTS[..known] {
+        return Err(format!(
+            "counts {:?} differ from the known {:?}",
+            &counts[..known],
+            &EXPECTED_COUNTS[..known]
+        ));
+    }
+    Ok(known)
+}

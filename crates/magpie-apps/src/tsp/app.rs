@@ -1,0 +1,114 @@
+//! `magpie search tsp FILE`: loading, searching, checking and reporting a shortest tour.
+
+use std::path::PathBuf;
+
+use magpie::search::{Options, Skeleton};
+
+use crate::registry::{
+    check, count_down_to, ids, Answer, AppArgs, AppError, Engine, Goal, Instance, SearchApp, Solved,
+};
+
+use super::{heuristic_tour, read, tour_length, Instance as Cities};
+
+/// The travelling salesman (shortest tour) as a search application
+/// ([`crate::registry::SEARCH_APPS`]).
+pub static APP: SearchApp = SearchApp {
+    name: "tsp",
+    synopsis: "tsp FILE",
+    about: &["symmetric TSPLIB travelling salesman (shortest tour)"],
+    usage: "usage: magpie search tsp FILE.tsp",
+    takes_file: true,
+    options: &[],
+    goal: Goal::Optimise,
+    load,
+};
+
+/// A TSPLIB instance.
+struct Tsp {
+    path: PathBuf,
+    inst: Cities,
+}
+
+fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
+    let path = args.file(&APP)?.to_path_buf();
+    let inst = read(&path)?;
+    Ok(Box::new(Tsp { path, inst }))
+}
+
+impl Instance for Tsp {
+    fn app(&self) -> &'static SearchApp {
+        &APP
+    }
+
+    fn label(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
+        count_down_to(&self.inst, depth, cap)
+    }
+
+    fn solve(
+        &self,
+        engine: &Engine<'_>,
+        skeleton: Skeleton,
+        opts: &Options,
+    ) -> Result<Option<Solved>, AppError> {
+        let inst = &self.inst;
+        // Every rank computes the same start tour. Only strictly better tours replace the
+        // incumbent: starting from its length, `None` means it is optimal (as `tsp::solve`).
+        let start = heuristic_tour(inst);
+        let opts = Options {
+            initial_bound: Some(-start.length),
+            ..opts.clone()
+        };
+        let Some(out) = engine.optimise(inst, skeleton, &opts)? else {
+            return Ok(None);
+        };
+        let heuristic_optimal = out.value.is_none();
+        let tour = match &out.value {
+            Some((_, node)) => node.tour(inst),
+            None => start.clone(),
+        };
+        let mut sorted = tour.cities.clone();
+        sorted.sort_unstable();
+        check(sorted.iter().copied().eq(1..=inst.len()), || {
+            format!(
+                "the tour {:?} does not visit every city exactly once",
+                tour.cities
+            )
+        })?;
+        let length = tour_length(inst, &tour.cities);
+        check(length == tour.length && length <= start.length, || {
+            format!(
+                "the tour's length is {length}, not the reported {} (start tour {})",
+                tour.length, start.length
+            )
+        })?;
+        let what = format!(
+            "the tour visits each of the {} cities once and has length {length}",
+            inst.len()
+        );
+        let note = if heuristic_optimal {
+            " (the start tour was already optimal)"
+        } else {
+            ""
+        };
+        let answer = Answer::new(format!("length {length}"))
+            .field("cities", inst.len())
+            .field("length", length)
+            .line(
+                "instance",
+                format!("{} ({} cities)", self.label(), inst.len()),
+            )
+            .line("answer", format!("shortest tour length {length}{note}"))
+            .line("tour", ids(&tour.cities))
+            .field("tour", tour.cities)
+            .field("heuristic_optimal", heuristic_optimal);
+        Ok(Some(Solved {
+            answer,
+            check: what,
+            stats: out.stats,
+        }))
+    }
+}

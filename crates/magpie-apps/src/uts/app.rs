@@ -1,0 +1,187 @@
+//! `magpie search uts --tree NAME | --flags F`: loading, searching, checking and reporting
+//! the count of an Unbalanced Tree Search tree.
+
+use magpie::search::{Options, Skeleton};
+
+use crate::registry::{
+    check, count_down_to, Answer, AppArgs, AppError, Engine, Goal, Instance, SearchApp, Solved,
+};
+
+use super::{Counts, NamedTree, Params, Tally, NAMED_TREES};
+
+/// The Unbalanced Tree Search count as a search application
+/// ([`crate::registry::SEARCH_APPS`]).
+pub static APP: SearchApp = SearchApp {
+    name: "uts",
+    synopsis: "uts --tree NAME | --flags F",
+    about: &[
+        "count an Unbalanced Tree Search tree (one of the two is",
+        "required; NAME is one of the trees below)",
+    ],
+    usage: "usage: magpie search uts --tree NAME | --flags \"-t 1 -a 3 -d 10 -b 4 -r 19\"",
+    takes_file: false,
+    options: &["--tree", "--flags"],
+    goal: Goal::Enumerate,
+    load,
+};
+
+/// A UTS tree to count: its parameters, and its published counts if it is a named tree.
+struct Tree {
+    /// The tree's name, or the flags as given.
+    label: String,
+    flags: String,
+    params: Params,
+    named: Option<&'static NamedTree>,
+}
+
+fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
+    let tree = match (args.get("--tree"), args.get("--flags")) {
+        (Some(name), None) => {
+            let params = Params::named(name.trim())?;
+            let named = NamedTree::find(name.trim()).expect("named() found it");
+            Tree {
+                label: named.name.to_string(),
+                flags: named.flags.to_string(),
+                params,
+                named: Some(named),
+            }
+        }
+        (None, Some(flags)) => Tree {
+            label: flags.trim().to_string(),
+            flags: flags.trim().to_string(),
+            params: Params::from_flags(flags)?,
+            named: None,
+        },
+        (Some(_), Some(_)) => {
+            return Err(AppError::Usage(
+                "uts takes --tree or --flags, not both".into(),
+            ))
+        }
+        (None, None) => {
+            let names: Vec<&str> = NAMED_TREES.iter().map(|t| t.name).collect();
+            return Err(AppError::Usage(format!(
+                "uts needs a tree: --tree NAME (one of {}) or --flags \"-t 1 -a 3 -d 10 -b 4 -r 19\"",
+                names.join(", ")
+            )));
+        }
+    };
+    Ok(Box::new(tree))
+}
+
+impl Instance for Tree {
+    fn app(&self) -> &'static SearchApp {
+        &APP
+    }
+
+    fn label(&self) -> String {
+        self.label.clone()
+    }
+
+    fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
+        count_down_to(&self.params, depth, cap)
+    }
+
+    fn solve(
+        &self,
+        engine: &Engine<'_>,
+        skeleton: Skeleton,
+        opts: &Options,
+    ) -> Result<Option<Solved>, AppError> {
+        let tally = Tally(&self.params);
+        let Some(out) = engine.enumerate(&self.params, &tally, skeleton, opts)? else {
+            return Ok(None);
+        };
+        let (c, expanded) = (out.value, out.stats.expanded);
+        // Every node of an enumeration is expanded once: the fold and the engine's own
+        // counter must agree.
+        check(c.nodes == expanded, || {
+            format!(
+                "the tree has {} nodes by the fold but {expanded} by the engine's counter",
+                c.nodes
+            )
+        })?;
+        let what = check_published(
+            self.named,
+            opts.max_depth.is_none(),
+            &c,
+            "the search",
+            "nodes counted = nodes expanded (no published counts to compare)",
+        )
+        .map_err(AppError::Check)?;
+        let instance = if self.flags == self.label {
+            self.flags.clone()
+        } else {
+            format!("{} ({})", self.label, self.flags)
+        };
+        let cut = match opts.max_depth {
+            Some(d) => format!(" (of the tree cut at --max-depth {d})"),
+            None => String::new(),
+        };
+        let answer = Answer::new(key(c.nodes, c.leaves, c.max_depth))
+            .field("flags", self.flags.clone())
+            .field("nodes", c.nodes)
+            .field("leaves", c.leaves)
+            .field("depth", c.max_depth)
+            .line("instance", instance)
+            .line(
+                "answer",
+                format!(
+                    "{} nodes, {} leaves, depth {}{cut}",
+                    c.nodes, c.leaves, c.max_depth
+                ),
+            );
+        Ok(Some(Solved {
+            answer,
+            check: what,
+            stats: out.stats,
+        }))
+    }
+}
+
+/// The canonical form of a UTS count.
+///
+/// ```
+/// assert_eq!(magpie_apps::uts::key(4, 3, 1), "nodes 4, leaves 3, depth 1");
+/// ```
+pub fn key(nodes: u64, leaves: u64, depth: u32) -> String {
+    format!("nodes {nodes}, leaves {leaves}, depth {depth}")
+}
+
+/// Compares UTS counts with the published ones of a named tree (only a full search can be
+/// compared): `Ok` says what was checked (`otherwise` when nothing could be), `Err` names the
+/// mismatch and who counted (`counter`: "the search").
+///
+/// ```
+/// use magpie_apps::uts::{check_published, Counts, NamedTree};
+///
+/// let t1 = NamedTree::find("T1").unwrap();
+/// let good = Counts { nodes: t1.nodes, leaves: t1.leaves.unwrap(), max_depth: t1.max_depth.unwrap() };
+/// assert_eq!(check_published(Some(t1), true, &good, "the search", "-").unwrap(), "the published counts of T1");
+/// let bad = Counts { nodes: good.nodes + 1, ..good };
+/// assert!(check_published(Some(t1), true, &bad, "the search", "-").is_err());
+/// assert_eq!(check_published(Some(t1), false, &bad, "the search", "cut").unwrap(), "cut");
+/// ```
+pub fn check_published(
+    named: Option<&NamedTree>,
+    full_search: bool,
+    c: &Counts,
+    counter: &str,
+    otherwise: &str,
+) -> Result<String, String> {
+    match named {
+        Some(t) if full_search => {
+            let ok = c.nodes == t.nodes
+                && t.leaves.is_none_or(|l| l == c.leaves)
+                && t.max_depth.is_none_or(|d| d == c.max_depth);
+            if ok {
+                Ok(format!("the published counts of {}", t.name))
+            } else {
+                Err(format!(
+                    "{} has {} nodes, {:?} leaves, depth {:?}; {counter} counted {}, {}, {}",
+                    t.name, t.nodes, t.leaves, t.max_depth, c.nodes, c.leaves, c.max_depth
+                ))
+            }
+        }
+        _ => Ok(otherwise.to_string()),
+    }
+}
