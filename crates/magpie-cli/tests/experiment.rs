@@ -605,6 +605,7 @@ fn help_documents_the_syntax() {
         "mandelbrot",
         "--schedule",
         "ss,4 / gss / rws,fac2",
+        "once per configuration of the other settings",
     ] {
         assert!(help.contains(word), "{word} missing:\n{help}");
     }
@@ -728,6 +729,117 @@ fn schedules_are_configurations_compared_with_each_other() {
     let v = policies_json(&["--app", "fib", "--n", "10", "--runs", "1"], &[]);
     assert!(v["rows"][0].get("schedule").is_none());
     assert!(v["rows"][0].get("loop_stats").is_none());
+}
+
+/// An application that takes no schedule (uts) runs once per configuration of the other
+/// settings, not once per schedule; a loop application (mandelbrot) under every schedule.
+/// Counted from the rows' solves (each is one child process), never from timings.
+#[test]
+fn an_app_without_a_schedule_runs_once_per_other_configuration() {
+    let uts = "uts --flags \"-t 1 -a 0 -d 6 -b 4 -r 0\"";
+    let mandelbrot = "mandelbrot --width 30 --height 20 --max-iter 50 --steps 2";
+    let mut args = vec![
+        "--app",
+        "uts",
+        "--flags",
+        "-t 1 -a 0 -d 6 -b 4 -r 0",
+        "--app",
+    ];
+    args.extend(mandelbrot.split(' '));
+    args.extend([
+        "--schedule",
+        "static,gss",
+        "--workers",
+        "1",
+        "--idle",
+        "park,yield",
+        "--runs",
+        "2",
+    ]);
+    let v = policies_json(&args, &[]);
+    assert_eq!(v["schedules"], serde_json::json!(["static", "gss"]));
+    assert_eq!(v["schedule_apps"], serde_json::json!([mandelbrot]));
+    let rows = v["rows"].as_array().expect("rows");
+    let got: Vec<(&str, &str, Option<&str>, bool)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["app"].as_str().unwrap(),
+                r["idle"].as_str().unwrap(),
+                r.get("schedule").map(|s| s.as_str().unwrap()),
+                r["baseline"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (uts, "park", None, true),
+            (uts, "yield", None, false),
+            (mandelbrot, "park", Some("static"), true),
+            (mandelbrot, "park", Some("gss"), false),
+            (mandelbrot, "yield", Some("static"), false),
+            (mandelbrot, "yield", Some("gss"), false),
+        ]
+    );
+    // 2 runs of each row, one process each: uts 2 configurations × 2 runs, mandelbrot
+    // 2 configurations × 2 schedules × 2 runs.
+    for r in rows {
+        assert_eq!((u(&r["runs"]), u(&r["solves"])), (2, 2), "{r}");
+    }
+    let solves = |app: &str| -> u64 {
+        rows.iter()
+            .filter(|r| r["app"] == app)
+            .map(|r| u(&r["solves"]))
+            .sum()
+    };
+    assert_eq!((solves(uts), solves(mandelbrot)), (4, 8));
+    // uts' relative times compare its two rows, mandelbrot's its four.
+    let rel = |i: usize| f(&rows[i]["relative"]);
+    assert!(close(rel(0) + rel(1), 2.0), "{v}");
+    assert!(close(rel(2) + rel(3) + rel(4) + rel(5), 4.0), "{v}");
+    // The aggregated result per configuration: uts counts with its row of the same idle
+    // policy under both schedules; they still average to 1.
+    let agg = v["aggregated"].as_array().expect("aggregated");
+    let got: Vec<(&str, &str)> = agg
+        .iter()
+        .map(|a| (a["idle"].as_str().unwrap(), a["schedule"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("park", "static"),
+            ("park", "gss"),
+            ("yield", "static"),
+            ("yield", "gss")
+        ]
+    );
+    for (k, a) in agg.iter().enumerate() {
+        let want = (rel(k / 2) + rel(2 + k)) / 2.0;
+        assert!(close(f(&a["aggregated"]), want), "{k}: {v}");
+    }
+    let mean = agg.iter().map(|a| f(&a["aggregated"])).sum::<f64>() / 4.0;
+    assert!(close(mean, 1.0), "{v}");
+    // A uts row's own aggregated value is the mean over the schedules it stands for.
+    for (i, r) in rows[..2].iter().enumerate() {
+        let want = (f(&agg[2 * i]["aggregated"]) + f(&agg[2 * i + 1]["aggregated"])) / 2.0;
+        assert!(close(f(&r["aggregated"]), want), "{v}");
+    }
+    // The table shows uts' rows without a schedule and says why; the CSV leaves it empty.
+    let table = policies(&args, &[]);
+    assert!(
+        table.contains("(takes no schedule: one row per configuration of the other settings"),
+        "{table}"
+    );
+    args.extend(["--format", "csv"]);
+    let csv = policies(&args, &[]);
+    let lines: Vec<Vec<String>> = csv.lines().map(csv_line).collect();
+    let col = |name: &str| lines[0].iter().position(|c| c == name).unwrap();
+    let schedules: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l[col("schedule")].as_str())
+        .collect();
+    assert_eq!(schedules, ["", "", "static", "gss", "static", "gss"]);
 }
 
 #[test]

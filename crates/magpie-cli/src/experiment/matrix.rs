@@ -3,7 +3,10 @@
 //! parsing (through [`Config::resolve_with`], so errors read as everywhere else), the loop
 //! schedules of --schedule, and their product. A schedule is a configuration like a deque
 //! or a policy: the rows of one application under different schedules are compared with
-//! each other (relative time, Welch's test, aggregated result).
+//! each other (relative time, Welch's test, aggregated result). An application that takes
+//! no schedule (a search, a kernel) sees only the other axes: the setups that differ only
+//! in the schedule share one [`Setup::config`], and it runs once per such configuration
+//! (see [`super::runner::Plan::row_setup`]).
 //!
 //! List syntax: elements are separated by commas, but a piece of the form `key=value`
 //! (an `=` before any `:`) continues the policy before it, which must have parameters
@@ -80,6 +83,9 @@ pub struct Setup {
     /// The loop schedule (canonical) from `--schedule`: given to the loop applications
     /// (`None` without `--schedule`, and for a peer).
     pub schedule: Option<String>,
+    /// The configuration of the other axes (runtime, workers, deque, victims, idle), numbered
+    /// from 0 in order: the setups that differ only in the schedule share it.
+    pub config: usize,
 }
 
 impl Setup {
@@ -103,10 +109,15 @@ impl Setup {
         }
     }
 
-    /// `2 workers, chase-lev random park` (`…, schedule gss` with a schedule) or `2 workers,
-    /// rayon`, for messages.
-    pub fn describe(&self) -> String {
-        let schedule = match &self.schedule {
+    /// The configuration as `app` runs on it, for messages: `2 workers, chase-lev random
+    /// park` (`…, schedule gss` for a loop application under a schedule of the axis) or `2
+    /// workers, rayon`.
+    pub fn describe_for(&self, app: &App) -> String {
+        self.describe_with(self.schedule_for(app))
+    }
+
+    fn describe_with(&self, schedule: Option<&str>) -> String {
+        let schedule = match schedule {
             Some(s) => format!(", schedule {s}"),
             None => String::new(),
         };
@@ -120,12 +131,18 @@ impl Setup {
         }
     }
 
+    /// The schedule of the axis this configuration gives `app`: its schedule for a loop
+    /// application, none for the others (they take no schedule).
+    pub fn schedule_for(&self, app: &App) -> Option<&str> {
+        self.schedule.as_deref().filter(|_| app.is_loop())
+    }
+
     /// The options this configuration adds to `app`'s tokens: `--schedule S` for a loop
     /// application under a schedule of the axis, else none.
     pub fn app_flags(&self, app: &App) -> Vec<String> {
-        match &self.schedule {
-            Some(s) if app.is_loop() => vec!["--schedule".to_string(), s.clone()],
-            _ => Vec::new(),
+        match self.schedule_for(app) {
+            Some(s) => vec!["--schedule".to_string(), s.to_string()],
+            None => Vec::new(),
         }
     }
 }
@@ -150,7 +167,8 @@ pub struct Lists {
 #[derive(Debug, Clone)]
 pub struct Matrix {
     /// Worker count by worker count (in the order given); within one, every deque × victims
-    /// × idle × schedule combination in the order given, then the peers.
+    /// × idle × schedule combination in the order given (the schedules innermost), then the
+    /// peers.
     pub setups: Vec<Setup>,
     /// The lists.
     pub lists: Lists,
@@ -399,6 +417,8 @@ impl Matrix {
             v => v.to_string(),
         };
         let mut setups = Vec::new();
+        // The configurations of the other axes so far (`Setup::config`).
+        let mut configs = 0;
         let mut workers_list = Vec::new();
         let (mut deques, mut victims, mut idles) = (Vec::new(), Vec::new(), Vec::new());
         for w in 0..n[0] {
@@ -416,11 +436,13 @@ impl Matrix {
                         remember(&mut deques, c.deque.value.name());
                         remember(&mut victims, &c.victims.value);
                         remember(&mut idles, &c.idle.value);
+                        let config = configs;
+                        configs += 1;
                         if schedules.is_empty() {
-                            setups.push(setup(runtime.clone(), &c, &join_limit, None));
+                            setups.push(setup(runtime.clone(), &c, &join_limit, None, config));
                         }
                         for s in schedules {
-                            setups.push(setup(runtime.clone(), &c, &join_limit, Some(s)));
+                            setups.push(setup(runtime.clone(), &c, &join_limit, Some(s), config));
                         }
                     }
                 }
@@ -430,7 +452,8 @@ impl Matrix {
                 // The peer's child still resolves the global options: give it the first
                 // magpie configuration's, which are valid.
                 let c = lists.resolve(flags, env, [w, 0, 0, 0])?;
-                setups.push(setup(Runtime::Peer(peer), &c, &join_limit, None));
+                setups.push(setup(Runtime::Peer(peer), &c, &join_limit, None, configs));
+                configs += 1;
             }
         }
         if let Some(w) = workers_list
@@ -462,7 +485,13 @@ fn remember(list: &mut Vec<String>, value: &str) {
     }
 }
 
-fn setup(runtime: Runtime, c: &Config, join_limit: &str, schedule: Option<&String>) -> Setup {
+fn setup(
+    runtime: Runtime,
+    c: &Config,
+    join_limit: &str,
+    schedule: Option<&String>,
+    config: usize,
+) -> Setup {
     let global_flags = vec![
         "--workers".to_string(),
         c.workers.value.to_string(),
@@ -482,12 +511,18 @@ fn setup(runtime: Runtime, c: &Config, join_limit: &str, schedule: Option<&Strin
         workers: c.workers.value,
         global_flags,
         schedule: schedule.cloned(),
+        config,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The setup with its schedule, if any (as a loop application runs on it).
+    fn describe(s: &Setup) -> String {
+        s.describe_with(s.schedule.as_deref())
+    }
 
     fn no_env(_: &str) -> Option<String> {
         None
@@ -564,7 +599,10 @@ mod tests {
         };
         let m = Matrix::resolve(&flags, &[Peer::Rayon], &[], &no_env).unwrap();
         assert_eq!(m.setups.len(), 2 * (4 + 1));
-        let names: Vec<String> = m.setups.iter().map(Setup::describe).collect();
+        // Without a schedule axis, every setup is a configuration of its own.
+        let configs: Vec<usize> = m.setups.iter().map(|s| s.config).collect();
+        assert_eq!(configs, (0..10).collect::<Vec<_>>());
+        let names: Vec<String> = m.setups.iter().map(describe).collect();
         assert_eq!(names[0], "1 workers, chase-lev random park");
         assert_eq!(names[1], "1 workers, chase-lev random park:spin=0,yield=0");
         assert_eq!(names[2], "1 workers, chase-lev sticky park");
@@ -588,7 +626,7 @@ mod tests {
         };
         let schedules = split_schedules("--schedule", "ss,4,gss").unwrap();
         let m = Matrix::resolve(&flags, &[Peer::Rayon], &schedules, &no_env).unwrap();
-        let names: Vec<String> = m.setups.iter().map(Setup::describe).collect();
+        let names: Vec<String> = m.setups.iter().map(describe).collect();
         assert_eq!(
             names,
             [
@@ -605,6 +643,10 @@ mod tests {
             ]
         );
         assert_eq!(m.lists.schedules, ["ss,4", "gss"]);
+        // The setups that differ only in the schedule share their configuration of the
+        // other axes; each peer row is one of its own.
+        let configs: Vec<usize> = m.setups.iter().map(|s| s.config).collect();
+        assert_eq!(configs, [0, 0, 1, 1, 2, 3, 3, 4, 4, 5]);
     }
 
     #[test]

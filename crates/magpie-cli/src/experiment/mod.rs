@@ -82,11 +82,17 @@ Applications (--app, repeatable; an application's options follow its --app):
                      chunks, loop steals and last-step c.o.v. of busy times
 
 Loop schedules (--schedule LIST): one more axis of the configurations, like --deque or
---idle: every configuration runs once per schedule, the loop applications with that
-schedule, so rel, Welch's test and the aggregated result compare the schedules with each
-other (the other applications run unchanged in each). A schedule's argument follows a
-comma too, so an element that starts with a digit, or `fac2` right after rws or laws, is
-the argument of the schedule before it:
+--idle: the loop applications run once per schedule in every configuration, so rel,
+Welch's test and the aggregated result compare the schedules with each other. The other
+applications take no schedule: they run once per configuration of the other settings
+(not once per schedule), their rows show schedule `-` (none in CSV and JSON, whose
+schedule_apps lists the applications that take one), and their rel and Welch's test compare those configurations only (rel = mean / mean of their rows
+of the same worker count; the baseline is the first configuration). In the aggregated
+result of a configuration with a schedule, such an application counts with its row of the
+same other settings, alike for every schedule: the schedules' differences come from the
+loop applications alone. A schedule's argument follows a comma too, so an element that
+starts with a digit, or `fac2` right after rws or laws, is the argument of the schedule
+before it:
   --schedule ss,4,gss,rws,fac2,static is ss,4 / gss / rws,fac2 / static.
 Without --schedule, auto; giving it without a loop application is an error.
 
@@ -223,7 +229,8 @@ pub struct PoliciesArgs {
     pub alpha: Vec<String>,
     /// Loop schedules, one more axis of the configurations, given to the loop applications
     /// (e.g. ss,4,gss,rws,fac2,static: an element that is an argument continues the
-    /// schedule before it, see below) [default: auto]
+    /// schedule before it; the other applications run once for all schedules, see below)
+    /// [default: auto]
     #[arg(long, value_name = "LIST", help_heading = "Loop applications")]
     pub schedule: Option<String>,
 

@@ -11,6 +11,15 @@
 //! different schedules are compared with each other). A loop application's rows also name
 //! the schedule and give the loop's chunks and loop steals per solve and the mean of the
 //! last step's c.o.v.
+//!
+//! An application that takes no schedule (a search, a kernel) runs once per configuration
+//! of the other axes ([`Plan::row_setup`]): its rows have no schedule, and its `relative`
+//! and Welch's test compare those configurations only (its rows of the same worker count;
+//! the baseline is the first configuration of the other axes). In the aggregated result of
+//! a configuration with a schedule, it counts with its row of the same other axes: it adds
+//! the same to every schedule, so the schedules' differences come from the applications
+//! that take one. Its row's own `aggregated` is the mean over the configurations it stands
+//! for.
 
 use std::io::{self, Write};
 
@@ -38,6 +47,9 @@ pub struct Row {
     min: f64,
     max: f64,
     relative: f64,
+    /// The aggregated result of the configurations the row stands for (their mean: one,
+    /// unless the application takes no schedule and the configurations have several).
+    aggregated: f64,
     /// Summed over every solve (`None` for a peer runtime).
     counters: Option<Counters>,
     instance_counters: Option<Vec<Vec<Counters>>>,
@@ -104,6 +116,7 @@ fn summarise(app: usize, setup: usize, runs: &[Vec<Measurement>]) -> Row {
         min: times.iter().copied().fold(f64::INFINITY, f64::min),
         max: times.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         relative: f64::NAN,
+        aggregated: f64::NAN,
         counters,
         instance_counters,
         solves: all.len(),
@@ -155,17 +168,25 @@ impl<'a> Experiment<'a> {
         }
         // The Pheet thesis' aggregated result: per setup, the mean over the applications of
         // its relative time (`stats::aggregated` when every application ran every setup; a
-        // peer's is over the applications it ran).
-        let aggregated = (0..setups)
+        // peer's is over the applications it ran). An application without a schedule counts
+        // with the row that stands for the setup (the same other axes).
+        let aggregated: Vec<f64> = (0..setups)
             .map(|s| {
-                let rel: Vec<f64> = rows
-                    .iter()
-                    .filter(|r| r.setup == s)
-                    .map(|r| r.relative)
+                let rel: Vec<f64> = (0..plan.apps.len())
+                    .filter(|&a| plan.has_version(a, s))
+                    .filter_map(|a| row_index(&rows, a, plan.row_setup(a, s)))
+                    .map(|i| rows[i].relative)
                     .collect();
                 stats::mean(&rel)
             })
             .collect();
+        for r in &mut rows {
+            let covered: Vec<f64> = (0..setups)
+                .filter(|&s| plan.has_version(r.app, s) && plan.row_setup(r.app, s) == r.setup)
+                .map(|s| aggregated[s])
+                .collect();
+            r.aggregated = stats::mean(&covered);
+        }
         Experiment {
             plan,
             lists,
@@ -193,13 +214,18 @@ impl<'a> Experiment<'a> {
         &self.plan.setups[row.setup]
     }
 
-    /// The row's schedule: its configuration's (from `--schedule`), else a loop
-    /// application's own (`auto`), else none.
+    /// The row's schedule: its configuration's (from `--schedule`) for a loop application,
+    /// else a loop application's own (`auto`), else none (the application takes none).
     fn schedule(&self, row: &Row) -> Option<&str> {
+        let app = &self.plan.apps[row.app];
         self.setup(row)
-            .schedule
-            .as_deref()
-            .or(self.plan.apps[row.app].schedule.as_deref())
+            .schedule_for(app)
+            .or(app.schedule.as_deref())
+    }
+
+    /// Whether some application runs once for all schedules of the axis (it takes none).
+    fn some_apps_without_schedule(&self) -> bool {
+        self.has_schedules() && self.plan.apps.iter().any(|a| !a.is_loop())
     }
 
     /// Whether the configurations have a schedule axis (`--schedule`).
@@ -275,6 +301,14 @@ impl<'a> Experiment<'a> {
                 "{}: {} (checked: {})",
                 app.label, first.answer, first.check
             )?;
+            if self.has_schedules() && !app.is_loop() {
+                writeln!(
+                    out,
+                    "(takes no schedule: one row per configuration of the other settings, run \
+                     once for all {} schedules)",
+                    self.lists.schedules.len()
+                )?;
+            }
             let mut headers = vec![
                 ("workers", true),
                 ("runtime", false),
@@ -372,13 +406,19 @@ impl<'a> Experiment<'a> {
         writeln!(
             out,
             "aggregated result (per app and worker count, a configuration's mean time divided by \
-             the mean over configurations, averaged over the {} app{}{}; below 1 is faster):",
+             the mean over configurations, averaged over the {} app{}{}{}; below 1 is faster):",
             p.apps.len(),
             plural(p.apps.len()),
             if p.left_out.is_empty() {
                 ""
             } else {
                 ", a peer's over the apps it ran"
+            },
+            if self.some_apps_without_schedule() {
+                ", an app without a schedule with its row of the same other settings in every \
+                 schedule"
+            } else {
+                ""
             }
         )?;
         let mut headers = vec![
@@ -445,7 +485,7 @@ impl<'a> Experiment<'a> {
                 r.min.to_string(),
                 r.max.to_string(),
                 r.relative.to_string(),
-                self.aggregated[r.setup].to_string(),
+                r.aggregated.to_string(),
                 n(|c| c.steals),
                 n(|c| c.steal_attempts),
                 n(|c| c.steal_attempts.saturating_sub(c.steals)),
@@ -518,7 +558,7 @@ impl<'a> Experiment<'a> {
                     min: r.min,
                     max: r.max,
                     relative: r.relative,
-                    aggregated: self.aggregated[r.setup],
+                    aggregated: r.aggregated,
                     counters: r.counters.map(|c| JsonCounters {
                         steals: c.steals,
                         steal_attempts: c.steal_attempts,
@@ -574,6 +614,15 @@ impl<'a> Experiment<'a> {
             idle: &l.idle,
             peers: &l.peers,
             schedules: &l.schedules,
+            schedule_apps: if l.schedules.is_empty() {
+                Vec::new()
+            } else {
+                p.apps
+                    .iter()
+                    .filter(|a| a.is_loop())
+                    .map(|a| a.label.as_str())
+                    .collect()
+            },
             signal: l.signal,
             join_limit: &l.join_limit,
             rows,
@@ -654,6 +703,10 @@ struct JsonReport<'a> {
     peers: &'a [&'static str],
     /// The schedules of `--schedule`, an axis of the configurations (empty without it).
     schedules: &'a [String],
+    /// The applications the schedule axis applies to (the loop applications; empty without
+    /// `--schedule`). The others take no schedule: they have one row per configuration of
+    /// the other axes, without `schedule`, standing for every schedule.
+    schedule_apps: Vec<&'a str>,
     signal: i32,
     join_limit: &'a str,
     rows: Vec<JsonRow<'a>>,
@@ -695,6 +748,8 @@ struct JsonRow<'a> {
     min: f64,
     max: f64,
     relative: f64,
+    /// The aggregated result of the row's configuration; for an application without a
+    /// schedule under `--schedule`, the mean over the schedules its row stands for.
     aggregated: f64,
     counters: Option<JsonCounters>,
     instance_counters: Option<&'a [Vec<Counters>]>,
@@ -767,4 +822,157 @@ fn join(v: &[usize]) -> String {
 
 fn ms(seconds: f64) -> String {
     format!("{:.3}", seconds * 1e3)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use serde_json::Value;
+
+    use super::*;
+    use crate::config::Flags;
+    use crate::experiment::apps::App;
+    use crate::experiment::matrix::{self, Matrix, Peer};
+    use crate::experiment::runner::LeftOut;
+
+    fn app(tokens: &[&str]) -> App {
+        App::parse(&tokens.iter().map(|t| t.to_string()).collect::<Vec<_>>()).unwrap()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    /// fib (no schedule) and dist (a loop) under idle park,yield × schedules static,gss on
+    /// one worker, with the rayon peer (which has fib only). Two runs per pair, of mean
+    /// times chosen so that every relative and aggregated value is known.
+    fn experiment_of(fib: [f64; 3], dist: [f64; 4], check: impl FnOnce(&Experiment)) {
+        let flags = Flags {
+            workers: Some("1".into()),
+            idle: Some("park,yield".into()),
+            ..Flags::default()
+        };
+        let schedules = matrix::split_schedules("--schedule", "static,gss").unwrap();
+        let m = Matrix::resolve(&flags, &[Peer::Rayon], &schedules, &|_| None).unwrap();
+        let plan = Plan {
+            exe: PathBuf::new(),
+            apps: vec![app(&["fib", "--n", "10"]), app(&["dist"])],
+            setups: m.setups,
+            runs: 2,
+            instances: 1,
+            background: None,
+            left_out: vec![LeftOut {
+                app: 1,
+                peer: "rayon",
+                reason: "no rayon dist".into(),
+            }],
+        };
+        // Setups: park static, park gss, yield static, yield gss, rayon.
+        let runs_on: Vec<Vec<bool>> = (0..2)
+            .map(|a| (0..5).map(|s| plan.runs_on(a, s)).collect())
+            .collect();
+        assert_eq!(runs_on[0], [true, false, true, false, true]);
+        assert_eq!(runs_on[1], [true, true, true, true, false]);
+        assert_eq!(
+            (0..5).map(|s| plan.row_setup(0, s)).collect::<Vec<_>>(),
+            [0, 0, 2, 2, 4]
+        );
+        let runs = |mean: f64| -> Vec<Vec<Measurement>> {
+            [mean - 0.1, mean + 0.1]
+                .iter()
+                .map(|&seconds| {
+                    vec![Measurement {
+                        seconds,
+                        answer: "a".into(),
+                        check: "c".into(),
+                        counters: None,
+                        loop_stats: None,
+                    }]
+                })
+                .collect()
+        };
+        let mut measured = vec![vec![Vec::new(); 5]; 2];
+        for (s, t) in [0, 2, 4].into_iter().zip(fib) {
+            measured[0][s] = runs(t);
+        }
+        for (s, t) in (0..4).zip(dist) {
+            measured[1][s] = runs(t);
+        }
+        let results = Results {
+            measured,
+            background_ran_throughout: None,
+        };
+        check(&Experiment::new(&plan, &m.lists, &results));
+    }
+
+    #[test]
+    fn an_app_without_a_schedule_has_one_row_per_other_configuration() {
+        experiment_of([1.0, 2.0, 3.0], [1.0, 3.0, 2.0, 2.0], |e| {
+            let rows: Vec<(usize, usize, bool)> = e
+                .rows
+                .iter()
+                .map(|r| (r.app, r.setup, r.baseline))
+                .collect();
+            assert_eq!(
+                rows,
+                [
+                    (0, 0, true),
+                    (0, 2, false),
+                    (0, 4, false),
+                    (1, 0, true),
+                    (1, 1, false),
+                    (1, 2, false),
+                    (1, 3, false),
+                ]
+            );
+            let rel: Vec<f64> = e.rows.iter().map(|r| r.relative).collect();
+            // fib's rows against each other (mean 2), dist's against each other (mean 2).
+            for (got, want) in rel.iter().zip([0.5, 1.0, 1.5, 0.5, 1.5, 1.0, 1.0]) {
+                assert!(close(*got, want), "{rel:?}");
+            }
+            assert!(e.rows.iter().all(|r| r.baseline || r.welch.is_some()));
+            // Per setup: fib's row of the same idle policy counts in both schedules.
+            for (got, want) in e.aggregated.iter().zip([0.5, 1.0, 1.0, 1.0, 1.5]) {
+                assert!(close(*got, want), "{:?}", e.aggregated);
+            }
+            let agg: Vec<f64> = e.rows.iter().map(|r| r.aggregated).collect();
+            for (got, want) in agg.iter().zip([0.75, 1.0, 1.5, 0.5, 1.0, 1.0, 1.0]) {
+                assert!(close(*got, want), "{agg:?}");
+            }
+            let json = serde_json::to_value(e.json()).unwrap();
+            assert_eq!(json["schedules"], serde_json::json!(["static", "gss"]));
+            assert_eq!(json["schedule_apps"], serde_json::json!(["dist"]));
+            let schedules: Vec<&Value> = json["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r.get("schedule").unwrap_or(&Value::Null))
+                .collect();
+            assert_eq!(
+                schedules,
+                [
+                    &Value::Null,
+                    &Value::Null,
+                    &Value::Null,
+                    &"static".into(),
+                    &"gss".into(),
+                    &"static".into(),
+                    &"gss".into()
+                ]
+            );
+            let mut table = Vec::new();
+            e.table(&mut table).unwrap();
+            let table = String::from_utf8(table).unwrap();
+            assert!(
+                table.contains("(takes no schedule: one row per configuration of the other settings, run once for all 2 schedules)"),
+                "{table}"
+            );
+            assert_eq!(table.matches("takes no schedule").count(), 1, "{table}");
+            let mut csv = Vec::new();
+            e.csv(&mut csv).unwrap();
+            let csv = String::from_utf8(csv).unwrap();
+            assert_eq!(csv.lines().count(), 1 + 7, "{csv}");
+        });
+    }
 }

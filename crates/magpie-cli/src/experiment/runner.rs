@@ -8,7 +8,9 @@
 //! line. A child that fails, in any state, ends the experiment; the others are killed.
 //!
 //! Order: run 1 of every (application, configuration), then run 2 of every one, and so on,
-//! so that a slow drift of the machine spreads over all configurations alike.
+//! so that a slow drift of the machine spreads over all configurations alike. An
+//! application runs only on the setups of [`Plan::runs_on`]: not on a peer without a
+//! version of it, and, if it takes no schedule, once per configuration of the other axes.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -51,10 +53,33 @@ pub struct LeftOut {
 }
 
 impl Plan {
-    /// Whether application `app` runs on setup `setup` (not a peer that lacks it).
-    pub fn runs_on(&self, app: usize, setup: usize) -> bool {
+    /// Whether the runtime of setup `setup` has a version of application `app` (not a peer
+    /// that lacks it).
+    pub fn has_version(&self, app: usize, setup: usize) -> bool {
         let name = self.setups[setup].runtime_name();
         !self.left_out.iter().any(|l| l.app == app && l.peer == name)
+    }
+
+    /// The setup whose runs stand for `setup` in application `app`'s results: `setup`
+    /// itself, unless `app` takes no schedule (a search, a kernel); then the first setup of
+    /// the same configuration of the other axes ([`Setup::config`]), since the schedule
+    /// does not change what such an application runs.
+    pub fn row_setup(&self, app: usize, setup: usize) -> usize {
+        if self.apps[app].is_loop() {
+            return setup;
+        }
+        let config = self.setups[setup].config;
+        self.setups
+            .iter()
+            .position(|s| s.config == config)
+            .unwrap_or(setup)
+    }
+
+    /// Whether application `app` runs on setup `setup`: its runtime has a version of it,
+    /// and `setup` is its [`row_setup`](Plan::row_setup) (an application that takes no
+    /// schedule runs once per configuration of the other axes, not once per schedule).
+    pub fn runs_on(&self, app: usize, setup: usize) -> bool {
+        self.has_version(app, setup) && self.row_setup(app, setup) == setup
     }
 }
 
@@ -133,7 +158,7 @@ fn one_run(plan: &Plan, app: &App, setup: &Setup, run: usize) -> Result<Vec<Meas
         format!(
             "{} on {}, run {}, instance {}",
             app.label,
-            setup.describe(),
+            setup.describe_for(app),
             run + 1,
             i + 1
         )
@@ -224,18 +249,18 @@ pub fn execute(plan: &Plan) -> Result<Results, Failure> {
                         run + 1,
                         plan.runs,
                         app.label,
-                        setup.describe()
+                        setup.describe_for(app)
                     );
                 }
                 let ms = one_run(plan, app, setup, run)?;
                 for m in &ms {
                     match &answers[a] {
-                        None => answers[a] = Some((m.answer.clone(), setup.describe())),
+                        None => answers[a] = Some((m.answer.clone(), setup.describe_for(app))),
                         Some((first, by)) if *first != m.answer => {
                             return Err(Failure::Check(format!(
                                 "{}: {} answered {:?} in run {}, but {by} answered {first:?}",
                                 app.label,
-                                setup.describe(),
+                                setup.describe_for(app),
                                 m.answer,
                                 run + 1
                             )))
