@@ -23,8 +23,10 @@ use std::fmt;
 use std::str::FromStr;
 
 use magpie::loops::Loop;
+use serde_json::{json, Value};
 
 use crate::input::InputError;
+use crate::registry::{LoopApp, LoopError, LoopInput, LoopOptions, LoopOutput, LoopReport};
 use crate::rng::SplitMix64;
 
 /// The thesis' number of iterations per loop.
@@ -34,12 +36,108 @@ pub const DEFAULT_STEPS: usize = 20;
 /// A default mean iteration cost, in work units (rounds of [`work`]).
 pub const DEFAULT_MEAN_UNITS: u64 = 100;
 
+/// The distribution without `--dist`.
+pub const DEFAULT_DIST: &str = "exponential";
+/// Memory per iteration counted against [`crate::MAX_GENERATED_BYTES`]: its cost and its
+/// result, a `u64` each.
+pub const BYTES_PER_ITERATION: u64 = 16;
+
 /// The description of `dist` in [`crate::registry::LOOP_APPS`].
-pub static APP: crate::registry::LoopApp = crate::registry::LoopApp {
+pub static APP: LoopApp = LoopApp {
     name: "dist",
     options: &["--dist", "--iterations", "--mean-units", "--seed"],
     default_steps: DEFAULT_STEPS,
+    input: Input::build,
 };
+
+/// Dist's input in [`crate::registry`]: the cost of each iteration, and how they were drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Input {
+    /// The cost of each iteration, in work units ([`costs`]).
+    pub costs: Vec<u64>,
+    /// Their distribution.
+    pub dist: Dist,
+    /// Their mean.
+    pub mean_units: u64,
+    /// The seed they were drawn from.
+    pub seed: u64,
+}
+
+impl Input {
+    /// From `--seed` ([`crate::registry::DEFAULT_LOOP_SEED`]), `--dist`
+    /// ([`DEFAULT_DIST`]), `--iterations` ([`DEFAULT_ITERATIONS`]) and `--mean-units`
+    /// ([`DEFAULT_MEAN_UNITS`]).
+    pub fn build(o: &LoopOptions) -> Result<Box<dyn LoopInput>, LoopError> {
+        let seed = o.seed()?;
+        let dist: Dist = o.get("--dist").unwrap_or(DEFAULT_DIST).parse()?;
+        let n = o.number(
+            "--iterations",
+            DEFAULT_ITERATIONS,
+            1,
+            "the number of iterations",
+        )?;
+        let mean_units = o.number("--mean-units", DEFAULT_MEAN_UNITS, 0, "the mean cost")?;
+        crate::check_generated_size(
+            "--iterations",
+            &format!("{n} iterations"),
+            n as u64,
+            BYTES_PER_ITERATION,
+        )?;
+        Ok(Box::new(Input {
+            costs: costs(&dist, n, mean_units, seed),
+            dist,
+            mean_units,
+            seed,
+        }))
+    }
+}
+
+/// The wrapping sum of the steps' sums.
+fn sum_of(outs: &[LoopOutput]) -> u64 {
+    outs.iter().fold(0u64, |a, o| a.wrapping_add(o.checksum()))
+}
+
+impl LoopInput for Input {
+    fn app(&self) -> &'static LoopApp {
+        &APP
+    }
+
+    fn parameters(&self) -> Value {
+        json!({"dist": self.dist.to_string(), "iterations": self.costs.len(),
+               "mean_units": self.mean_units, "seed": self.seed})
+    }
+
+    fn step(&self, s: usize, lp: &Loop) -> LoopOutput {
+        LoopOutput::Sum(step(&self.costs, s, lp))
+    }
+
+    fn step_seq(&self, s: usize) -> LoopOutput {
+        LoopOutput::Sum(step_seq(&self.costs, s))
+    }
+
+    /// The steps differ: [`run_seq`]'s sum over them.
+    fn reference(&self, steps: usize) -> LoopOutput {
+        LoopOutput::Sum(run_seq(&self.costs, steps))
+    }
+
+    /// The wrapping sum of the steps' sums against the reference's.
+    fn check_with(&self, want: &LoopOutput, outs: &[LoopOutput]) -> Result<&'static str, String> {
+        let (sum, want) = (sum_of(outs), want.checksum());
+        if sum == want {
+            Ok("the sum equals the sequential run's (dist::run_seq)")
+        } else {
+            Err(format!(
+                "dist: the steps sum to {sum:#018x}, the sequential run to {want:#018x}"
+            ))
+        }
+    }
+
+    /// The wrapping sum over the steps.
+    fn report(&self, outs: &[LoopOutput]) -> LoopReport {
+        let sum = sum_of(outs);
+        LoopReport::new(json!({"sum": sum}), format!("sum {sum:#018x}"))
+    }
+}
 
 /// The distribution of the iteration costs, each with mean `mean_units` (see [`costs`]).
 #[derive(Debug, Clone, Copy, PartialEq)]

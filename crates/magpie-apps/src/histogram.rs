@@ -14,16 +14,110 @@
 //! ```
 
 use magpie::loops::Loop;
+use serde_json::{json, Value};
 
 use crate::input::InputError;
+use crate::registry::{LoopApp, LoopError, LoopInput, LoopOptions, LoopOutput, LoopReport};
 use crate::rng::SplitMix64;
 
 /// The description of `histogram` in [`crate::registry::LOOP_APPS`].
-pub static APP: crate::registry::LoopApp = crate::registry::LoopApp {
+pub static APP: LoopApp = LoopApp {
     name: "histogram",
     options: &["--size", "--buckets", "--skew", "--seed"],
     default_steps: crate::registry::DEFAULT_LOOP_STEPS,
+    input: Input::build,
 };
+
+/// The keys without `--size`.
+pub const DEFAULT_KEYS: usize = 10_000_000;
+/// The buckets without `--buckets`.
+pub const DEFAULT_BUCKETS: usize = 1024;
+/// The skew without `--skew`.
+pub const DEFAULT_SKEW: f64 = 1.0;
+
+/// Histogram's input in [`crate::registry`]: the keys, and how they were drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Input {
+    /// The keys ([`keys`]), each below `buckets`.
+    pub keys: Vec<u32>,
+    /// The number of buckets.
+    pub buckets: usize,
+    /// The keys' skew.
+    pub skew: f64,
+    /// The seed they were drawn from.
+    pub seed: u64,
+}
+
+impl Input {
+    /// From `--seed` ([`crate::registry::DEFAULT_LOOP_SEED`]), `--size`
+    /// ([`DEFAULT_KEYS`]), `--buckets` ([`DEFAULT_BUCKETS`]) and `--skew`
+    /// ([`DEFAULT_SKEW`]).
+    pub fn build(o: &LoopOptions) -> Result<Box<dyn LoopInput>, LoopError> {
+        let seed = o.seed()?;
+        let n = o.number("--size", DEFAULT_KEYS, 1, "the number of keys")?;
+        let buckets = o.number("--buckets", DEFAULT_BUCKETS, 1, "the number of buckets")?;
+        let skew = o.real("--skew", DEFAULT_SKEW)?;
+        // The keys (u32) and the counts (u64).
+        crate::check_generated_size("--size", &format!("{n} keys"), n as u64, 4)?;
+        crate::check_generated_size(
+            "--buckets",
+            &format!("{buckets} buckets"),
+            buckets as u64,
+            8,
+        )?;
+        Ok(Box::new(Input {
+            keys: keys(n, buckets, skew, seed)?,
+            buckets,
+            skew,
+            seed,
+        }))
+    }
+}
+
+impl LoopInput for Input {
+    fn app(&self) -> &'static LoopApp {
+        &APP
+    }
+
+    fn parameters(&self) -> Value {
+        json!({"keys": self.keys.len(), "buckets": self.buckets, "skew": self.skew,
+               "seed": self.seed})
+    }
+
+    fn step(&self, _: usize, lp: &Loop) -> LoopOutput {
+        LoopOutput::Counts(histogram(&self.keys, self.buckets, lp))
+    }
+
+    fn step_seq(&self, _: usize) -> LoopOutput {
+        LoopOutput::Counts(histogram_seq(&self.keys, self.buckets))
+    }
+
+    /// Every step's counts exactly.
+    fn check_with(&self, want: &LoopOutput, outs: &[LoopOutput]) -> Result<&'static str, String> {
+        match outs.iter().position(|o| o != want) {
+            None => Ok("every step's counts equal the sequential ones (histogram_seq)"),
+            Some(s) => Err(format!(
+                "histogram step {}: the counts differ from the sequential ones (checksum \
+                 {:#018x}, sequential {:#018x})",
+                s + 1,
+                outs[s].checksum(),
+                want.checksum()
+            )),
+        }
+    }
+
+    /// The last step's total, checksum and counts.
+    fn report(&self, outs: &[LoopOutput]) -> LoopReport {
+        let Some(last @ LoopOutput::Counts(counts)) = outs.last() else {
+            return LoopReport::new(json!({}), String::new());
+        };
+        let (total, checksum) = (last.total(), last.checksum());
+        LoopReport::new(
+            json!({"total": total, "checksum": checksum, "counts": counts}),
+            format!("{total} keys, checksum {checksum:#018x}"),
+        )
+    }
+}
 
 /// `n` keys in `0..buckets` from a seeded generator (SplitMix64): key `⌊buckets · u^(1 +
 /// skew)⌋` for `u` uniform on `[0, 1)`, so `skew = 0` gives uniform keys and a larger

@@ -19,19 +19,121 @@
 
 use std::fs::File;
 use std::io::BufWriter;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use magpie::loops::Loop;
+use serde_json::{json, Value};
 
 use crate::input::InputError;
 use crate::output::map_indexed;
+use crate::registry::{LoopApp, LoopError, LoopInput, LoopOptions, LoopOutput, LoopReport};
 
 /// The description of `mandelbrot` in [`crate::registry::LOOP_APPS`].
-pub static APP: crate::registry::LoopApp = crate::registry::LoopApp {
+pub static APP: LoopApp = LoopApp {
     name: "mandelbrot",
     options: &["--width", "--height", "--max-iter", "--png"],
     default_steps: crate::registry::DEFAULT_LOOP_STEPS,
+    input: Input::build,
 };
+
+/// The pixels per row without `--width`.
+pub const DEFAULT_WIDTH: usize = 800;
+/// The rows without `--height`.
+pub const DEFAULT_HEIGHT: usize = 600;
+/// The iteration limit per pixel without `--max-iter`.
+pub const DEFAULT_MAX_ITER: u32 = 1000;
+
+/// Mandelbrot's input in [`crate::registry`]: the image to render at each time step, and
+/// where to write the last one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Input {
+    /// The image's size and iteration limit, and the steps.
+    pub params: Params,
+    /// `--png`: the file the last image goes to.
+    pub png: Option<PathBuf>,
+}
+
+impl Input {
+    /// From `--width` ([`DEFAULT_WIDTH`]), `--height` ([`DEFAULT_HEIGHT`]), `--max-iter`
+    /// ([`DEFAULT_MAX_ITER`]), the steps, and `--png` (created now, so that an unwritable
+    /// path fails before the run rather than after it).
+    pub fn build(o: &LoopOptions) -> Result<Box<dyn LoopInput>, LoopError> {
+        let width = o.number("--width", DEFAULT_WIDTH, 1, "the width")?;
+        let height = o.number("--height", DEFAULT_HEIGHT, 1, "the height")?;
+        let max_iter = o.number("--max-iter", DEFAULT_MAX_ITER, 1, "the iteration limit")?;
+        let params = Params::new(width, height, max_iter, o.steps())?;
+        let png = o.get("--png").map(PathBuf::from);
+        if let Some(path) = &png {
+            File::create(path).map_err(|e| {
+                LoopError::new(format!(
+                    "--png {}: cannot create the file: {e}",
+                    path.display()
+                ))
+            })?;
+        }
+        Ok(Box::new(Input { params, png }))
+    }
+}
+
+impl LoopInput for Input {
+    fn app(&self) -> &'static LoopApp {
+        &APP
+    }
+
+    fn parameters(&self) -> Value {
+        let p = &self.params;
+        json!({"width": p.width, "height": p.height, "max_iter": p.max_iter})
+    }
+
+    fn step(&self, _: usize, lp: &Loop) -> LoopOutput {
+        LoopOutput::Image(render(&self.params, lp))
+    }
+
+    fn step_seq(&self, _: usize) -> LoopOutput {
+        LoopOutput::Image(render_seq(&self.params))
+    }
+
+    /// Every step's image by its total and checksum, the last one exactly.
+    fn check_with(&self, want: &LoopOutput, outs: &[LoopOutput]) -> Result<&'static str, String> {
+        let w = (want.total(), want.checksum());
+        if let Some(s) = outs.iter().position(|o| (o.total(), o.checksum()) != w) {
+            let (got, step) = (&outs[s], s + 1);
+            return Err(format!(
+                "mandelbrot step {step}: {} iterations, checksum {:#018x}; the sequential \
+                 image has {} and {:#018x}",
+                got.total(),
+                got.checksum(),
+                w.0,
+                w.1
+            ));
+        }
+        match outs.last() {
+            Some(last) if last != want => {
+                Err("the last image differs from the sequential one".into())
+            }
+            _ => Ok("every step's image equals the sequential one (render_seq)"),
+        }
+    }
+
+    /// The steps, the iterations of them all and the last image's checksum.
+    fn report(&self, outs: &[LoopOutput]) -> LoopReport {
+        let iterations: u64 = outs.iter().map(LoopOutput::total).sum();
+        let checksum = outs.last().map_or(checksum(&[]), LoopOutput::checksum);
+        LoopReport::new(
+            json!({"steps": outs.len(), "iterations": iterations, "checksum": checksum}),
+            format!("iterations {iterations}, checksum {checksum:#018x}"),
+        )
+    }
+
+    /// The last image to `--png`, if given.
+    fn write(&self, outs: &[LoopOutput]) -> Result<(), LoopError> {
+        match (&self.png, outs.last()) {
+            (Some(path), Some(LoopOutput::Image(image))) => write_png(path, &self.params, image)
+                .map_err(|e| LoopError::new(format!("--png {e}"))),
+            _ => Ok(()),
+        }
+    }
+}
 
 /// Memory per pixel counted against [`crate::MAX_GENERATED_BYTES`]: the image and the
 /// sequential check's image, one `u32` each.

@@ -14,17 +14,117 @@
 //! ```
 
 use magpie::loops::Loop;
+use serde_json::{json, Value};
 
 use crate::input::InputError;
 use crate::output::map_indexed;
+use crate::registry::{LoopApp, LoopError, LoopInput, LoopOptions, LoopOutput, LoopReport};
 use crate::rng::SplitMix64;
 
 /// The description of `spmv` in [`crate::registry::LOOP_APPS`].
-pub static APP: crate::registry::LoopApp = crate::registry::LoopApp {
+pub static APP: LoopApp = LoopApp {
     name: "spmv",
     options: &["--rows", "--cols", "--min-len", "--alpha", "--seed"],
     default_steps: crate::registry::DEFAULT_LOOP_STEPS,
+    input: Input::build,
 };
+
+/// The rows without `--rows` (and the columns without `--cols`).
+pub const DEFAULT_ROWS: usize = 200_000;
+/// The shortest row without `--min-len`.
+pub const DEFAULT_MIN_LEN: usize = 4;
+/// The power-law exponent of the row lengths without `--alpha`.
+pub const DEFAULT_ALPHA: f64 = 1.5;
+
+/// SpMV's input in [`crate::registry`]: the matrix and the vector, and how they were drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Input {
+    /// The matrix `A` ([`power_law`]).
+    pub a: Csr,
+    /// The vector `x` ([`vector`]), one entry per column.
+    pub x: Vec<f64>,
+    /// The shortest row.
+    pub min_len: usize,
+    /// The power-law exponent of the row lengths.
+    pub alpha: f64,
+    /// The seed `A` was drawn from (`x`'s is `seed ^ 0x5eed`).
+    pub seed: u64,
+}
+
+impl Input {
+    /// From `--seed` ([`crate::registry::DEFAULT_LOOP_SEED`]), `--rows`
+    /// ([`DEFAULT_ROWS`]), `--cols` (the rows), `--min-len` ([`DEFAULT_MIN_LEN`]) and
+    /// `--alpha` ([`DEFAULT_ALPHA`]).
+    pub fn build(o: &LoopOptions) -> Result<Box<dyn LoopInput>, LoopError> {
+        let seed = o.seed()?;
+        let rows = o.number("--rows", DEFAULT_ROWS, 1, "the number of rows")?;
+        let cols = o.number("--cols", rows, 1, "the number of columns")?;
+        let min_len = o.number("--min-len", DEFAULT_MIN_LEN, 1, "the shortest row")?;
+        let alpha = o.real("--alpha", DEFAULT_ALPHA)?;
+        // At least min_len entries (u32 column, f64 value) per row, the row pointers and y
+        // (8 bytes a row), and x (8 bytes a column).
+        let per_row = (min_len as u64).saturating_mul(12).saturating_add(16);
+        let cols_as_rows = (cols as u64).div_ceil(per_row);
+        crate::check_generated_size(
+            "--rows/--cols/--min-len",
+            &format!("a {rows} x {cols} matrix with rows of at least {min_len} entries"),
+            (rows as u64).saturating_add(cols_as_rows),
+            per_row,
+        )?;
+        Ok(Box::new(Input {
+            a: power_law(rows, cols, min_len, alpha, seed)?,
+            x: vector(cols, seed ^ 0x5eed),
+            min_len,
+            alpha,
+            seed,
+        }))
+    }
+}
+
+impl LoopInput for Input {
+    fn app(&self) -> &'static LoopApp {
+        &APP
+    }
+
+    fn parameters(&self) -> Value {
+        json!({"rows": self.a.n_rows(), "cols": self.a.n_cols(), "min_len": self.min_len,
+               "alpha": self.alpha, "seed": self.seed, "nnz": self.a.nnz()})
+    }
+
+    fn step(&self, _: usize, lp: &Loop) -> LoopOutput {
+        LoopOutput::Y(spmv(&self.a, &self.x, lp))
+    }
+
+    fn step_seq(&self, _: usize) -> LoopOutput {
+        LoopOutput::Y(spmv_seq(&self.a, &self.x))
+    }
+
+    /// Every step's `y` bit for bit (by the checksum of its bits).
+    fn check_with(&self, want: &LoopOutput, outs: &[LoopOutput]) -> Result<&'static str, String> {
+        let w = want.checksum();
+        match outs.iter().position(|o| o.checksum() != w) {
+            None => Ok("every step's y equals the sequential one bit for bit (spmv_seq)"),
+            Some(s) => Err(format!(
+                "spmv step {}: y's checksum is {:#018x}, the sequential one's {w:#018x}",
+                s + 1,
+                outs[s].checksum()
+            )),
+        }
+    }
+
+    /// The checksum and the sum of the last step's `y`.
+    fn report(&self, outs: &[LoopOutput]) -> LoopReport {
+        let checksum = outs.last().map_or(0, LoopOutput::checksum);
+        let sum: f64 = match outs.last() {
+            Some(LoopOutput::Y(y)) => y.iter().sum(),
+            _ => 0.0,
+        };
+        LoopReport::new(
+            json!({"checksum": checksum, "sum": sum}),
+            format!("y checksum {checksum:#018x}"),
+        )
+    }
+}
 
 /// A sparse matrix in compressed sparse row form: the entries of row `r` are
 /// `values[row_ptr[r]..row_ptr[r + 1]]` in columns `col_idx[row_ptr[r]..row_ptr[r + 1]]`.

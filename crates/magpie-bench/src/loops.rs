@@ -50,9 +50,8 @@ use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use magpie::loops::{Loop, LoopStats, Schedule};
-use magpie_apps::dist::{self, Dist};
-use magpie_apps::mandelbrot::{self, Params};
-use magpie_apps::registry::{LoopInput, LoopOutput};
+use magpie_apps::registry::{LoopApp, LoopInput, LoopOptions, LoopOutput};
+use magpie_apps::{dist, mandelbrot};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -133,15 +132,13 @@ pub struct LoopsArgs {
 struct App {
     name: String,
     describe: String,
-    /// Mandelbrot or Dist: the C peers (`omp.rs`) have only those.
-    input: LoopInput,
+    /// Mandelbrot or Dist, built by the registry: the C peers (`omp.rs`) have only those.
+    input: Box<dyn LoopInput>,
     steps: usize,
-    reference: Digest,
+    /// The sequential version's output for `steps` steps ([`LoopInput::reference`]), which
+    /// every run is checked against ([`LoopInput::check_with`]).
+    reference: LoopOutput,
 }
-
-/// What a run computed, to compare with the reference: Mandelbrot (sum of every count over
-/// the steps, checksum of the last image); Dist (wrapping sum over the steps, 0).
-type Digest = (u64, u64);
 
 /// How a configuration runs a step.
 #[derive(Clone)]
@@ -360,12 +357,11 @@ fn rounds(
                 run_once(app, c, magpie_pool, rayon_pool, warmup)
             }));
             match outcome {
-                Ok((record, digest)) => {
-                    if digest != app.reference {
+                Ok((record, outs)) => {
+                    if let Err(e) = app.input.check_with(&app.reference, &outs) {
                         eprintln!();
                         return Err(format!(
-                            "{} on {} {} ({} worker(s)): wrong result in {}: {digest:?}, the \
-                             sequential reference is {:?}",
+                            "{} on {} {} ({} worker(s)): wrong result in {}: {e}",
                             app.name,
                             c.kind,
                             c.name,
@@ -375,7 +371,6 @@ fn rounds(
                             } else {
                                 "the warm-up round".to_string()
                             },
-                            app.reference
                         ));
                     }
                     if round.is_timed() {
@@ -461,42 +456,67 @@ fn omp_schedules(list: &[String], chunk: u64) -> Result<Vec<(OmpSchedule, usize)
     Ok(out)
 }
 
-/// The app `name` with its sizes and sequential reference.
+/// The app `name` with its sizes and sequential reference, built by the registry.
 fn build_app(name: &str, args: &LoopsArgs, steps: usize) -> Result<App, String> {
     let q = args.quick;
-    if name.trim().eq_ignore_ascii_case("mandelbrot") {
-        let p = Params::new(
-            args.width.unwrap_or(if q { 48 } else { 600 }),
-            args.height.unwrap_or(if q { 32 } else { 400 }),
-            args.max_iter.unwrap_or(if q { 100 } else { 600 }),
-            steps,
-        )
-        .map_err(|e| e.to_string())?;
-        let s = mandelbrot::run_seq(&p);
-        return Ok(App {
-            name: "mandelbrot".into(),
-            describe: format!(
+    let mut options = LoopOptions::new(steps);
+    let app: &LoopApp = if name.trim().eq_ignore_ascii_case("mandelbrot") {
+        options
+            .set("--width", args.width.unwrap_or(if q { 48 } else { 600 }))
+            .set("--height", args.height.unwrap_or(if q { 32 } else { 400 }))
+            .set(
+                "--max-iter",
+                args.max_iter.unwrap_or(if q { 100 } else { 600 }),
+            );
+        &mandelbrot::APP
+    } else {
+        options
+            .set("--dist", name)
+            .set(
+                "--iterations",
+                args.iterations.unwrap_or(if q { 2000 } else { 100_000 }),
+            )
+            .set(
+                "--mean-units",
+                args.mean_units.unwrap_or(if q { 10 } else { 400 }),
+            )
+            .set("--seed", COST_SEED);
+        &dist::APP
+    };
+    let input = app.build(&options).map_err(|e| {
+        if app.name == "dist" {
+            format!("--apps: `{name}` is neither mandelbrot nor a Dist loop: {e}")
+        } else {
+            e.to_string()
+        }
+    })?;
+    let (name, describe) = match (
+        input.downcast_ref::<mandelbrot::Input>(),
+        input.downcast_ref::<dist::Input>(),
+    ) {
+        (Some(m), _) => (
+            "mandelbrot".to_string(),
+            format!(
                 "{}×{} pixels, max_iter {}, {steps} steps",
-                p.width, p.height, p.max_iter
+                m.params.width, m.params.height, m.params.max_iter
             ),
-            input: LoopInput::Mandelbrot(p),
-            steps,
-            reference: (s.iterations, s.checksum),
-        });
-    }
-    let d: Dist = name
-        .parse()
-        .map_err(|e| format!("--apps: `{name}` is neither mandelbrot nor a Dist loop: {e}"))?;
-    let n = args.iterations.unwrap_or(if q { 2000 } else { 100_000 });
-    let mean = args.mean_units.unwrap_or(if q { 10 } else { 400 });
-    let costs = dist::costs(&d, n, mean, COST_SEED);
-    let reference = (dist::run_seq(&costs, steps), 0);
+        ),
+        (_, Some(d)) => (
+            d.dist.to_string(),
+            format!(
+                "{} iterations, mean {} work units, {steps} steps",
+                d.costs.len(),
+                d.mean_units
+            ),
+        ),
+        _ => unreachable!("{ONLY}"),
+    };
     Ok(App {
-        name: d.to_string(),
-        describe: format!("{n} iterations, mean {mean} work units, {steps} steps"),
-        input: LoopInput::Dist(costs),
+        name,
+        describe,
+        reference: input.reference(steps),
+        input,
         steps,
-        reference,
     })
 }
 
@@ -542,14 +562,14 @@ fn configurations(
 }
 
 /// One run of `c` on `app`: every time step, timed one by one; returns the record and the
-/// digest to check.
+/// steps' outputs to check.
 fn run_once(
     app: &App,
     c: &Config,
     magpie_pool: Option<&magpie::ThreadPool>,
     rayon_pool: Option<&rayon::ThreadPool>,
     warmup: usize,
-) -> (RunRecord, Digest) {
+) -> (RunRecord, Vec<LoopOutput>) {
     let steps = app.steps;
     let outs: Vec<StepOut> = match &c.runner {
         Runner::Magpie(schedule) => {
@@ -570,8 +590,7 @@ fn run_once(
 
     let mut record = RunRecord::default();
     let mut covs = Vec::new();
-    let mut digest: Digest = (0, 0);
-    let last = outs.len().saturating_sub(1);
+    let mut results = Vec::with_capacity(outs.len());
     for (s, out) in outs.into_iter().enumerate() {
         record.total += out.time;
         if s >= warmup {
@@ -585,20 +604,12 @@ fn run_once(
         if let Some(busy) = out.busy {
             covs.push(cov_of(busy));
         }
-        match out.out {
-            LoopOutput::Image(_) => {
-                digest.0 += out.out.total();
-                if s == last {
-                    digest.1 = out.out.checksum();
-                }
-            }
-            _ => digest.0 = digest.0.wrapping_add(out.out.checksum()),
-        }
+        results.push(out.out);
     }
     if !covs.is_empty() {
         record.cov = Some(covs.iter().sum::<f64>() / covs.len() as f64);
     }
-    (record, digest)
+    (record, results)
 }
 
 /// The c.o.v. of busy times, by the same formula as `LoopStats::cov`.
@@ -634,11 +645,29 @@ fn magpie_step(app: &App, lp: &Loop, s: usize) -> StepOut {
 /// The C peers and rayon's run Mandelbrot and the Dist loops only (see `build_app`).
 const ONLY: &str = "magpie-bench loops builds mandelbrot and the Dist loops only";
 
+/// What the C peers and rayon's read of an app's input.
+enum PeerInput<'a> {
+    Mandelbrot(mandelbrot::Params),
+    Dist(&'a [u64]),
+}
+
+/// `app`'s input for the C peers and rayon's (see [`ONLY`]).
+fn peer_input(app: &App) -> PeerInput<'_> {
+    if let Some(m) = app.input.downcast_ref::<mandelbrot::Input>() {
+        return PeerInput::Mandelbrot(m.params);
+    }
+    match app.input.downcast_ref::<dist::Input>() {
+        Some(d) => PeerInput::Dist(&d.costs),
+        None => unreachable!("{ONLY}"),
+    }
+}
+
 /// Step `s` with rayon's `par_iter` (on the current rayon pool).
 fn rayon_step(app: &App, s: usize) -> StepOut {
+    let input = peer_input(app);
     let start = Instant::now();
-    let out = match &app.input {
-        LoopInput::Mandelbrot(p) => {
+    let out = match input {
+        PeerInput::Mandelbrot(p) => {
             let mut image = vec![0u32; p.pixels()];
             image.par_iter_mut().enumerate().for_each(|(i, px)| {
                 let (re, im) = p.point(i);
@@ -646,35 +675,34 @@ fn rayon_step(app: &App, s: usize) -> StepOut {
             });
             LoopOutput::Image(image)
         }
-        LoopInput::Dist(costs) => LoopOutput::Sum(
+        PeerInput::Dist(costs) => LoopOutput::Sum(
             (0..costs.len())
                 .into_par_iter()
                 .map(|i| dist::work(costs[i], dist::iteration_seed(s, i)))
                 .reduce(|| 0u64, u64::wrapping_add),
         ),
-        _ => unreachable!("{ONLY}"),
     };
     step_out(start.elapsed(), out)
 }
 
 /// Step `s` in C: under OpenMP with (schedule, chunk, team size), or sequentially (`None`).
 fn omp_step(app: &App, s: usize, omp: Option<(OmpSchedule, usize, usize)>) -> StepOut {
+    let input = peer_input(app);
     let start = Instant::now();
-    let (out, busy) = match (&app.input, omp) {
-        (LoopInput::Mandelbrot(p), Some((k, c, t))) => {
+    let (out, busy) = match (input, omp) {
+        (PeerInput::Mandelbrot(p), Some((k, c, t))) => {
             let (image, _, busy) = omp::mandelbrot_busy(p.width, p.height, p.max_iter, k, c, t);
             (LoopOutput::Image(image), Some(busy))
         }
-        (LoopInput::Mandelbrot(p), None) => {
+        (PeerInput::Mandelbrot(p), None) => {
             let (image, _) = omp::mandelbrot_sequential(p.width, p.height, p.max_iter);
             (LoopOutput::Image(image), None)
         }
-        (LoopInput::Dist(costs), Some((k, c, t))) => {
+        (PeerInput::Dist(costs), Some((k, c, t))) => {
             let (sum, busy) = omp::dist_busy(costs, s, k, c, t);
             (LoopOutput::Sum(sum), Some(busy))
         }
-        (LoopInput::Dist(costs), None) => (LoopOutput::Sum(omp::dist_sequential(costs, s)), None),
-        _ => unreachable!("{ONLY}"),
+        (PeerInput::Dist(costs), None) => (LoopOutput::Sum(omp::dist_sequential(costs, s)), None),
     };
     let mut out = step_out(start.elapsed(), out);
     out.busy = busy;
@@ -976,7 +1004,11 @@ mod tests {
             let mut app = build_app(name, &a, 3).unwrap();
             let mut configs = configurations(&a, &schedules, &[], &peer);
             assert!(rounds(&app, &mut configs, 1, 1, &pools).unwrap().is_empty());
-            app.reference.0 ^= 1;
+            match &mut app.reference {
+                LoopOutput::Image(image) => image[0] ^= 1,
+                LoopOutput::Sum(sum) => *sum ^= 1,
+                other => unreachable!("{other:?}"),
+            }
             let mut configs = configurations(&a, &schedules, &[], &peer);
             let e = rounds(&app, &mut configs, 1, 1, &pools).unwrap_err();
             assert!(

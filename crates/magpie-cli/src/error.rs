@@ -79,6 +79,15 @@ impl From<InputError> for Failure {
 }
 
 /// A usage failure with `message`, as an `Err`.
+/// Parses a whole number given to `flag`, at least `min`
+/// ([`magpie_apps::registry::parse_number`], its error a usage error).
+pub fn number<T>(flag: &str, value: &str, min: T, what: &str) -> Result<T, Failure>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
+{
+    magpie_apps::registry::parse_number(flag, value, min, what).map_err(Failure::Usage)
+}
+
 pub fn usage<T>(message: impl Into<String>) -> Result<T, Failure> {
     Err(Failure::Usage(message.into()))
 }

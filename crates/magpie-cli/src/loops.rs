@@ -12,21 +12,19 @@
 //! bad value ends as one line `magpie: error: …` with exit code 2.
 
 use std::fmt::Display;
-use std::fs::File;
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use magpie::loops::{Loop, LoopStats, Schedule};
 use magpie::ThreadPool;
-use magpie_apps::registry::{self, LoopInput, LoopOutput, LOOP_APPS};
+use magpie_apps::registry::{self, LoopError, LoopInput, LoopOptions, LoopReport, LOOP_APPS};
 use magpie_apps::{dist, histogram, mandelbrot, spmv};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::config::Config;
-use crate::error::{usage, Failure};
+use crate::error::{number, usage, Failure};
 
 #[cfg(feature = "mpi")]
 pub mod distributed;
@@ -39,36 +37,22 @@ pub const APPS: [&str; LOOP_APPS.len()] = registry::LOOP_APP_NAMES;
 pub const DEFAULT_STEPS: usize = registry::DEFAULT_LOOP_STEPS;
 /// The schedule without `--schedule`.
 pub const DEFAULT_SCHEDULE: &str = "auto";
-/// The seed of the generated inputs without `--seed`.
-pub const DEFAULT_SEED: u64 = 2026;
-/// histogram: the keys without `--size`.
-pub const DEFAULT_KEYS: usize = 10_000_000;
-/// histogram: the buckets without `--buckets`.
-pub const DEFAULT_BUCKETS: usize = 1024;
-/// histogram: the skew without `--skew`.
-pub const DEFAULT_SKEW: f64 = 1.0;
-/// spmv: the rows (and columns) without `--rows` (`--cols`).
-pub const DEFAULT_ROWS: usize = 200_000;
-/// spmv: the shortest row without `--min-len`.
-pub const DEFAULT_MIN_LEN: usize = 4;
-/// spmv: the power-law exponent of the row lengths without `--alpha`.
-pub const DEFAULT_ALPHA: f64 = 1.5;
 
 /// The text after `magpie loop --help`.
 pub fn after_help() -> String {
     format!(
         "Applications and their options:\n  \
-         mandelbrot  [--width W (800)] [--height H (600)] [--max-iter N (1000)] [--png FILE]\n              \
+         mandelbrot  [--width W ({})] [--height H ({})] [--max-iter N ({})] [--png FILE]\n              \
          one iteration per pixel of the Mandelbrot set on [-2,1]x[-1.5,1.5]; --png writes the\n              \
          last image\n  \
-         dist        [--dist D (exponential)] [--iterations N ({})] [--mean-units U ({})]\n              \
+         dist        [--dist D ({})] [--iterations N ({})] [--mean-units U ({})]\n              \
          [--seed S]  synthetic loop whose iteration costs follow D:\n              \
          {}\n  \
-         histogram   [--size N ({DEFAULT_KEYS})] [--buckets B ({DEFAULT_BUCKETS})] [--skew S ({DEFAULT_SKEW})] [--seed S]\n              \
+         histogram   [--size N ({})] [--buckets B ({})] [--skew S ({})] [--seed S]\n              \
          count N seeded keys (a power law for S > 0) into B buckets\n  \
-         spmv        [--rows R ({DEFAULT_ROWS})] [--cols C (= R)] [--min-len L ({DEFAULT_MIN_LEN})] [--alpha A ({DEFAULT_ALPHA})]\n              \
+         spmv        [--rows R ({})] [--cols C (= R)] [--min-len L ({})] [--alpha A ({})]\n              \
          [--seed S]  y = A x over a CSR matrix whose row lengths follow a power law\n\
-         An option that does not apply to the application is an error. The seed defaults to {DEFAULT_SEED}.\n\n\
+         An option that does not apply to the application is an error. The seed defaults to {}.\n\n\
          Schedules (--schedule NAME[,ARG], default {DEFAULT_SCHEDULE}): {}\n\
          `runtime` takes the schedule from MAGPIE_SCHEDULE (unset: auto; a bad value is an error).\n\
          --steps: time steps through one loop handle (default {} for dist, {DEFAULT_STEPS} for the others).\n\n\
@@ -85,9 +69,20 @@ pub fn after_help() -> String {
          magpie loop spmv --rows 100000 --alpha 1.2 --schedule rws,fac2\n  \
          MAGPIE_SCHEDULE=gss,4 magpie loop histogram --schedule runtime\n  \
          mpirun -np 4 magpie loop dist --distributed --steal-amount guided --victims random",
+        mandelbrot::DEFAULT_WIDTH,
+        mandelbrot::DEFAULT_HEIGHT,
+        mandelbrot::DEFAULT_MAX_ITER,
+        dist::DEFAULT_DIST,
         dist::DEFAULT_ITERATIONS,
         dist::DEFAULT_MEAN_UNITS,
         dist::Dist::NAMES,
+        histogram::DEFAULT_KEYS,
+        histogram::DEFAULT_BUCKETS,
+        histogram::DEFAULT_SKEW,
+        spmv::DEFAULT_ROWS,
+        spmv::DEFAULT_MIN_LEN,
+        spmv::DEFAULT_ALPHA,
+        registry::DEFAULT_LOOP_SEED,
         Schedule::names().join(", "),
         dist::DEFAULT_STEPS,
     )
@@ -292,46 +287,9 @@ pub struct LoopArgs {
     pub json: bool,
 }
 
-/// Parses a number given to `flag`, at least `min`.
-fn number<T>(flag: &str, value: &str, min: T, what: &str) -> Result<T, Failure>
-where
-    T: FromStr + PartialOrd + Display + Copy,
-{
-    match value.trim().parse::<T>() {
-        Ok(v) if v >= min => Ok(v),
-        Ok(v) => usage(format!("{flag} {v}: {what} must be at least {min}")),
-        Err(_) => usage(format!(
-            "{flag} {value:?}: expected a number ({what}, at least {min})"
-        )),
-    }
-}
-
-/// `flag`'s value parsed by [`number`], or `default`.
-fn option<T>(
-    flag: &str,
-    value: &Option<String>,
-    default: T,
-    min: T,
-    what: &str,
-) -> Result<T, Failure>
-where
-    T: FromStr + PartialOrd + Display + Copy,
-{
-    match value {
-        Some(v) => number(flag, v, min, what),
-        None => Ok(default),
-    }
-}
-
-/// Parses a finite real number given to `flag`.
-fn real(flag: &str, value: &Option<String>, default: f64) -> Result<f64, Failure> {
-    match value {
-        None => Ok(default),
-        Some(v) => match v.trim().parse::<f64>() {
-            Ok(x) if x.is_finite() => Ok(x),
-            _ => usage(format!("{flag} {v:?}: expected a finite number")),
-        },
-    }
+/// A loop application's error as a usage error (exit 2).
+fn usage_of(e: LoopError) -> Failure {
+    Failure::Usage(e.to_string())
 }
 
 /// Parses a schedule given to `flag` (`--schedule`, or an element of the experiment's
@@ -350,8 +308,7 @@ pub fn parse_schedule(flag: &str, text: &str) -> Result<Schedule, Failure> {
 /// A loop application ready to run: its options validated and its input generated.
 /// `magpie loop` runs it once; `magpie experiment` once per child process.
 pub struct Prepared {
-    app: &'static str,
-    input: LoopInput,
+    input: Box<dyn LoopInput>,
     /// The application's parameters, for the report.
     params: Value,
     schedule: Schedule,
@@ -421,31 +378,46 @@ impl Outcome {
     }
 }
 
-/// Fails with `flag applies to APPS only` when `flag` is given to an application that does
-/// not take it (see [`registry::LoopApp::options`]).
-fn only(app: &str, flag: &str, given: bool) -> Result<(), Failure> {
-    let applies = registry::loop_apps_with(flag);
-    if given && !applies.contains(&app) {
-        return usage(format!(
-            "{flag} applies to {} only, not to {app}",
-            applies.join(", ")
-        ));
+/// The application options of `args` that were given, by flag, in the order of
+/// `magpie loop --help` (the first that does not apply to the application is the one its
+/// error names).
+fn app_options(a: &LoopArgs) -> LoopOptions {
+    let png = a.png.as_ref().map(|p| p.to_string_lossy().into_owned());
+    let mut options = LoopOptions::new(1);
+    for (flag, value) in [
+        ("--width", &a.width),
+        ("--height", &a.height),
+        ("--max-iter", &a.max_iter),
+        ("--png", &png),
+        ("--dist", &a.dist),
+        ("--iterations", &a.iterations),
+        ("--mean-units", &a.mean_units),
+        ("--seed", &a.seed),
+        ("--size", &a.size),
+        ("--buckets", &a.buckets),
+        ("--skew", &a.skew),
+        ("--rows", &a.rows),
+        ("--cols", &a.cols),
+        ("--min-len", &a.min_len),
+        ("--alpha", &a.alpha),
+    ] {
+        if let Some(v) = value {
+            options.set(flag, v);
+        }
     }
-    Ok(())
+    options
 }
 
 /// Validates `args` (application, its options, the schedule, the steps) and generates the
-/// input: every usage error of `magpie loop` that does not need a pool.
+/// input through the registry ([`registry::LoopApp::build`]): every usage error of `magpie
+/// loop` that does not need a pool.
 pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
-    let app = match APPS.iter().find(|a| **a == args.app.trim()) {
-        Some(a) => *a,
-        None => {
-            return usage(format!(
-                "unknown loop application {:?}; expected one of: {}",
-                args.app.trim(),
-                APPS.join(", ")
-            ))
-        }
+    let Some(app) = registry::find_loop(args.app.trim()) else {
+        return usage(format!(
+            "unknown loop application {:?}; expected one of: {}",
+            args.app.trim(),
+            APPS.join(", ")
+        ));
     };
     let a = args;
     if !a.distributed {
@@ -461,149 +433,21 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
             }
         }
     }
-    for (flag, given) in [
-        ("--width", a.width.is_some()),
-        ("--height", a.height.is_some()),
-        ("--max-iter", a.max_iter.is_some()),
-        ("--png", a.png.is_some()),
-        ("--dist", a.dist.is_some()),
-        ("--iterations", a.iterations.is_some()),
-        ("--mean-units", a.mean_units.is_some()),
-        ("--seed", a.seed.is_some()),
-        ("--size", a.size.is_some()),
-        ("--buckets", a.buckets.is_some()),
-        ("--skew", a.skew.is_some()),
-        ("--rows", a.rows.is_some()),
-        ("--cols", a.cols.is_some()),
-        ("--min-len", a.min_len.is_some()),
-        ("--alpha", a.alpha.is_some()),
-    ] {
-        only(app, flag, given)?;
-    }
-
+    let mut options = app_options(a);
+    app.check_options(&options).map_err(usage_of)?;
     let schedule = parse_schedule(
         "--schedule",
         a.schedule.as_deref().unwrap_or(DEFAULT_SCHEDULE),
     )?;
-    let steps = option(
-        "--steps",
-        &a.steps,
-        registry::find_loop(app).map_or(DEFAULT_STEPS, |d| d.default_steps),
-        1,
-        "the number of time steps",
-    )?;
-    let seed = option("--seed", &a.seed, DEFAULT_SEED, 0, "a seed")?;
-    let input_error = |e: magpie_apps::input::InputError| Failure::Usage(e.to_string());
-
-    let (input, params) = match app {
-        "mandelbrot" => {
-            let width = option("--width", &a.width, 800, 1, "the width")?;
-            let height = option("--height", &a.height, 600, 1, "the height")?;
-            let max_iter = option("--max-iter", &a.max_iter, 1000u32, 1, "the iteration limit")?;
-            let p = mandelbrot::Params::new(width, height, max_iter, steps).map_err(input_error)?;
-            let params = json!({"width": width, "height": height, "max_iter": max_iter});
-            (LoopInput::Mandelbrot(p), params)
-        }
-        "dist" => {
-            let d: dist::Dist = a
-                .dist
-                .as_deref()
-                .unwrap_or("exponential")
-                .parse()
-                .map_err(input_error)?;
-            let n = option(
-                "--iterations",
-                &a.iterations,
-                dist::DEFAULT_ITERATIONS,
-                1,
-                "the number of iterations",
-            )?;
-            let mean = option(
-                "--mean-units",
-                &a.mean_units,
-                dist::DEFAULT_MEAN_UNITS,
-                0,
-                "the mean cost",
-            )?;
-            // The costs and the per-iteration results: a u64 each.
-            magpie_apps::check_generated_size(
-                "--iterations",
-                &format!("{n} iterations"),
-                n as u64,
-                16,
-            )
-            .map_err(input_error)?;
-            let costs = dist::costs(&d, n, mean, seed);
-            let params =
-                json!({"dist": d.to_string(), "iterations": n, "mean_units": mean, "seed": seed});
-            (LoopInput::Dist(costs), params)
-        }
-        "histogram" => {
-            let n = option("--size", &a.size, DEFAULT_KEYS, 1, "the number of keys")?;
-            let buckets = option(
-                "--buckets",
-                &a.buckets,
-                DEFAULT_BUCKETS,
-                1,
-                "the number of buckets",
-            )?;
-            let skew = real("--skew", &a.skew, DEFAULT_SKEW)?;
-            magpie_apps::check_generated_size("--size", &format!("{n} keys"), n as u64, 4)
-                .and_then(|()| {
-                    magpie_apps::check_generated_size(
-                        "--buckets",
-                        &format!("{buckets} buckets"),
-                        buckets as u64,
-                        8,
-                    )
-                })
-                .map_err(input_error)?;
-            let keys = histogram::keys(n, buckets, skew, seed).map_err(input_error)?;
-            let params = json!({"keys": n, "buckets": buckets, "skew": skew, "seed": seed});
-            (LoopInput::Histogram { keys, buckets }, params)
-        }
-        _ => {
-            let rows = option("--rows", &a.rows, DEFAULT_ROWS, 1, "the number of rows")?;
-            let cols = option("--cols", &a.cols, rows, 1, "the number of columns")?;
-            let min_len = option(
-                "--min-len",
-                &a.min_len,
-                DEFAULT_MIN_LEN,
-                1,
-                "the shortest row",
-            )?;
-            let alpha = real("--alpha", &a.alpha, DEFAULT_ALPHA)?;
-            // At least min_len entries (u32 column, f64 value) per row, the row pointers and
-            // y (8 bytes a row), and x (8 bytes a column).
-            let per_row = (min_len as u64).saturating_mul(12).saturating_add(16);
-            let cols_as_rows = (cols as u64).div_ceil(per_row);
-            magpie_apps::check_generated_size(
-                "--rows/--cols/--min-len",
-                &format!("a {rows} x {cols} matrix with rows of at least {min_len} entries"),
-                (rows as u64).saturating_add(cols_as_rows),
-                per_row,
-            )
-            .map_err(input_error)?;
-            let m = spmv::power_law(rows, cols, min_len, alpha, seed).map_err(input_error)?;
-            let x = spmv::vector(cols, seed ^ 0x5eed);
-            let params = json!({"rows": rows, "cols": cols, "min_len": min_len, "alpha": alpha,
-                                "seed": seed, "nnz": m.nnz()});
-            (LoopInput::Spmv { a: m, x }, params)
-        }
+    let steps = match &a.steps {
+        Some(v) => number("--steps", v, 1, "the number of time steps")?,
+        None => app.default_steps,
     };
-    if let Some(path) = &a.png {
-        // Refuse an unwritable path now, not after the run.
-        File::create(path).map_err(|e| {
-            Failure::Usage(format!(
-                "--png {}: cannot create the file: {e}",
-                path.display()
-            ))
-        })?;
-    }
+    options.set_steps(steps);
+    let input = app.build(&options).map_err(usage_of)?;
     Ok(Prepared {
-        app,
+        params: input.parameters(),
         input,
-        params,
         schedule,
         steps,
         check: !a.no_check,
@@ -640,53 +484,15 @@ impl Prepared {
     pub fn run(&self, pool: &ThreadPool) -> Result<Outcome, Failure> {
         let lp = Loop::new(self.schedule.clone());
         let steps = self.steps;
-        let input = &self.input;
+        let input = &*self.input;
         let (stats, outs) = time_steps(pool, &lp, steps, |s| input.step(s, &lp));
         let check_text = if self.check {
             Some(input.check(&outs).map_err(Failure::Check)?.to_string())
         } else {
             None
         };
-        let last = outs.last().expect("at least one step");
-        let (result, answer) = match (input, last) {
-            (LoopInput::Mandelbrot(p), LoopOutput::Image(image)) => {
-                if let Some(path) = &self.png {
-                    mandelbrot::write_png(path, p, image)
-                        .map_err(|e| Failure::Usage(format!("--png {e}")))?;
-                }
-                let summary = mandelbrot::Summary {
-                    steps,
-                    iterations: outs.iter().map(LoopOutput::total).sum(),
-                    checksum: last.checksum(),
-                };
-                let result = json!({"steps": summary.steps, "iterations": summary.iterations,
-                                    "checksum": summary.checksum});
-                let answer = format!(
-                    "iterations {}, checksum {:#018x}",
-                    summary.iterations, summary.checksum
-                );
-                (result, answer)
-            }
-            (_, LoopOutput::Sum(_)) => {
-                let sum = outs.iter().fold(0u64, |a, o| a.wrapping_add(o.checksum()));
-                (json!({"sum": sum}), format!("sum {sum:#018x}"))
-            }
-            (_, LoopOutput::Counts(counts)) => {
-                let sum = last.checksum();
-                let total = last.total();
-                let result = json!({"total": total, "checksum": sum, "counts": counts});
-                (result, format!("{total} keys, checksum {sum:#018x}"))
-            }
-            (_, y) => {
-                let checksum = y.checksum();
-                let sum: f64 = match y {
-                    LoopOutput::Y(y) => y.iter().sum(),
-                    _ => 0.0,
-                };
-                let result = json!({"checksum": checksum, "sum": sum});
-                (result, format!("y checksum {checksum:#018x}"))
-            }
-        };
+        input.write(&outs).map_err(usage_of)?;
+        let LoopReport { result, answer, .. } = input.report(&outs);
         Ok(Outcome {
             seconds: stats.iter().map(|s| s.seconds).sum(),
             steps: stats,
@@ -727,7 +533,7 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
     let out = prepared.run(&pool)?;
     let last_busy = out.steps.last().map_or(&[][..], |s| &s.busy[..]);
     let report = Report {
-        app: prepared.app,
+        app: prepared.input.app().name,
         params: &prepared.params,
         schedule: prepared.schedule.to_string(),
         steps: prepared.steps,
@@ -752,7 +558,7 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
     }
     let line = |k: &str, v: &dyn Display| println!("{k:<12}{v}");
     let params = describe_params(&prepared.params);
-    line("app", &format!("{} ({params})", prepared.app));
+    line("app", &format!("{} ({params})", report.app));
     let ran = out.steps.last().map_or("", |s| s.ran.as_str());
     let schedule = report.schedule.clone();
     if ran == schedule {

@@ -8,8 +8,9 @@
 //! application means one module with its `APP` and one line in [`SEARCH_APPS`].
 //!
 //! The loop applications (`mandelbrot`, `dist`, `histogram`, `spmv`) have the same: a
-//! static [`LoopApp`] `APP` each, listed in [`LOOP_APPS`], and one [`LoopInput`] that runs
-//! and checks a time step of any of them.
+//! static [`LoopApp`] `APP` each, listed in [`LOOP_APPS`], which builds the application's
+//! input from its option values ([`LoopOptions`], the defaults and checks defined once in its
+//! module) as a [`LoopInput`] that runs, checks and reports its time steps.
 //!
 //! A search application's description also carries its behaviour: [`SearchApp::load`]
 //! turns its arguments ([`AppArgs`]) into an [`Instance`], which searches itself on an
@@ -45,8 +46,8 @@ pub use search::{
 };
 
 pub use loops::{
-    find_loop, loop_apps_with, LoopApp, LoopInput, LoopOutput, DEFAULT_LOOP_STEPS, LOOP_APPS,
-    LOOP_APP_NAMES,
+    find_loop, loop_apps_with, LoopApp, LoopError, LoopInput, LoopOptions, LoopOutput, LoopReport,
+    DEFAULT_LOOP_SEED, DEFAULT_LOOP_STEPS, LOOP_APPS, LOOP_APP_NAMES,
 };
 
 /// What an application's search computes; it decides the options that apply to all of one

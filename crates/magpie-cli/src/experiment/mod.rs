@@ -289,13 +289,9 @@ pub enum Format {
 
 /// Parses a count given to `flag`, at least 1.
 fn count(flag: &str, value: Option<&str>, default: usize, what: &str) -> Result<usize, Failure> {
-    let Some(v) = value else { return Ok(default) };
-    match v.trim().parse::<usize>() {
-        Ok(0) => usage(format!("{flag} 0: {what} must be at least 1")),
-        Ok(n) => Ok(n),
-        Err(_) => usage(format!(
-            "{flag} {v:?}: expected a whole number ({what}, at least 1)"
-        )),
+    match value {
+        Some(v) => magpie_apps::registry::parse_number(flag, v, 1, what).map_err(Failure::Usage),
+        None => Ok(default),
     }
 }
 

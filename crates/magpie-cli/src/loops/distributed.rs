@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use magpie::loops::{ScheduleError, StealAmount};
-use magpie_apps::registry::LoopInput;
+use magpie_apps::registry::{LoopInput, LoopOutput};
 use magpie_apps::{dist, mandelbrot};
 use magpie_measure::stats::cov;
 use magpie_mpi::loops::{
@@ -118,7 +118,7 @@ fn parse_options(args: &LoopArgs, app: &str, ranks: usize) -> Result<Distributed
             return usage(format!("--hot-block applies to dist only, not to {app}"))
         }
         Some(v) => {
-            let r: usize = super::number("--hot-block", v, 0, "a rank")?;
+            let r: usize = crate::error::number("--hot-block", v, 0, "a rank")?;
             if r >= ranks {
                 return usage(format!(
                     "--hot-block {r}: the job has ranks 0..{} only",
@@ -359,7 +359,6 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
         params,
         steps,
         check,
-        png,
         ..
     } = prepared;
     let steal = d.options.mode == Mode::Steal;
@@ -380,8 +379,9 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
             panic!("failure injected by {FAIL_RANK_ENV}={rank} in iteration {i}")
         }
     };
-    let (result, answer, what) = match input {
-        LoopInput::Dist(mut costs) => {
+    let (result, answer, what) = match input.downcast::<dist::Input>() {
+        Ok(dist_input) => {
+            let mut costs = dist_input.costs;
             let n = costs.len();
             if let Some(r) = d.hot_block {
                 for c in &mut costs[block_of(n, size as usize, r)] {
@@ -460,7 +460,11 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
             };
             (json!({"sum": sum}), format!("sum {sum:#018x}"), what)
         }
-        LoopInput::Mandelbrot(p) => {
+        Err(input) => {
+            let m = input
+                .downcast_ref::<mandelbrot::Input>()
+                .expect("only dist and mandelbrot get here");
+            let p = m.params;
             let n = p.pixels();
             let block = if steal {
                 block_of(n, size as usize, rank as usize)
@@ -514,11 +518,9 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
             if let Some(m) = mismatch {
                 return Err(Failure::Check(m));
             }
-            if let Some(path) = &png {
-                mandelbrot::write_png(path, &p, &last)
-                    .map_err(|e| Failure::Usage(format!("--png {e}")))?;
-            }
             let checksum = mandelbrot::checksum(&last);
+            m.write(&[LoopOutput::Image(last)])
+                .map_err(|e| Failure::Usage(e.to_string()))?;
             let what = want.map(|_| {
                 "every step's image, gathered from the pixels' owners, equals the sequential one \
                  (render_seq)"
@@ -530,7 +532,6 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
                 what,
             )
         }
-        _ => unreachable!("only dist and mandelbrot get here"),
     };
     report(
         args, app, &params, &d, &lp, steps, workers, &record, &result, &answer, what,

@@ -2,10 +2,8 @@
 //! of [`crate::search`]), the help text, and their validation into a [`SkeletonChoice`]
 //! and the options of one application.
 
-use std::fmt::Display;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
-use std::str::FromStr;
 
 use clap::Args;
 use magpie::search::{Skeleton, TaskOrder};
@@ -13,7 +11,7 @@ use magpie_apps::registry::{self, AppArgs, Goal, SearchApp, SEARCH_APPS};
 use magpie_apps::uts;
 use serde::Serialize;
 
-use crate::error::{usage, Failure};
+use crate::error::{number, usage, Failure};
 
 /// The spawn depth of `depth-bounded` and `ordered` when `--spawn-depth` is not given.
 pub const DEFAULT_SPAWN_DEPTH: usize = 2;
@@ -238,15 +236,6 @@ pub struct SearchArgs {
     /// Text output: also print pruned nodes, backtracks, tasks, steals and nodes per worker
     #[arg(long, help_heading = "Output")]
     pub stats: bool,
-}
-
-/// Parses a whole number given to `flag`, at least `min`
-/// ([`magpie_apps::registry::parse_number`], its error a usage error).
-pub(crate) fn number<T>(flag: &str, value: &str, min: T, what: &str) -> Result<T, Failure>
-where
-    T: FromStr + PartialOrd + Display + Copy,
-{
-    registry::parse_number(flag, value, min, what).map_err(Failure::Usage)
 }
 
 pub(crate) fn unknown(what: &str, given: &str, accepted: &[&str]) -> Failure {

@@ -21,11 +21,11 @@ use magpie::ThreadPool;
 use magpie_apps::registry::{self, AppArgs, Engine, Instance};
 
 pub use args::{after_help, SearchArgs, DEFAULT_SPAWN_DEPTH};
-use args::{app_names, check_app_options, number, skeleton, unknown, SkeletonChoice};
+use args::{app_names, check_app_options, skeleton, unknown, SkeletonChoice};
 use report::{print_text, Report, StatsReport};
 
 use crate::config::{Config, Source};
-use crate::error::{usage, Failure};
+use crate::error::{number, usage, Failure};
 
 /// The most nodes the ordered skeleton may find down to `--spawn-depth` in discrepancy
 /// order or with `--distributed` (where the pool may hold most of the nodes at that depth as
