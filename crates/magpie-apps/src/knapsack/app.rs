@@ -147,10 +147,6 @@ impl Instance for Chosen {
             )
             .line("items", format!("{} (0-based, file order)", ids(&items)))
             .field("items", items);
-        Ok(Some(Solved {
-            answer,
-            check: what,
-            stats: out.stats,
-        }))
+        Ok(Some(Solved::new(answer, what, out.stats)))
     }
 }

@@ -104,11 +104,7 @@ impl Instance for Clique {
                 .line("answer", format!("maximum clique size {omega}"))
                 .line("clique", ids(&clique))
                 .field("clique", clique);
-            return Ok(Some(Solved {
-                answer,
-                check: what,
-                stats: out.stats,
-            }));
+            return Ok(Some(Solved::new(answer, what, out.stats)));
         };
         let Some(out) = engine.decide(&self.space, k as i64, skeleton, &opts)? else {
             return Ok(None);
@@ -136,10 +132,6 @@ impl Instance for Clique {
             answer = answer.line("clique", ids(c));
         }
         let answer = answer.field("clique", clique);
-        Ok(Some(Solved {
-            answer,
-            check: what,
-            stats: out.stats,
-        }))
+        Ok(Some(Solved::new(answer, what, out.stats)))
     }
 }

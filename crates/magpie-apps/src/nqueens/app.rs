@@ -72,11 +72,7 @@ impl Instance for Board {
             .field("solutions", solutions)
             .line("instance", self.label())
             .line("answer", said);
-        Ok(Some(Solved {
-            answer,
-            check,
-            stats: out.stats,
-        }))
+        Ok(Some(Solved::new(answer, check, out.stats)))
     }
 }
 

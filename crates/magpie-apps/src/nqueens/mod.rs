@@ -17,7 +17,7 @@ use std::ops::ControlFlow;
 use crate::input::InputError;
 
 mod app;
-pub use app::APP;
+pub use app::{known, APP};
 
 /// The board of an N-Queens search for [`magpie::search`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -75,11 +75,7 @@ impl Instance for Tree {
             .line("counts", format!("{} (genus 0, 1, ...)", ids(&counts)))
             .field("genus", g)
             .field("counts", counts);
-        Ok(Some(Solved {
-            answer,
-            check: what,
-            stats: out.stats,
-        }))
+        Ok(Some(Solved::new(answer, what, out.stats)))
     }
 }
 

@@ -32,7 +32,7 @@ use std::ops::ControlFlow;
 use crate::input::InputError;
 
 mod app;
-pub use app::APP;
+pub use app::{check_known, key, APP};
 
 /// Number of decomposition numbers a [`Semigroup`] stores (`d(0)`, …, `d(DECOMP_LEN − 1)`).
 pub const DECOMP_LEN: usize = 128;

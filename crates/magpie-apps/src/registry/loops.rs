@@ -380,7 +380,7 @@ mod tests {
                 "mandelbrot",
                 "--height",
                 "x",
-                "--height \"x\": expected a number (the height, at least 1)",
+                "--height \"x\": expected a whole number (the height, at least 1)",
             ),
             (
                 "dist",
@@ -398,7 +398,7 @@ mod tests {
                 "spmv",
                 "--rows",
                 "-3",
-                "--rows \"-3\": expected a number (the number of rows, at least 1)",
+                "--rows \"-3\": expected a whole number (the number of rows, at least 1)",
             ),
             (
                 "dist",

@@ -149,4 +149,137 @@ mod tests {
             assert_eq!(find_loop(a.name).map(|f| f.name), Some(a.name));
         }
     }
+
+    /// Every application, loaded from its arguments and solved on a pool with two
+    /// skeletons, gives the known answer (the oracles of `shared/instances/README.md`, OEIS
+    /// and the UTS spec); `--target` makes maxclique a decision both ways.
+    #[test]
+    fn every_application_loads_solves_and_checks_through_the_registry() {
+        use magpie::search::{Options, Skeleton};
+
+        let shared = |p: &str| Some(crate::shared::path(p));
+        let cases: [(&str, AppArgs, &str); 7] = [
+            (
+                "maxclique",
+                AppArgs::new(shared("instances/dimacs/MANN_a9.clq")),
+                "omega 16",
+            ),
+            (
+                "maxclique",
+                AppArgs::new(shared("instances/dimacs/MANN_a9.clq")).with("--target", Some("17")),
+                "clique of 17: none",
+            ),
+            (
+                "knapsack",
+                AppArgs::new(shared("instances/knapsack/low-dimensional/f3_l-d_kp_4_20")),
+                "profit 35",
+            ),
+            (
+                "tsp",
+                AppArgs::new(shared("instances/tsplib/burma14.tsp")),
+                "length 3323",
+            ),
+            (
+                "uts",
+                AppArgs::new(None).with("--tree", Some("default")),
+                "nodes 1732, leaves 1050, depth 6",
+            ),
+            (
+                "ns",
+                AppArgs::new(None).with("--genus", Some("10")),
+                "counts 1 1 2 4 7 12 23 39 67 118 204",
+            ),
+            (
+                "nqueens",
+                AppArgs::new(None).with("--n", Some("8")),
+                "92 solutions",
+            ),
+        ];
+        let pool = magpie::ThreadPoolBuilder::new()
+            .num_workers(2)
+            .build()
+            .unwrap();
+        for (name, args, want) in cases {
+            let app = find(name).unwrap();
+            let inst = (app.load)(&args).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(inst.app().name, name);
+            for sk in [
+                Skeleton::Sequential,
+                Skeleton::DepthBounded { spawn_depth: 2 },
+            ] {
+                let s = inst
+                    .solve(&Engine::Pool(&pool), sk, &Options::default())
+                    .unwrap_or_else(|e| panic!("{name} {sk}: {e}"))
+                    .expect("a pool has its result");
+                assert_eq!(s.answer.key, want, "{name} {sk}");
+                assert!(!s.check.starts_with(NOT_CHECKED), "{name}: {}", s.check);
+                assert!(!s.answer.fields.is_empty() && !s.answer.lines.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn bad_arguments_are_usage_or_input_errors_that_name_the_problem() {
+        let load = |name: &str, args: AppArgs| match (find(name).unwrap().load)(&args) {
+            Ok(_) => panic!("{name} loaded"),
+            Err(e) => e,
+        };
+        let e = load("nqueens", AppArgs::new(None));
+        assert!(
+            matches!(&e, AppError::Usage(m) if m == "nqueens needs --n N; usage: magpie search nqueens --n N"),
+            "{e}"
+        );
+        let e = load("ns", AppArgs::new(None).with("--genus", Some("x")));
+        assert!(
+            e.to_string()
+                .starts_with("--genus \"x\": expected a whole number"),
+            "{e}"
+        );
+        let e = load("maxclique", AppArgs::new(None));
+        assert!(
+            e.to_string()
+                .starts_with("maxclique needs an input file; usage: "),
+            "{e}"
+        );
+        let e = load(
+            "uts",
+            AppArgs::new(None)
+                .with("--tree", Some("T1"))
+                .with("--flags", Some("-t 1")),
+        );
+        assert_eq!(e.to_string(), "uts takes --tree or --flags, not both");
+        let missing = std::env::temp_dir().join("magpie-no-such-graph.clq");
+        let e = load("maxclique", AppArgs::new(Some(missing.clone())));
+        assert!(matches!(&e, AppError::Input(i) if i.path == missing), "{e}");
+    }
+
+    /// rayon runs the enumerations and is checked the same way; it refuses optimisations.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn rayon_runs_the_enumerations_only() {
+        use magpie::search::{Options, Skeleton};
+
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let engine = Engine::Rayon {
+            pool: &pool,
+            spawn_depth: 2,
+        };
+        let sk = Skeleton::DepthBounded { spawn_depth: 2 };
+        let q =
+            (find("nqueens").unwrap().load)(&AppArgs::new(None).with("--n", Some("8"))).unwrap();
+        let s = q.solve(&engine, sk, &Options::default()).unwrap().unwrap();
+        assert_eq!(s.answer.key, "92 solutions");
+        assert_eq!(s.check, "the known count (OEIS A000170)");
+        let t = (find("tsp").unwrap().load)(&AppArgs::new(Some(crate::shared::path(
+            "instances/tsplib/burma14.tsp",
+        ))))
+        .unwrap();
+        assert!(matches!(
+            t.solve(&engine, sk, &Options::default()),
+            Err(AppError::Usage(_))
+        ));
+    }
 }

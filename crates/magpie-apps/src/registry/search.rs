@@ -242,6 +242,17 @@ pub struct Solved {
     pub stats: SearchStats,
 }
 
+impl Solved {
+    /// A search's `answer`, what was checked, and its statistics.
+    pub fn new(answer: Answer, check: impl Into<String>, stats: SearchStats) -> Self {
+        Solved {
+            answer,
+            check: check.into(),
+            stats,
+        }
+    }
+}
+
 /// A loaded search application: an instance of one, ready to search on any [`Engine`].
 /// [`SearchApp::load`](super::SearchApp::load) makes one from the [`AppArgs`].
 ///

@@ -105,10 +105,6 @@ impl Instance for Tsp {
             .line("tour", ids(&tour.cities))
             .field("tour", tour.cities)
             .field("heuristic_optimal", heuristic_optimal);
-        Ok(Some(Solved {
-            answer,
-            check: what,
-            stats: out.stats,
-        }))
+        Ok(Some(Solved::new(answer, what, out.stats)))
     }
 }

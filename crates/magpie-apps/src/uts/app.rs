@@ -130,11 +130,7 @@ impl Instance for Tree {
                     c.nodes, c.leaves, c.max_depth
                 ),
             );
-        Ok(Some(Solved {
-            answer,
-            check: what,
-            stats: out.stats,
-        }))
+        Ok(Some(Solved::new(answer, what, out.stats)))
     }
 }
 

@@ -31,7 +31,7 @@ use std::fmt;
 use std::iter::FusedIterator;
 
 mod app;
-pub use app::APP;
+pub use app::{check_published, key, APP};
 
 /// The most children a non-BIN-root node may have (the reference's `MAXNUMCHILDREN`).
 pub const MAX_NUM_CHILDREN: u32 = 100;

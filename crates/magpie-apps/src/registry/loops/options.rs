@@ -19,7 +19,7 @@ pub const DEFAULT_LOOP_SEED: u64 = 2026;
 ///
 /// let e: LoopError = LoopOptions::new(1).with("--width", "x").number("--width", 8, 1, "the width")
 ///     .unwrap_err();
-/// assert_eq!(e.to_string(), "--width \"x\": expected a number (the width, at least 1)");
+/// assert_eq!(e.to_string(), "--width \"x\": expected a whole number (the width, at least 1)");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
