@@ -729,3 +729,61 @@ fn options_that_do_not_apply_are_rejected() {
         assert_usage_error(&all, needles);
     }
 }
+
+/// The pool's counters of a search, in the JSON (`counters`): one entry per worker, a total
+/// that is their sum, and every task pushed taken exactly once, by its owner or by a thief
+/// (pushes = private pops + public pops + steals once the search is over), on every deque;
+/// the steals are the engine's own count (`stats.steals`).
+#[test]
+fn the_json_has_the_pools_counters_and_every_pushed_task_is_taken_once() {
+    for deque in [
+        "chase-lev",
+        "lcws-user",
+        "lcws-signal",
+        "lcws-conservative",
+        "lcws-half",
+    ] {
+        let out = magpie(&[
+            "search",
+            "nqueens",
+            "--n",
+            "9",
+            "--workers",
+            "2",
+            "--deque",
+            deque,
+            "--json",
+        ]);
+        assert!(out.status.success(), "{deque}: {}", text(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let c = &v["counters"];
+        let workers = c["per_worker"].as_array().unwrap();
+        assert_eq!(workers.len(), 2, "{deque}: {c}");
+        let total = c["total"].as_object().unwrap();
+        for (k, t) in total {
+            let sum: u64 = workers.iter().map(|w| w[k].as_u64().unwrap()).sum();
+            assert_eq!(t.as_u64(), Some(sum), "{deque}: total.{k}");
+        }
+        let n = |k: &str| total[k].as_u64().unwrap();
+        for k in [
+            "exposure_requests",
+            "signals_sent",
+            "tasks_exposed",
+            "exposed_taken_back",
+            "fences",
+            "cas",
+        ] {
+            assert!(total.contains_key(k), "{deque}: no {k}");
+        }
+        assert_eq!(
+            n("pushes"),
+            n("private_pops") + n("public_pops") + n("steals"),
+            "{deque}: {c}"
+        );
+        assert_eq!(
+            v["stats"]["steals"].as_u64(),
+            Some(n("steals")),
+            "{deque}: {c}"
+        );
+    }
+}

@@ -183,6 +183,7 @@ impl Prepared {
             seconds: stats.time.as_secs_f64(),
             expanded: stats.expanded,
             stats: StatsReport::from(&stats),
+            counters: None,
         };
         (report, stats)
     }
@@ -227,10 +228,13 @@ fn print_json(report: &impl serde::Serialize) -> Result<(), Failure> {
 pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
     let prepared = prepare(args)?;
     let (pool, deque, workers) = build_pool(&pool_config(config, &prepared.choice)?)?;
+    // The counters of the search alone: the pool has run nothing else.
+    pool.reset_stats();
     let solved = prepared
         .solve_on(&Engine::Pool(&pool))?
         .expect("a local search has its result");
-    let (report, stats) = prepared.report(solved, workers, deque.name());
+    let (mut report, stats) = prepared.report(solved, workers, deque.name());
+    report.counters = Some(pool.stats().into());
     if args.json {
         print_json(&report)
     } else {
