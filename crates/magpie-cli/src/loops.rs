@@ -24,6 +24,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::Config;
+use crate::counters::{print_counters, CountersReport};
 use crate::error::{number, usage, Failure};
 
 #[cfg(feature = "mpi")]
@@ -285,6 +286,11 @@ pub struct LoopArgs {
     /// Print one JSON object (with per-step times and statistics) instead of text
     #[arg(long, help_heading = "Output")]
     pub json: bool,
+
+    /// Text output: also print the pool's counters (pushes, pops, steals, exposure requests,
+    /// signals, fences, CAS, ...) per worker and in total
+    #[arg(long, help_heading = "Output")]
+    pub stats: bool,
 }
 
 /// A loop application's error as a usage error (exit 2).
@@ -522,6 +528,8 @@ struct Report<'a> {
     answer: &'a str,
     check: Option<&'a str>,
     per_step: &'a [Step],
+    /// The pool's counters during the time steps.
+    counters: CountersReport,
 }
 
 /// Runs `magpie loop` and prints its report.
@@ -530,7 +538,11 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
     let deque = config.deque.value;
     let workers = config.workers.value;
     let pool = config.build(deque, workers)?;
+    // The counters of the time steps alone: the pool has run nothing else, and the check
+    // runs on this thread.
+    pool.reset_stats();
     let out = prepared.run(&pool)?;
+    let counters = CountersReport::from(pool.stats());
     let last_busy = out.steps.last().map_or(&[][..], |s| &s.busy[..]);
     let report = Report {
         app: prepared.input.app().name,
@@ -549,6 +561,7 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
         answer: &out.answer,
         check: out.check.as_deref(),
         per_step: &out.steps,
+        counters,
     };
     if args.json {
         let text = serde_json::to_string(&report)
@@ -582,6 +595,9 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
     }
     if let Some(p) = &prepared.png {
         line("png", &p.display());
+    }
+    if args.stats {
+        print_counters(&report.counters);
     }
     Ok(())
 }

@@ -10,6 +10,7 @@
 //! or input (a one-line `magpie: error: …`).
 
 mod config;
+mod counters;
 mod demo;
 mod error;
 mod experiment;

@@ -255,6 +255,7 @@ fn bad_input_ends_every_rank_with_one_error() {
         ),
         (&["dist", "--hot-block", "9"][..], "--hot-block 9"),
         (&["mandelbrot", "--width", "0"][..], "--width"),
+        (&["dist", "--stats"][..], "--stats applies to a local run"),
     ] {
         let mut all = vec!["loop"];
         all.extend_from_slice(args);

@@ -421,3 +421,91 @@ fn distributed_options_need_distributed() {
         common::assert_one_line_error(flag, &out, &[flag, "--distributed"]);
     }
 }
+
+/// `magpie loop`'s JSON has the pool's counters during the time steps (one entry per worker,
+/// a total that is their sum, every pushed task taken once: pushes = pops + steals), on
+/// every deque and under a central and a stealing schedule; `--stats` prints them as the
+/// LCWS profile table.
+#[test]
+fn the_json_has_the_pools_counters_and_every_pushed_task_is_taken_once() {
+    for deque in [
+        "chase-lev",
+        "lcws-user",
+        "lcws-signal",
+        "lcws-conservative",
+        "lcws-half",
+    ] {
+        for schedule in ["gss", "rws"] {
+            let what = format!("{deque} {schedule}");
+            let out = magpie(
+                &[
+                    "loop",
+                    "histogram",
+                    "--size",
+                    "20000",
+                    "--steps",
+                    "2",
+                    "--workers",
+                    "2",
+                    "--deque",
+                    deque,
+                    "--schedule",
+                    schedule,
+                    "--json",
+                ],
+                &[],
+            );
+            assert!(out.status.success(), "{what}: {}", text(&out.stderr));
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let c = &v["counters"];
+            let workers = c["per_worker"].as_array().unwrap();
+            assert_eq!(workers.len(), 2, "{what}: {c}");
+            let total = c["total"].as_object().unwrap();
+            for (k, t) in total {
+                let sum: u64 = workers.iter().map(|w| w[k].as_u64().unwrap()).sum();
+                assert_eq!(t.as_u64(), Some(sum), "{what}: total.{k}");
+            }
+            let n = |k: &str| total[k].as_u64().unwrap();
+            assert!(n("pushes") > 0, "{what}: {c}");
+            assert_eq!(
+                n("pushes"),
+                n("private_pops") + n("public_pops") + n("steals"),
+                "{what}: {c}"
+            );
+        }
+    }
+    let out = magpie(
+        &[
+            "loop",
+            "histogram",
+            "--size",
+            "20000",
+            "--workers",
+            "2",
+            "--stats",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let head = stdout
+        .lines()
+        .find(|l| l.starts_with("counters"))
+        .unwrap_or_else(|| panic!("no counter table:\n{stdout}"));
+    for col in [
+        "pushes", "pops", "steals", "failed", "exp.req", "signals", "exposed", "unstolen",
+        "fences", "cas",
+    ] {
+        assert!(head.split_whitespace().any(|w| w == col), "{col}: {head}");
+    }
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.trim_start().starts_with("worker 1")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.lines().any(|l| l.trim_start().starts_with("total")),
+        "{stdout}"
+    );
+}

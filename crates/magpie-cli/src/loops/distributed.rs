@@ -62,6 +62,12 @@ struct Distributed {
 }
 
 fn parse_options(args: &LoopArgs, app: &str, ranks: usize) -> Result<Distributed, Failure> {
+    if args.stats {
+        return usage(
+            "--stats applies to a local run; --distributed prints each rank's figures in its \
+             table",
+        );
+    }
     let mode: Mode = match &args.mode {
         Some(m) => m
             .parse()
