@@ -104,7 +104,6 @@ impl Instance for Tree {
             self.named,
             opts.max_depth.is_none(),
             &c,
-            "the search",
             "nodes counted = nodes expanded (no published counts to compare)",
         )
         .map_err(AppError::Check)?;
@@ -145,23 +144,22 @@ pub fn key(nodes: u64, leaves: u64, depth: u32) -> String {
 
 /// Compares UTS counts with the published ones of a named tree (only a full search can be
 /// compared): `Ok` says what was checked (`otherwise` when nothing could be), `Err` names the
-/// mismatch and who counted (`counter`: "the search").
+/// mismatch.
 ///
 /// ```
 /// use magpie_apps::uts::{check_published, Counts, NamedTree};
 ///
 /// let t1 = NamedTree::find("T1").unwrap();
 /// let good = Counts { nodes: t1.nodes, leaves: t1.leaves.unwrap(), max_depth: t1.max_depth.unwrap() };
-/// assert_eq!(check_published(Some(t1), true, &good, "the search", "-").unwrap(), "the published counts of T1");
+/// assert_eq!(check_published(Some(t1), true, &good, "-").unwrap(), "the published counts of T1");
 /// let bad = Counts { nodes: good.nodes + 1, ..good };
-/// assert!(check_published(Some(t1), true, &bad, "the search", "-").is_err());
-/// assert_eq!(check_published(Some(t1), false, &bad, "the search", "cut").unwrap(), "cut");
+/// assert!(check_published(Some(t1), true, &bad, "-").is_err());
+/// assert_eq!(check_published(Some(t1), false, &bad, "cut").unwrap(), "cut");
 /// ```
 pub fn check_published(
     named: Option<&NamedTree>,
     full_search: bool,
     c: &Counts,
-    counter: &str,
     otherwise: &str,
 ) -> Result<String, String> {
     match named {
@@ -173,7 +171,7 @@ pub fn check_published(
                 Ok(format!("the published counts of {}", t.name))
             } else {
                 Err(format!(
-                    "{} has {} nodes, {:?} leaves, depth {:?}; {counter} counted {}, {}, {}",
+                    "{} has {} nodes, {:?} leaves, depth {:?}; the search counted {}, {}, {}",
                     t.name, t.nodes, t.leaves, t.max_depth, c.nodes, c.leaves, c.max_depth
                 ))
             }

@@ -572,7 +572,7 @@ impl Job {
                     }
                 };
                 let s = p.solve(&engine)?;
-                Ok((s.stats.time.as_secs_f64(), s.answer, s.check))
+                Ok((s.stats.time.as_secs_f64(), s.answer.key, s.check))
             }
             Job::Quicksort {
                 mut data,

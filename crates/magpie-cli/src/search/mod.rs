@@ -43,18 +43,6 @@ pub struct Prepared {
     max_depth: Option<usize>,
 }
 
-/// One checked solve (see [`Prepared::solve`]).
-pub struct Solved {
-    /// The answer in a short canonical form that every correct run of the same search
-    /// gives (the optimum's value, not which optimal node was found): `omega 12`,
-    /// `nodes 1732, leaves 1313, depth 6`, …
-    pub answer: String,
-    /// What was checked.
-    pub check: String,
-    /// The search's statistics; `time` is the search's own wall-clock time.
-    pub stats: SearchStats,
-}
-
 /// The application's own arguments of `args`, in the order of the checks of the options
 /// that do not apply.
 fn app_args(args: &SearchArgs) -> AppArgs {
@@ -151,15 +139,9 @@ impl Prepared {
 
     /// Runs the search once on `engine` (a magpie pool, or rayon for an enumeration) and
     /// checks its answer, as `magpie search` does.
-    pub fn solve(&self, engine: &Engine<'_>) -> Result<Solved, Failure> {
-        let s = self
-            .solve_on(engine)?
-            .ok_or_else(|| Failure::Run("the search ran on a rank without its result".into()))?;
-        Ok(Solved {
-            answer: s.answer.key,
-            check: s.check,
-            stats: s.stats,
-        })
+    pub fn solve(&self, engine: &Engine<'_>) -> Result<registry::Solved, Failure> {
+        self.solve_on(engine)?
+            .ok_or_else(|| Failure::Run("the search ran on a rank without its result".into()))
     }
 
     /// The report of a checked solve on `workers` workers with deque `deque`.

@@ -243,3 +243,30 @@ pub fn assert_killed_rank_ends_job(ranks: usize, args: &[&str]) -> Job {
     );
     job
 }
+
+/// Checks the `counters` of a `magpie search` or `magpie loop` JSON report `v` (`what` names
+/// the run): one entry per worker (`workers`), a total that is their sum field by field,
+/// and every pushed task taken exactly once (pushes = private pops + public pops + steals).
+/// Returns the total.
+#[allow(dead_code)] // not every test binary that includes this module reports counters
+pub fn assert_counters(
+    what: &str,
+    v: &serde_json::Value,
+    workers: usize,
+) -> serde_json::Map<String, serde_json::Value> {
+    let c = &v["counters"];
+    let per_worker = c["per_worker"].as_array().unwrap();
+    assert_eq!(per_worker.len(), workers, "{what}: {c}");
+    let total = c["total"].as_object().unwrap().clone();
+    for (k, t) in &total {
+        let sum: u64 = per_worker.iter().map(|w| w[k].as_u64().unwrap()).sum();
+        assert_eq!(t.as_u64(), Some(sum), "{what}: total.{k}");
+    }
+    let n = |k: &str| total[k].as_u64().unwrap();
+    assert_eq!(
+        n("pushes"),
+        n("private_pops") + n("public_pops") + n("steals"),
+        "{what}: {c}"
+    );
+    total
+}
