@@ -543,3 +543,116 @@ fn split_walks_visit_every_node_exactly_once() {
         }
     }
 }
+
+#[test]
+fn a_monitor_counts_every_expanded_node_and_logs_each_improvement() {
+    let k = Knapsack::random(28, 3);
+    let optimum = k.dp();
+    let queens_nodes = pool_free_queens_nodes(10);
+    let pool = ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+    for skeleton in skeletons() {
+        for replicable in [None, std::num::NonZeroUsize::new(4)] {
+            let monitor = search::Monitor::new();
+            let opts = Options {
+                monitor: Some(monitor.clone()),
+                replicable_window: replicable,
+                ..Options::default()
+            };
+            let out = pool.install(|| search::optimise(&k, skeleton, &opts));
+            let what = format!("{skeleton:?} replicable {replicable:?}");
+            assert_eq!(out.value.map(|v| v.0), Some(optimum), "{what}");
+            assert!(!out.stats.stopped, "{what}");
+            assert_eq!(monitor.nodes(), out.stats.expanded, "{what}");
+            let log = monitor.improvements();
+            assert_eq!(log.last().map(|i| i.value), Some(optimum), "{what}");
+            assert_eq!(monitor.best(), Some(optimum), "{what}");
+            for pair in log.windows(2) {
+                assert!(pair[0].value < pair[1].value, "{what}: {log:?}");
+                assert!(pair[0].time <= pair[1].time, "{what}: {log:?}");
+            }
+            assert!(log
+                .iter()
+                .all(|i| i.worker.is_some_and(|w| w < 2) && i.rank == 0));
+            assert!(log.iter().all(|i| i.nodes <= out.stats.expanded), "{what}");
+        }
+        let monitor = search::Monitor::new();
+        let opts = Options {
+            monitor: Some(monitor.clone()),
+            ..Options::default()
+        };
+        let out = pool.install(|| search::enumerate(&Queens(10), &NodeCount, skeleton, &opts));
+        assert_eq!(out.value, queens_nodes, "{skeleton:?}");
+        assert_eq!(monitor.nodes(), queens_nodes, "{skeleton:?}");
+        assert!(
+            monitor.improvements().is_empty(),
+            "an enumeration has no incumbent"
+        );
+    }
+}
+
+#[test]
+fn a_stopped_monitor_stops_every_skeleton_with_a_consistent_partial_answer() {
+    let full = pool_free_queens_nodes(12);
+    let k = Knapsack::random(60, 5);
+    for deque in common::deques() {
+        let pool = ThreadPoolBuilder::new()
+            .num_workers(2)
+            .deque(deque)
+            .build()
+            .unwrap();
+        for skeleton in skeletons() {
+            let what = format!("{deque} {skeleton:?}");
+            let stopped = || {
+                let monitor = search::Monitor::new();
+                monitor.stop();
+                Options {
+                    monitor: Some(monitor),
+                    ..Options::default()
+                }
+            };
+            let out =
+                pool.install(|| search::enumerate(&Queens(12), &NodeCount, skeleton, &stopped()));
+            assert!(out.stats.stopped, "{what}");
+            assert_eq!(out.value, out.stats.expanded, "{what}");
+            assert!(
+                out.value < full / 4,
+                "{what}: {} of {full} nodes",
+                out.value
+            );
+
+            let out = pool.install(|| search::optimise(&k, skeleton, &stopped()));
+            assert!(out.stats.stopped, "{what}");
+            // The best node found so far is a real packing with the reported value.
+            let (value, node) = out.value.expect("the root is an incumbent");
+            assert_eq!(node.profit, value, "{what}");
+            assert!(node.weight <= k.capacity, "{what}");
+
+            let out = pool.install(|| search::decide(&Queens(12), 1, skeleton, &stopped()));
+            assert!(out.stats.stopped, "{what}");
+            assert!(
+                out.value.is_none() && out.stats.expanded < full / 4,
+                "{what}"
+            );
+        }
+    }
+}
+
+/// The nodes of N-Queens `n`'s tree, counted by a plain recursion (no pool, no monitor).
+fn pool_free_queens_nodes(n: u32) -> u64 {
+    fn count(q: &Queens, b: &Board) -> u64 {
+        1 + q.children(b).map(|c| count(q, &c)).sum::<u64>()
+    }
+    let q = Queens(n);
+    count(&q, &q.root())
+}
+
+impl Objective for Queens {
+    /// 0 for a full board, negative above: with target 1 a decision never succeeds and
+    /// searches the whole tree (bound 1 everywhere), unless it is stopped.
+    fn objective(&self, b: &Board) -> i64 {
+        i64::from(b.row) - i64::from(self.0)
+    }
+    fn bound(&self, _: &Board) -> i64 {
+        1
+    }
+}

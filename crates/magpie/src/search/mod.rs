@@ -42,6 +42,7 @@
 //! ```
 
 mod engine;
+mod monitor;
 
 use std::fmt;
 use std::ops::ControlFlow;
@@ -49,6 +50,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 pub use engine::{decide, enumerate, optimise};
+pub use monitor::{Improvement, Monitor};
 
 /// A search tree given lazily: the root and a generator of each node's children.
 pub trait SearchSpace: Sync {
@@ -487,6 +489,11 @@ pub struct Options {
     /// assert_eq!(counts(3), one);
     /// ```
     pub replicable_window: Option<std::num::NonZeroUsize>,
+    /// A [`Monitor`] to watch the search (its live node count, each incumbent improvement)
+    /// and to stop it from another thread (a time limit, Ctrl-C): a stopped search returns
+    /// what it has with [`SearchStats::stopped`] set. `None` (the default): nothing is
+    /// published, and the walks test this `Option` once per tick.
+    pub monitor: Option<Monitor>,
 }
 
 /// What a search kind decided at a node, and how the node counts in [`SearchStats`].
@@ -537,6 +544,11 @@ pub struct SearchStats {
     pub per_worker: Vec<u64>,
     /// Wall-clock time of the search.
     pub time: Duration,
+    /// The search was stopped by its [`Monitor`] before it had finished: the counters (and
+    /// an enumeration's fold) cover part of the tree, an optimisation's answer is the best
+    /// found so far (not proven optimal), a decision without a node has not ruled one out.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub stopped: bool,
 }
 
 impl SearchStats {

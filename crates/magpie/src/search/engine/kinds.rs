@@ -6,7 +6,9 @@ use std::sync::Mutex;
 
 use super::ledger::{Source, TaskLedger, CHECKPOINT};
 use super::{run_search, Kind};
-use crate::search::{Enumerate, Objective, Options, Outcome, SearchSpace, Skeleton, Visit};
+use crate::search::{
+    Enumerate, Monitor, Objective, Options, Outcome, SearchSpace, Skeleton, Visit,
+};
 
 // ---------------------------------------------------------------------------------------
 // Enumeration
@@ -82,6 +84,8 @@ struct Decision<N> {
 struct With<'s, S: ?Sized, K> {
     space: &'s S,
     kind: K,
+    /// `opts.monitor`: an optimisation tells it of each improvement.
+    monitor: Option<&'s Monitor>,
 }
 
 impl<S> Kind<S> for With<'_, S, Decision<S::Node>>
@@ -142,6 +146,7 @@ where
             found: Mutex::new(None),
             stop: AtomicBool::new(false),
         },
+        monitor: opts.monitor.as_ref(),
     };
     let stats = run_search(space, &kind, skeleton, opts);
     let value = kind
@@ -182,6 +187,9 @@ where
             if value > inc.best.load(Ordering::Relaxed) {
                 *slot = Some((value, node.clone()));
                 inc.best.store(value, Ordering::Relaxed);
+                if let Some(m) = self.monitor {
+                    m.improved(value, crate::current_worker_index(), 0);
+                }
             }
         }
         Visit::Expand
@@ -220,6 +228,7 @@ where
             node: Mutex::new(None),
             cancelled: AtomicBool::new(false),
         },
+        monitor: opts.monitor.as_ref(),
     };
     let stats = run_search(space, &kind, skeleton, opts);
     let value = kind
@@ -288,6 +297,10 @@ where
         if value > view.best {
             view.best = value;
             view.found = Some((value, node.clone()));
+            if let Some(m) = self.monitor {
+                // The monitor keeps only values better than every earlier one.
+                m.improved(value, crate::current_worker_index(), 0);
+            }
         }
         Visit::Expand
     }
@@ -340,6 +353,7 @@ where
     let kind = With {
         space,
         kind: TaskLedger::new(opts.initial_bound.unwrap_or(i64::MIN), window),
+        monitor: opts.monitor.as_ref(),
     };
     let stats = run_search(space, &kind, skeleton, opts);
     Outcome {

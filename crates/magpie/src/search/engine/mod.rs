@@ -11,10 +11,10 @@ mod ordered;
 mod stack_stealing;
 mod walk;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use super::{Options, SearchSpace, SearchStats, Skeleton, Visit};
+use super::{Monitor, Options, SearchSpace, SearchStats, Skeleton, Visit};
 
 pub use kinds::{decide, enumerate, optimise};
 
@@ -62,6 +62,10 @@ struct Run<'o> {
     /// StackStealing: answered requests that carried work.
     handoffs: AtomicU64,
     per_worker: Vec<AtomicU64>,
+    /// `opts.monitor`.
+    monitor: Option<&'o Monitor>,
+    /// A walk saw the monitor's stop and cancelled the search: the result is partial.
+    interrupted: AtomicBool,
 }
 
 #[derive(Default)]
@@ -70,6 +74,8 @@ struct LocalStats {
     pruned: u64,
     /// Child generators run to their end (a node's subtree finished, leaves included).
     backtracks: u64,
+    /// The part of `expanded` already added to the monitor's live count.
+    published: u64,
 }
 
 impl<'o> Run<'o> {
@@ -84,6 +90,26 @@ impl<'o> Run<'o> {
             backtracks: AtomicU64::new(0),
             handoffs: AtomicU64::new(0),
             per_worker: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+            monitor: opts.monitor.as_ref(),
+            interrupted: AtomicBool::new(false),
+        }
+    }
+
+    /// A walk's tick, with a monitor: publishes the task's newly expanded nodes, and turns
+    /// the monitor's stop into the kind's cancellation (which every walk and skeleton reads).
+    #[inline]
+    fn poll<S, K>(&self, kind: &K, stats: &mut LocalStats)
+    where
+        S: SearchSpace + ?Sized,
+        K: Kind<S>,
+    {
+        if let Some(m) = self.monitor {
+            m.add_nodes(stats.expanded - stats.published);
+            stats.published = stats.expanded;
+            if m.is_stopped() && !kind.stopped() {
+                self.interrupted.store(true, Ordering::Relaxed);
+                kind.cancel();
+            }
         }
     }
 
@@ -94,6 +120,9 @@ impl<'o> Run<'o> {
         let w = crate::current_worker_index().unwrap_or(0);
         if let Some(slot) = self.per_worker.get(w) {
             slot.fetch_add(s.expanded, Ordering::Relaxed);
+        }
+        if let Some(m) = self.monitor {
+            m.add_nodes(s.expanded - s.published);
         }
     }
 }
@@ -182,5 +211,6 @@ where
             .map(AtomicU64::into_inner)
             .collect(),
         time: start.elapsed(),
+        stopped: run.interrupted.into_inner(),
     }
 }

@@ -167,6 +167,7 @@ fn walk<'s, S, K>(
             // A split deque with user-space exposure serves a thief's request only when its
             // owner touches the deque, which a long depth-first loop never does.
             crate::expose_work();
+            run.poll(kind, stats);
             if kind.stopped() {
                 stack.clear();
                 return;
@@ -275,6 +276,7 @@ pub(super) fn splittable_dfs<'s, S, K, P>(
         stats.expanded += rec.counts.expanded;
         stats.pruned += rec.counts.pruned;
         stats.backtracks += rec.counts.backtracks;
+        stats.published += rec.counts.published;
     }
 }
 
@@ -579,6 +581,7 @@ where
             // one node's children (pruned ones), a bounded number.
             if self.counts.expanded % u64::from(TICK) == 0 {
                 crate::expose_work();
+                self.run.poll(self.kind, &mut self.counts);
                 if self.kind.stopped() {
                     self.halted = true;
                     return ControlFlow::Break(());
