@@ -22,22 +22,32 @@ pub enum Failure {
     /// or read): exit code 1.
     #[error("{0}")]
     Run(String),
+    /// Not a failure: the command was stopped by `--time-limit` or a signal (the status, as
+    /// `crate::stop::Status::name`) after it printed what it had found: exit code
+    /// [`EXIT_STOPPED`](crate::stop::EXIT_STOPPED).
+    #[error("stopped ({0}): the report is what was done before the stop")]
+    Stopped(&'static str),
 }
 
 impl Failure {
-    /// The exit code of `result`: 0, 2 for bad usage, 1 for a failed check or run; with `print`, a
-    /// failure's one line `magpie: error: …` goes to stderr (a distributed run reports it
-    /// itself, on rank 0 only: `distributed::exit_code`).
+    /// The exit code of `result`: 0, 2 for bad usage, 1 for a failed check or run, 3 for a
+    /// stopped command; with `print`, a failure's one line `magpie: error: …` (for a stop,
+    /// `magpie: stopped (…): …`) goes to stderr (a distributed run reports it itself, on
+    /// rank 0 only: `distributed::exit_code`).
     pub fn exit_code(result: Result<(), Failure>, print: bool) -> ExitCode {
         let Err(failure) = result else {
             return ExitCode::SUCCESS;
         };
         if print {
-            eprintln!("magpie: error: {failure}");
+            match failure {
+                Failure::Stopped(_) => eprintln!("magpie: {failure}"),
+                _ => eprintln!("magpie: error: {failure}"),
+            }
         }
         ExitCode::from(match failure {
             Failure::Usage(_) => 2,
             Failure::Check(_) | Failure::Run(_) => 1,
+            Failure::Stopped(_) => crate::stop::EXIT_STOPPED,
         })
     }
 
@@ -47,6 +57,7 @@ impl Failure {
             Failure::Usage(e) => Failure::Usage(format!("{prefix}{e}")),
             Failure::Check(e) => Failure::Check(format!("{prefix}{e}")),
             Failure::Run(e) => Failure::Run(format!("{prefix}{e}")),
+            Failure::Stopped(s) => Failure::Stopped(s),
         }
     }
 

@@ -14,8 +14,10 @@ mod counters;
 mod demo;
 mod error;
 mod experiment;
+mod incumbents;
 mod loops;
 mod search;
+mod stop;
 
 use std::process::ExitCode;
 

@@ -878,3 +878,63 @@ fn ordered_over_ranks_finds_the_optima() {
         assert_eq!(v["found"], false, "{v}");
     }
 }
+
+/// `--time-limit` over MPI: rank 0 decides, every rank stops and sends what it has, the job
+/// ends normally with exit code 3, and rank 0 reports a checked partial answer (ω of
+/// brock400_1 is 27 and takes minutes to prove; UTS T3L has 111,345,631 nodes).
+#[test]
+fn a_time_limit_stops_every_rank_and_rank_0_reports_what_was_found() {
+    let clq = instance("dimacs/brock400_1.clq");
+    let graph = magpie_apps::maxclique::read_dimacs(&clq).unwrap();
+    let log = std::env::temp_dir().join(format!("magpie-dist-inc-{}.jsonl", std::process::id()));
+    let cases: [(Vec<&str>, &str); 2] = [
+        (
+            vec!["maxclique", &clq, "--incumbents", log.to_str().unwrap()],
+            "omega",
+        ),
+        (vec!["uts", "--tree", "T3L"], "nodes"),
+    ];
+    for (app, answer) in cases {
+        let mut args = vec!["search"];
+        args.extend_from_slice(&app);
+        args.extend([
+            "--distributed",
+            "--workers",
+            "1",
+            "--time-limit",
+            "500ms",
+            "--json",
+        ]);
+        let out = mpirun(2, &args);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+        assert!(
+            stderr.contains("magpie: stopped (time-limit): the report is what was done"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("magpie: error"), "{stderr}");
+        let v: Value = serde_json::from_str(stdout.trim()).expect("rank 0's one object");
+        assert_eq!(v["status"], "time-limit", "{v}");
+        let per_rank = v["ranks"].as_array().expect("ranks");
+        assert_eq!(per_rank.len(), 2, "every rank sent its result: {v}");
+        let nodes: u64 = per_rank.iter().map(|r| r["nodes"].as_u64().unwrap()).sum();
+        assert_eq!(nodes, v["expanded"].as_u64().unwrap(), "{v}");
+        if answer == "omega" {
+            let clique: Vec<usize> = serde_json::from_value(v["clique"].clone()).unwrap();
+            assert_eq!(v["omega"], clique.len());
+            assert!((2..=27).contains(&clique.len()), "{v}");
+            assert!(magpie_apps::maxclique::is_clique(&graph, &clique), "{v}");
+            // Rank 0 logged every improvement it saw, its own and the other rank's.
+            let body = std::fs::read_to_string(&log).unwrap();
+            let last: Value = serde_json::from_str(body.lines().last().unwrap()).unwrap();
+            assert_eq!(last["value"], v["omega"], "{body}");
+            let _ = std::fs::remove_file(&log);
+        } else {
+            assert!(v["nodes"].as_u64().unwrap() < 111_345_631, "{v}");
+            assert!(v["check"]
+                .as_str()
+                .unwrap()
+                .starts_with("not checked: the search was stopped"));
+        }
+    }
+}

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use magpie::search::{Options, Skeleton};
 
 use crate::registry::{
-    check, count_down_to, ids, Answer, AppArgs, AppError, Engine, Goal, Instance, SearchApp, Solved,
+    best_or, check, count_down_to, ids, Answer, AppArgs, AppError, Engine, Goal, Instance,
+    SearchApp, Solved,
 };
 
 use super::{is_clique, read_dimacs, CliqueSpace, Graph};
@@ -101,7 +102,13 @@ impl Instance for Clique {
             let answer = answer(format!("omega {omega}"))
                 .field("omega", omega)
                 .line("instance", instance)
-                .line("answer", format!("maximum clique size {omega}"))
+                .line(
+                    "answer",
+                    format!(
+                        "{} clique size {omega}",
+                        best_or("maximum", out.stats.stopped)
+                    ),
+                )
                 .line("clique", ids(&clique))
                 .field("clique", clique);
             return Ok(Some(Solved::new(answer, what, out.stats)));
@@ -119,10 +126,17 @@ impl Instance for Clique {
                 })?;
                 format!("the {} vertices are pairwise adjacent", c.len())
             }
+            None if out.stats.stopped => {
+                format!("none found before the stop: a clique of {k} vertices is not ruled out")
+            }
             // The search itself is the proof; there is nothing to recheck.
             None => format!("none found: the whole tree was searched for {k} vertices"),
         };
-        let verdict = if clique.is_some() { "found" } else { "none" };
+        let verdict = match &clique {
+            Some(_) => "found",
+            None if out.stats.stopped => "not found before the stop",
+            None => "none",
+        };
         let mut answer = answer(format!("clique of {k}: {verdict}"))
             .field("target", k)
             .field("found", clique.is_some())

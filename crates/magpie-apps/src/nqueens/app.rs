@@ -4,8 +4,8 @@
 use magpie::search::{Options, Skeleton};
 
 use crate::registry::{
-    check, count_down_to, Answer, AppArgs, AppError, Engine, Goal, Instance, SearchApp, Solved,
-    NOT_CHECKED,
+    check, count_down_to, partial_count, Answer, AppArgs, AppError, Engine, Goal, Instance,
+    SearchApp, Solved, NOT_CHECKED,
 };
 
 use super::{Board, Solutions};
@@ -52,13 +52,19 @@ impl Instance for Board {
             return Ok(None);
         };
         let (solutions, max_depth) = (out.value, opts.max_depth);
-        let check = match known(n, solutions, max_depth)? {
-            Some(what) => what.to_string(),
-            None if crate::NQUEENS_SOLUTIONS.get(n as usize).is_some() => format!(
+        let known = if out.stats.stopped {
+            Err(partial_count(out.stats.expanded))
+        } else {
+            Ok(known(n, solutions, max_depth)?)
+        };
+        let check = match known {
+            Err(partial) => partial,
+            Ok(Some(what)) => what.to_string(),
+            Ok(None) if crate::NQUEENS_SOLUTIONS.get(n as usize).is_some() => format!(
                 "{NOT_CHECKED}a count cut at --max-depth {} has no known value",
                 max_depth.unwrap_or(0)
             ),
-            None => format!("{NOT_CHECKED}no known count for {n}-Queens"),
+            Ok(None) => format!("{NOT_CHECKED}no known count for {n}-Queens"),
         };
         let said = match max_depth {
             Some(d) if d < n as usize => format!(

@@ -69,13 +69,7 @@ impl Engine<'_> {
             )),
             #[cfg(feature = "mpi")]
             Engine::Cluster(c) => Ok(c.keep(magpie_mpi::search::optimise(
-                c.cluster,
-                c.pool,
-                space,
-                skeleton,
-                c.victims,
-                opts.initial_bound,
-                opts.prune_level,
+                c.cluster, c.pool, space, skeleton, c.victims, opts,
             ))),
             #[cfg(feature = "rayon")]
             Engine::Rayon { .. } => Err(enumerations_only()),
@@ -100,13 +94,7 @@ impl Engine<'_> {
             )),
             #[cfg(feature = "mpi")]
             Engine::Cluster(c) => Ok(c.keep(magpie_mpi::search::decide(
-                c.cluster,
-                c.pool,
-                space,
-                target,
-                skeleton,
-                c.victims,
-                opts.prune_level,
+                c.cluster, c.pool, space, target, skeleton, c.victims, opts,
             ))),
             #[cfg(feature = "rayon")]
             Engine::Rayon { .. } => Err(enumerations_only()),
@@ -244,6 +232,7 @@ mod cluster {
                         fold,
                         skeleton,
                         self.victims,
+                        opts,
                     )
                 }),
                 Some(hook) => {
@@ -260,6 +249,7 @@ mod cluster {
                             &hooked,
                             skeleton,
                             self.victims,
+                            opts,
                         )
                     })
                 }

@@ -41,8 +41,8 @@ mod search;
 pub use engine::ClusterEngine;
 pub use engine::{Engine, Ran};
 pub use search::{
-    check, count_down_to, ids, parse_number, Answer, AppArgs, AppError, Instance, Solved,
-    NOT_CHECKED,
+    best_or, check, count_down_to, ids, parse_number, partial_count, Answer, AppArgs, AppError,
+    Instance, Solved, NOT_CHECKED,
 };
 
 pub use loops::{

@@ -170,6 +170,36 @@ impl AppArgs {
 /// it as it is instead of `ok: …`.
 pub const NOT_CHECKED: &str = "not checked: ";
 
+/// The check of a count that a stopped search left partial (`SearchStats::stopped`): it
+/// cannot be compared with the whole tree's.
+///
+/// ```
+/// use magpie_apps::registry::{partial_count, NOT_CHECKED};
+/// assert!(partial_count(1_000).starts_with(NOT_CHECKED));
+/// ```
+pub fn partial_count(expanded: u64) -> String {
+    format!(
+        "{NOT_CHECKED}the search was stopped after {expanded} nodes: a count of part of the tree"
+    )
+}
+
+/// How an optimisation's answer begins: `maximum` (or `shortest`, …) for a finished search,
+/// `best found` for one its monitor stopped, whose answer is a checked solution whose
+/// optimality is not claimed.
+///
+/// ```
+/// use magpie_apps::registry::best_or;
+/// assert_eq!(best_or("maximum", false), "maximum");
+/// assert_eq!(best_or("maximum", true), "best found (stopped; not proven optimal):");
+/// ```
+pub fn best_or(optimal: &'static str, stopped: bool) -> &'static str {
+    if stopped {
+        "best found (stopped; not proven optimal):"
+    } else {
+        optimal
+    }
+}
+
 /// What a search found, ready to report: a canonical key, the fields of the JSON report and
 /// the lines of the text report. Serialises as the map of its fields, in order (the report
 /// flattens it into its own object).

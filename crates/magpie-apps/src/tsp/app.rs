@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use magpie::search::{Options, Skeleton};
 
 use crate::registry::{
-    check, count_down_to, ids, Answer, AppArgs, AppError, Engine, Goal, Instance, SearchApp, Solved,
+    best_or, check, count_down_to, ids, Answer, AppArgs, AppError, Engine, Goal, Instance,
+    SearchApp, Solved,
 };
 
 use super::{heuristic_tour, read, tour_length, Instance as Cities};
@@ -65,7 +66,8 @@ impl Instance for Tsp {
         let Some(out) = engine.optimise(inst, skeleton, &opts)? else {
             return Ok(None);
         };
-        let heuristic_optimal = out.value.is_none();
+        // No better tour than the start one: proven optimal only by a finished search.
+        let heuristic_optimal = out.value.is_none() && !out.stats.stopped;
         let tour = match &out.value {
             Some((_, node)) => node.tour(inst),
             None => start.clone(),
@@ -91,6 +93,8 @@ impl Instance for Tsp {
         );
         let note = if heuristic_optimal {
             " (the start tour was already optimal)"
+        } else if out.value.is_none() {
+            " (the start tour: none shorter found before the stop)"
         } else {
             ""
         };
@@ -101,7 +105,13 @@ impl Instance for Tsp {
                 "instance",
                 format!("{} ({} cities)", self.label(), inst.len()),
             )
-            .line("answer", format!("shortest tour length {length}{note}"))
+            .line(
+                "answer",
+                format!(
+                    "{} tour length {length}{note}",
+                    best_or("shortest", out.stats.stopped)
+                ),
+            )
             .line("tour", ids(&tour.cities))
             .field("tour", tour.cities)
             .field("heuristic_optimal", heuristic_optimal);

@@ -4,7 +4,8 @@
 use magpie::search::{Options, Skeleton};
 
 use crate::registry::{
-    check, count_down_to, Answer, AppArgs, AppError, Engine, Goal, Instance, SearchApp, Solved,
+    check, count_down_to, partial_count, Answer, AppArgs, AppError, Engine, Goal, Instance,
+    SearchApp, Solved,
 };
 
 use super::{Counts, NamedTree, Params, Tally, NAMED_TREES};
@@ -100,13 +101,17 @@ impl Instance for Tree {
                 c.nodes
             )
         })?;
-        let what = check_published(
-            self.named,
-            opts.max_depth.is_none(),
-            &c,
-            "nodes counted = nodes expanded (no published counts to compare)",
-        )
-        .map_err(AppError::Check)?;
+        let what = if out.stats.stopped {
+            partial_count(expanded)
+        } else {
+            check_published(
+                self.named,
+                opts.max_depth.is_none(),
+                &c,
+                "nodes counted = nodes expanded (no published counts to compare)",
+            )
+            .map_err(AppError::Check)?
+        };
         let instance = if self.flags == self.label {
             self.flags.clone()
         } else {

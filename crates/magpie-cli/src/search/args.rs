@@ -218,6 +218,18 @@ pub struct SearchArgs {
     #[arg(long, help_heading = "Output")]
     pub json: bool,
 
+    /// Stop after this long (500ms, 30s, 5m, 1.5h) and report what was found: the best
+    /// incumbent (checked; optimality not claimed) or the partial count, with status
+    /// time-limit and exit code 3. Ctrl-C (SIGINT) or SIGTERM does the same with status
+    /// interrupted; a second one exits at once
+    #[arg(long, value_name = "DURATION", help_heading = "Run")]
+    pub time_limit: Option<String>,
+
+    /// Write one JSON line per improvement of the incumbent (optimisation) to FILE: time_s,
+    /// value, worker, rank, nodes (`magpie plot FILE` draws the curve)
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub incumbents: Option<PathBuf>,
+
     /// Run over every rank of an MPI job (`mpirun -np R magpie search … --distributed`)
     /// with the depth-bounded, budget, stack-stealing or ordered skeleton (ordered: rank 0
     /// hands out the tasks in priority order). Needs a build with the `mpi` feature

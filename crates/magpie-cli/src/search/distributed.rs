@@ -24,7 +24,7 @@ use magpie_mpi::{Cluster, RankStats};
 use serde::Serialize;
 
 use super::report::{line, print_text, Report};
-use super::{build_pool, prepare, print_json, SearchArgs};
+use super::{build_pool, prepare, print_json, SearchArgs, Watched};
 use crate::config::Config;
 use crate::error::Failure;
 
@@ -188,8 +188,11 @@ pub(crate) fn start_cluster() -> Result<Cluster, ExitCode> {
 /// (they parse the same arguments): rank 0 alone reports the failure, with
 /// [`magpie_mpi::report_error`], so the job reports one error.
 pub(crate) fn exit_code(result: Result<(), Failure>, rank: i32) -> ExitCode {
-    if let (Err(failure), 0) = (&result, rank) {
-        magpie_mpi::report_error(&failure.message());
+    match (&result, rank) {
+        // Not an error: rank 0 says why it stopped, as a local run does.
+        (Err(Failure::Stopped(_)), 0) => return Failure::exit_code(result, true),
+        (Err(failure), 0) => magpie_mpi::report_error(&failure.message()),
+        _ => {}
     }
     Failure::exit_code(result, false)
 }
@@ -278,10 +281,15 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
     if matches!(fault, InjectedFailure::Worker | InjectedFailure::Kill) {
         engine = engine.with_visit_hook(&fail_at_100th);
     }
+    // Rank 0 decides when to stop (its time limit, a signal); a signal on another rank
+    // asks rank 0 to stop.
+    let watched = Watched::start(args, cluster.rank() == 0)?;
+    let watch = watched.stop.watch(&watched.monitor);
     // Only rank 0 has the merged result.
-    let Some(solved) = prepared.solve_on(&Engine::Cluster(&engine))? else {
+    let Some(solved) = prepared.solve_on(&Engine::Cluster(&engine), Some(&watched.monitor))? else {
         return Ok(());
     };
+    let status = watch.finish(solved.stats.stopped);
     let ranks = engine.ranks();
     let stats = solved.stats.clone();
     let inter_rank_tasks: u64 = ranks.iter().map(|r| r.tasks_sent).sum();
@@ -299,6 +307,7 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
             stats: rank_level,
             ..solved
         },
+        status,
         workers,
         deque.name(),
     );
@@ -372,5 +381,6 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
         }
         println!("c.o.v. of the nodes per rank: {nodes_cov:.3}");
     }
-    Ok(())
+    watched.finish()?;
+    status.result()
 }

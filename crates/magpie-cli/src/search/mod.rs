@@ -16,9 +16,9 @@ pub(crate) mod args;
 pub mod distributed;
 pub(crate) mod report;
 
-use magpie::search::{Options, SearchStats, Skeleton, TaskOrder};
+use magpie::search::{Monitor, Options, SearchStats, Skeleton, TaskOrder};
 use magpie::ThreadPool;
-use magpie_apps::registry::{self, AppArgs, Engine, Instance};
+use magpie_apps::registry::{self, AppArgs, Engine, Goal, Instance};
 
 pub use args::{after_help, SearchArgs, DEFAULT_SPAWN_DEPTH};
 use args::{app_names, check_app_options, skeleton, unknown, SkeletonChoice};
@@ -26,6 +26,8 @@ use report::{print_text, Report, StatsReport};
 
 use crate::config::{Config, Source};
 use crate::error::{number, usage, Failure};
+use crate::incumbents::IncumbentLog;
+use crate::stop::{parse_duration, Status, Stop};
 
 /// The most nodes the ordered skeleton may find down to `--spawn-depth` in discrepancy
 /// order or with `--distributed` (where the pool may hold most of the nodes at that depth as
@@ -79,6 +81,18 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
              every incumbent as soon as it is found",
         );
     }
+    if args.incumbents.is_some() && (app.goal != Goal::Optimise || args.target.is_some()) {
+        return usage(format!(
+            "--incumbents applies to an optimisation (maxclique without --target, knapsack, \
+             tsp); {} {}has no incumbent",
+            app.name,
+            if args.target.is_some() {
+                "with --target "
+            } else {
+                ""
+            }
+        ));
+    }
     let choice = skeleton(args)?;
     let max_depth = match &args.max_depth {
         Some(v) => Some(number("--max-depth", v, 0usize, "a depth")?),
@@ -121,33 +135,40 @@ impl Prepared {
         self.choice.spawn_depth
     }
 
-    /// The options of the search (`--max-depth`, `--replicable`).
-    fn options(&self) -> Options {
+    /// The options of the search (`--max-depth`, `--replicable`), watched by `monitor`.
+    fn options(&self, monitor: Option<&Monitor>) -> Options {
         Options {
             max_depth: self.max_depth,
             replicable_window: self.choice.replicable_window,
+            monitor: monitor.cloned(),
             ..Options::default()
         }
     }
 
-    /// Runs the search once on `engine` and checks its answer, as `magpie search` does;
-    /// `None` on an MPI rank other than 0.
-    fn solve_on(&self, engine: &Engine<'_>) -> Result<Option<registry::Solved>, Failure> {
-        let opts = self.options();
+    /// Runs the search once on `engine`, watched by `monitor`, and checks its answer, as
+    /// `magpie search` does; `None` on an MPI rank other than 0.
+    fn solve_on(
+        &self,
+        engine: &Engine<'_>,
+        monitor: Option<&Monitor>,
+    ) -> Result<Option<registry::Solved>, Failure> {
+        let opts = self.options(monitor);
         Ok(self.instance.solve(engine, self.choice.skeleton, &opts)?)
     }
 
     /// Runs the search once on `engine` (a magpie pool, or rayon for an enumeration) and
     /// checks its answer, as `magpie search` does.
     pub fn solve(&self, engine: &Engine<'_>) -> Result<registry::Solved, Failure> {
-        self.solve_on(engine)?
+        self.solve_on(engine, None)?
             .ok_or_else(|| Failure::Run("the search ran on a rank without its result".into()))
     }
 
-    /// The report of a checked solve on `workers` workers with deque `deque`.
+    /// The report of a checked solve on `workers` workers with deque `deque`, which ended
+    /// with `status`.
     fn report(
         &self,
         solved: registry::Solved,
+        status: Status,
         workers: usize,
         deque: &'static str,
     ) -> (Report, SearchStats) {
@@ -157,6 +178,7 @@ impl Prepared {
             instance: self.instance.label(),
             answer: solved.answer,
             check: solved.check,
+            status: status.name(),
             skeleton: self.choice.name,
             skeleton_params: self.choice.clone(),
             max_depth: self.max_depth,
@@ -210,17 +232,60 @@ fn print_json(report: &impl serde::Serialize) -> Result<(), Failure> {
 pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
     let prepared = prepare(args)?;
     let (pool, deque, workers) = build_pool(&pool_config(config, &prepared.choice)?)?;
+    let watched = Watched::start(args, true)?;
     // The counters of the search alone: the pool has run nothing else.
     pool.reset_stats();
+    let watch = watched.stop.watch(&watched.monitor);
     let solved = prepared
-        .solve_on(&Engine::Pool(&pool))?
+        .solve_on(&Engine::Pool(&pool), Some(&watched.monitor))?
         .expect("a local search has its result");
-    let (mut report, stats) = prepared.report(solved, workers, deque.name());
+    let status = watch.finish(solved.stats.stopped);
+    let (mut report, stats) = prepared.report(solved, status, workers, deque.name());
     report.counters = Some(pool.stats().into());
     if args.json {
-        print_json(&report)
+        print_json(&report)?;
     } else {
         print_text(&report, &prepared.choice, &stats, args.stats);
-        Ok(())
+    }
+    watched.finish()?;
+    status.result()
+}
+
+/// What watches a search of `magpie search`: its monitor, the time limit and signals that
+/// stop it, and the incumbent log.
+pub(crate) struct Watched {
+    pub(crate) monitor: Monitor,
+    pub(crate) stop: Stop,
+    log: Option<IncumbentLog>,
+}
+
+impl Watched {
+    /// Installs the stop (signals and, where this process `decides` — one process, or rank
+    /// 0 of a distributed search — `--time-limit`) and, where it decides, the incumbent log
+    /// (`--incumbents`).
+    pub(crate) fn start(args: &SearchArgs, decides: bool) -> Result<Watched, Failure> {
+        let limit = args
+            .time_limit
+            .as_deref()
+            .map(|t| parse_duration("--time-limit", t))
+            .transpose()?
+            .filter(|_| decides);
+        let monitor = Monitor::new();
+        let log = args
+            .incumbents
+            .as_deref()
+            .filter(|_| decides)
+            .map(|path| IncumbentLog::create(path, &monitor))
+            .transpose()?;
+        Ok(Watched {
+            stop: Stop::install(limit)?,
+            monitor,
+            log,
+        })
+    }
+
+    /// The incumbent log's first write error, if any.
+    pub(crate) fn finish(self) -> Result<(), Failure> {
+        self.log.map_or(Ok(()), IncumbentLog::finish)
     }
 }

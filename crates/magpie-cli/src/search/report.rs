@@ -46,6 +46,8 @@ pub(crate) struct Report {
     pub(crate) answer: Answer,
     /// What was checked (every answer is checked before it is reported).
     pub(crate) check: String,
+    /// How the search ended: `complete`, `time-limit` or `interrupted` (`crate::stop`).
+    pub(crate) status: &'static str,
     pub(crate) skeleton: &'static str,
     pub(crate) skeleton_params: SkeletonChoice,
     pub(crate) max_depth: Option<usize>,
@@ -70,6 +72,7 @@ fn seconds(d: Duration) -> String {
 
 pub(crate) fn print_text(r: &Report, choice: &SkeletonChoice, stats: &SearchStats, all: bool) {
     line("app", r.app);
+    line("status", r.status);
     for (key, value) in &r.answer.lines {
         line(key, value);
     }

@@ -24,21 +24,28 @@ use crate::{Cluster, RankStats};
 /// rank other than 0 asks rank 0, and only rank 0, as soon as one of its workers is idle and
 /// its pool empty (not only when the whole rank is idle), so that each of its workers gets
 /// the next task in priority order; rank 0 never asks, and never gives away the root.
+///
+/// `monitor`'s stop ends the search: rank 0 sends `DONE` at once; another rank sends
+/// `STOP` to rank 0 (once), which then sends `DONE`. On rank 0, the incumbents that
+/// other ranks send are recorded in `monitor`. Returns whether rank 0 ended the search for
+/// a stop (on the other ranks, `false`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn communicate<N: Serialize + DeserializeOwned>(
     cluster: &Cluster,
     shared: &Shared<N>,
     state: &RankState,
     credit: &mut Credit,
-    victims: &RemoteVictims,
+    (victims, monitor): (&RemoteVictims, Option<&magpie::search::Monitor>),
     stats: &mut RankStats,
     rank: i32,
     size: i32,
     on_demand: bool,
     priority: Option<usize>,
-) {
+) -> bool {
     let world = cluster.world();
     let mut recovered = Recovered::default();
+    let mut stop_asked = false;
+    let mut stopped = false;
     let mut chooser = victims.chooser(rank, size, state.rates.len());
     let mut waiting_thieves: VecDeque<i32> = VecDeque::new();
     let mut asked: Option<i32> = None;
@@ -53,6 +60,15 @@ pub(super) fn communicate<N: Serialize + DeserializeOwned>(
         if crate::abort_requested() {
             // A worker of this rank panicked (its hook printed the error).
             crate::abort_job();
+        }
+        if !stop_asked && monitor.is_some_and(|m| m.is_stopped()) {
+            stop_asked = true;
+            if rank == 0 {
+                stopped = true;
+                finish(&world);
+                break 'serve;
+            }
+            world.process_at_rank(0).send_with_tag(&[0u8][..], TAG_STOP);
         }
         let mut progressed = false;
         while let Some(probed) = world.any_process().immediate_matched_probe() {
@@ -107,6 +123,9 @@ pub(super) fn communicate<N: Serialize + DeserializeOwned>(
                     let value: i64 = decode_from(&bytes, "bound", from);
                     stats.bounds_received += 1;
                     state.incumbent.fetch_max(value, Ordering::Relaxed);
+                    if let Some(m) = monitor {
+                        m.improved(value, None, from as usize);
+                    }
                 }
                 TAG_PERF_QUERY => {
                     // The `perf` policy's monitor on rank `from` asks for this rank's load
@@ -125,6 +144,12 @@ pub(super) fn communicate<N: Serialize + DeserializeOwned>(
                 }
                 TAG_FOUND => {
                     // Rank 0: a rank found a node reaching the target.
+                    finish(&world);
+                    break 'serve;
+                }
+                TAG_STOP => {
+                    // Rank 0: a rank's monitor was stopped (a signal there).
+                    stopped = true;
                     finish(&world);
                     break 'serve;
                 }
@@ -232,4 +257,5 @@ pub(super) fn communicate<N: Serialize + DeserializeOwned>(
     if let Some(m) = chooser.monitor() {
         (stats.refreshes, stats.aux_refreshes) = m.refreshes;
     }
+    stopped
 }

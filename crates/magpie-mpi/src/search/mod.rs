@@ -43,7 +43,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use magpie::search::{Enumerate, Objective, SearchSpace, SearchStats, Visit};
+use magpie::search::{Enumerate, Monitor, Objective, Options, SearchSpace, SearchStats, Visit};
 use magpie::ThreadPool;
 use mpi::traits::*;
 use serde::de::DeserializeOwned;
@@ -73,6 +73,9 @@ pub struct Distributed<A> {
     pub ranks: Vec<RankStats>,
     /// Wall-clock time on rank 0, from the start to the merged result.
     pub time: Duration,
+    /// The search was stopped by a [`Monitor`] (rank 0's, or another rank's, which asks
+    /// rank 0) before it had finished: the value covers part of the tree.
+    pub stopped: bool,
 }
 
 impl<A> Distributed<A> {
@@ -93,7 +96,7 @@ impl<A> Distributed<A> {
     ///     RankStats { rank: 0, worker_stats: vec![worker(5, 0), worker(3, 1)], ..RankStats::default() },
     ///     RankStats { rank: 1, worker_stats: vec![worker(2, 0), worker(0, 0)], ..RankStats::default() },
     /// ];
-    /// let d = Distributed { value: (), ranks, time: Duration::from_secs(1) };
+    /// let d = Distributed { value: (), ranks, time: Duration::from_secs(1), stopped: false };
     /// let s = d.stats();
     /// assert_eq!((s.expanded, s.backtracks, s.steals), (10, 10, 1));
     /// assert_eq!(s.per_worker, [5, 3, 2, 0]);
@@ -101,6 +104,7 @@ impl<A> Distributed<A> {
     pub fn stats(&self) -> SearchStats {
         let mut total = SearchStats {
             time: self.time,
+            stopped: self.stopped,
             ..SearchStats::default()
         };
         for w in self.ranks.iter().flat_map(|r| &r.worker_stats) {
@@ -228,6 +232,9 @@ where
 struct Optimisation<'a, S> {
     space: &'a S,
     prune_level: bool,
+    /// Told of each improvement found on this rank (`rank`).
+    monitor: Option<&'a Monitor>,
+    rank: usize,
 }
 
 impl<S> Visitor<S> for Optimisation<'_, S>
@@ -258,6 +265,9 @@ where
         {
             *acc = Some((value, node.clone()));
             rank.improved.store(true, Ordering::Release);
+            if let Some(m) = self.monitor {
+                m.improved(value, magpie::current_worker_index(), self.rank);
+            }
         }
         Visit::Expand
     }
@@ -307,7 +317,8 @@ where
     }
 }
 
-/// Distributed enumeration: `fold` over every node of `space` (see [`run`]).
+/// Distributed enumeration: `fold` over every node of `space` (see [`run`]; of `opts`,
+/// only the monitor applies).
 pub fn enumerate<S, E>(
     cluster: &Cluster,
     pool: &ThreadPool,
@@ -315,6 +326,7 @@ pub fn enumerate<S, E>(
     fold: &E,
     skeleton: Skeleton,
     victims: &RemoteVictims,
+    opts: &Options,
 ) -> Option<Distributed<E::Acc>>
 where
     S: SearchSpace,
@@ -322,6 +334,10 @@ where
     E: Enumerate<S>,
     E::Acc: Serialize + DeserializeOwned,
 {
+    let opts = Options {
+        initial_bound: None,
+        ..opts.clone()
+    };
     run(
         cluster,
         pool,
@@ -329,7 +345,7 @@ where
         &Enumeration(fold),
         skeleton,
         victims,
-        i64::MIN,
+        &opts,
     )
 }
 
@@ -337,28 +353,32 @@ where
 pub type Best<N> = Option<Distributed<Option<(i64, N)>>>;
 
 /// Distributed branch and bound: the best objective over `space` and a node reaching it, or
-/// `None` if no node beats `initial_bound` (see [`run`]). `prune_level`: children come in
-/// non-increasing bound order.
+/// `None` if no node beats `opts.initial_bound` (see [`run`]). With `opts.prune_level`,
+/// children come in non-increasing bound order. `opts.monitor` is told of each improvement
+/// found on this rank (and, on rank 0, of those the other ranks send).
 pub fn optimise<S>(
     cluster: &Cluster,
     pool: &ThreadPool,
     space: &S,
     skeleton: Skeleton,
     victims: &RemoteVictims,
-    initial_bound: Option<i64>,
-    prune_level: bool,
+    opts: &Options,
 ) -> Best<S::Node>
 where
     S: Objective,
     S::Node: Clone + Serialize + DeserializeOwned,
 {
-    let visitor = Optimisation { space, prune_level };
-    let start = initial_bound.unwrap_or(i64::MIN);
-    run(cluster, pool, space, &visitor, skeleton, victims, start)
+    let visitor = Optimisation {
+        space,
+        prune_level: opts.prune_level,
+        monitor: opts.monitor.as_ref(),
+        rank: cluster.world().rank() as usize,
+    };
+    run(cluster, pool, space, &visitor, skeleton, victims, opts)
 }
 
 /// Distributed decision: a node whose objective reaches `target`, or `None` after the whole
-/// tree (see [`run`]).
+/// tree (see [`run`]; of `opts`, the prune level and the monitor apply).
 pub fn decide<S>(
     cluster: &Cluster,
     pool: &ThreadPool,
@@ -366,7 +386,7 @@ pub fn decide<S>(
     target: i64,
     skeleton: Skeleton,
     victims: &RemoteVictims,
-    prune_level: bool,
+    opts: &Options,
 ) -> Option<Distributed<Option<S::Node>>>
 where
     S: Objective,
@@ -375,14 +395,23 @@ where
     let visitor = Decision {
         space,
         target,
-        prune_level,
+        prune_level: opts.prune_level,
     };
-    run(cluster, pool, space, &visitor, skeleton, victims, i64::MIN)
+    let opts = Options {
+        initial_bound: None,
+        ..opts.clone()
+    };
+    run(cluster, pool, space, &visitor, skeleton, victims, &opts)
 }
 
 /// Searches `space` with `visitor` over every rank of `cluster` (a collective call: every
-/// rank calls it with the same arguments), splitting the tree by `skeleton`, each rank's tasks run by `pool`'s workers. `incumbent`: the starting
-/// incumbent of an optimisation. Returns the merged result on rank 0 and `None` elsewhere.
+/// rank calls it with the same arguments), splitting the tree by `skeleton`, each rank's
+/// tasks run by `pool`'s workers. Of `opts`: `initial_bound`, the starting incumbent of an
+/// optimisation; `monitor`, a [`Monitor`] whose stop ends the search on every rank (rank 0
+/// decides: another rank whose monitor is stopped asks rank 0 to stop, and rank 0 ends the
+/// search as when a decision is found — every rank stops its workers and sends its partial
+/// result, and the job ends normally). Returns the merged result on rank 0 and `None`
+/// elsewhere.
 pub fn run<S, V>(
     cluster: &Cluster,
     pool: &ThreadPool,
@@ -390,7 +419,7 @@ pub fn run<S, V>(
     visitor: &V,
     skeleton: Skeleton,
     victims: &RemoteVictims,
-    incumbent: i64,
+    opts: &Options,
 ) -> Option<Distributed<V::Acc>>
 where
     S: SearchSpace,
@@ -420,7 +449,9 @@ where
         RemoteVictims::Perf(p) => p.formulas,
         _ => PerfParams::default(),
     };
+    let incumbent = opts.initial_bound.unwrap_or(i64::MIN);
     let state = RankState::new(incumbent, workers, perf);
+    let mut stopped = false;
     let results: Mutex<Vec<WorkerResult<V::Acc>>> = Mutex::new(Vec::new());
     let mut stats = RankStats {
         rank,
@@ -441,12 +472,12 @@ where
                 }
             })
         });
-        communicate(
+        stopped = communicate(
             cluster,
             &shared,
             &state,
             &mut credit,
-            victims,
+            (victims, opts.monitor.as_ref()),
             &mut stats,
             rank,
             size,
@@ -503,5 +534,6 @@ where
         value: acc,
         ranks,
         time: start.elapsed(),
+        stopped,
     })
 }

@@ -19,6 +19,8 @@ pub(super) const TAG_BOUND: i32 = 7;
 pub(super) const TAG_FOUND: i32 = 8;
 pub(super) const TAG_PERF_QUERY: i32 = 9;
 pub(super) const TAG_PERF_REPLY: i32 = 10;
+/// Another rank asks rank 0 to end the search (its monitor was stopped).
+pub(super) const TAG_STOP: i32 = 11;
 
 /// What a steal answer carries: the credit that goes with the work, and the tasks.
 #[derive(Serialize, Deserialize)]

@@ -200,6 +200,9 @@ where
     tasks.into_iter().map(|t| t.1).collect()
 }
 
+/// Nodes between two looks of a walk at the rank's stop flag (a power of two).
+const STOP_TICK: u32 = 64;
+
 /// Visits the nodes strictly below `node` (at `depth`) depth-first, as far as `visitor`
 /// lets it, counting them in worker `index`'s `counts`: expanded and pruned nodes, one
 /// backtrack per child generator that ends (run out or cut by prune-level; `node`'s
@@ -223,10 +226,17 @@ pub(super) fn subtree<S, V>(
     V: Visitor<S>,
 {
     let mut since_spill = 0u64;
+    let mut ticks = 0u32;
     let mut stack = vec![space.children(node)];
     while let Some(top) = stack.last_mut() {
         match top.next() {
             Some(child) => {
+                // A stopped search (a monitor's stop, or a decision found elsewhere) ends
+                // the walk within STOP_TICK nodes, whatever the visitor says of them.
+                ticks = ticks.wrapping_add(1);
+                if ticks % STOP_TICK == 0 && state.stopped() {
+                    break;
+                }
                 let d = depth + stack.len();
                 let visit = visitor.enter(acc, &child, d, state);
                 if counts.count(visit) {
