@@ -162,9 +162,16 @@ macro_rules! eprintln_above {
     };
 }
 
-/// A progress bar drawn on stderr and registered as the one shown; `None` when `mode` is
-/// off or another display is shown already.
-fn show(mode: Mode, len: Option<u64>, template: &str) -> Option<ProgressBar> {
+/// A progress bar drawn on stderr, with `template`, `prefix` and a first `message`, and
+/// registered as the one shown; `None` when `mode` is off or another display is shown
+/// already.
+fn show(
+    mode: Mode,
+    len: Option<u64>,
+    template: &str,
+    prefix: &str,
+    message: String,
+) -> Option<ProgressBar> {
     if mode == Mode::Off {
         return None;
     }
@@ -172,13 +179,18 @@ fn show(mode: Mode, len: Option<u64>, template: &str) -> Option<ProgressBar> {
     if guard.is_some() {
         return None;
     }
-    // A TermLike target draws whether or not stderr is a terminal, which is what
-    // `--progress` asks for; indicatif's own stderr target would hide itself off a terminal.
-    let target =
-        ProgressDrawTarget::term_like_with_hz(Box::new(console::Term::buffered_stderr()), 10);
-    let bar = ProgressBar::with_draw_target(len, target);
+    let bar = ProgressBar::with_draw_target(len, ProgressDrawTarget::hidden());
     let style = ProgressStyle::with_template(template).expect("a valid progress template");
-    bar.set_style(style.tick_chars("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏ "));
+    bar.set_style(style.progress_chars("=> ").tick_chars("-\\|/ "));
+    bar.set_prefix(prefix.to_string());
+    bar.set_message(message);
+    // A TermLike target draws whether or not stderr is a terminal, which is what
+    // `--progress` asks for; indicatif's own stderr target hides itself off a terminal.
+    bar.set_draw_target(ProgressDrawTarget::term_like_with_hz(
+        Box::new(console::Term::buffered_stderr()),
+        10,
+    ));
+    bar.tick();
     *guard = Some(Shown {
         bar: bar.clone(),
         pending: String::new(),
@@ -223,11 +235,11 @@ impl RunsBar {
         let bar = show(
             mode,
             Some(total),
-            "{prefix} [{bar:20}] {pos}/{len} runs, {elapsed} elapsed, ~{eta} left: {msg}",
+            "{prefix}: {pos}/{len} runs [{bar:12}] {elapsed} elapsed, ~{eta} left: {wide_msg}",
+            name,
+            "starting".to_string(),
         );
         if let Some(b) = &bar {
-            b.set_prefix(name.to_string());
-            b.set_message("starting");
             // Keeps the elapsed time moving during a long run.
             b.enable_steady_tick(Duration::from_millis(500));
         }
@@ -241,6 +253,13 @@ impl RunsBar {
     pub fn set_message(&self, message: impl Into<Cow<'static, str>>) {
         if let Some(b) = &self.bar {
             b.set_message(message);
+        }
+    }
+
+    /// Changes the total (a run found unnecessary, or more runs planned).
+    pub fn set_total(&self, total: u64) {
+        if let Some(b) = &self.bar {
+            b.set_length(total);
         }
     }
 
@@ -315,14 +334,13 @@ impl StatusLine {
         period: Duration,
         message: impl Fn() -> String + Send + 'static,
     ) -> StatusLine {
-        let Some(bar) = show(mode, None, "{spinner} {msg}") else {
+        let Some(bar) = show(mode, None, "{spinner} {wide_msg}", "", message()) else {
             return StatusLine {
                 bar: None,
                 stop: None,
                 thread: None,
             };
         };
-        bar.set_message(message());
         let (stop, stopped) = mpsc::channel::<()>();
         let ticked = bar.clone();
         let thread = std::thread::Builder::new()
