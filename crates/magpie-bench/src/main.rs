@@ -291,7 +291,10 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
         total as u64,
     );
     let execute = |c: &mut Config, k: KernelId, round: Round, inputs: &mut Inputs| {
-        bar.set_message(format!("{k} {round}: {}", c.name.trim_end()));
+        bar.set_message(format!(
+            "{k} {round}: {} {} {} worker(s)",
+            c.runtime, c.variant, c.workers
+        ));
         let done = c.execute(k, round, inputs, reference[&k]);
         bar.inc();
         done

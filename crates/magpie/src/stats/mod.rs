@@ -80,11 +80,28 @@ macro_rules! worker_counters {
         }
 
         /// The counts between two snapshots of the same worker, `later - earlier`, counter
-        /// by counter (wrapping, as the counters do).
+        /// by counter, saturating at zero: the event counters only grow, but a snapshot
+        /// counts a worker's idle, parked or sleeping time up to the moment it is taken,
+        /// and a later one, taken once the worker has filed that time itself, may count a
+        /// little less of one kind (a doze ended by a park, say).
+        ///
+        /// ```
+        /// use magpie::ThreadPoolBuilder;
+        ///
+        /// let pool = ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+        /// let before = pool.stats().workers;
+        /// pool.install(|| magpie::join(|| 1, || 2));
+        /// let after = pool.stats().workers;
+        /// let run: Vec<_> = after.iter().zip(&before).map(|(a, b)| *a - *b).collect();
+        /// assert_eq!(run.len(), 2);
+        /// let pushes: u64 = run.iter().map(|w| w.pushes).sum();
+        /// let taken: u64 = run.iter().map(|w| w.private_pops + w.public_pops + w.steals).sum();
+        /// assert_eq!(pushes, taken);
+        /// ```
         impl std::ops::Sub for WorkerStats {
             type Output = WorkerStats;
             fn sub(self, earlier: WorkerStats) -> WorkerStats {
-                WorkerStats { $( $name: self.$name.wrapping_sub(earlier.$name), )* }
+                WorkerStats { $( $name: self.$name.saturating_sub(earlier.$name), )* }
             }
         }
 
