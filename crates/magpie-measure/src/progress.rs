@@ -175,6 +175,21 @@ fn show(
     if mode == Mode::Off {
         return None;
     }
+    // A TermLike target draws whether or not stderr is a terminal, which is what
+    // `--progress` asks for; indicatif's own stderr target hides itself off a terminal.
+    let stderr =
+        || ProgressDrawTarget::term_like_with_hz(Box::new(console::Term::buffered_stderr()), 10);
+    show_on(stderr, len, template, prefix, message)
+}
+
+/// [`show`] on the draw target `target` makes (only when the bar is shown).
+fn show_on(
+    target: impl FnOnce() -> ProgressDrawTarget,
+    len: Option<u64>,
+    template: &str,
+    prefix: &str,
+    message: String,
+) -> Option<ProgressBar> {
     let mut guard = shown();
     if guard.is_some() {
         return None;
@@ -184,12 +199,7 @@ fn show(
     bar.set_style(style.progress_chars("=> ").tick_chars("-\\|/ "));
     bar.set_prefix(prefix.to_string());
     bar.set_message(message);
-    // A TermLike target draws whether or not stderr is a terminal, which is what
-    // `--progress` asks for; indicatif's own stderr target hides itself off a terminal.
-    bar.set_draw_target(ProgressDrawTarget::term_like_with_hz(
-        Box::new(console::Term::buffered_stderr()),
-        10,
-    ));
+    bar.set_draw_target(target());
     bar.tick();
     *guard = Some(Shown {
         bar: bar.clone(),
@@ -290,6 +300,9 @@ impl Drop for RunsBar {
     }
 }
 
+/// A [`StatusLine`]'s look: a spinner and the closure's text.
+const STATUS_TEMPLATE: &str = "{spinner} {wide_msg}";
+
 /// The refresh period of a [`StatusLine`].
 pub const STATUS_PERIOD: Duration = Duration::from_millis(200);
 
@@ -334,7 +347,21 @@ impl StatusLine {
         period: Duration,
         message: impl Fn() -> String + Send + 'static,
     ) -> StatusLine {
-        let Some(bar) = show(mode, None, "{spinner} {wide_msg}", "", message()) else {
+        // The closure runs only for a line that is shown.
+        let shown = match mode {
+            Mode::On => show(mode, None, STATUS_TEMPLATE, "", message()),
+            Mode::Off => None,
+        };
+        StatusLine::start_on(shown, period, message)
+    }
+
+    /// Starts the line on `bar` (none: the line is off), refreshing it every `period`.
+    fn start_on(
+        bar: Option<ProgressBar>,
+        period: Duration,
+        message: impl Fn() -> String + Send + 'static,
+    ) -> StatusLine {
+        let Some(bar) = bar else {
             return StatusLine {
                 bar: None,
                 stop: None,
@@ -495,6 +522,60 @@ mod tests {
         let line = StatusLine::start(Mode::Off, || panic!("the closure of an off line ran"));
         assert!(!line.is_shown());
         assert!(line.thread.is_none() && line.stop.is_none());
+    }
+
+    #[test]
+    fn a_status_line_refreshes_until_dropped_and_lines_wait_for_their_end() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        use std::time::Instant;
+        let calls = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&calls);
+        // Shown, on a hidden target (nothing reaches the test's stderr).
+        let bar = show_on(
+            ProgressDrawTarget::hidden,
+            None,
+            STATUS_TEMPLATE,
+            "",
+            "".into(),
+        );
+        let line = StatusLine::start_on(bar, Duration::from_millis(1), move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            String::new()
+        });
+        assert!(line.is_shown() && line.thread.is_some());
+        // One display at a time: a second one stays hidden.
+        let second = RunsBar::new(Mode::On, "second", 1);
+        assert!(!second.is_shown());
+        drop(second);
+        // A message waits for its line's end, then goes out whole; the rest waits.
+        crate::eprint_above!("(a progress test's line, ");
+        assert_eq!(
+            shown().as_ref().map(|s| s.pending.clone()).as_deref(),
+            Some("(a progress test's line, ")
+        );
+        crate::eprint_above!("printed whole)\n(and the rest");
+        assert_eq!(
+            shown().as_ref().map(|s| s.pending.clone()).as_deref(),
+            Some("(and the rest")
+        );
+        crate::eprintln_above!(")");
+        assert_eq!(shown().as_ref().map(|s| s.pending.is_empty()), Some(true));
+        // The closure is called again and again (no time bound but a generous guard).
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while calls.load(Ordering::SeqCst) < 3 {
+            assert!(
+                Instant::now() < deadline,
+                "the closure was not called 3 times"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        drop(line);
+        // Stopped: the thread is joined, so the count no longer moves; nothing is shown.
+        let after = calls.load(Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(calls.load(Ordering::SeqCst), after);
+        assert!(shown().is_none());
     }
 
     #[test]
