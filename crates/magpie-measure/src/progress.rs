@@ -66,8 +66,8 @@ impl Mode {
 /// the command's clap arguments with `#[command(flatten)]`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::Args)]
 pub struct ProgressArgs {
-    /// Show the progress line on stderr even when stderr is not a terminal or with --json
-    /// (by default it is shown only on a terminal, never with --json)
+    /// Show the progress line on stderr even when stderr is not a terminal or the output is
+    /// JSON (by default it is shown only on a terminal, and not with JSON output)
     #[arg(long, conflicts_with = "quiet")]
     pub progress: bool,
     /// Show no progress line (the reports are unchanged)
