@@ -71,9 +71,12 @@ use std::time::Duration;
 
 use magpie_measure::background::{Background, Repeat};
 use magpie_measure::process;
+use magpie_measure::progress::{Mode, RunsBar};
 use magpie_measure::report;
 use magpie_measure::rounds::rounds;
 use magpie_measure::stats;
+// Messages on stderr go above the progress bar while it is shown.
+use magpie_measure::{eprint_above as eprint, eprintln_above as eprintln};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -142,6 +145,8 @@ pub struct DistributedArgs {
     /// Print only a JSON array of result rows on stdout (the tables go to stderr).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub progress: magpie_measure::progress::ProgressArgs,
     /// Timed rounds per comparison (default 5; 2 with --quick).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: Option<u32>,
@@ -643,6 +648,8 @@ struct Suite<'a> {
     rows: Vec<Row>,
     failed: Vec<String>,
     text: String,
+    /// Whether to show the runs done on stderr.
+    progress: Mode,
 }
 
 impl Suite<'_> {
@@ -669,6 +676,12 @@ impl Suite<'_> {
 
     /// Runs the contenders in interleaved rounds: warm-up rounds, then the timed ones.
     fn measure(&mut self, experiment: &str, app: &str, kind: Kind, cs: &mut [Contender]) {
+        let rounds_total = (self.warmup + self.runs) as usize;
+        let bar = RunsBar::new(
+            self.progress,
+            &format!("{experiment} {app}"),
+            (cs.len() * rounds_total) as u64,
+        );
         for round in rounds(self.warmup, self.runs) {
             let warm = !round.is_timed();
             if warm {
@@ -676,11 +689,17 @@ impl Suite<'_> {
             } else {
                 eprint!("  {app}: round {:>2}  ", round.number());
             }
-            for c in cs.iter_mut().filter(|c| !c.failed) {
+            for c in cs.iter_mut() {
+                if c.failed {
+                    bar.inc();
+                    continue;
+                }
+                bar.set_message(format!("{round}: {}", c.name));
                 let result = self
                     .launcher
                     .run(&c.argv)
                     .and_then(|out| parse_output(kind, &out));
+                bar.inc();
                 match result {
                     Ok(s) => {
                         eprint!("{} {:.3}  ", c.name, s.time);
@@ -1091,6 +1110,7 @@ pub fn run(args: &DistributedArgs) -> Result<(), String> {
         rows: Vec::new(),
         failed: Vec::new(),
         text: String::new(),
+        progress: args.progress.mode(args.json),
     };
     let mut experiments = args.experiments.clone();
     experiments.dedup();

@@ -4,7 +4,9 @@
 use crate::join::{Chili, Magpie, Rayon, Sequential};
 use crate::kernels::{Inputs, KernelId};
 use magpie::deque::DequeKind;
+use magpie::WorkerStats;
 use magpie_measure::stats;
+use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::num::NonZeroUsize;
@@ -120,6 +122,58 @@ pub struct Row {
     pub min_s: f64,
     /// Slowest timed run, in seconds.
     pub max_s: f64,
+    /// With `--counters`, magpie's counters over the timed runs (magpie rows only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileReport>,
+}
+
+/// The LCWS profile ([`WorkerStats::profile`]) of a configuration's timed runs of one
+/// kernel: per worker and in total, summed over the runs (`runs`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileReport {
+    /// Timed runs counted.
+    pub runs: usize,
+    /// The sum over the workers.
+    pub total: Profile,
+    /// One entry per worker, by index.
+    pub per_worker: Vec<Profile>,
+}
+
+impl ProfileReport {
+    /// The report of `per_worker`'s counts over `runs` runs.
+    pub fn new(runs: usize, per_worker: &[WorkerStats]) -> ProfileReport {
+        let mut total = WorkerStats::default();
+        for w in per_worker {
+            total += *w;
+        }
+        ProfileReport {
+            runs,
+            total: Profile(total),
+            per_worker: per_worker.iter().copied().map(Profile).collect(),
+        }
+    }
+
+    /// The text table: one row per worker and the total.
+    pub fn table(&self) -> String {
+        let per_worker: Vec<WorkerStats> = self.per_worker.iter().map(|p| p.0).collect();
+        WorkerStats::profile_table(&per_worker, &self.total.0)
+    }
+}
+
+/// One worker's counts (or their sum), serialized as its profile: a JSON object of the
+/// profile's columns in their order (`pushes`, `pops`, `steals`, `failed`, …).
+#[derive(Debug, Clone)]
+pub struct Profile(pub WorkerStats);
+
+impl Serialize for Profile {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let columns = self.0.profile();
+        let mut map = s.serialize_map(Some(columns.len()))?;
+        for (k, v) in columns {
+            map.serialize_entry(k, &v)?;
+        }
+        map.end()
+    }
 }
 
 /// Summarizes the timed runs of one configuration.
@@ -139,6 +193,7 @@ pub fn summarize(
         median_s: median,
         min_s: min,
         max_s: max,
+        profile: None,
     }
 }
 

@@ -56,9 +56,12 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::omp::{self, OmpSchedule};
+use magpie_measure::progress::RunsBar;
 use magpie_measure::report;
 use magpie_measure::rounds;
 use magpie_measure::stats::{median_min_max, median_of};
+// Messages on stderr go above the progress bar while it is shown.
+use magpie_measure::{eprint_above as eprint, eprintln_above as eprintln};
 
 /// The default magpie schedules (`k` = the app's chunk).
 const DEFAULT_SCHEDULES: &str = "static;ss,1;ss,k;gss;tss;fac2;fac;awf-b;awf-c;af;static-steal;\
@@ -78,6 +81,8 @@ pub struct LoopsArgs {
     /// Print only a JSON array of result rows on stdout (the tables go to stderr).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub progress: magpie_measure::progress::ProgressArgs,
     /// Timed rounds (after one untimed warm-up round); each runs every configuration once.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
@@ -273,9 +278,17 @@ fn measure(args: &LoopsArgs) -> Result<(Vec<Row>, String, Vec<String>), String> 
     let mut rows = Vec::new();
     let mut text = String::new();
     let mut failed = Vec::new();
+    // Each app runs every configuration once per round (the warm-up and the timed ones).
+    let per_app = configurations(args, &schedules, &omp_schedules, &peer).len();
+    let total = apps.len() * per_app * (args.runs as usize + 1);
+    let bar = RunsBar::new(
+        args.progress.mode(args.json),
+        "magpie-bench loops",
+        total as u64,
+    );
     for app in &apps {
         let mut configs = configurations(args, &schedules, &omp_schedules, &peer);
-        failed.extend(rounds(app, &mut configs, args.runs, warmup, &pools)?);
+        failed.extend(rounds(app, &mut configs, args.runs, warmup, &pools, &bar)?);
         let app_rows = summarize(app, &configs, warmup);
         text.push_str(&report(app, &app_rows));
         text.push('\n');
@@ -333,13 +346,15 @@ impl Pools {
 /// The untimed warm-up round and `runs` timed rounds of `app`, each running every
 /// configuration once, every result checked against `app.reference`. A wrong result is an
 /// error naming the configuration; a configuration that panics is dropped (returned in the
-/// list of failures) and the others go on.
+/// list of failures) and the others go on. `bar` counts the runs (a dropped configuration's
+/// too, as skipped).
 fn rounds(
     app: &App,
     configs: &mut [Config],
     runs: u32,
     warmup: usize,
     pools: &Pools,
+    bar: &RunsBar,
 ) -> Result<Vec<String>, String> {
     let mut failed = Vec::new();
     for round in rounds::rounds(1, runs) {
@@ -350,12 +365,18 @@ fn rounds(
         }
         for c in configs.iter_mut() {
             if c.failed.is_some() {
+                bar.inc();
                 continue;
             }
+            bar.set_message(format!(
+                "{} {round}: {} {} ({} worker(s))",
+                app.name, c.kind, c.name, c.workers
+            ));
             let (magpie_pool, rayon_pool) = (pools.magpie(c.workers), pools.rayon(c.workers));
             let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
                 run_once(app, c, magpie_pool, rayon_pool, warmup)
             }));
+            bar.inc();
             match outcome {
                 Ok((record, outs)) => {
                     if let Err(e) = app.input.check_with(&app.reference, &outs) {
@@ -1000,17 +1021,20 @@ mod tests {
         let schedules = magpie_schedules(&a.schedules, a.chunk).unwrap();
         let peer = |p: &str| a.peers.iter().any(|q| q == p);
         let pools = Pools::new(&a.workers).unwrap();
+        let bar = RunsBar::new(magpie_measure::progress::Mode::Off, "test", 2);
         for name in ["mandelbrot", "exponential"] {
             let mut app = build_app(name, &a, 3).unwrap();
             let mut configs = configurations(&a, &schedules, &[], &peer);
-            assert!(rounds(&app, &mut configs, 1, 1, &pools).unwrap().is_empty());
+            assert!(rounds(&app, &mut configs, 1, 1, &pools, &bar)
+                .unwrap()
+                .is_empty());
             match &mut app.reference {
                 LoopOutput::Image(image) => image[0] ^= 1,
                 LoopOutput::Sum(sum) => *sum ^= 1,
                 other => unreachable!("{other:?}"),
             }
             let mut configs = configurations(&a, &schedules, &[], &peer);
-            let e = rounds(&app, &mut configs, 1, 1, &pools).unwrap_err();
+            let e = rounds(&app, &mut configs, 1, 1, &pools, &bar).unwrap_err();
             assert!(
                 e.contains(&format!("{name} on magpie ss,64 (2 worker(s))")),
                 "{e}"

@@ -54,11 +54,15 @@ mod loops;
 mod omp;
 mod search;
 
-use clap::{Parser, Subcommand};
-use harness::{Pool, Row, RuntimeKind};
+use clap::{CommandFactory, Parser, Subcommand};
+use harness::{Pool, ProfileReport, Row, RuntimeKind};
 use kernels::{Inputs, KernelId, Sizes};
 use magpie::deque::DequeKind;
+use magpie::WorkerStats;
+use magpie_measure::progress::{ProgressArgs, RunsBar};
 use magpie_measure::rounds::{rounds, Round};
+// Messages on stderr go above the progress bar while it is shown.
+use magpie_measure::{eprint_above as eprint, eprintln_above as eprintln};
 use std::collections::HashMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
@@ -147,6 +151,15 @@ struct ForkjoinArgs {
     /// Small problem sizes, for a smoke test.
     #[arg(long)]
     quick: bool,
+    /// Also report magpie's counters per configuration and kernel over the timed runs: the
+    /// LCWS profile (pushes, pops, steals, failed steals, exposure requests, signals, tasks
+    /// exposed, exposed tasks taken back, fences, CAS) per worker and in total, as a table
+    /// after each kernel's and in the JSON rows (`profile`). Needs the default build
+    /// (magpie's counters compiled in).
+    #[arg(long)]
+    counters: bool,
+    #[command(flatten)]
+    progress: ProgressArgs,
 }
 
 impl std::fmt::Display for KernelId {
@@ -163,6 +176,13 @@ impl std::fmt::Display for RuntimeKind {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Forkjoin(args) = &cli.command {
+        if let Err(e) = check_counters(args) {
+            Cli::command()
+                .error(clap::error::ErrorKind::ArgumentConflict, e)
+                .exit();
+        }
+    }
     let result = match cli.command {
         Command::Forkjoin(args) => forkjoin(&args),
         Command::Search(args) => search::run(&args),
@@ -178,6 +198,24 @@ fn main() -> ExitCode {
             eprintln!("magpie-bench: error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `--counters` needs magpie's counters compiled in and a magpie configuration to count.
+fn check_counters(args: &ForkjoinArgs) -> Result<(), String> {
+    if !args.counters {
+        Ok(())
+    } else if !cfg!(feature = "counted") {
+        Err(
+            "--counters: this magpie-bench was built without magpie's counters (the \
+             `uncounted` build), so it has none to report; build it with the default \
+             features"
+                .into(),
+        )
+    } else if !args.runtimes.contains(&RuntimeKind::Magpie) {
+        Err("--counters: the counters are magpie's, and --runtimes has no magpie".into())
+    } else {
+        Ok(())
     }
 }
 
@@ -243,15 +281,31 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
 
     let mut configs: Vec<Config> = configurations(args)
         .into_iter()
-        .map(|(runtime, deque, workers)| Config::new(runtime, deque, workers))
+        .map(|(runtime, deque, workers)| Config::new(runtime, deque, workers, args.counters))
         .collect();
+    // Every configuration runs every kernel once per round (the warm-up and the timed ones).
+    let total = kernels.len() * configs.len() * (args.runs as usize + 1);
+    let bar = RunsBar::new(
+        args.progress.mode(args.json),
+        "magpie-bench forkjoin",
+        total as u64,
+    );
+    let execute = |c: &mut Config, k: KernelId, round: Round, inputs: &mut Inputs| {
+        bar.set_message(format!(
+            "{k} {round}: {} {} {} worker(s)",
+            c.runtime, c.variant, c.workers
+        ));
+        let done = c.execute(k, round, inputs, reference[&k]);
+        bar.inc();
+        done
+    };
     if args.blocked {
         for c in &mut configs {
             c.build();
             for &k in &kernels {
                 eprint!("{k:<10} {}: ", c.name);
                 for round in rounds(1, args.runs) {
-                    c.execute(k, round, &mut inputs, reference[&k])?;
+                    execute(c, k, round, &mut inputs)?;
                 }
                 eprintln!();
             }
@@ -269,21 +323,25 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
                     eprint!("{k:<10} {round} ");
                 }
                 for c in &mut configs {
-                    c.execute(k, round, &mut inputs, reference[&k])?;
+                    execute(c, k, round, &mut inputs)?;
                 }
                 eprintln!();
             }
         }
     }
+    drop(bar);
 
     let mut rows: Vec<Row> = Vec::new();
     for &k in &kernels {
         for c in &configs {
             if c.failed.is_none() {
                 if let Some(times) = c.times.get(&k) {
-                    rows.push(harness::summarize(
-                        k, c.runtime, &c.variant, c.workers, times,
-                    ));
+                    let mut row = harness::summarize(k, c.runtime, &c.variant, c.workers, times);
+                    row.profile = c
+                        .counted
+                        .get(&k)
+                        .map(|per_worker| ProfileReport::new(times.len(), per_worker));
+                    rows.push(row);
                 }
             }
         }
@@ -294,6 +352,16 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
     for &k in &kernels {
         text.push_str(&harness::table(k, &sizes.describe(k), &rows));
         text.push('\n');
+        for r in rows.iter().filter(|r| r.kernel == k.name()) {
+            if let Some(p) = &r.profile {
+                text.push_str(&format!(
+                    "{k} on {} {} {} worker(s): magpie's counters over {} timed run(s)\n",
+                    r.runtime, r.variant, r.workers, p.runs
+                ));
+                text.push_str(&p.table());
+                text.push('\n');
+            }
+        }
     }
     magpie_measure::report::emit(&rows, &text, args.json, &failed)
 }
@@ -307,12 +375,16 @@ struct Config {
     name: String,
     pool: Option<Pool>,
     times: HashMap<KernelId, Vec<Duration>>,
+    /// With `--counters` (magpie only): each worker's counts over the timed runs, by kernel.
+    counted: HashMap<KernelId, Vec<WorkerStats>>,
+    /// Whether to count (`--counters` on a magpie configuration).
+    counting: bool,
     /// Why the configuration was dropped (it panicked), if it was.
     failed: Option<String>,
 }
 
 impl Config {
-    fn new(runtime: RuntimeKind, deque: DequeKind, workers: usize) -> Config {
+    fn new(runtime: RuntimeKind, deque: DequeKind, workers: usize, counters: bool) -> Config {
         let variant = if runtime == RuntimeKind::Magpie {
             deque.name().to_string()
         } else {
@@ -327,6 +399,8 @@ impl Config {
             name,
             pool: None,
             times: HashMap::new(),
+            counted: HashMap::new(),
+            counting: counters && runtime == RuntimeKind::Magpie,
             failed: None,
         }
     }
@@ -361,8 +435,24 @@ impl Config {
         let Some(pool) = &self.pool else {
             return Ok(());
         };
+        // The counts of this run: the difference of two snapshots around it (outside the
+        // timed part), exact where a reset racing with an idle worker's count might not be.
+        let snapshot = || match pool {
+            Pool::Magpie(p) if self.counting && round.is_timed() => Some(p.stats().workers),
+            _ => None,
+        };
+        let before = snapshot();
         match panic::catch_unwind(AssertUnwindSafe(|| pool.execute(k, inputs))) {
             Ok(Ok((t, digest))) => {
+                if let (Some(before), Some(after)) = (before, snapshot()) {
+                    let sum = self
+                        .counted
+                        .entry(k)
+                        .or_insert_with(|| vec![WorkerStats::default(); after.len()]);
+                    for ((s, a), b) in sum.iter_mut().zip(after).zip(before) {
+                        *s += a - b;
+                    }
+                }
                 if digest != reference {
                     return Err(format!(
                         "{k} on {}: wrong result on run {} ({}): {digest:#x}, sequential gave \

@@ -39,36 +39,9 @@ impl From<PoolStats> for CountersReport {
     }
 }
 
-/// A column of the counter table: its heading and how a worker's row computes it.
-type Column = (&'static str, fn(&WorkerStats) -> u64);
-
-/// The columns of the text report's counter table: the LCWS profile (§3.3, §5.3).
-const PROFILE: [Column; 10] = [
-    ("pushes", |w| w.pushes),
-    ("pops", |w| w.private_pops + w.public_pops),
-    ("steals", |w| w.steals),
-    ("failed", |w| w.steal_attempts.saturating_sub(w.steals)),
-    ("exp.req", |w| w.exposure_requests),
-    ("signals", |w| w.signals_sent),
-    ("exposed", |w| w.tasks_exposed),
-    ("unstolen", |w| w.exposed_taken_back),
-    ("fences", |w| w.fences),
-    ("cas", |w| w.cas),
-];
-
-/// The counter table: one row per worker and the total.
+/// The counter table: the LCWS profile (§3.3, §5.3, [`WorkerStats::profile`]), one row per
+/// worker and the total.
 pub(crate) fn print_counters(c: &CountersReport) {
-    let head: Vec<String> = PROFILE.iter().map(|(k, _)| format!("{k:>10}")).collect();
-    println!("{:<12}{}", "counters", head.join(""));
-    let row = |label: String, w: &WorkerStats| {
-        let cells: Vec<String> = PROFILE
-            .iter()
-            .map(|(_, f)| format!("{:>10}", f(w)))
-            .collect();
-        println!("{label:<12}{}", cells.join(""));
-    };
-    for (i, w) in c.per_worker.iter().enumerate() {
-        row(format!("  worker {i}"), &w.0);
-    }
-    row("  total".to_string(), &c.total.0);
+    let per_worker: Vec<WorkerStats> = c.per_worker.iter().map(|w| w.0).collect();
+    print!("{}", WorkerStats::profile_table(&per_worker, &c.total.0));
 }

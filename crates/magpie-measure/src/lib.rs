@@ -7,12 +7,15 @@
 //! - [`process`]: child processes in their own process groups, stopped by one policy, run
 //!   under a timeout, or held at an inter-process barrier and released together;
 //! - [`background`]: background loads beside the measurements;
-//! - [`report`]: text tables, CSV fields and the suites' JSON output.
+//! - [`report`]: text tables, CSV fields and the suites' JSON output;
+//! - [`progress`]: the progress line on stderr (runs bars, live status lines) and its
+//!   `--progress`/`--quiet` flags.
 
 #![deny(missing_docs)]
 
 pub mod background;
 pub mod process;
+pub mod progress;
 pub mod report;
 pub mod rounds;
 pub mod stats;

@@ -117,7 +117,7 @@ fn one(
         ),
     ];
     let what = format!("{EXPERIMENT} {APP} {spec}");
-    measure::measure(&what, &mut cs, args.runs)?;
+    measure::measure(&what, &mut cs, args.runs, args.progress())?;
     measure::same_nodes(&what, &[&cs[0], &cs[1]])?;
     for c in &cs {
         let mut row = c.row(EXPERIMENT, APP, spec);

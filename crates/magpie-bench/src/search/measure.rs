@@ -2,8 +2,11 @@
 //! [`Row`]s (median/min/max as in the `forkjoin` harness), and ratio rows with targets.
 
 use super::Row;
+use magpie_measure::progress::{Mode, RunsBar};
 use magpie_measure::rounds::rounds;
 use magpie_measure::stats;
+// Messages on stderr go above the progress bar while it is shown.
+use magpie_measure::{eprint_above as eprint, eprintln_above as eprintln};
 use std::time::Duration;
 
 /// A warm-up run longer than this is not repeated: it is kept as the first timed run
@@ -170,20 +173,35 @@ impl<'a> Contender<'a> {
 /// Runs every contender `runs` times in alternating rounds (each round runs each contender
 /// once, so drift in the machine's load hits all alike), after one warm-up round. A warm-up
 /// run longer than [`WARMUP_LIMIT`] counts as that contender's first timed run (see
-/// [`keep_first`]). Progress goes to stderr, prefixed by `what`.
-pub fn measure(what: &str, contenders: &mut [Contender<'_>], runs: u32) -> Result<(), String> {
+/// [`keep_first`]). Progress goes to stderr, prefixed by `what`: each run's time, and with
+/// `progress` on the runs done of the item's total.
+pub fn measure(
+    what: &str,
+    contenders: &mut [Contender<'_>],
+    runs: u32,
+    progress: Mode,
+) -> Result<(), String> {
     let runs = runs as usize;
-    eprint!("{what}: warm-up");
     // Contenders that already ran once (a probe run) skip the warm-up round.
-    for c in contenders
-        .iter_mut()
-        .filter(|c| c.warmup.is_none() && c.samples.is_empty())
-    {
+    let warm = |c: &Contender<'_>| c.warmup.is_none() && c.samples.is_empty();
+    let timed_left = |cs: &[Contender<'_>]| {
+        cs.iter()
+            .map(|c| runs.saturating_sub(c.samples.len()))
+            .sum::<usize>()
+    };
+    let warmups = contenders.iter().filter(|c| warm(c)).count();
+    let bar = RunsBar::new(progress, what, (warmups + timed_left(contenders)) as u64);
+    eprint!("{what}: warm-up");
+    for c in contenders.iter_mut().filter(|c| warm(c)) {
+        bar.set_message(format!("warm-up: {}", c.config));
         let s = run_one(what, c)?;
+        bar.inc();
         eprint!(" {}={:.3}", c.config, s.time.as_secs_f64());
         keep_first(c, s);
     }
     eprintln!();
+    // A warm-up over the limit counted as a timed run: one fewer to go.
+    bar.set_total(bar.done() + timed_left(contenders) as u64);
     // A contender starts the timed rounds with no run, or with one (a warm-up over the
     // limit): `runs` rounds give each of them `runs` runs.
     for round in rounds(0, runs as u32) {
@@ -192,7 +210,9 @@ pub fn measure(what: &str, contenders: &mut [Contender<'_>], runs: u32) -> Resul
         }
         eprint!("{what}: {round}");
         for c in contenders.iter_mut().filter(|c| c.samples.len() < runs) {
+            bar.set_message(format!("{round}: {}", c.config));
             let s = run_one(what, c)?;
+            bar.inc();
             eprint!(" {}={:.3}", c.config, s.time.as_secs_f64());
             c.samples.push(s);
         }

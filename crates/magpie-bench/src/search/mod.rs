@@ -241,6 +241,8 @@ pub struct SearchArgs {
     /// Print only a JSON array of result rows on stdout (the tables go to stderr).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub progress: magpie_measure::progress::ProgressArgs,
     /// Timed runs per contender (median reported), after one warm-up run where that run
     /// takes under 20 s.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
@@ -531,6 +533,13 @@ pub fn pool(args: &SearchArgs, workers: usize) -> Result<magpie::ThreadPool, Str
     }
     b.build()
         .map_err(|e| format!("building a {workers}-worker magpie pool: {e}"))
+}
+
+impl SearchArgs {
+    /// Whether to show the runs done on stderr (`--progress`, `--quiet`, `--json`).
+    pub fn progress(&self) -> magpie_measure::progress::Mode {
+        self.progress.mode(self.json)
+    }
 }
 
 /// `magpie-bench search`.

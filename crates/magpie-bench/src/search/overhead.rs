@@ -188,7 +188,7 @@ fn compare<'a>(
         ),
     ];
     let what = format!("{EXPERIMENT} {app} {instance}");
-    measure::measure(&what, &mut cs, args.runs)?;
+    measure::measure(&what, &mut cs, args.runs, args.progress())?;
     let counting: Vec<&Contender> = cs.iter().filter(|c| !c.node_counts().is_empty()).collect();
     measure::same_nodes(&what, &counting)?;
     for c in &cs {

@@ -124,7 +124,7 @@ fn compare<'a>(
         ));
     }
     let what = format!("{EXPERIMENT} {app} {instance}");
-    measure::measure(&what, &mut cs, args.runs)?;
+    measure::measure(&what, &mut cs, args.runs, args.progress())?;
     for pair in cs[1..].chunks(2) {
         let group: Vec<&Contender> = pair.iter().collect();
         measure::same_nodes(&format!("{what} {}", pair[0].config), &group)?;

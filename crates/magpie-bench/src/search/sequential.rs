@@ -11,6 +11,9 @@ use magpie::search::Skeleton;
 use magpie_apps::maxclique::CliqueSpace;
 use magpie_apps::{ns, uts};
 use magpie_measure::process;
+use magpie_measure::progress::RunsBar;
+// Messages on stderr go above the progress bar while it is shown.
+use magpie_measure::{eprint_above as eprint, eprintln_above as eprintln};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -186,6 +189,9 @@ fn run_item(args: &SearchArgs, item: &Item, spec: &str) -> Result<Row, String> {
     let mut c = Contender::new(config, 1, || Err("not run here".to_string()));
     let timeout = Duration::from_secs(args.timeout);
     let mut finished = true;
+    // The timed runs (the child decides whether a warm-up run comes first).
+    let bar = RunsBar::new(args.progress(), &what, u64::from(args.runs));
+    bar.set_message(format!("{config}: first run"));
     eprint!("{what} ({config}):");
     loop {
         match rx.recv_timeout(timeout) {
@@ -204,9 +210,11 @@ fn run_item(args: &SearchArgs, item: &Item, spec: &str) -> Result<Row, String> {
                 );
                 if line.timed {
                     c.samples.push(s);
+                    bar.inc();
                 } else {
                     c.warmup = Some(s);
                 }
+                bar.set_message(format!("{config}: timed run {}", c.samples.len() + 1));
             }
             Ok(Err(e)) => return Err(format!("reading from the child: {e}")),
             Err(RecvTimeoutError::Timeout) => {
@@ -217,6 +225,7 @@ fn run_item(args: &SearchArgs, item: &Item, spec: &str) -> Result<Row, String> {
             Err(RecvTimeoutError::Disconnected) => break,
         }
     }
+    drop(bar);
     eprintln!();
     let status = child
         .wait()

@@ -202,6 +202,7 @@ fn screen<'a>(
         &format!("{exp} {app} {instance} (screening)"),
         &mut cs,
         args.runs,
+        args.progress(),
     )?;
     let mut best = 0;
     for (i, c) in cs.iter().enumerate() {
@@ -270,7 +271,7 @@ fn speedup_item<'a>(
         );
         measure::keep_first(&mut cs[0], s);
     }
-    measure::measure(&what, &mut cs, args.runs)?;
+    measure::measure(&what, &mut cs, args.runs, args.progress())?;
     for c in &cs {
         report.push(c.row(EXP, app.name(), instance));
     }
@@ -490,6 +491,7 @@ fn peers_item<'a>(
                 &format!("{EXP} {app} {instance} (rayon screening)"),
                 &mut cs,
                 args.runs,
+                args.progress(),
             )?;
             let mut b = 0;
             for (i, c) in cs.iter().enumerate() {
@@ -508,7 +510,7 @@ fn peers_item<'a>(
         Contender::new(format!("magpie {best}"), w, job(Solver::Skeleton(pw, best))),
         Contender::new(format!("rayon d={depth}"), w, rayon_job(depth)),
     ];
-    measure::measure(&what, &mut cs, args.runs)?;
+    measure::measure(&what, &mut cs, args.runs, args.progress())?;
     for c in &cs {
         let mut row = c.row(EXP, app.name(), instance);
         if reps > 1 {

@@ -265,6 +265,10 @@ pub struct PoliciesArgs {
     /// Output: table, csv or json [default: table]
     #[arg(long, value_name = "FORMAT", help_heading = "Experiment")]
     pub format: Option<String>,
+    // --progress, --quiet: the runs done on stderr (by default on a terminal and not with
+    // --format json).
+    #[command(flatten, next_help_heading = "Experiment")]
+    pub progress: magpie_measure::progress::ProgressArgs,
 }
 
 /// The hidden child of `policies`: prepare, build the pool, print `ready`, wait for a line
@@ -358,7 +362,7 @@ pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Res
         background,
         left_out,
     };
-    let results = runner::execute(&plan)?;
+    let results = runner::execute(&plan, args.progress.mode(format == Format::Json))?;
     let experiment = report::Experiment::new(&plan, &matrix.lists, &results);
     experiment
         .print(format)

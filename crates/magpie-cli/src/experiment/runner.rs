@@ -12,12 +12,12 @@
 //! application runs only on the setups of [`Plan::runs_on`]: not on a peer without a
 //! version of it, and, if it takes no schedule, once per configuration of the other axes.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus};
 
 use magpie_measure::background::{Background, Repeat};
 use magpie_measure::process::{self, BarrierChild};
+use magpie_measure::progress::{Mode, RunsBar};
 use magpie_measure::rounds::rounds;
 
 use super::apps::{App, Measurement};
@@ -209,8 +209,8 @@ fn one_run(plan: &Plan, app: &App, setup: &Setup, run: usize) -> Result<Vec<Meas
     Ok(out)
 }
 
-/// Runs the whole plan.
-pub fn execute(plan: &Plan) -> Result<Results, Failure> {
+/// Runs the whole plan, with the runs done on stderr when `progress` is on.
+pub fn execute(plan: &Plan, progress: Mode) -> Result<Results, Failure> {
     let background =
         match &plan.background {
             Some(c) => {
@@ -222,7 +222,6 @@ pub fn execute(plan: &Plan) -> Result<Results, Failure> {
             }
             None => None,
         };
-    let progress = std::io::stderr().is_terminal();
     let pairs = (0..plan.apps.len())
         .map(|a| {
             (0..plan.setups.len())
@@ -231,7 +230,7 @@ pub fn execute(plan: &Plan) -> Result<Results, Failure> {
         })
         .sum::<usize>();
     let total = plan.runs * pairs;
-    let mut done = 0;
+    let bar = RunsBar::new(progress, "magpie experiment", total as u64);
     let mut measured: Vec<Vec<Vec<Vec<Measurement>>>> =
         vec![vec![Vec::with_capacity(plan.runs); plan.setups.len()]; plan.apps.len()];
     // The first answer of each application: every later one must be the same.
@@ -243,15 +242,13 @@ pub fn execute(plan: &Plan) -> Result<Results, Failure> {
                 if !plan.runs_on(a, s) {
                     continue;
                 }
-                if progress {
-                    eprint!(
-                        "\r\x1b[Kmagpie experiment: run {}/{} ({done}/{total}): {} on {}",
-                        run + 1,
-                        plan.runs,
-                        app.label,
-                        setup.describe_for(app)
-                    );
-                }
+                bar.set_message(format!(
+                    "run {}/{}: {} on {}",
+                    run + 1,
+                    plan.runs,
+                    app.label,
+                    setup.describe_for(app)
+                ));
                 let ms = one_run(plan, app, setup, run)?;
                 for m in &ms {
                     match &answers[a] {
@@ -269,13 +266,11 @@ pub fn execute(plan: &Plan) -> Result<Results, Failure> {
                     }
                 }
                 measured[a][s].push(ms);
-                done += 1;
+                bar.inc();
             }
         }
     }
-    if progress {
-        eprint!("\r\x1b[K");
-    }
+    drop(bar);
     let background_ran_throughout = background.map(|b| b.stop().running_at_stop);
     Ok(Results {
         measured,

@@ -79,6 +79,32 @@ macro_rules! worker_counters {
             }
         }
 
+        /// The counts between two snapshots of the same worker, `later - earlier`, counter
+        /// by counter, saturating at zero: the event counters only grow, but a snapshot
+        /// counts a worker's idle, parked or sleeping time up to the moment it is taken,
+        /// and a later one, taken once the worker has filed that time itself, may count a
+        /// little less of one kind (a doze ended by a park, say).
+        ///
+        /// ```
+        /// use magpie::ThreadPoolBuilder;
+        ///
+        /// let pool = ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+        /// let before = pool.stats().workers;
+        /// pool.install(|| magpie::join(|| 1, || 2));
+        /// let after = pool.stats().workers;
+        /// let run: Vec<_> = after.iter().zip(&before).map(|(a, b)| *a - *b).collect();
+        /// assert_eq!(run.len(), 2);
+        /// let pushes: u64 = run.iter().map(|w| w.pushes).sum();
+        /// let taken: u64 = run.iter().map(|w| w.private_pops + w.public_pops + w.steals).sum();
+        /// assert_eq!(pushes, taken);
+        /// ```
+        impl std::ops::Sub for WorkerStats {
+            type Output = WorkerStats;
+            fn sub(self, earlier: WorkerStats) -> WorkerStats {
+                WorkerStats { $( $name: self.$name.saturating_sub(earlier.$name), )* }
+            }
+        }
+
         impl WorkerStats {
             /// The counters as `(name, value)` pairs, in declaration order (for tables and JSON).
             pub fn fields(&self) -> Vec<(&'static str, u64)> {
@@ -133,6 +159,107 @@ worker_counters! {
 }
 
 impl WorkerStats {
+    /// The LCWS paper's profile of a worker (§3.3, §5.3), the columns every report of the
+    /// counters shows (`magpie search --stats`, `magpie loop --stats`, `magpie-bench
+    /// forkjoin --counters`), as `(name, value)` in this order:
+    ///
+    /// | name | value |
+    /// |---|---|
+    /// | `pushes` | [`pushes`](Self::pushes) |
+    /// | `pops` | [`private_pops`](Self::private_pops) + [`public_pops`](Self::public_pops) |
+    /// | `steals` | [`steals`](Self::steals) |
+    /// | `failed` | failed steals: [`steal_attempts`](Self::steal_attempts) − [`steals`](Self::steals) |
+    /// | `exp.req` | [`exposure_requests`](Self::exposure_requests) |
+    /// | `signals` | [`signals_sent`](Self::signals_sent) |
+    /// | `exposed` | [`tasks_exposed`](Self::tasks_exposed) |
+    /// | `unstolen` | exposed tasks taken back by their owner: [`exposed_taken_back`](Self::exposed_taken_back) |
+    /// | `fences` | [`fences`](Self::fences) |
+    /// | `cas` | [`cas`](Self::cas) |
+    ///
+    /// Every task pushed is taken once, by its owner or a thief, so over a finished run the
+    /// pool's `pushes` equal its `pops` plus its `steals`.
+    ///
+    /// ```
+    /// use magpie::WorkerStats;
+    ///
+    /// let w = WorkerStats {
+    ///     pushes: 10,
+    ///     private_pops: 5,
+    ///     public_pops: 2,
+    ///     steal_attempts: 7,
+    ///     steals: 3,
+    ///     exposed_taken_back: 1,
+    ///     ..WorkerStats::default()
+    /// };
+    /// let p = w.profile();
+    /// assert_eq!(p[0], ("pushes", 10));
+    /// assert_eq!(p[1], ("pops", 7));
+    /// assert_eq!(p[2], ("steals", 3));
+    /// assert_eq!(p[3], ("failed", 4));
+    /// assert_eq!(p[7], ("unstolen", 1));
+    /// assert_eq!(p.map(|(name, _)| name), magpie::WorkerStats::PROFILE);
+    /// ```
+    pub fn profile(&self) -> [(&'static str, u64); 10] {
+        let values = [
+            self.pushes,
+            self.private_pops.wrapping_add(self.public_pops),
+            self.steals,
+            self.steal_attempts.saturating_sub(self.steals),
+            self.exposure_requests,
+            self.signals_sent,
+            self.tasks_exposed,
+            self.exposed_taken_back,
+            self.fences,
+            self.cas,
+        ];
+        let mut out = [("", 0); 10];
+        for (o, (name, value)) in out.iter_mut().zip(Self::PROFILE.into_iter().zip(values)) {
+            *o = (name, value);
+        }
+        out
+    }
+
+    /// The names of the [`profile`](Self::profile)'s columns, in its order.
+    pub const PROFILE: [&'static str; 10] = [
+        "pushes", "pops", "steals", "failed", "exp.req", "signals", "exposed", "unstolen",
+        "fences", "cas",
+    ];
+
+    /// The profile as a text table: a heading line, one row per worker of `per_worker`
+    /// (`  worker i`) and one for `total`, each cell right-aligned in 10 columns.
+    ///
+    /// ```
+    /// use magpie::WorkerStats;
+    ///
+    /// let w = WorkerStats { pushes: 3, private_pops: 3, ..WorkerStats::default() };
+    /// let table = WorkerStats::profile_table(&[w, WorkerStats::default()], &w);
+    /// let lines: Vec<&str> = table.lines().collect();
+    /// assert_eq!(lines.len(), 4);
+    /// assert!(lines[0].starts_with("counters        pushes      pops"));
+    /// assert!(lines[1].starts_with("  worker 0           3         3         0"));
+    /// assert!(lines[3].starts_with("  total              3         3"));
+    /// ```
+    pub fn profile_table(per_worker: &[WorkerStats], total: &WorkerStats) -> String {
+        use std::fmt::Write as _;
+        let mut out = format!("{:<12}", "counters");
+        for name in Self::PROFILE {
+            let _ = write!(out, "{name:>10}");
+        }
+        out.push('\n');
+        let mut row = |label: String, w: &WorkerStats| {
+            let _ = write!(out, "{label:<12}");
+            for (_, v) in w.profile() {
+                let _ = write!(out, "{v:>10}");
+            }
+            out.push('\n');
+        };
+        for (i, w) in per_worker.iter().enumerate() {
+            row(format!("  worker {i}"), w);
+        }
+        row("  total".to_string(), total);
+        out
+    }
+
     /// Time spent running stolen or injected work.
     pub fn busy(&self) -> Duration {
         Duration::from_nanos(self.busy_ns)
