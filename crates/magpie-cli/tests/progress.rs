@@ -113,3 +113,50 @@ fn progress_and_quiet_together_are_a_usage_error() {
     let out = magpie(&args(&["--progress", "--quiet"]), &[]);
     common::assert_one_line_error("--progress --quiet", &out, &["--progress", "--quiet"]);
 }
+
+/// `magpie search`'s status line: drawn at the start (elapsed, nodes, nodes/s, tasks,
+/// steals) on a terminal or with `--progress`; nothing with `--quiet`, `--json` or a pipe;
+/// the report on stdout the same either way.
+#[test]
+fn a_search_shows_its_status_line_on_a_terminal() {
+    let search = ["search", "nqueens", "--n", "8"];
+    let plain = magpie(&search, &[]);
+    assert!(plain.status.success(), "{}", text(&plain.stderr));
+    assert!(plain.stderr.is_empty(), "piped: {}", text(&plain.stderr));
+    let report = |stdout: &[u8]| {
+        // The report without its timings, which differ from run to run.
+        text(stdout)
+            .lines()
+            .filter(|l| !l.starts_with("seconds"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let run = run_under_pty(&command(&search, &[]));
+    assert!(run.status.success(), "{}", run.terminal);
+    for needle in [" nodes (", " nodes/s), ", " tasks, ", " steals"] {
+        assert!(
+            run.terminal.contains(needle),
+            "{needle}: {:?}",
+            run.terminal
+        );
+    }
+    assert_eq!(report(&run.stdout), report(&plain.stdout));
+    let forced = magpie(&["search", "nqueens", "--n", "8", "--progress"], &[]);
+    assert!(
+        text(&forced.stderr).contains(" nodes/s), "),
+        "{}",
+        text(&forced.stderr)
+    );
+    for quiet in [&["--quiet"][..], &["--json"]] {
+        let mut args = search.to_vec();
+        args.extend_from_slice(quiet);
+        let run = run_under_pty(&command(&args, &[]));
+        assert!(run.status.success(), "{quiet:?}: {}", run.terminal);
+        assert_no_progress(&format!("{quiet:?}"), &run.terminal);
+        assert!(
+            !run.terminal.contains("nodes/s"),
+            "{quiet:?}: {}",
+            run.terminal
+        );
+    }
+}

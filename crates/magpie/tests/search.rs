@@ -563,6 +563,7 @@ fn a_monitor_counts_every_expanded_node_and_logs_each_improvement() {
             assert_eq!(out.value.map(|v| v.0), Some(optimum), "{what}");
             assert!(!out.stats.stopped, "{what}");
             assert_eq!(monitor.nodes(), out.stats.expanded, "{what}");
+            assert_eq!(monitor.tasks(), out.stats.tasks, "{what}");
             let log = monitor.improvements();
             assert_eq!(log.last().map(|i| i.value), Some(optimum), "{what}");
             assert_eq!(monitor.best(), Some(optimum), "{what}");

@@ -344,9 +344,24 @@ impl App {
 
     /// The tokens as `magpie search`'s arguments.
     fn search_args(&self) -> Result<SearchArgs, Failure> {
-        SearchTokens::try_parse_from(&self.tokens)
+        let args = SearchTokens::try_parse_from(&self.tokens)
             .map(|t| t.args)
-            .map_err(|e| Failure::Usage(format!("--app {}: {}", self.label, clap_line(&e))))
+            .map_err(|e| Failure::Usage(format!("--app {}: {}", self.label, clap_line(&e))))?;
+        // What watches one search run; an experiment's runs are watched by its own flags.
+        let watching = [
+            ("--time-limit", args.time_limit.is_some()),
+            ("--incumbents", args.incumbents.is_some()),
+            ("--progress", args.progress.progress),
+            ("--quiet", args.progress.quiet),
+        ];
+        if let Some((flag, _)) = watching.iter().find(|w| w.1) {
+            return usage(format!(
+                "--app {}: {flag} applies to `magpie search` itself, not to an experiment's \
+                 application (give the experiment's own --time-limit, --progress or --quiet)",
+                self.label
+            ));
+        }
+        Ok(args)
     }
 
     /// Fails unless `peer` can run this application.

@@ -230,6 +230,10 @@ pub struct SearchArgs {
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub incumbents: Option<PathBuf>,
 
+    /// The live progress line on stderr (elapsed, nodes, nodes/s, incumbent, tasks, steals)
+    #[command(flatten, next_help_heading = "Output")]
+    pub progress: magpie_measure::progress::ProgressArgs,
+
     /// Run over every rank of an MPI job (`mpirun -np R magpie search … --distributed`)
     /// with the depth-bounded, budget, stack-stealing or ordered skeleton (ordered: rank 0
     /// hands out the tasks in priority order). Needs a build with the `mpi` feature

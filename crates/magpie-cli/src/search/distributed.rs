@@ -285,8 +285,13 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
     // asks rank 0 to stop.
     let watched = Watched::start(args, cluster.rank() == 0)?;
     let watch = watched.stop.watch(&watched.monitor);
+    // Rank 0's line: its incumbent (every rank's), its tasks and steals. A distributed
+    // search counts its nodes only at the end.
+    let shown = (cluster.rank() == 0).then(|| super::progress_line(args, &watched.monitor));
     // Only rank 0 has the merged result.
-    let Some(solved) = prepared.solve_on(&Engine::Cluster(&engine), Some(&watched.monitor))? else {
+    let solved = prepared.solve_on(&Engine::Cluster(&engine), Some(&watched.monitor))?;
+    drop(shown);
+    let Some(solved) = solved else {
         return Ok(());
     };
     let status = watch.finish(solved.stats.stopped);

@@ -28,6 +28,7 @@ use crate::config::{Config, Source};
 use crate::error::{number, usage, Failure};
 use crate::incumbents::IncumbentLog;
 use crate::stop::{parse_duration, Status, Stop};
+use magpie_measure::progress::{rate, si, StatusLine};
 
 /// The most nodes the ordered skeleton may find down to `--spawn-depth` in discrepancy
 /// order or with `--distributed` (where the pool may hold most of the nodes at that depth as
@@ -236,9 +237,11 @@ pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
     // The counters of the search alone: the pool has run nothing else.
     pool.reset_stats();
     let watch = watched.stop.watch(&watched.monitor);
+    let shown = progress_line(args, &watched.monitor);
     let solved = prepared
         .solve_on(&Engine::Pool(&pool), Some(&watched.monitor))?
         .expect("a local search has its result");
+    drop(shown);
     let status = watch.finish(solved.stats.stopped);
     let (mut report, stats) = prepared.report(solved, status, workers, deque.name());
     report.counters = Some(pool.stats().into());
@@ -249,6 +252,26 @@ pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
     }
     watched.finish()?;
     status.result()
+}
+
+/// The progress line of a search watched by `monitor` (shown as `args` and stderr say):
+/// elapsed time, nodes, nodes/s, incumbent, tasks and steals.
+pub(crate) fn progress_line(args: &SearchArgs, monitor: &Monitor) -> StatusLine {
+    let m = monitor.clone();
+    StatusLine::start(args.progress.mode(args.json), move || {
+        let (elapsed, nodes) = (m.elapsed(), m.nodes());
+        let best = m
+            .best()
+            .map_or(String::new(), |b| format!(", incumbent {b}"));
+        format!(
+            "{:.1} s, {} nodes ({}){best}, {} tasks, {} steals",
+            elapsed.as_secs_f64(),
+            si(nodes as f64),
+            rate(nodes, elapsed, "nodes"),
+            m.tasks(),
+            m.steals()
+        )
+    })
 }
 
 /// What watches a search of `magpie search`: its monitor, the time limit and signals that

@@ -155,9 +155,20 @@ mod global {
             None => global_registry().total_steals(),
         }
     }
+
+    /// The registry of the current pool (the global pool outside any pool).
+    pub(crate) fn current_registry() -> Arc<Registry> {
+        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+        match unsafe { WorkerThread::current().as_ref() } {
+            Some(wt) => wt.registry().clone(),
+            None => global_registry().clone(),
+        }
+    }
 }
 
 #[cfg(not(loom))]
 pub use global::{current_num_workers, current_worker_index, expose_work};
 #[cfg(not(loom))]
-pub(crate) use global::{current_pool_steals, expose_all_work, global_registry, set_global};
+pub(crate) use global::{
+    current_pool_steals, current_registry, expose_all_work, global_registry, set_global,
+};

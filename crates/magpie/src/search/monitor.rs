@@ -43,10 +43,15 @@ struct Log {
     sink: Option<Sink>,
 }
 
+/// The pool a search runs on, and its steal count when the search started.
+type Pool = (Arc<crate::runtime::registry::Registry>, u64);
+
 struct Inner {
     start: Instant,
     stop: AtomicBool,
     nodes: Box<[CachePadded<AtomicU64>]>,
+    tasks: AtomicU64,
+    pool: Mutex<Option<Pool>>,
     log: Mutex<Log>,
 }
 
@@ -126,6 +131,8 @@ impl Monitor {
             nodes: (0..SLOTS)
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
                 .collect(),
+            tasks: AtomicU64::new(0),
+            pool: Mutex::new(None),
             log: Mutex::new(Log {
                 best: None,
                 improvements: Vec::new(),
@@ -164,6 +171,27 @@ impl Monitor {
     /// ```
     pub fn nodes(&self) -> u64 {
         self.0.nodes.iter().map(|s| s.load(Ordering::Relaxed)).sum()
+    }
+
+    /// Tasks the search's skeleton has made so far.
+    ///
+    /// ```
+    /// assert_eq!(magpie::search::Monitor::new().tasks(), 0);
+    /// ```
+    pub fn tasks(&self) -> u64 {
+        self.0.tasks.load(Ordering::Relaxed)
+    }
+
+    /// Successful steals on the search's pool since the search started (0 before it starts,
+    /// and without the `counters` feature; other work on the same pool counts too).
+    ///
+    /// ```
+    /// assert_eq!(magpie::search::Monitor::new().steals(), 0);
+    /// ```
+    pub fn steals(&self) -> u64 {
+        let pool = self.0.pool.lock().unwrap_or_else(|e| e.into_inner());
+        pool.as_ref()
+            .map_or(0, |(r, before)| r.total_steals().saturating_sub(*before))
     }
 
     /// The best incumbent value reported so far, if any.
@@ -245,6 +273,19 @@ impl Monitor {
         }
         log.improvements.push(improvement);
         true
+    }
+
+    /// The search starts on the current pool.
+    pub(crate) fn attach_current_pool(&self) {
+        let registry = crate::runtime::current_registry();
+        let steals = registry.total_steals();
+        *self.0.pool.lock().unwrap_or_else(|e| e.into_inner()) = Some((registry, steals));
+    }
+
+    /// The skeleton made `n` tasks.
+    #[inline]
+    pub(crate) fn add_tasks(&self, n: u64) {
+        self.0.tasks.fetch_add(n, Ordering::Relaxed);
     }
 
     /// Adds `n` expanded nodes for the current worker.

@@ -1,7 +1,6 @@
 //! [`Skeleton::Budget`](crate::search::Skeleton::Budget): depth-first with an explicit stack;
 //! every `budget` backtracks, the unexplored siblings of the shallowest level become tasks.
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::batch::Batch;
@@ -77,7 +76,7 @@ where
         let Some(&(_, depth)) = spawn.first() else {
             return;
         };
-        run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
+        run.add_tasks(spawn.len() as u64);
         let batch = Arc::new(Batch::new(
             spawn.into_iter().map(|(n, _)| n).collect(),
             depth,

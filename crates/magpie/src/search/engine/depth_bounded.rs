@@ -1,7 +1,6 @@
 //! [`Skeleton::DepthBounded`](crate::search::Skeleton::DepthBounded): every child of a node
 //! above the spawn depth is a task.
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::batch::Batch;
@@ -29,7 +28,7 @@ pub(super) fn task<'s, S, K>(
         if depth < spawn_depth && depth < run.max_depth {
             let (spawn, _) = expandable(kind, run, local, stats, space.children(&node), depth + 1);
             stats.backtracks += 1;
-            run.tasks.fetch_add(spawn.len() as u64, Ordering::Relaxed);
+            run.add_tasks(spawn.len() as u64);
             // Each child is a task that whoever runs a job takes in heuristic order (see
             // `Batch`): the owner runs the children right here, thieves take the jobs pushed
             // for them, oldest first, and so the most promising child the owner has not

@@ -113,6 +113,15 @@ impl<'o> Run<'o> {
         }
     }
 
+    /// The skeleton made `n` tasks.
+    #[inline]
+    fn add_tasks(&self, n: u64) {
+        self.tasks.fetch_add(n, Ordering::Relaxed);
+        if let Some(m) = self.monitor {
+            m.add_tasks(n);
+        }
+    }
+
     fn add(&self, s: &LocalStats) {
         self.expanded.fetch_add(s.expanded, Ordering::Relaxed);
         self.pruned.fetch_add(s.pruned, Ordering::Relaxed);
@@ -167,6 +176,9 @@ where
     let start = Instant::now();
     let steals_before = crate::runtime::current_pool_steals();
     let run = Run::new(opts, crate::current_num_workers());
+    if let Some(m) = run.monitor {
+        m.attach_current_pool();
+    }
     let root = space.root();
     let mut local = kind.local();
     let mut stats = LocalStats::default();

@@ -24,7 +24,6 @@ use std::cell::Cell;
 use std::cmp::Ordering as Cmp;
 use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
-use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
 use super::walk::{consider, dfs, worth_starting};
@@ -130,7 +129,7 @@ impl<N> Pool<N> {
         }
         stats.backtracks += 1;
         if depth + 1 >= self.spawn_depth {
-            run.tasks.fetch_add(nodes.len() as u64, Ordering::Relaxed);
+            run.add_tasks(nodes.len() as u64);
         }
         if !nodes.is_empty() {
             heap.push(Siblings {
@@ -236,7 +235,7 @@ pub(super) fn ordered<S, K>(
         order,
     };
     if spawn_depth == 0 {
-        run.tasks.fetch_add(1, Ordering::Relaxed);
+        run.add_tasks(1);
         let root = Siblings {
             path: Vec::new(),
             depth: 0,

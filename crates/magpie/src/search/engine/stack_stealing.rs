@@ -187,7 +187,7 @@ pub(super) fn stack_stealing<S, K>(
     let workers = crate::current_num_workers().max(1);
     if workers == 1 {
         // Nobody to ask for work: the one search worker is the sequential walk.
-        run.tasks.fetch_add(1, Ordering::Relaxed);
+        run.add_tasks(1);
         as_task::<S, K>(kind, run, |local, stats| {
             dfs(space, kind, run, local, stats, &root, 0)
         });
@@ -207,7 +207,7 @@ pub(super) fn stack_stealing<S, K>(
         active: AtomicU64::new(1),
         steal_all,
     };
-    run.tasks.fetch_add(workers as u64, Ordering::Relaxed);
+    run.add_tasks(workers as u64);
     let shared = &shared;
     crate::scope(|s| {
         for w in 1..workers {
