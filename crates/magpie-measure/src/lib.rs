@@ -7,11 +7,13 @@
 //! - [`process`]: child processes in their own process groups, stopped by one policy, run
 //!   under a timeout, or held at an inter-process barrier and released together;
 //! - [`background`]: background loads beside the measurements;
-//! - [`report`]: text tables, CSV fields and the suites' JSON output.
+//! - [`report`]: text tables, CSV fields and the suites' JSON output;
+//! - [`plot`]: pictures of traces, incumbent logs and run times (PNG or SVG).
 
 #![deny(missing_docs)]
 
 pub mod background;
+pub mod plot;
 pub mod process;
 pub mod report;
 pub mod rounds;
