@@ -120,6 +120,8 @@ pub struct Row {
     pub min_s: f64,
     /// Slowest timed run, in seconds.
     pub max_s: f64,
+    /// Every timed run, in seconds, in run order (the box plots of `--plot`).
+    pub times_s: Vec<f64>,
 }
 
 /// Summarizes the timed runs of one configuration.
@@ -139,6 +141,7 @@ pub fn summarize(
         median_s: median,
         min_s: min,
         max_s: max,
+        times_s: times.iter().map(Duration::as_secs_f64).collect(),
     }
 }
 

@@ -126,6 +126,10 @@ pub struct LoopsArgs {
     /// Tiny sizes and 4 steps, for a smoke test.
     #[arg(long)]
     pub quick: bool,
+    /// After the report, write its pictures into DIR: runtimes.png (box plots of the total
+    /// times) and, with several worker counts, speedup.png
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 /// An app with its sizes and its sequential reference result.
@@ -222,12 +226,17 @@ pub struct Row {
     pub selector: bool,
     /// Every run's result equalled the sequential reference.
     pub checked: bool,
+    /// Every timed run's total time, in seconds, in run order (the box plots of `--plot`).
+    pub times_s: Vec<f64>,
 }
 
 /// Runs the suite and prints its report.
 pub fn run(args: &LoopsArgs) -> Result<(), String> {
     let (rows, text, failed) = measure(args)?;
-    report::emit(&rows, &text, args.json, &failed)
+    // The pictures of the rows measured, even if some configurations failed.
+    let emitted = report::emit(&rows, &text, args.json, &failed);
+    crate::plot_pictures(&rows, args.plot.as_deref())?;
+    emitted
 }
 
 /// The whole suite: (rows, report text, failed configurations).
@@ -753,6 +762,7 @@ fn summarize(app: &App, configs: &[Config], warmup: usize) -> Vec<Row> {
                 steals: opt_median(&|r| r.steals.map(|x| x as f64)),
                 selector: is_selector(c),
                 checked: true,
+                times_s: totals.iter().map(Duration::as_secs_f64).collect(),
             }
         })
         .collect();

@@ -238,3 +238,15 @@ pub fn write_run_pictures(runs: &Runs, dir: &Path) -> Result<Vec<PathBuf>, Strin
     }
     Ok(written)
 }
+
+/// `--plot DIR` of a report in memory: `report` serialised as its JSON output (an
+/// experiment report object, or a suite's array of rows), read as [`Runs::from_value`]
+/// reads it, then [`write_run_pictures`]. Returns the paths written.
+pub fn plot_report<T: serde::Serialize + ?Sized>(
+    report: &T,
+    dir: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    let value = serde_json::to_value(report).map_err(|e| format!("--plot: {e}"))?;
+    let runs = Runs::from_value(&value).map_err(|e| format!("--plot: {e}"))?;
+    write_run_pictures(&runs, dir)
+}
