@@ -245,3 +245,32 @@ fn bad_outputs_and_sizes_are_one_line_errors() {
         "--kind incumbent: the input is a trace, which draws as timeline, utilisation"
     );
 }
+
+/// The sample files of `crates/magpie-measure/tests/data/` (the inputs of the pictures in
+/// `docs/pictures/`, for `magpie plot`) are the samples above, byte for byte. After a change
+/// to `data/samples.rs`, rewrite them with `MAGPIE_WRITE_SAMPLES=1 cargo test -p
+/// magpie-measure --test plot sample_files`.
+#[test]
+fn sample_files_are_the_samples() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    for (name, content) in [
+        ("search-trace.json", samples::search_trace()),
+        ("loop-trace.json", samples::loop_trace()),
+        ("incumbents.jsonl", samples::incumbents()),
+        ("forkjoin.json", samples::forkjoin_json()),
+        ("experiment.json", samples::experiment_json()),
+    ] {
+        let path = data.join(name);
+        if std::env::var_os("MAGPIE_WRITE_SAMPLES").is_some() {
+            std::fs::write(&path, &content).unwrap();
+        }
+        let file = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            file == content,
+            "{} differs from its sample: rewrite it (see this test's comment)",
+            path.display()
+        );
+        // And it parses as what it is.
+        Data::parse(&file).unwrap();
+    }
+}
