@@ -269,7 +269,10 @@ impl Picture for Speedup<'_> {
                 .map_err(err)?
                 .label("ideal")
                 .legend(|(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], RGBColor(150, 150, 150))
+                    PathElement::new(
+                        vec![(x, y), (x + 18, y)],
+                        RGBColor(150, 150, 150).stroke_width(2),
+                    )
                 });
             for c in mine {
                 let colour = config_colour(r, &c.config);
