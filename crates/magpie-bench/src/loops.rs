@@ -966,6 +966,44 @@ mod tests {
     }
 
     #[test]
+    fn rows_keep_every_run_and_plot_draws_them() {
+        let dir = std::env::temp_dir().join(format!("magpie-bench-plot-{}", std::process::id()));
+        let a = args(&[
+            "--quick",
+            "--runs",
+            "3",
+            "--apps",
+            "constant",
+            "--workers",
+            "1,2",
+            "--schedules",
+            "static;gss",
+            "--peers",
+            "seq-rust",
+            "--plot",
+            dir.to_str().unwrap(),
+        ]);
+        let (rows, _, failed) = measure(&a).expect("the suite runs");
+        assert!(failed.is_empty(), "{failed:?}");
+        // sequential-rust once, magpie static and gss at 1 and 2 workers.
+        assert_eq!(rows.len(), 5);
+        for r in &rows {
+            assert_eq!(r.times_s.len(), 3, "{r:?}");
+            assert_eq!(
+                r.median_s,
+                magpie_measure::stats::median(&r.times_s),
+                "{r:?}"
+            );
+        }
+        crate::plot_pictures(&rows, a.plot.as_deref()).expect("pictures written");
+        for name in ["runtimes.png", "speedup.png"] {
+            let png = std::fs::read(dir.join(name)).expect(name);
+            assert!(png.starts_with(b"\x89PNG"), "{name}");
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
     fn chunk_placeholder_and_parse_errors() {
         assert_eq!(with_chunk("ss,k", 7), "ss,7");
         assert_eq!(with_chunk("ss,1", 7), "ss,1");
