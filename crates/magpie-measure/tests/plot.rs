@@ -81,6 +81,30 @@ fn a_trace_of_working_spans_only_is_green_without_orange() {
 }
 
 #[test]
+fn an_empty_trace_draws_empty_rows() {
+    // No event at all: no row, one empty band. Workers named by otherData: their rows.
+    let (w, h, c) = draw(
+        "{\"traceEvents\":[]}",
+        Kind::Timeline,
+        "empty.png",
+        Size::default(),
+    );
+    assert_eq!((w, h), (1200, 300));
+    assert_eq!(count(&c, WORKING), 0);
+    let named = "{\"traceEvents\":[],\"otherData\":{\"workers\":12,\"ranks\":1}}";
+    let Data::Trace(t) = Data::parse(named).unwrap() else {
+        panic!("a trace")
+    };
+    assert_eq!(t.rows.len(), 12);
+    let (_, h, c) = draw(named, Kind::Utilisation, "empty-u.png", Size::default());
+    assert_eq!(h, 500);
+    assert_eq!(count(&c, WORKING) + count(&c, PARKED), 0);
+    // 130 + 26 × 12 pixels high.
+    let (_, h, _) = draw(named, Kind::Timeline, "empty12.png", Size::default());
+    assert_eq!(h, 442);
+}
+
+#[test]
 fn the_timeline_has_every_state_colour_of_the_trace() {
     let (w, h, c) = draw(
         &samples::search_trace(),
