@@ -122,6 +122,8 @@ pub struct Row {
     pub min_s: f64,
     /// Slowest timed run, in seconds.
     pub max_s: f64,
+    /// Every timed run, in seconds, in run order (the box plots of `--plot`).
+    pub times_s: Vec<f64>,
     /// With `--counters`, magpie's counters over the timed runs (magpie rows only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<ProfileReport>,
@@ -194,6 +196,7 @@ pub fn summarize(
         min_s: min,
         max_s: max,
         profile: None,
+        times_s: times.iter().map(Duration::as_secs_f64).collect(),
     }
 }
 

@@ -131,6 +131,10 @@ pub struct LoopsArgs {
     /// Tiny sizes and 4 steps, for a smoke test.
     #[arg(long)]
     pub quick: bool,
+    /// After the report, write its pictures into DIR: runtimes.png (box plots of the total
+    /// times) and, with several worker counts, speedup.png
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 /// An app with its sizes and its sequential reference result.
@@ -227,12 +231,17 @@ pub struct Row {
     pub selector: bool,
     /// Every run's result equalled the sequential reference.
     pub checked: bool,
+    /// Every timed run's total time, in seconds, in run order (the box plots of `--plot`).
+    pub times_s: Vec<f64>,
 }
 
 /// Runs the suite and prints its report.
 pub fn run(args: &LoopsArgs) -> Result<(), String> {
     let (rows, text, failed) = measure(args)?;
-    report::emit(&rows, &text, args.json, &failed)
+    // The pictures of the rows measured, even if some configurations failed.
+    let emitted = report::emit(&rows, &text, args.json, &failed);
+    crate::plot_pictures(&rows, args.plot.as_deref())?;
+    emitted
 }
 
 /// The whole suite: (rows, report text, failed configurations).
@@ -774,6 +783,7 @@ fn summarize(app: &App, configs: &[Config], warmup: usize) -> Vec<Row> {
                 steals: opt_median(&|r| r.steals.map(|x| x as f64)),
                 selector: is_selector(c),
                 checked: true,
+                times_s: totals.iter().map(Duration::as_secs_f64).collect(),
             }
         })
         .collect();
@@ -974,6 +984,44 @@ mod tests {
         }
         assert!(text.contains("best fixed magpie"));
         assert_eq!(text.matches("expert-sel post-warm-up").count(), 6);
+    }
+
+    #[test]
+    fn rows_keep_every_run_and_plot_draws_them() {
+        let dir = std::env::temp_dir().join(format!("magpie-bench-plot-{}", std::process::id()));
+        let a = args(&[
+            "--quick",
+            "--runs",
+            "3",
+            "--apps",
+            "constant",
+            "--workers",
+            "1,2",
+            "--schedules",
+            "static;gss",
+            "--peers",
+            "seq-rust",
+            "--plot",
+            dir.to_str().unwrap(),
+        ]);
+        let (rows, _, failed) = measure(&a).expect("the suite runs");
+        assert!(failed.is_empty(), "{failed:?}");
+        // sequential-rust once, magpie static and gss at 1 and 2 workers.
+        assert_eq!(rows.len(), 5);
+        for r in &rows {
+            assert_eq!(r.times_s.len(), 3, "{r:?}");
+            assert_eq!(
+                r.median_s,
+                magpie_measure::stats::median(&r.times_s),
+                "{r:?}"
+            );
+        }
+        crate::plot_pictures(&rows, a.plot.as_deref()).expect("pictures written");
+        for name in ["runtimes.png", "speedup.png"] {
+            let png = std::fs::read(dir.join(name)).expect(name);
+            assert!(png.starts_with(b"\x89PNG"), "{name}");
+        }
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

@@ -160,6 +160,10 @@ struct ForkjoinArgs {
     counters: bool,
     #[command(flatten)]
     progress: ProgressArgs,
+    /// After the report, write its pictures into DIR: runtimes.png (box plots of the run
+    /// times) and, with several worker counts, speedup.png
+    #[arg(long, value_name = "DIR")]
+    plot: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Display for KernelId {
@@ -363,7 +367,25 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
             }
         }
     }
-    magpie_measure::report::emit(&rows, &text, args.json, &failed)
+    // The pictures of the rows measured, even if some configurations failed.
+    let emitted = magpie_measure::report::emit(&rows, &text, args.json, &failed);
+    plot_pictures(&rows, args.plot.as_deref())?;
+    emitted
+}
+
+/// `--plot DIR` of the forkjoin and loops suites: the pictures of their JSON rows, each
+/// path printed on stderr.
+fn plot_pictures<T: serde::Serialize>(
+    rows: &[T],
+    dir: Option<&std::path::Path>,
+) -> Result<(), String> {
+    let Some(dir) = dir else {
+        return Ok(());
+    };
+    for p in magpie_measure::plot::plot_report(rows, dir)? {
+        eprintln!("magpie-bench: picture {}", p.display());
+    }
+    Ok(())
 }
 
 /// One (runtime, deque, workers) configuration: its pool and its timed runs per kernel.

@@ -3,7 +3,8 @@
 //! Subcommands: `demo` (a checked tour of the search applications), `search` (one exact
 //! search with a chosen skeleton, see `search.rs`), `loop` (a loop application with a
 //! chosen schedule, see `loops.rs`), `experiment policies` (timed
-//! comparisons of configurations, see `experiment/`) and `info`.
+//! comparisons of configurations, see `experiment/`), `plot` (pictures of traces, incumbent
+//! logs and reports, see `plot.rs`) and `info`.
 //!
 //! Exit codes: 0 success; 1 a result failed its check (a bug: `demo` or `search` computed a
 //! wrong answer, `loop`'s result differs from the sequential one, or a measured process of `experiment` failed); 2 bad configuration, usage
@@ -16,6 +17,7 @@ mod error;
 mod experiment;
 mod incumbents;
 mod loops;
+mod plot;
 mod search;
 mod stop;
 
@@ -139,6 +141,9 @@ enum Command {
     /// fresh processes, and reports the times with confidence intervals, the pools'
     /// counters, Welch t-tests and the aggregated result.
     Experiment(experiment::ExperimentArgs),
+    /// Draw a trace, an incumbent log or a run-time report as a PNG or SVG picture
+    #[command(after_help = plot::AFTER_HELP)]
+    Plot(plot::PlotArgs),
     /// Print the configuration that would be used and the accepted names
     Info,
 }
@@ -232,6 +237,7 @@ fn main() -> ExitCode {
             info(&config);
             ExitCode::SUCCESS
         }
+        Command::Plot(args) => error::Failure::exit_code(plot::run(&args), true),
         Command::Demo { quick } => match demo::demo(&config, quick) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(1),

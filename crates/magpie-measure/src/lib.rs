@@ -10,10 +10,12 @@
 //! - [`report`]: text tables, CSV fields and the suites' JSON output;
 //! - [`progress`]: the progress line on stderr (runs bars, live status lines) and its
 //!   `--progress`/`--quiet` flags.
+//! - [`plot`]: pictures of traces, incumbent logs and run times (PNG or SVG).
 
 #![deny(missing_docs)]
 
 pub mod background;
+pub mod plot;
 pub mod process;
 pub mod progress;
 pub mod report;

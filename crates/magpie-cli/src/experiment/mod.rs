@@ -269,6 +269,10 @@ pub struct PoliciesArgs {
     // --format json).
     #[command(flatten, next_help_heading = "Experiment")]
     pub progress: magpie_measure::progress::ProgressArgs,
+    /// After the report, write its pictures into DIR: runtimes.png (box plots of the run
+    /// times) and, with several worker counts, speedup.png (see `magpie plot`)
+    #[arg(long, value_name = "DIR", help_heading = "Experiment")]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 /// The hidden child of `policies`: prepare, build the pool, print `ready`, wait for a line
@@ -366,7 +370,11 @@ pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Res
     let experiment = report::Experiment::new(&plan, &matrix.lists, &results);
     experiment
         .print(format)
-        .map_err(|e| Failure::Run(format!("cannot write the report: {e}")))
+        .map_err(|e| Failure::Run(format!("cannot write the report: {e}")))?;
+    match &args.plot {
+        Some(dir) => crate::plot::report_pictures(&experiment.json_value(), dir),
+        None => Ok(()),
+    }
 }
 
 /// Runs `magpie experiment run-one` (a child of `policies`) with the pool of `config`.

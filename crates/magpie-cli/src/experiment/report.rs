@@ -210,6 +210,11 @@ impl<'a> Experiment<'a> {
         out.flush()
     }
 
+    /// The report as its JSON output (`--format json`), for `--plot`.
+    pub fn json_value(&self) -> serde_json::Value {
+        serde_json::to_value(self.json()).unwrap_or(serde_json::Value::Null)
+    }
+
     fn setup(&self, row: &Row) -> &Setup {
         &self.plan.setups[row.setup]
     }

@@ -1,0 +1,355 @@
+//! Run times per configuration, read from a `magpie experiment --format json` report or a
+//! `magpie-bench forkjoin|loops --json` array (the fields those commands write; nothing
+//! renamed).
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::InputError;
+
+/// One configuration's runs: a box of the box plot, a point of a speedup curve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    /// The panel: the application (experiment, loops) or kernel (forkjoin).
+    pub panel: String,
+    /// The configuration without its worker count (`magpie chase-lev`, `park`, `rayon`).
+    pub config: String,
+    /// Worker threads.
+    pub workers: usize,
+    /// A sequential row (the speedup's baseline of its panel).
+    pub sequential: bool,
+    /// The runs' times in seconds; for an older benchmark report without `times_s`, its
+    /// min, median and max.
+    pub times: Vec<f64>,
+}
+
+impl Sample {
+    /// The median of the times.
+    pub fn median(&self) -> f64 {
+        crate::stats::median(&self.times)
+    }
+}
+
+/// Run times of one report.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Runs {
+    /// What wrote them: `magpie experiment`, `magpie-bench forkjoin`, `magpie-bench loops`.
+    pub source: String,
+    /// The configurations, in the report's order.
+    pub samples: Vec<Sample>,
+}
+
+impl Runs {
+    /// Reads a report already in memory (as `--plot DIR` has it): an experiment report
+    /// object or a benchmark suite's array of rows.
+    ///
+    /// ```
+    /// use magpie_measure::plot::Runs;
+    /// let rows = serde_json::json!([
+    ///     {"kernel":"fib","runtime":"sequential","variant":"","workers":1,
+    ///      "median_s":2.0,"min_s":2.0,"max_s":2.0,"times_s":[2.0]},
+    ///     {"kernel":"fib","runtime":"magpie","variant":"chase-lev","workers":1,
+    ///      "median_s":2.5,"min_s":2.5,"max_s":2.5,"times_s":[2.5]},
+    ///     {"kernel":"fib","runtime":"magpie","variant":"chase-lev","workers":2,
+    ///      "median_s":1.0,"min_s":0.9,"max_s":1.2,"times_s":[0.9,1.0,1.2]}]);
+    /// let runs = Runs::from_value(&rows).unwrap();
+    /// assert_eq!(runs.source, "magpie-bench forkjoin");
+    /// assert_eq!(runs.samples[1].config, "magpie chase-lev");
+    /// // Against the sequential row: 2.0 / 2.5 at 1 worker, 2.0 / 1.0 at 2.
+    /// assert_eq!(runs.speedups()[0].points, [(1, 0.8), (2, 2.0)]);
+    /// ```
+    pub fn from_value(v: &Value) -> Result<Runs, String> {
+        let numbered = |rows: &[Value]| -> Vec<(usize, Value)> {
+            rows.iter().cloned().map(|r| (0, r)).collect()
+        };
+        let result = match v {
+            Value::Array(rows) => from_bench_rows(&numbered(rows)),
+            Value::Object(o) if o.contains_key("experiment") => match o.get("rows") {
+                Some(Value::Array(rows)) => from_experiment_rows(&numbered(rows)),
+                _ => return Err("the experiment report has no rows".into()),
+            },
+            _ => return Err("not an experiment report or a benchmark report".into()),
+        };
+        result.map_err(|e| e.message)
+    }
+
+    /// Whether some configuration ran at several worker counts (a speedup curve).
+    pub fn has_speedup(&self) -> bool {
+        !self.speedups().is_empty()
+    }
+
+    /// The panels in order of first appearance.
+    pub fn panels(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for s in &self.samples {
+            if !out.contains(&s.panel.as_str()) {
+                out.push(&s.panel);
+            }
+        }
+        out
+    }
+
+    /// The configurations (without workers) in order of first appearance: the colours.
+    pub fn configs(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for s in &self.samples {
+            if !out.contains(&s.config.as_str()) {
+                out.push(&s.config);
+            }
+        }
+        out
+    }
+
+    /// The speedup curves: per panel and non-sequential configuration run at two or more
+    /// worker counts, (workers, baseline median / median) in order of workers. The baseline
+    /// is the panel's first sequential row, else the configuration's own run at 1 worker;
+    /// a configuration with neither has no curve.
+    pub fn speedups(&self) -> Vec<Curve> {
+        let mut out = Vec::new();
+        for panel in self.panels() {
+            let in_panel: Vec<&Sample> = self.samples.iter().filter(|s| s.panel == panel).collect();
+            let sequential = in_panel.iter().find(|s| s.sequential).map(|s| s.median());
+            for config in self.configs() {
+                let mut mine: Vec<&Sample> = in_panel
+                    .iter()
+                    .copied()
+                    .filter(|s| s.config == config && !s.sequential)
+                    .collect();
+                mine.sort_by_key(|s| s.workers);
+                mine.dedup_by_key(|s| s.workers);
+                if mine.len() < 2 {
+                    continue;
+                }
+                let own = mine.iter().find(|s| s.workers == 1).map(|s| s.median());
+                let Some(base) = sequential.or(own) else {
+                    continue;
+                };
+                out.push(Curve {
+                    panel: panel.to_string(),
+                    config: config.to_string(),
+                    points: mine
+                        .iter()
+                        .map(|s| (s.workers, base / s.median()))
+                        .collect(),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// One speedup curve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    /// The panel (application or kernel).
+    pub panel: String,
+    /// The configuration.
+    pub config: String,
+    /// (workers, speedup), in order of workers.
+    pub points: Vec<(usize, f64)>,
+}
+
+fn text<'a>(row: &'a Value, key: &str) -> Option<&'a str> {
+    row.get(key).and_then(Value::as_str)
+}
+
+fn workers(line: usize, row: &Value) -> Result<usize, InputError> {
+    row.get("workers")
+        .and_then(Value::as_u64)
+        .filter(|&w| w >= 1)
+        .map(|w| w as usize)
+        .ok_or_else(|| InputError::at(line, "a row without a whole number \"workers\" (>= 1)"))
+}
+
+/// The positive finite times of `key`, an array of numbers.
+fn times(line: usize, row: &Value, key: &str) -> Result<Option<Vec<f64>>, InputError> {
+    let Some(v) = row.get(key) else {
+        return Ok(None);
+    };
+    let bad = || {
+        InputError::at(
+            line,
+            format!("\"{key}\" is not an array of times (numbers >= 0)"),
+        )
+    };
+    let arr = v.as_array().ok_or_else(bad)?;
+    let t: Vec<f64> = arr
+        .iter()
+        .map(|x| {
+            x.as_f64()
+                .filter(|x| x.is_finite() && *x >= 0.0)
+                .ok_or_else(bad)
+        })
+        .collect::<Result<_, _>>()?;
+    if t.is_empty() {
+        return Err(InputError::at(line, format!("\"{key}\" is empty")));
+    }
+    Ok(Some(t))
+}
+
+/// The rows of `magpie experiment policies --format json`: `app`, `runtime`, `workers`,
+/// `deque`, `victims`, `idle`, `schedule` and `times`. A configuration's label is made of
+/// the settings that differ between the rows (`park`, `yield`, `rayon`).
+pub(crate) fn from_experiment_rows(rows: &[(usize, Value)]) -> Result<Runs, InputError> {
+    // The settings that differ between magpie's rows (a peer's row is its runtime's name).
+    const AXES: [&str; 4] = ["deque", "victims", "idle", "schedule"];
+    let varying: Vec<&str> = AXES
+        .into_iter()
+        .filter(|k| {
+            rows.iter()
+                .filter(|(_, r)| text(r, "runtime").unwrap_or("magpie") == "magpie")
+                .map(|(_, r)| text(r, k))
+                .collect::<BTreeSet<_>>()
+                .len()
+                > 1
+        })
+        .collect();
+    let mut samples = Vec::new();
+    for (line, row) in rows {
+        let line = *line;
+        let panel = text(row, "app")
+            .ok_or_else(|| InputError::at(line, "an experiment row without \"app\""))?;
+        let runtime = text(row, "runtime").unwrap_or("magpie");
+        let times = times(line, row, "times")?
+            .ok_or_else(|| InputError::at(line, "an experiment row without \"times\""))?;
+        let config = if runtime != "magpie" {
+            runtime.to_string()
+        } else {
+            let parts: Vec<&str> = varying.iter().filter_map(|k| text(row, k)).collect();
+            if parts.is_empty() {
+                runtime.to_string()
+            } else {
+                parts.join(" ")
+            }
+        };
+        samples.push(Sample {
+            panel: panel.to_string(),
+            config,
+            workers: workers(line, row)?,
+            sequential: false,
+            times,
+        });
+    }
+    Ok(Runs {
+        source: "magpie experiment".into(),
+        samples,
+    })
+}
+
+/// The rows of `magpie-bench forkjoin --json` (`kernel`, `runtime`, `variant`) or
+/// `magpie-bench loops --json` (`app`, `kind`, `config`), with `workers` and `times_s`
+/// (or, in older reports, only `min_s`, `median_s`, `max_s`).
+pub(crate) fn from_bench_rows(rows: &[(usize, Value)]) -> Result<Runs, InputError> {
+    let mut source = None;
+    let mut samples = Vec::new();
+    for (line, row) in rows {
+        let line = *line;
+        let (suite, panel, config, sequential) = if let Some(kernel) = text(row, "kernel") {
+            let runtime = text(row, "runtime").unwrap_or("?");
+            let variant = text(row, "variant").unwrap_or("");
+            let config = if variant.is_empty() {
+                runtime.to_string()
+            } else {
+                format!("{runtime} {variant}")
+            };
+            ("forkjoin", kernel, config, runtime == "sequential")
+        } else if let (Some(app), Some(kind)) = (text(row, "app"), text(row, "kind")) {
+            let config = match text(row, "config").unwrap_or("") {
+                "" => kind.to_string(),
+                c => format!("{kind} {c}"),
+            };
+            ("loops", app, config, kind.starts_with("sequential"))
+        } else {
+            return Err(InputError::at(
+                line,
+                "not a row of magpie-bench forkjoin (kernel, runtime) or loops (app, kind, \
+                 config)",
+            ));
+        };
+        if *source.get_or_insert(suite) != suite {
+            return Err(InputError::at(line, "forkjoin and loops rows mixed"));
+        }
+        let times = match times(line, row, "times_s")? {
+            Some(t) => t,
+            None => {
+                let n = |k: &str| row.get(k).and_then(Value::as_f64);
+                match (n("min_s"), n("median_s"), n("max_s")) {
+                    (Some(a), Some(b), Some(c)) => vec![a, b, c],
+                    _ => {
+                        return Err(InputError::at(
+                            line,
+                            "a row without \"times_s\" (or \"min_s\", \"median_s\", \"max_s\")",
+                        ))
+                    }
+                }
+            }
+        };
+        samples.push(Sample {
+            panel: panel.to_string(),
+            config,
+            workers: workers(line, row)?,
+            sequential,
+            times,
+        });
+    }
+    Ok(Runs {
+        source: format!("magpie-bench {}", source.unwrap_or("")),
+        samples,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn numbered(v: Value) -> Vec<(usize, Value)> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .cloned()
+            .map(|r| (1, r))
+            .collect()
+    }
+
+    #[test]
+    fn experiment_labels_name_what_differs_and_speedup_is_against_one_worker() {
+        let rows = numbered(json!([
+            {"app":"fib","runtime":"magpie","workers":1,"deque":"chase-lev","victims":"random","idle":"park","times":[4.0,4.0]},
+            {"app":"fib","runtime":"magpie","workers":1,"deque":"chase-lev","victims":"random","idle":"yield","times":[6.0]},
+            {"app":"fib","runtime":"magpie","workers":2,"deque":"chase-lev","victims":"random","idle":"park","times":[1.0,3.0]},
+            {"app":"fib","runtime":"magpie","workers":2,"deque":"chase-lev","victims":"random","idle":"yield","times":[2.0]},
+            {"app":"fib","runtime":"rayon","workers":2,"deque":null,"victims":null,"idle":null,"times":[1.0]}
+        ]));
+        let r = from_experiment_rows(&rows).unwrap();
+        let labels: Vec<&str> = r.samples.iter().map(|s| s.config.as_str()).collect();
+        assert_eq!(labels, ["park", "yield", "park", "yield", "rayon"]);
+        let curves = r.speedups();
+        assert_eq!(curves.len(), 2);
+        assert_eq!(curves[0].points, [(1, 1.0), (2, 2.0)]);
+        assert_eq!(curves[1].points, [(1, 1.0), (2, 3.0)]);
+    }
+
+    #[test]
+    fn loops_rows_use_the_sequential_row_as_baseline() {
+        let rows = numbered(json!([
+            {"app":"gamma","kind":"sequential-rust","config":"","workers":1,"times_s":[8.0]},
+            {"app":"gamma","kind":"magpie","config":"gss","workers":2,"times_s":[5.0,4.0,3.0]},
+            {"app":"gamma","kind":"magpie","config":"gss","workers":4,"times_s":[2.0]},
+            {"app":"gamma","kind":"openmp","config":"static","workers":2,"median_s":4.0,"min_s":3.0,"max_s":5.0}
+        ]));
+        let r = from_bench_rows(&rows).unwrap();
+        assert_eq!(r.source, "magpie-bench loops");
+        assert_eq!(r.samples[3].times, [3.0, 4.0, 5.0]);
+        assert_eq!(r.samples[1].config, "magpie gss");
+        let c = r.speedups();
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].points, [(2, 2.0), (4, 4.0)]);
+        let bad = vec![(9, json!({"kernel":"fib","runtime":"rayon","workers":0}))];
+        assert_eq!(
+            from_bench_rows(&bad).unwrap_err().to_string(),
+            "line 9: a row without \"times_s\" (or \"min_s\", \"median_s\", \"max_s\")"
+        );
+    }
+}

@@ -1,0 +1,300 @@
+//! Every kind of picture, drawn from small inputs written here, decoded and checked: its
+//! size and the colours it must (and must not) hold. With `MAGPIE_PLOT_KEEP=DIR` the
+//! pictures are also copied into DIR, to look at.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use magpie_measure::plot::{
+    self, Data, Kind, RGBColor, Runs, Size, IDLE, INCUMBENT, PARKED, STEALING, WORKING,
+};
+
+mod samples {
+    include!("data/samples.rs");
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("magpie-plot-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn keep(path: &Path) {
+    if let Ok(dir) = std::env::var("MAGPIE_PLOT_KEEP") {
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(path, Path::new(&dir).join(path.file_name().unwrap())).unwrap();
+    }
+}
+
+/// Decodes a PNG: (width, height, pixel count per colour).
+fn decode(path: &Path) -> (u32, u32, HashMap<(u8, u8, u8), usize>) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    let mut counts = HashMap::new();
+    for p in buf[..info.buffer_size()].chunks(3) {
+        *counts.entry((p[0], p[1], p[2])).or_insert(0) += 1;
+    }
+    (info.width, info.height, counts)
+}
+
+fn count(counts: &HashMap<(u8, u8, u8), usize>, c: RGBColor) -> usize {
+    counts.get(&(c.0, c.1, c.2)).copied().unwrap_or(0)
+}
+
+fn draw(
+    text: &str,
+    kind: Kind,
+    name: &str,
+    size: Size,
+) -> (u32, u32, HashMap<(u8, u8, u8), usize>) {
+    let data = Data::parse(text).unwrap();
+    let path = out_dir(name).join(name);
+    plot::draw(&data, kind, &path, size).unwrap();
+    keep(&path);
+    decode(&path)
+}
+
+const FIXED: Size = Size {
+    width: Some(900),
+    height: Some(500),
+};
+
+#[test]
+fn a_trace_of_working_spans_only_is_green_without_orange() {
+    let (w, h, c) = draw(
+        &samples::working_only(),
+        Kind::Timeline,
+        "working-only.png",
+        FIXED,
+    );
+    assert_eq!((w, h), (900, 500));
+    assert!(
+        count(&c, WORKING) > 10_000,
+        "green pixels: {}",
+        count(&c, WORKING)
+    );
+    assert_eq!(count(&c, STEALING), 0);
+    assert_eq!(count(&c, PARKED), 0);
+}
+
+#[test]
+fn an_empty_trace_draws_empty_rows() {
+    // No event at all: no row, one empty band. Workers named by otherData: their rows.
+    let (w, h, c) = draw(
+        "{\"traceEvents\":[]}",
+        Kind::Timeline,
+        "empty.png",
+        Size::default(),
+    );
+    assert_eq!((w, h), (1200, 300));
+    assert_eq!(count(&c, WORKING), 0);
+    let named = "{\"traceEvents\":[],\"otherData\":{\"workers\":12,\"ranks\":1}}";
+    let Data::Trace(t) = Data::parse(named).unwrap() else {
+        panic!("a trace")
+    };
+    assert_eq!(t.rows.len(), 12);
+    let (_, h, c) = draw(named, Kind::Utilisation, "empty-u.png", Size::default());
+    assert_eq!(h, 500);
+    assert_eq!(count(&c, WORKING) + count(&c, PARKED), 0);
+    // 130 + 26 × 12 pixels high.
+    let (_, h, _) = draw(named, Kind::Timeline, "empty12.png", Size::default());
+    assert_eq!(h, 442);
+}
+
+#[test]
+fn the_timeline_has_every_state_colour_of_the_trace() {
+    let (w, h, c) = draw(
+        &samples::search_trace(),
+        Kind::Timeline,
+        "timeline.png",
+        Size::default(),
+    );
+    // The default: 1200 wide, 130 + 26 per row (4 workers) but at least 300 high.
+    assert_eq!((w, h), (1200, 300));
+    for (name, colour) in [
+        ("working", WORKING),
+        ("stealing", STEALING),
+        ("idle", IDLE),
+        ("parked", PARKED),
+    ] {
+        assert!(
+            count(&c, colour) > 200,
+            "{name}: {} pixels",
+            count(&c, colour)
+        );
+    }
+}
+
+#[test]
+fn utilisation_stacks_the_states() {
+    let (w, h, c) = draw(
+        &samples::search_trace(),
+        Kind::Utilisation,
+        "utilisation.png",
+        Size::default(),
+    );
+    assert_eq!((w, h), (1200, 500));
+    for colour in [WORKING, STEALING, IDLE, PARKED] {
+        assert!(count(&c, colour) > 200);
+    }
+    // Two workers, one working throughout and one parked throughout: half green, half blue.
+    let (_, _, c) = draw(
+        &samples::half_parked(),
+        Kind::Utilisation,
+        "half.png",
+        FIXED,
+    );
+    let (g, b) = (count(&c, WORKING) as f64, count(&c, PARKED) as f64);
+    assert!(
+        g > 10_000.0 && (g / b - 1.0).abs() < 0.05,
+        "green {g}, blue {b}"
+    );
+    assert_eq!(count(&c, STEALING), 0);
+}
+
+#[test]
+fn the_gantt_chart_colours_chunks_by_size() {
+    let (w, h, c) = draw(
+        &samples::loop_trace(),
+        Kind::Gantt,
+        "gantt.png",
+        Size::default(),
+    );
+    assert_eq!((w, h), (1200, 300));
+    // The largest chunk is yellow, the smallest dark purple (viridis' ends).
+    assert!(count(&c, RGBColor(253, 231, 37)) > 100);
+    assert!(count(&c, RGBColor(68, 1, 84)) > 20);
+    // A trace without chunks has no Gantt chart.
+    let data = Data::parse(&samples::search_trace()).unwrap();
+    let e = plot::draw(&data, Kind::Gantt, &out_dir("g").join("x.png"), FIXED).unwrap_err();
+    assert!(e.contains("no `chunk` spans"), "{e}");
+}
+
+#[test]
+fn the_incumbent_curve_is_red() {
+    let (w, h, c) = draw(
+        &samples::incumbents(),
+        Kind::Incumbent,
+        "incumbent.png",
+        Size::default(),
+    );
+    assert_eq!((w, h), (1000, 600));
+    assert!(count(&c, INCUMBENT) > 500, "red: {}", count(&c, INCUMBENT));
+    // An empty log draws empty axes.
+    let (_, _, c) = draw("", Kind::Incumbent, "incumbent-empty.png", FIXED);
+    assert_eq!(count(&c, INCUMBENT), 0);
+}
+
+#[test]
+fn box_plots_and_speedup_of_a_benchmark_report() {
+    let text = samples::forkjoin_json();
+    let (w, h, c) = draw(&text, Kind::Runtimes, "runtimes.png", Size::default());
+    // Two kernels of 5 rows: 2 × (96 + 5 × 26).
+    assert_eq!((w, h), (1100, 452));
+    // The first configuration's colour (the palette's first).
+    assert!(count(&c, RGBColor(0x94, 0x67, 0xbd)) > 100);
+    let (w, h, c) = draw(&text, Kind::Speedup, "speedup.png", Size::default());
+    assert_eq!((w, h), (1200, 480));
+    assert!(count(&c, RGBColor(0xe3, 0x77, 0xc2)) > 100);
+}
+
+#[test]
+fn an_experiment_report_draws_through_write_run_pictures() {
+    let v: serde_json::Value = serde_json::from_str(&samples::experiment_json()).unwrap();
+    let runs = Runs::from_value(&v).unwrap();
+    let dir = out_dir("exp");
+    let written = plot::write_run_pictures(&runs, &dir).unwrap();
+    assert_eq!(written, [dir.join("runtimes.png"), dir.join("speedup.png")]);
+    for p in &written {
+        keep(p);
+        let (w, _, _) = decode(p);
+        assert!(w >= 800);
+    }
+    // One worker count: no speedup picture.
+    let one: Runs = Runs {
+        samples: runs
+            .samples
+            .iter()
+            .filter(|s| s.workers == 1)
+            .cloned()
+            .collect(),
+        ..runs
+    };
+    let dir = out_dir("exp1");
+    assert_eq!(
+        plot::write_run_pictures(&one, &dir).unwrap(),
+        [dir.join("runtimes.png")]
+    );
+}
+
+#[test]
+fn svg_pictures_name_their_size_and_colours() {
+    let data = Data::parse(&samples::search_trace()).unwrap();
+    let path = out_dir("svg").join("timeline.svg");
+    plot::draw(&data, Kind::Timeline, &path, FIXED).unwrap();
+    let svg = std::fs::read_to_string(&path).unwrap().to_ascii_lowercase();
+    assert!(
+        svg.starts_with("<svg width=\"900\" height=\"500\""),
+        "{}",
+        &svg[..80]
+    );
+    assert!(svg.trim_end().ends_with("</svg>"));
+    for c in ["#2ca02c", "#ff7f0e", "#c7c7c7", "#1f77b4"] {
+        assert!(svg.contains(c), "{c}");
+    }
+    assert!(svg.contains(">\nw3\n</text>"), "the row label w3");
+}
+
+#[test]
+fn bad_outputs_and_sizes_are_one_line_errors() {
+    let data = Data::parse(&samples::search_trace()).unwrap();
+    let dir = out_dir("bad");
+    let e = plot::draw(&data, Kind::Timeline, &dir.join("x.jpg"), FIXED).unwrap_err();
+    assert!(
+        e.ends_with("x.jpg: the picture's name must end in .png or .svg"),
+        "{e}"
+    );
+    let small = Size {
+        width: Some(50),
+        height: None,
+    };
+    let e = plot::draw(&data, Kind::Timeline, &dir.join("x.png"), small).unwrap_err();
+    assert_eq!(e, "--width 50: expected 100 to 20000 pixels");
+    let e = plot::draw(&data, Kind::Incumbent, &dir.join("x.png"), FIXED).unwrap_err();
+    assert_eq!(
+        e,
+        "--kind incumbent: the input is a trace, which draws as timeline, utilisation"
+    );
+}
+
+/// The sample files of `crates/magpie-measure/tests/data/` (the inputs of the pictures in
+/// `docs/pictures/`, for `magpie plot`) are the samples above, byte for byte. After a change
+/// to `data/samples.rs`, rewrite them with `MAGPIE_WRITE_SAMPLES=1 cargo test -p
+/// magpie-measure --test plot sample_files`.
+#[test]
+fn sample_files_are_the_samples() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    for (name, content) in [
+        ("search-trace.json", samples::search_trace()),
+        ("loop-trace.json", samples::loop_trace()),
+        ("incumbents.jsonl", samples::incumbents()),
+        ("forkjoin.json", samples::forkjoin_json()),
+        ("experiment.json", samples::experiment_json()),
+    ] {
+        let path = data.join(name);
+        if std::env::var_os("MAGPIE_WRITE_SAMPLES").is_some() {
+            std::fs::write(&path, &content).unwrap();
+        }
+        let file = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            file == content,
+            "{} differs from its sample: rewrite it (see this test's comment)",
+            path.display()
+        );
+        // And it parses as what it is.
+        Data::parse(&file).unwrap();
+    }
+}
