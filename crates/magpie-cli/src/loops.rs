@@ -13,6 +13,8 @@
 
 use std::fmt::Display;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -26,6 +28,8 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::counters::{print_counters, CountersReport};
 use crate::error::{number, usage, Failure};
+use crate::stop::{parse_duration, Status, Stop};
+use magpie_measure::progress::StatusLine;
 
 #[cfg(feature = "mpi")]
 pub mod distributed;
@@ -291,6 +295,17 @@ pub struct LoopArgs {
     /// signals, fences, CAS, ...) per worker and in total
     #[arg(long, help_heading = "Output")]
     pub stats: bool,
+
+    /// Stop after this long (500ms, 30s, 5m, 1.5h), between two time steps (at least one
+    /// step runs), and report the steps done, checked, with status time-limit and exit
+    /// code 3. Ctrl-C (SIGINT) or SIGTERM does the same with status interrupted; a second
+    /// one exits at once
+    #[arg(long, value_name = "DURATION", help_heading = "Run")]
+    pub time_limit: Option<String>,
+
+    /// The live progress line on stderr (steps done, schedule, elapsed time)
+    #[command(flatten, next_help_heading = "Output")]
+    pub progress: magpie_measure::progress::ProgressArgs,
 }
 
 /// A loop application's error as a usage error (exit 2).
@@ -461,18 +476,23 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
     })
 }
 
-/// Runs `step` `steps` times on `pool` through `lp`, timing each call; returns the per-step
+/// Runs `step` `steps` times on `pool` through `lp`, timing each call, while `go_on(s)`
+/// says step `s` may start (asked before every step but the first); returns the per-step
 /// statistics and what each step returned.
 fn time_steps<R: Send>(
     pool: &ThreadPool,
     lp: &Loop,
     steps: usize,
     step: impl Fn(usize) -> R + Sync,
+    go_on: &(dyn Fn(usize) -> bool + Sync),
 ) -> (Vec<Step>, Vec<R>) {
     pool.install(|| {
         let mut stats = Vec::with_capacity(steps);
         let mut out = Vec::with_capacity(steps);
         for s in 0..steps {
+            if s > 0 && !go_on(s) {
+                break;
+            }
             let t = Instant::now();
             let r = step(s);
             let seconds = t.elapsed().as_secs_f64();
@@ -488,10 +508,21 @@ impl Prepared {
     /// Runs the time steps on `pool` through one new [`Loop`], then (unless `--no-check`)
     /// the sequential version, and compares; writes `--png` last.
     pub fn run(&self, pool: &ThreadPool) -> Result<Outcome, Failure> {
+        self.run_while(pool, &|_| true)
+    }
+
+    /// [`run`](Prepared::run), stopping before time step `s` (after the first) unless
+    /// `go_on(s)`: the outcome then has the steps done, checked against as many sequential
+    /// steps.
+    pub fn run_while(
+        &self,
+        pool: &ThreadPool,
+        go_on: &(dyn Fn(usize) -> bool + Sync),
+    ) -> Result<Outcome, Failure> {
         let lp = Loop::new(self.schedule.clone());
         let steps = self.steps;
         let input = &*self.input;
-        let (stats, outs) = time_steps(pool, &lp, steps, |s| input.step(s, &lp));
+        let (stats, outs) = time_steps(pool, &lp, steps, |s| input.step(s, &lp), go_on);
         let check_text = if self.check {
             Some(input.check(&outs).map_err(Failure::Check)?.to_string())
         } else {
@@ -527,6 +558,10 @@ struct Report<'a> {
     result: &'a Value,
     answer: &'a str,
     check: Option<&'a str>,
+    /// How the run ended: `complete`, `time-limit` or `interrupted` (between two steps).
+    status: &'static str,
+    /// The time steps that ran (`steps` unless stopped).
+    steps_done: usize,
     per_step: &'a [Step],
     /// The pool's counters during the time steps.
     counters: CountersReport,
@@ -535,13 +570,37 @@ struct Report<'a> {
 /// Runs `magpie loop` and prints its report.
 pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
     let prepared = prepare(args)?;
+    let limit = args
+        .time_limit
+        .as_deref()
+        .map(|t| parse_duration("--time-limit", t))
+        .transpose()?;
+    let stop = Stop::install(limit)?;
     let deque = config.deque.value;
     let workers = config.workers.value;
     let pool = config.build(deque, workers)?;
     // The counters of the time steps alone: the pool has run nothing else, and the check
     // runs on this thread.
     pool.reset_stats();
-    let out = prepared.run(&pool)?;
+    // The progress line: steps done of the total, the schedule, the time so far.
+    let done = Arc::new(AtomicUsize::new(0));
+    let shown = {
+        let (total, schedule) = (prepared.steps, prepared.schedule.to_string());
+        let (start, done) = (Instant::now(), done.clone());
+        StatusLine::start(args.progress.mode(args.json), move || {
+            format!(
+                "{}/{total} steps, schedule {schedule}, {:.1} s",
+                done.load(Ordering::Relaxed),
+                start.elapsed().as_secs_f64()
+            )
+        })
+    };
+    let out = prepared.run_while(&pool, &|s| {
+        done.store(s, Ordering::Relaxed);
+        stop.check() == Status::Complete
+    })?;
+    drop(shown);
+    let status = stop.reason();
     let counters = CountersReport::from(pool.stats());
     let last_busy = out.steps.last().map_or(&[][..], |s| &s.busy[..]);
     let report = Report {
@@ -552,7 +611,7 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
         workers,
         deque: deque.name(),
         seconds: out.seconds,
-        mean_step_seconds: out.seconds / prepared.steps as f64,
+        mean_step_seconds: out.seconds / out.steps.len().max(1) as f64,
         chunks: out.chunks(),
         steals: out.steals(),
         last_cov: out.last_cov(),
@@ -560,6 +619,8 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
         result: &out.result,
         answer: &out.answer,
         check: out.check.as_deref(),
+        status: status.name(),
+        steps_done: out.steps.len(),
         per_step: &out.steps,
         counters,
     };
@@ -567,11 +628,12 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
         let text = serde_json::to_string(&report)
             .map_err(|e| Failure::Check(format!("cannot write the JSON report: {e}")))?;
         println!("{text}");
-        return Ok(());
+        return status.result();
     }
     let line = |k: &str, v: &dyn Display| println!("{k:<12}{v}");
     let params = describe_params(&prepared.params);
     line("app", &format!("{} ({params})", report.app));
+    line("status", &report.status);
     let ran = out.steps.last().map_or("", |s| s.ran.as_str());
     let schedule = report.schedule.clone();
     if ran == schedule {
@@ -580,7 +642,14 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
         line("schedule", &format!("{schedule} (last step ran {ran})"));
     }
     line("workers", &format!("{workers} (deque {})", deque.name()));
-    line("steps", &prepared.steps);
+    if report.steps_done == prepared.steps {
+        line("steps", &prepared.steps);
+    } else {
+        line(
+            "steps",
+            &format!("{} of {}", report.steps_done, prepared.steps),
+        );
+    }
     line("seconds", &format!("{:.3}", out.seconds));
     line("per step", &format!("{:.3}", report.mean_step_seconds));
     line("chunks", &report.chunks);
@@ -599,7 +668,7 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
     if args.stats {
         print_counters(&report.counters);
     }
-    Ok(())
+    status.result()
 }
 
 /// An application's parameters (a JSON object) as `key value, key value` for the text

@@ -309,3 +309,37 @@ fn a_rank_killed_mid_loop_ends_the_job() {
         assert!(job.out.stdout.is_empty(), "{}", text(&job.out.stdout));
     }
 }
+
+/// `--time-limit` over MPI: rank 0 decides before each step, every rank stops after the
+/// same step, and the steps done are checked (every iteration's result equals the
+/// sequential one); status time-limit, exit code 3.
+#[test]
+fn a_time_limit_stops_every_rank_after_the_same_step() {
+    let out = common::mpirun(
+        2,
+        &[
+            "loop",
+            "dist",
+            "--iterations",
+            "20000",
+            "--steps",
+            "100000",
+            "--workers",
+            "1",
+            "--distributed",
+            "--time-limit",
+            "500ms",
+            "--json",
+        ],
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(stderr.contains("magpie: stopped (time-limit)"), "{stderr}");
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["status"], "time-limit");
+    let done = v["steps_done"].as_u64().unwrap();
+    assert!((1..100_000).contains(&done), "{v}");
+    // Every rank ran the same steps: each iteration once per step done.
+    assert_eq!(v["iterations_run"], 20_000 * done, "{v}");
+    assert!(v["check"].as_str().unwrap().contains("sequential"), "{v}");
+}

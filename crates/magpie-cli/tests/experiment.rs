@@ -977,3 +977,45 @@ fn a_peer_without_an_application_leaves_its_row_out() {
         "{table}"
     );
 }
+
+/// `--time-limit`: the experiment stops between two runs and reports the runs it finished
+/// (status time-limit, exit code 3); each row has its own run count, which add up to
+/// `runs_done`. 5,000 runs of two configurations take far longer than the limit.
+#[test]
+fn a_time_limit_stops_an_experiment_between_runs_with_a_partial_report() {
+    let out = magpie(
+        &[
+            "experiment",
+            "policies",
+            "--app",
+            "fib",
+            "--n",
+            "15",
+            "--workers",
+            "1,2",
+            "--runs",
+            "5000",
+            "--time-limit",
+            "1500ms",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["status"], "time-limit");
+    let done = u(&v["runs_done"]);
+    assert!(done < 10_000, "{v}");
+    let rows = v["rows"].as_array().unwrap();
+    let per_row: Vec<u64> = rows.iter().map(|r| u(&r["runs"])).collect();
+    assert_eq!(per_row.iter().sum::<u64>(), done, "{v}");
+    // Runs alternate configurations: their counts differ by at most one.
+    if let (Some(max), Some(min)) = (per_row.iter().max(), per_row.iter().min()) {
+        assert!(max - min <= 1, "{per_row:?}");
+    }
+    for r in rows {
+        assert_eq!(r["answer"], "fib(15) = 610", "{r}");
+    }
+}

@@ -496,3 +496,44 @@ fn the_json_has_the_pools_counters_and_every_pushed_task_is_taken_once() {
         "{stdout}"
     );
 }
+
+/// `--time-limit`: the loop stops between two time steps (at least one runs), the steps
+/// done are checked against as many sequential ones, the report says how many and why, and
+/// the exit code is 3. 10,000 mandelbrot steps take minutes, far more than the limit.
+#[test]
+fn a_time_limit_stops_a_loop_between_steps_with_the_steps_done_checked() {
+    let out = magpie(
+        &[
+            "loop",
+            "mandelbrot",
+            "--width",
+            "64",
+            "--height",
+            "48",
+            "--steps",
+            "10000",
+            "--time-limit",
+            "300ms",
+            "--json",
+            "--workers",
+            "2",
+        ],
+        &[],
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(stderr.contains("magpie: stopped (time-limit)"), "{stderr}");
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["status"], "time-limit");
+    assert_eq!(v["steps"], 10_000);
+    let done = v["steps_done"].as_u64().unwrap();
+    assert!((1..10_000).contains(&done), "{v}");
+    assert_eq!(v["per_step"].as_array().unwrap().len() as u64, done);
+    assert!(v["check"].as_str().unwrap().contains("sequential"), "{v}");
+    // A complete run says so.
+    let v = loop_json(&["histogram", "--steps", "2"], &[], 2);
+    assert_eq!(
+        (&v["status"], &v["steps_done"]),
+        (&"complete".into(), &2.into())
+    );
+}

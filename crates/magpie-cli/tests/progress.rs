@@ -160,3 +160,22 @@ fn a_search_shows_its_status_line_on_a_terminal() {
         );
     }
 }
+
+/// `magpie loop`'s status line: the steps done of the total and the schedule, on a terminal
+/// only (not with `--quiet`).
+#[test]
+fn a_loop_shows_its_steps_on_a_terminal() {
+    let args = ["loop", "histogram", "--steps", "2", "--schedule", "gss"];
+    let run = run_under_pty(&command(&args, &[]));
+    assert!(run.status.success(), "{}", run.terminal);
+    assert!(
+        run.terminal.contains("/2 steps, schedule gss, "),
+        "{:?}",
+        run.terminal
+    );
+    let mut quiet = args.to_vec();
+    quiet.push("--quiet");
+    let run = run_under_pty(&command(&quiet, &[]));
+    assert!(run.status.success(), "{}", run.terminal);
+    assert_no_progress("--quiet", &run.terminal);
+}

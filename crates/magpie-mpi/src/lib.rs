@@ -153,6 +153,17 @@ impl Cluster {
         use mpi::traits::Communicator;
         self.world().size()
     }
+
+    /// Rank 0's `decision`, known to every rank (a collective call: every rank calls it at
+    /// the same point; `decision` runs on rank 0 only). A distributed loop asks it before
+    /// each time step whether to go on, so that every rank stops after the same step.
+    pub fn rank0_decides(&self, decision: impl FnOnce() -> bool) -> bool {
+        use mpi::traits::{Communicator, Root};
+        let world = self.world();
+        let mut go = u8::from(world.rank() == 0 && decision());
+        world.process_at_rank(0).broadcast_into(&mut go);
+        go == 1
+    }
 }
 
 /// What one rank did in a distributed run.

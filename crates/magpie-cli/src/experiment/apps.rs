@@ -337,9 +337,29 @@ impl App {
 
     /// The tokens as `magpie loop`'s arguments.
     fn loop_args(&self) -> Result<LoopArgs, Failure> {
-        LoopTokens::try_parse_from(&self.tokens)
+        let args = LoopTokens::try_parse_from(&self.tokens)
             .map(|t| t.args)
-            .map_err(|e| Failure::Usage(format!("--app {}: {}", self.label, clap_line(&e))))
+            .map_err(|e| Failure::Usage(format!("--app {}: {}", self.label, clap_line(&e))))?;
+        self.refuse_watching(&[
+            ("--time-limit", args.time_limit.is_some()),
+            ("--progress", args.progress.progress),
+            ("--quiet", args.progress.quiet),
+        ])?;
+        Ok(args)
+    }
+
+    /// Fails if one of `flags` (the flags that watch one run of `magpie search` or `magpie
+    /// loop`) was given: an experiment's runs are watched by its own flags.
+    fn refuse_watching(&self, flags: &[(&str, bool)]) -> Result<(), Failure> {
+        match flags.iter().find(|f| f.1) {
+            Some((flag, _)) => usage(format!(
+                "--app {}: {flag} applies to a single `magpie search` or `magpie loop`, not to \
+                 an experiment's application (give the experiment's own --time-limit, \
+                 --progress or --quiet)",
+                self.label
+            )),
+            None => Ok(()),
+        }
     }
 
     /// The tokens as `magpie search`'s arguments.
@@ -347,20 +367,12 @@ impl App {
         let args = SearchTokens::try_parse_from(&self.tokens)
             .map(|t| t.args)
             .map_err(|e| Failure::Usage(format!("--app {}: {}", self.label, clap_line(&e))))?;
-        // What watches one search run; an experiment's runs are watched by its own flags.
-        let watching = [
+        self.refuse_watching(&[
             ("--time-limit", args.time_limit.is_some()),
             ("--incumbents", args.incumbents.is_some()),
             ("--progress", args.progress.progress),
             ("--quiet", args.progress.quiet),
-        ];
-        if let Some((flag, _)) = watching.iter().find(|w| w.1) {
-            return usage(format!(
-                "--app {}: {flag} applies to `magpie search` itself, not to an experiment's \
-                 application (give the experiment's own --time-limit, --progress or --quiet)",
-                self.label
-            ));
-        }
+        ])?;
         Ok(args)
     }
 

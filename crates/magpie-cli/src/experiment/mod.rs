@@ -273,6 +273,11 @@ pub struct PoliciesArgs {
     /// times) and, with several worker counts, speedup.png (see `magpie plot`)
     #[arg(long, value_name = "DIR", help_heading = "Experiment")]
     pub plot: Option<std::path::PathBuf>,
+    /// Stop after this long (500ms, 30s, 5m, 1.5h), between two runs, and report what was
+    /// measured (status time-limit, exit code 3). Ctrl-C (SIGINT) or SIGTERM does the same
+    /// (status interrupted); a second one exits at once
+    #[arg(long, value_name = "DURATION", help_heading = "Experiment")]
+    pub time_limit: Option<String>,
 }
 
 /// The hidden child of `policies`: prepare, build the pool, print `ready`, wait for a line
@@ -366,15 +371,21 @@ pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Res
         background,
         left_out,
     };
-    let results = runner::execute(&plan, args.progress.mode(format == Format::Json))?;
+    let limit = args
+        .time_limit
+        .as_deref()
+        .map(|t| crate::stop::parse_duration("--time-limit", t))
+        .transpose()?;
+    let stop = crate::stop::Stop::install(limit)?;
+    let results = runner::execute(&plan, args.progress.mode(format == Format::Json), &stop)?;
     let experiment = report::Experiment::new(&plan, &matrix.lists, &results);
     experiment
         .print(format)
         .map_err(|e| Failure::Run(format!("cannot write the report: {e}")))?;
-    match &args.plot {
-        Some(dir) => crate::plot::report_pictures(&experiment.json_value(), dir),
-        None => Ok(()),
+    if let Some(dir) = &args.plot {
+        crate::plot::report_pictures(&experiment.json_value(), dir)?;
     }
+    results.status.result()
 }
 
 /// Runs `magpie experiment run-one` (a child of `policies`) with the pool of `config`.

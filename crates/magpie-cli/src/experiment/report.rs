@@ -30,6 +30,7 @@ use super::apps::{Counters, LoopCounters, Measurement};
 use super::matrix::{Lists, Setup};
 use super::runner::{Plan, Results};
 use super::Format;
+use crate::stop::Status;
 use magpie_measure::stats::{self, Welch};
 
 /// One (application, configuration) row.
@@ -71,6 +72,9 @@ pub struct Experiment<'a> {
     /// Per setup.
     aggregated: Vec<f64>,
     background_ran_throughout: Option<bool>,
+    /// `complete`, or why the runs stopped early.
+    status: Status,
+    runs_done: usize,
 }
 
 fn summarise(app: usize, setup: usize, runs: &[Vec<Measurement>]) -> Row {
@@ -135,8 +139,9 @@ impl<'a> Experiment<'a> {
         let mut rows = Vec::new();
         for (a, per_setup) in results.measured.iter().enumerate() {
             for (s, runs) in per_setup.iter().enumerate() {
-                // A pair left out (a peer without this application) has no runs and no row.
-                if plan.runs_on(a, s) {
+                // A pair left out (a peer without this application) has no runs and no row;
+                // nor has a pair whose first run an early stop prevented.
+                if plan.runs_on(a, s) && !runs.is_empty() {
                     rows.push(summarise(a, s, runs));
                 }
             }
@@ -193,6 +198,8 @@ impl<'a> Experiment<'a> {
             rows,
             aggregated,
             background_ran_throughout: results.background_ran_throughout,
+            status: results.status,
+            runs_done: results.runs_done,
         }
     }
 
@@ -256,6 +263,14 @@ impl<'a> Experiment<'a> {
             p.runs,
             plural(p.runs),
         )?;
+        if self.status != Status::Complete {
+            writeln!(
+                out,
+                "stopped ({}) after {} runs: the rows below have the runs done",
+                self.status.name(),
+                self.runs_done
+            )?;
+        }
         writeln!(
             out,
             "deques {}; victims {}; idle {}{}{}; signal {}, join limit {}",
@@ -605,6 +620,8 @@ impl<'a> Experiment<'a> {
         JsonReport {
             experiment: "policies",
             runs: p.runs,
+            status: self.status.name(),
+            runs_done: self.runs_done,
             instances: p.instances,
             order: "alternating",
             isolation: "one fresh process per instance, released together by a barrier",
@@ -696,6 +713,10 @@ const CSV_COLUMNS: [&str; 36] = [
 struct JsonReport<'a> {
     experiment: &'static str,
     runs: usize,
+    /// `complete`, or `time-limit` / `interrupted`: the runs stopped early, between two
+    /// runs (rows then have the runs done, `runs_done` in all).
+    status: &'static str,
+    runs_done: usize,
     instances: usize,
     order: &'static str,
     isolation: &'static str,
@@ -907,6 +928,8 @@ mod tests {
         let results = Results {
             measured,
             background_ran_throughout: None,
+            status: Status::Complete,
+            runs_done: 0,
         };
         check(&Experiment::new(&plan, &m.lists, &results));
     }

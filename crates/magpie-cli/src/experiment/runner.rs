@@ -18,6 +18,8 @@ use std::process::{Command, ExitStatus};
 use magpie_measure::background::{Background, Repeat};
 use magpie_measure::process::{self, BarrierChild};
 use magpie_measure::progress::{Mode, RunsBar};
+
+use crate::stop::{Status, Stop};
 use magpie_measure::rounds::rounds;
 
 use super::apps::{App, Measurement};
@@ -90,6 +92,11 @@ pub struct Results {
     /// Whether the background command was still running when the last run ended (`None`
     /// without one).
     pub background_ran_throughout: Option<bool>,
+    /// `complete`, or why the experiment stopped early (between two runs: `measured` has
+    /// the runs finished before, so configurations may have one run fewer than others).
+    pub status: Status,
+    /// Runs finished (`measured`'s, over every application and configuration).
+    pub runs_done: usize,
 }
 
 /// Starts one child process of a run: this program again, `experiment run-one`, behind the
@@ -209,8 +216,10 @@ fn one_run(plan: &Plan, app: &App, setup: &Setup, run: usize) -> Result<Vec<Meas
     Ok(out)
 }
 
-/// Runs the whole plan, with the runs done on stderr when `progress` is on.
-pub fn execute(plan: &Plan, progress: Mode) -> Result<Results, Failure> {
+/// Runs the whole plan, with the runs done on stderr when `progress` is on, until `stop`
+/// says to stop (checked before each run; a run that fails once the stop has come — its
+/// children killed by the same Ctrl-C — counts as not run).
+pub fn execute(plan: &Plan, progress: Mode, stop: &Stop) -> Result<Results, Failure> {
     let background =
         match &plan.background {
             Some(c) => {
@@ -235,7 +244,8 @@ pub fn execute(plan: &Plan, progress: Mode) -> Result<Results, Failure> {
         vec![vec![Vec::with_capacity(plan.runs); plan.setups.len()]; plan.apps.len()];
     // The first answer of each application: every later one must be the same.
     let mut answers: Vec<Option<(String, String)>> = vec![None; plan.apps.len()];
-    for round in rounds(0, plan.runs as u32) {
+    let mut runs_done = 0;
+    'runs: for round in rounds(0, plan.runs as u32) {
         let run = round.number() as usize - 1;
         for (a, app) in plan.apps.iter().enumerate() {
             for (s, setup) in plan.setups.iter().enumerate() {
@@ -249,7 +259,14 @@ pub fn execute(plan: &Plan, progress: Mode) -> Result<Results, Failure> {
                     app.label,
                     setup.describe_for(app)
                 ));
-                let ms = one_run(plan, app, setup, run)?;
+                if stop.check() != Status::Complete {
+                    break 'runs;
+                }
+                let ms = match one_run(plan, app, setup, run) {
+                    Ok(ms) => ms,
+                    Err(_) if stop.check() != Status::Complete => break 'runs,
+                    Err(e) => return Err(e),
+                };
                 for m in &ms {
                     match &answers[a] {
                         None => answers[a] = Some((m.answer.clone(), setup.describe_for(app))),
@@ -266,6 +283,7 @@ pub fn execute(plan: &Plan, progress: Mode) -> Result<Results, Failure> {
                     }
                 }
                 measured[a][s].push(ms);
+                runs_done += 1;
                 bar.inc();
             }
         }
@@ -275,5 +293,7 @@ pub fn execute(plan: &Plan, progress: Mode) -> Result<Results, Failure> {
     Ok(Results {
         measured,
         background_ran_throughout,
+        status: stop.reason(),
+        runs_done,
     })
 }

@@ -35,6 +35,7 @@ use super::{prepare, usage, LoopArgs, Prepared};
 use crate::config::Config;
 use crate::error::Failure;
 use crate::search::distributed::{injected_failure, kill_self, InjectedFailure, FAIL_RANK_ENV};
+use crate::stop::{parse_duration, Status, Stop};
 
 /// The share-mode schedule without `--schedule`.
 pub const DEFAULT_SHARE_SCHEDULE: &str = "fac2";
@@ -369,6 +370,16 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
     } = prepared;
     let steal = d.options.mode == Mode::Steal;
     let mut record = Steps::new();
+    // Rank 0 decides before each step whether to go on (its time limit, a signal there).
+    let limit = args
+        .time_limit
+        .as_deref()
+        .map(|t| parse_duration("--time-limit", t))
+        .transpose()?
+        .filter(|_| rank == 0);
+    let stop = Stop::install(limit)?;
+    // The time steps run (all of them unless stopped).
+    let mut done = 0;
     // Fault injection for the tests of failure behaviour (FAIL_RANK_ENV): rank R's workers
     // panic in their first iteration (on a worker thread, not the MPI thread), or with
     // `R:kill` the rank dies of SIGKILL at its 100th iteration.
@@ -416,6 +427,10 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
             let mut sum = 0u64;
             let mut mismatch: Option<String> = None;
             for s in 0..steps {
+                if s > 0 && !cluster.rank0_decides(|| stop.check() == Status::Complete) {
+                    break;
+                }
+                done = s + 1;
                 let out = lp.run(cluster, &pool, n, &mine, &description, |i, &c| {
                     injected(i);
                     dist::work(c, dist::iteration_seed(s, i))
@@ -450,7 +465,7 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
                 if let Some(m) = mismatch {
                     return Err(Failure::Check(m));
                 }
-                let want = dist::run_seq(&costs, steps);
+                let want = dist::run_seq(&costs, done);
                 if sum != want {
                     return Err(Failure::Check(format!(
                         "dist: the steps sum to {sum:#018x}, the sequential run to {want:#018x}"
@@ -492,6 +507,10 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
             let want = (check && rank == 0).then(|| mandelbrot::render_seq(&p));
             let mut mismatch: Option<String> = None;
             for s in 0..steps {
+                if s > 0 && !cluster.rank0_decides(|| stop.check() == Status::Complete) {
+                    break;
+                }
+                done = s + 1;
                 let out = lp.run(cluster, &pool, n, &points, &description, |i, &(re, im)| {
                     injected(i);
                     mandelbrot::pixel(re, im, p.max_iter)
@@ -533,15 +552,27 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
                     .to_string()
             });
             (
-                json!({"steps": steps, "iterations": iterations, "checksum": checksum}),
+                json!({"steps": done, "iterations": iterations, "checksum": checksum}),
                 format!("iterations {iterations}, checksum {checksum:#018x}"),
                 what,
             )
         }
     };
+    let status = stop.reason();
     report(
-        args, app, &params, &d, &lp, steps, workers, &record, &result, &answer, what,
-    )
+        args,
+        app,
+        &params,
+        &d,
+        &lp,
+        (steps, done, status),
+        workers,
+        &record,
+        &result,
+        &answer,
+        what,
+    )?;
+    status.result()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -551,7 +582,7 @@ fn report(
     params: &Value,
     d: &Distributed,
     lp: &DistributedLoop,
-    steps: usize,
+    (steps, done, status): (usize, usize, Status),
     workers: usize,
     record: &Steps,
     result: &Value,
@@ -582,10 +613,12 @@ fn report(
             "schedule": o.schedule.to_string(),
             "hot_block": d.hot_block,
             "steps": steps,
+            "steps_done": done,
+            "status": status.name(),
             "workers": workers,
             "ranks_count": record.ranks.len(),
             "time_s": time,
-            "mean_step_s": time / steps as f64,
+            "mean_step_s": time / done.max(1) as f64,
             "per_step_s": record.per_step,
             "cov": finish_cov,
             "busy_cov": busy_cov,
@@ -602,6 +635,7 @@ fn report(
     let line = |k: &str, v: &dyn Display| println!("{k:<12}{v}");
     let params = super::describe_params(params);
     line("app", &format!("{app} ({params})"));
+    line("status", &status.name());
     if steal {
         line(
             "mode",
@@ -626,9 +660,13 @@ fn report(
         "ranks",
         &format!("{} × {workers} worker(s)", record.ranks.len()),
     );
-    line("steps", &steps);
+    if done == steps {
+        line("steps", &steps);
+    } else {
+        line("steps", &format!("{done} of {steps}"));
+    }
     line("seconds", &format!("{time:.3}"));
-    line("per step", &format!("{:.3}", time / steps as f64));
+    line("per step", &format!("{:.3}", time / done.max(1) as f64));
     println!(
         "{:>4} {:>10} {:>7} {:>7} {:>7} {:>6} {:>6} {:>9} {:>9} {:>10} {:>8} {:>8} {:>8}",
         "rank",

@@ -234,7 +234,7 @@ pub(super) fn subtree<S, V>(
                 // A stopped search (a monitor's stop, or a decision found elsewhere) ends
                 // the walk within STOP_TICK nodes, whatever the visitor says of them.
                 ticks = ticks.wrapping_add(1);
-                if ticks % STOP_TICK == 0 && state.stopped() {
+                if ticks & (STOP_TICK - 1) == 0 && state.stopped() {
                     break;
                 }
                 let d = depth + stack.len();
