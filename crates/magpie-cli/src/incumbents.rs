@@ -11,29 +11,18 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use magpie::search::{Improvement, Monitor};
-use serde::Serialize;
+use magpie_measure::plot::IncumbentLine;
 
 use crate::error::Failure;
 
-/// One line of the file.
-#[derive(Debug, Serialize)]
-struct Line {
-    time_s: f64,
-    value: i64,
-    worker: Option<usize>,
-    rank: usize,
-    nodes: u64,
-}
-
-impl From<&Improvement> for Line {
-    fn from(i: &Improvement) -> Self {
-        Line {
-            time_s: i.time.as_secs_f64(),
-            value: i.value,
-            worker: i.worker,
-            rank: i.rank,
-            nodes: i.nodes,
-        }
+/// The line of `improvement` (the format is defined once, beside its reader).
+fn line(i: &Improvement) -> IncumbentLine {
+    IncumbentLine {
+        time_s: i.time.as_secs_f64(),
+        value: i.value,
+        worker: i.worker,
+        rank: i.rank,
+        nodes: i.nodes,
     }
 }
 
@@ -55,7 +44,7 @@ impl IncumbentLog {
         let error = Arc::new(Mutex::new(None));
         let (failed, shown) = (error.clone(), path.display().to_string());
         monitor.on_improvement(move |i| {
-            let written = serde_json::to_writer(&mut out, &Line::from(i))
+            let written = serde_json::to_writer(&mut out, &line(i))
                 .map_err(std::io::Error::from)
                 .and_then(|()| out.write_all(b"\n"))
                 .and_then(|()| out.flush());

@@ -1,9 +1,37 @@
 //! An incumbent log (the JSON lines of `--incumbents`): one improvement per line, in time
 //! order.
 
+use serde::Serialize;
 use serde_json::Value;
 
 use super::InputError;
+
+/// One line of an incumbent log as `--incumbents` writes it (the format's one definition:
+/// [`parse`] reads what this writes, and more leniently). `worker` is `null` for an
+/// incumbent another rank sent to rank 0.
+///
+/// ```
+/// use magpie_measure::plot::IncumbentLine;
+/// let line = IncumbentLine { time_s: 0.5, value: 25, worker: Some(1), rank: 0, nodes: 12 };
+/// assert_eq!(
+///     serde_json::to_string(&line).unwrap(),
+///     r#"{"time_s":0.5,"value":25,"worker":1,"rank":0,"nodes":12}"#
+/// );
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct IncumbentLine {
+    /// Seconds since the search started.
+    pub time_s: f64,
+    /// The new incumbent's objective value.
+    pub value: i64,
+    /// The worker that found it, if a worker of rank 0's process (or of the one process).
+    pub worker: Option<usize>,
+    /// The MPI rank where it was found (0 for one process).
+    pub rank: usize,
+    /// Nodes expanded so far (on rank 0 of a distributed search, 0: ranks count their
+    /// nodes only at the end).
+    pub nodes: u64,
+}
 
 /// One improvement of the incumbent.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,6 +92,42 @@ pub(crate) fn parse(text: &str) -> Result<Vec<Incumbent>, InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_the_writer_writes_the_reader_reads() {
+        let written: Vec<IncumbentLine> = vec![
+            IncumbentLine {
+                time_s: 0.25,
+                value: -7,
+                worker: Some(0),
+                rank: 0,
+                nodes: 3,
+            },
+            IncumbentLine {
+                time_s: 1.5,
+                value: 12,
+                worker: None,
+                rank: 2,
+                nodes: 0,
+            },
+        ];
+        let text: String = written
+            .iter()
+            .map(|l| serde_json::to_string(l).unwrap() + "\n")
+            .collect();
+        let read = parse(&text).unwrap();
+        let back: Vec<_> = read
+            .iter()
+            .map(|i| (i.time_s, i.value, i.worker, i.rank, i.nodes))
+            .collect();
+        assert_eq!(
+            back,
+            [
+                (0.25, -7.0, Some(0), Some(0), Some(3)),
+                (1.5, 12.0, None, Some(2), Some(0))
+            ]
+        );
+    }
 
     #[test]
     fn lines_parse_and_errors_name_their_line() {

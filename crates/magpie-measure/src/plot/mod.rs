@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 
 pub use plotters::style::RGBColor;
 
-pub use incumbents::Incumbent;
+pub use incumbents::{Incumbent, IncumbentLine};
 pub use input::InputError;
 pub use runs::{Runs, Sample};
 pub use trace::{Chunk, Span, State, Trace};
