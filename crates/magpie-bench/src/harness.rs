@@ -6,7 +6,7 @@ use crate::kernels::{Inputs, KernelId};
 use magpie::deque::DequeKind;
 use magpie::WorkerStats;
 use magpie_measure::stats;
-use serde::ser::{SerializeMap, Serializer};
+use serde::ser::Serializer;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::num::NonZeroUsize;
@@ -169,12 +169,7 @@ pub struct Profile(pub WorkerStats);
 
 impl Serialize for Profile {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let columns = self.0.profile();
-        let mut map = s.serialize_map(Some(columns.len()))?;
-        for (k, v) in columns {
-            map.serialize_entry(k, &v)?;
-        }
-        map.end()
+        magpie_measure::report::Fields(&self.0.profile()).serialize(s)
     }
 }
 

@@ -3,7 +3,7 @@
 //! ([`print_counters`]). `magpie search` and `magpie loop` report the counters of their run.
 
 use magpie::{PoolStats, WorkerStats};
-use serde::ser::{SerializeMap, Serializer};
+use serde::ser::Serializer;
 use serde::Serialize;
 
 /// One worker's counters (or their sum), as a JSON object of every counter the runtime
@@ -13,12 +13,7 @@ pub(crate) struct Counters(pub(crate) WorkerStats);
 
 impl Serialize for Counters {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let fields = self.0.fields();
-        let mut map = s.serialize_map(Some(fields.len()))?;
-        for (k, v) in fields {
-            map.serialize_entry(k, &v)?;
-        }
-        map.end()
+        magpie_measure::report::Fields(&self.0.fields()).serialize(s)
     }
 }
 

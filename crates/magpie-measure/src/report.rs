@@ -142,3 +142,25 @@ mod tests {
         );
     }
 }
+
+/// Named counts serialized as one JSON object, in their order: `{"pushes": 3, "pops": 2}`
+/// (a worker's counters, its LCWS profile).
+///
+/// ```
+/// use magpie_measure::report::Fields;
+/// let json = serde_json::to_string(&Fields(&[("pushes", 3), ("pops", 2)])).unwrap();
+/// assert_eq!(json, r#"{"pushes":3,"pops":2}"#);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Fields<'a>(pub &'a [(&'static str, u64)]);
+
+impl Serialize for Fields<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
