@@ -291,6 +291,12 @@ pub struct LoopArgs {
     /// signals, fences, CAS, ...) per worker and in total
     #[arg(long, help_heading = "Output")]
     pub stats: bool,
+
+    /// Write what every worker did during the time steps (loop chunks with their iterations,
+    /// tasks, steals, idle and parked time) to FILE as a Chrome trace-event file (open it in
+    /// https://ui.perfetto.dev); a local run only
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub trace: Option<PathBuf>,
 }
 
 /// A loop application's error as a usage error (exit 2).
@@ -438,6 +444,8 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
                 return usage(format!("{flag} applies to --distributed only"));
             }
         }
+    } else if a.trace.is_some() {
+        return usage("--trace applies to a local run");
     }
     let mut options = app_options(a);
     app.check_options(&options).map_err(usage_of)?;
@@ -541,7 +549,11 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
     // The counters of the time steps alone: the pool has run nothing else, and the check
     // runs on this thread.
     pool.reset_stats();
-    let out = prepared.run(&pool)?;
+    let tracing = crate::trace::start(args.trace.as_deref(), &pool)?;
+    let out = prepared.run(&pool);
+    // The trace of the time steps: the check ran on this thread, outside the pool.
+    crate::trace::finish(tracing, &pool)?;
+    let out = out?;
     let counters = CountersReport::from(pool.stats());
     let last_busy = out.steps.last().map_or(&[][..], |s| &s.busy[..]);
     let report = Report {

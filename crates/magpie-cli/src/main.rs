@@ -16,6 +16,7 @@ mod error;
 mod experiment;
 mod loops;
 mod search;
+mod trace;
 
 use std::process::ExitCode;
 

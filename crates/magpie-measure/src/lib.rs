@@ -7,7 +7,8 @@
 //! - [`process`]: child processes in their own process groups, stopped by one policy, run
 //!   under a timeout, or held at an inter-process barrier and released together;
 //! - [`background`]: background loads beside the measurements;
-//! - [`report`]: text tables, CSV fields and the suites' JSON output.
+//! - [`report`]: text tables, CSV fields and the suites' JSON output;
+//! - [`trace`]: magpie's traces as Chrome trace-event files (`--trace FILE`).
 
 #![deny(missing_docs)]
 
@@ -16,3 +17,4 @@ pub mod process;
 pub mod report;
 pub mod rounds;
 pub mod stats;
+pub mod trace;

@@ -64,6 +64,9 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
     };
     let own = app_args(args);
     check_app_options(app, &own, args)?;
+    if args.distributed && args.trace.is_some() {
+        return usage("--trace applies to a local run");
+    }
     if !args.distributed && args.remote_victims.is_some() {
         return usage("--remote-victims applies to --distributed only");
     }
@@ -212,9 +215,11 @@ pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
     let (pool, deque, workers) = build_pool(&pool_config(config, &prepared.choice)?)?;
     // The counters of the search alone: the pool has run nothing else.
     pool.reset_stats();
+    let tracing = crate::trace::start(args.trace.as_deref(), &pool)?;
     let solved = prepared
         .solve_on(&Engine::Pool(&pool))?
         .expect("a local search has its result");
+    crate::trace::finish(tracing, &pool)?;
     let (mut report, stats) = prepared.report(solved, workers, deque.name());
     report.counters = Some(pool.stats().into());
     if args.json {
