@@ -8,6 +8,7 @@
 //! ```text
 //! cargo run --release -p magpie-bench -- forkjoin [--json] [--runs N] [--workers 1,2]
 //!     [--kernels fib,tree,...] [--runtimes sequential,magpie,rayon,chili] [--deques ...] [--quick]
+//!     [--trace FILE]   (the last timed run of each magpie configuration, per kernel)
 //!
 //! cargo run --release -p magpie-bench -- search [--runs N] [--json] [--quick]
 //!     [--experiments overhead,speedup,peers,sequential]
@@ -63,6 +64,7 @@ use magpie_measure::progress::{ProgressArgs, RunsBar};
 use magpie_measure::rounds::{rounds, Round};
 // Messages on stderr go above the progress bar while it is shown.
 use magpie_measure::{eprint_above as eprint, eprintln_above as eprintln};
+use magpie_measure::trace::{Meta, Process, TraceFile};
 use std::collections::HashMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
@@ -164,6 +166,11 @@ struct ForkjoinArgs {
     /// times) and, with several worker counts, speedup.png
     #[arg(long, value_name = "DIR")]
     plot: Option<std::path::PathBuf>,
+    /// Write a Chrome trace-event file (open it in https://ui.perfetto.dev) of the last timed
+    /// run of each magpie configuration on each kernel: one process per (kernel,
+    /// configuration), its workers as threads. That run's time includes the cost of tracing.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Display for KernelId {
@@ -188,7 +195,22 @@ fn main() -> ExitCode {
         }
     }
     let result = match cli.command {
-        Command::Forkjoin(args) => forkjoin(&args),
+        Command::Forkjoin(args) => {
+            // A bad trace path is a usage error (exit 2), found before any run.
+            let file = match args
+                .trace
+                .as_deref()
+                .map(|p| TraceFile::create("--trace", p))
+            {
+                Some(Err(e)) => {
+                    eprintln!("magpie-bench: error: {e}");
+                    return ExitCode::from(2);
+                }
+                Some(Ok(f)) => Some(f),
+                None => None,
+            };
+            forkjoin(&args, file)
+        }
         Command::Search(args) => search::run(&args),
         Command::Loops(args) => loops::run(&args),
         Command::Distributed(args) => distributed::run(&args),
@@ -246,7 +268,7 @@ fn configurations(args: &ForkjoinArgs) -> Vec<(RuntimeKind, DequeKind, usize)> {
     out
 }
 
-fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
+fn forkjoin(args: &ForkjoinArgs, trace: Option<TraceFile>) -> Result<(), String> {
     if args.workers.contains(&0) {
         return Err("--workers: worker counts must be at least 1".into());
     }
@@ -303,6 +325,11 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
         bar.inc();
         done
     };
+    // The round whose run is traced: the last timed one.
+    let traced_round = trace.as_ref().map(|_| args.runs);
+    for c in &mut configs {
+        c.traced_round = traced_round;
+    }
     if args.blocked {
         for c in &mut configs {
             c.build();
@@ -351,6 +378,9 @@ fn forkjoin(args: &ForkjoinArgs) -> Result<(), String> {
         }
     }
     let failed: Vec<String> = configs.iter().filter_map(|c| c.failed.clone()).collect();
+    if let Some(file) = trace {
+        write_trace(file, &configs, &kernels)?;
+    }
 
     let mut text = String::new();
     for &k in &kernels {
@@ -388,6 +418,32 @@ fn plot_pictures<T: serde::Serialize>(
     Ok(())
 }
 
+/// Writes the traces of `configs`, one process per (kernel, configuration) in the order of
+/// `kernels` then `configs`.
+fn write_trace(file: TraceFile, configs: &[Config], kernels: &[KernelId]) -> Result<(), String> {
+    let mut processes = Vec::new();
+    for &k in kernels {
+        for c in configs {
+            for (_, trace) in c.traces.iter().filter(|(tk, _)| *tk == k) {
+                processes.push(Process {
+                    pid: processes.len(),
+                    name: format!(
+                        "{k} {}",
+                        c.name.split_whitespace().collect::<Vec<_>>().join(" ")
+                    ),
+                    trace,
+                });
+            }
+        }
+    }
+    let meta = Meta {
+        command: Meta::command_line(),
+        workers: configs.iter().map(|c| c.workers).max().unwrap_or(1),
+        ranks: processes.len(),
+    };
+    file.write(&processes, &meta)
+}
+
 /// One (runtime, deque, workers) configuration: its pool and its timed runs per kernel.
 struct Config {
     runtime: RuntimeKind,
@@ -403,6 +459,10 @@ struct Config {
     counting: bool,
     /// Why the configuration was dropped (it panicked), if it was.
     failed: Option<String>,
+    /// The timed round whose run is traced (`--trace`; magpie pools only).
+    traced_round: Option<u32>,
+    /// The traces of that run, per kernel.
+    traces: Vec<(KernelId, magpie::Trace)>,
 }
 
 impl Config {
@@ -424,6 +484,8 @@ impl Config {
             counted: HashMap::new(),
             counting: counters && runtime == RuntimeKind::Magpie,
             failed: None,
+            traced_round: None,
+            traces: Vec::new(),
         }
     }
 
@@ -464,7 +526,19 @@ impl Config {
             _ => None,
         };
         let before = snapshot();
-        match panic::catch_unwind(AssertUnwindSafe(|| pool.execute(k, inputs))) {
+        let traced = match pool {
+            Pool::Magpie(p) if round.is_timed() && Some(round.number()) == self.traced_round => {
+                p.start_trace();
+                Some(p)
+            }
+            _ => None,
+        };
+        let result = panic::catch_unwind(AssertUnwindSafe(|| pool.execute(k, inputs)));
+        if let Some(p) = traced {
+            let trace = p.take_trace();
+            self.traces.push((k, trace));
+        }
+        match result {
             Ok(Ok((t, digest))) => {
                 if let (Some(before), Some(after)) = (before, snapshot()) {
                     let sum = self

@@ -306,6 +306,11 @@ pub struct LoopArgs {
     /// The live progress line on stderr (steps done, schedule, elapsed time)
     #[command(flatten, next_help_heading = "Output")]
     pub progress: magpie_measure::progress::ProgressArgs,
+    /// Write what every worker did during the time steps (loop chunks with their iterations,
+    /// tasks, steals, idle and parked time) to FILE as a Chrome trace-event file (open it in
+    /// https://ui.perfetto.dev); a local run only
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub trace: Option<PathBuf>,
 }
 
 /// A loop application's error as a usage error (exit 2).
@@ -453,6 +458,8 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
                 return usage(format!("{flag} applies to --distributed only"));
             }
         }
+    } else if a.trace.is_some() {
+        return usage("--trace applies to a local run");
     }
     let mut options = app_options(a);
     app.check_options(&options).map_err(usage_of)?;
@@ -582,6 +589,7 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
     // The counters of the time steps alone: the pool has run nothing else, and the check
     // runs on this thread.
     pool.reset_stats();
+    let tracing = crate::trace::start(args.trace.as_deref(), &pool)?;
     // The progress line: steps done of the total, the schedule, the time so far.
     let done = Arc::new(AtomicUsize::new(0));
     let shown = {
@@ -598,8 +606,11 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
     let out = prepared.run_while(&pool, &|s| {
         done.store(s, Ordering::Relaxed);
         stop.check() == Status::Complete
-    })?;
+    });
     drop(shown);
+    // The trace of the time steps: the check ran on this thread, outside the pool.
+    crate::trace::finish(tracing, &pool)?;
+    let out = out?;
     let status = stop.reason();
     let counters = CountersReport::from(pool.stats());
     let last_busy = out.steps.last().map_or(&[][..], |s| &s.busy[..]);

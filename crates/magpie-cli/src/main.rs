@@ -20,6 +20,7 @@ mod loops;
 mod plot;
 mod search;
 mod stop;
+mod trace;
 
 use std::process::ExitCode;
 

@@ -11,6 +11,7 @@
 //! - [`progress`]: the progress line on stderr (runs bars, live status lines) and its
 //!   `--progress`/`--quiet` flags.
 //! - [`plot`]: pictures of traces, incumbent logs and run times (PNG or SVG).
+//! - [`trace`]: magpie's traces as Chrome trace-event files (`--trace FILE`).
 
 #![deny(missing_docs)]
 
@@ -21,3 +22,4 @@ pub mod progress;
 pub mod report;
 pub mod rounds;
 pub mod stats;
+pub mod trace;

@@ -38,7 +38,9 @@
 //!   (with [`Scope`]), [`spawn`], [`expose_work`], [`current_worker_index`],
 //!   [`current_num_workers`];
 //! - the pool's counters: [`PoolStats`] (from [`ThreadPool::stats`]) and one
-//!   [`WorkerStats`] per worker.
+//!   [`WorkerStats`] per worker;
+//! - the pool's traces: [`Trace`] (from [`ThreadPool::take_trace`]), what each worker did
+//!   and when, with its events in [`trace`].
 //!
 //! And four sub-APIs, each its own module:
 //!
@@ -77,6 +79,8 @@ mod search {
 }
 mod stats;
 mod sync;
+#[cfg(not(loom))]
+pub mod trace;
 
 // The crate's API, flat, in the style of rayon-core: the pool and its builder, the
 // fork-join functions, the pool's statistics and the builder's limits and defaults. The
@@ -90,6 +94,8 @@ pub use runtime::{
     ThreadPoolBuilder, DEFAULT_STACK_SIZE, MAX_WORKERS,
 };
 pub use stats::WorkerStats;
+#[cfg(not(loom))]
+pub use trace::Trace;
 
 /// The README's code examples, compiled and run as doc tests so that they stay true.
 #[cfg(doctest)]

@@ -252,6 +252,11 @@ pub struct SearchArgs {
     /// Text output: also print pruned nodes, backtracks, tasks, steals and nodes per worker
     #[arg(long, help_heading = "Output")]
     pub stats: bool,
+
+    /// Write what every worker did (tasks, steals, idle and parked time) to FILE as a Chrome
+    /// trace-event file (open it in https://ui.perfetto.dev); a local run only
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub trace: Option<PathBuf>,
 }
 
 pub(crate) fn unknown(what: &str, given: &str, accepted: &[&str]) -> Failure {

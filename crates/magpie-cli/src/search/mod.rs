@@ -67,6 +67,9 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
     };
     let own = app_args(args);
     check_app_options(app, &own, args)?;
+    if args.distributed && args.trace.is_some() {
+        return usage("--trace applies to a local run");
+    }
     if !args.distributed && args.remote_victims.is_some() {
         return usage("--remote-victims applies to --distributed only");
     }
@@ -236,6 +239,7 @@ pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
     let watched = Watched::start(args, true)?;
     // The counters of the search alone: the pool has run nothing else.
     pool.reset_stats();
+    let tracing = crate::trace::start(args.trace.as_deref(), &pool)?;
     let watch = watched.stop.watch(&watched.monitor);
     let shown = progress_line(args, &watched.monitor);
     let solved = prepared
@@ -243,6 +247,7 @@ pub fn run(args: &SearchArgs, config: &Config) -> Result<(), Failure> {
         .expect("a local search has its result");
     drop(shown);
     let status = watch.finish(solved.stats.stopped);
+    crate::trace::finish(tracing, &pool)?;
     let (mut report, stats) = prepared.report(solved, status, workers, deque.name());
     report.counters = Some(pool.stats().into());
     if args.json {

@@ -26,6 +26,8 @@ use crossbeam_utils::CachePadded;
 use super::chunks::{central_rule, ChunkRule, LoopHistory, LoopShape};
 use super::schedule::{Schedule, StealAmount};
 use crate::policy::XorShift64Star;
+use crate::runtime::registry::WorkerThread;
+use crate::trace::Recorder;
 
 /// What one run of a loop did.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,6 +124,8 @@ struct Local<'a> {
     chunks: u64,
     steals: u64,
     span: Option<Instant>,
+    /// The current worker's trace recorder (none outside a pool).
+    recorder: Option<&'a Recorder>,
 }
 
 impl<'a> Local<'a> {
@@ -133,13 +137,27 @@ impl<'a> Local<'a> {
             chunks: 0,
             steals: 0,
             span: None,
+            recorder: current_recorder(),
+        }
+    }
+
+    /// Runs `body` on `chunk`, recording the chunk's span when the pool is tracing.
+    #[inline]
+    fn call(&self, body: &Body<'_>, p: usize, chunk: Range<usize>) {
+        match self.recorder {
+            Some(r) if r.on() => {
+                let t0 = r.now();
+                body(p, chunk.clone());
+                r.chunk(t0, r.now(), chunk);
+            }
+            _ => body(p, chunk),
         }
     }
 
     /// Runs `body` on `chunk` for participant `p`, timing it; returns the elapsed ns.
     fn run(&mut self, body: &Body<'_>, p: usize, chunk: Range<usize>) -> u64 {
         let start = Instant::now();
-        body(p, chunk);
+        self.call(body, p, chunk);
         let ns = start.elapsed().as_nanos() as u64;
         self.busy_ns += ns;
         self.chunks += 1;
@@ -153,7 +171,7 @@ impl<'a> Local<'a> {
         if self.span.is_none() {
             self.span = Some(Instant::now());
         }
-        body(p, chunk);
+        self.call(body, p, chunk);
         self.chunks += 1;
         crate::expose_work();
     }
@@ -173,6 +191,14 @@ impl Drop for Local<'_> {
 
 /// The loop body as the drivers see it: participant index and a chunk of iterations.
 pub(crate) type Body<'a> = dyn Fn(usize, Range<usize>) + Sync + 'a;
+
+/// The current worker's trace recorder, if this thread is a worker. A [`Local`] lives on
+/// the stack of a job its worker runs, so the worker outlives it.
+fn current_recorder<'a>() -> Option<&'a Recorder> {
+    // SAFETY: a non-null TLS pointer is this thread's live WorkerThread, which lives until
+    // the thread leaves its main loop, after every job (and `Local`) on its stack is done.
+    unsafe { WorkerThread::current().as_ref() }.map(WorkerThread::recorder)
+}
 
 /// The current worker's index (0 outside any pool).
 fn worker() -> usize {

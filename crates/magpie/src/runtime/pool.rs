@@ -8,6 +8,7 @@ use super::registry::{Registry, WorkerThread};
 use super::scope::{scope_on_worker, spawn_in, Scope};
 use crate::deque::DequeKind;
 use crate::stats::WorkerStats;
+use crate::trace::Trace;
 
 /// A pool of workers. Dropping it stops the workers (after the work already queued) and
 /// joins their threads.
@@ -145,6 +146,37 @@ impl ThreadPool {
     /// events; reset while the pool is quiet for exact numbers.
     pub fn reset_stats(&self) {
         self.registry.reset_stats()
+    }
+
+    /// Starts recording what every worker does (a [`Trace`]): until [`ThreadPool::take_trace`],
+    /// each worker appends its events to its own buffer, without locks. Calling it while a
+    /// recording runs starts over. Each pool records on its own: a trace holds its own
+    /// workers' events only, whatever other pools record at the same time.
+    ///
+    /// ```
+    /// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+    /// pool.start_trace();
+    /// let n = pool.install(|| 6 * 7);
+    /// let trace = pool.take_trace();
+    /// assert_eq!(n, 42);
+    /// // `install` sent one job to the pool: its span is on the worker that ran it.
+    /// let tasks: usize = trace.workers.iter()
+    ///     .map(|w| w.events.iter().filter(|e| e.kind == magpie::trace::EventKind::Task).count())
+    ///     .sum();
+    /// assert_eq!(tasks, 1);
+    /// // No recording runs now: the next take is empty.
+    /// assert_eq!(pool.take_trace().events().count(), 0);
+    /// ```
+    pub fn start_trace(&self) {
+        self.registry.start_trace()
+    }
+
+    /// Ends the recording that [`ThreadPool::start_trace`] started and returns it: per
+    /// worker, every event it published since the start. Without a recording, an empty
+    /// trace (one empty entry per worker). Events of work that is still running when this
+    /// is called may be missing (a task still running appears with its end at the take).
+    pub fn take_trace(&self) -> Trace {
+        self.registry.take_trace()
     }
 }
 

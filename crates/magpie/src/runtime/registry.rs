@@ -21,6 +21,7 @@ use crate::policy::victim::{
     PoolView, Probe, ProbeOutcome, TaskCycle, VictimPolicy, VictimSelector,
 };
 use crate::stats::{WorkerCounters, WorkerStats};
+use crate::trace::{Log, Recorder, Recording, Trace};
 
 /// Handler for panics of `spawn`ed jobs, which have no caller to propagate to.
 pub type PanicHandler = dyn Fn(Box<dyn std::any::Any + Send>) + Send + Sync;
@@ -86,6 +87,8 @@ struct ThreadInfo {
     parked_since: AtomicU64,
     /// Whether the current `parked_since` stretch is a doze (a timed sleep) or a park.
     dozing: AtomicBool,
+    /// The shared half of the worker's trace buffer (`trace/`).
+    log: Arc<Log>,
 }
 
 static NEXT_REGISTRY_ID: AtomicUsize = AtomicUsize::new(1);
@@ -101,6 +104,8 @@ pub(crate) struct Registry {
     epoch: Instant,
     /// ns since `epoch` of the last `reset_stats`.
     stats_reset_at: AtomicU64,
+    /// The workers' trace logs and the running recording's start.
+    recording: Recording,
 }
 
 thread_local! {
@@ -135,8 +140,10 @@ impl Registry {
                 idle_since: AtomicU64::new(NOT_IDLE),
                 parked_since: AtomicU64::new(NOT_IDLE),
                 dozing: AtomicBool::new(false),
+                log: Log::new(),
             });
         }
+        let recording = Recording::new(infos.iter().map(|i| Arc::clone(&i.log)).collect());
         let registry = Arc::new(Registry {
             id: NEXT_REGISTRY_ID.fetch_add(1, Ordering::Relaxed),
             infos,
@@ -146,6 +153,7 @@ impl Registry {
             config,
             epoch: Instant::now(),
             stats_reset_at: AtomicU64::new(0),
+            recording,
         });
         (registry, locals)
     }
@@ -362,6 +370,16 @@ impl Registry {
         self.infos.iter().map(|i| i.counters.steals.get()).sum()
     }
 
+    /// Starts recording a trace (see [`crate::ThreadPool::start_trace`]).
+    pub(crate) fn start_trace(&self) {
+        self.recording.start(self.now_ns());
+    }
+
+    /// Ends the recording and returns it (see [`crate::ThreadPool::take_trace`]).
+    pub(crate) fn take_trace(&self) -> Trace {
+        self.recording.take(|| self.now_ns())
+    }
+
     pub(crate) fn reset_stats(&self) {
         self.stats_reset_at.store(self.now_ns(), Ordering::Relaxed);
         for info in &self.infos {
@@ -437,6 +455,9 @@ pub(crate) struct WorkerThread {
     /// looks (push/pop), so a coarsened join must look too. Null for the other deques
     /// (signal variants are served by their handler). Points into `deque`.
     exposure_flag: *const AtomicBool,
+    /// The owner's half of this worker's trace buffer; boxed, so that the fields the join
+    /// fast path reads stay together.
+    recorder: Box<Recorder>,
 }
 
 impl WorkerThread {
@@ -460,6 +481,12 @@ impl WorkerThread {
     fn counters(&self) -> &WorkerCounters {
         // SAFETY: points into `self.registry`, which `self` keeps alive.
         unsafe { &*self.counters }
+    }
+
+    /// This worker's trace recorder.
+    #[inline]
+    pub(crate) fn recorder(&self) -> &Recorder {
+        &self.recorder
     }
 
     fn info(&self) -> &ThreadInfo {
@@ -531,11 +558,27 @@ impl WorkerThread {
     /// frames (`join`'s `b`, a scope) that other workers are still writing to: abort instead.
     #[inline]
     pub(crate) fn execute(&self, job: JobRef) {
+        if self.recorder.on() {
+            return self.execute_traced(job);
+        }
         let abort = AbortOnUnwind;
         // SAFETY: every JobRef handed out by the deques and the injector is taken once and
         // its data is kept alive by whoever waits for it.
         unsafe { job.execute() }
         abort.disarm();
+    }
+
+    /// `execute` while the pool records a trace: the job's span around it. Out of line, so
+    /// that the inlined `execute` stays one branch larger than without traces.
+    #[cold]
+    #[inline(never)]
+    fn execute_traced(&self, job: JobRef) {
+        self.recorder.task_begin(self.registry.now_ns());
+        let abort = AbortOnUnwind;
+        // SAFETY: as in `execute`.
+        unsafe { job.execute() }
+        abort.disarm();
+        self.recorder.task_end(self.registry.now_ns());
     }
 
     fn find_work(&self, latch: &CoreLatch, idle_start: &mut u64) -> Search {
@@ -544,6 +587,7 @@ impl WorkerThread {
         }
         let mut contended = false;
         let registry = &*self.registry;
+        let traced = self.recorder.on();
         if registry.num_workers() > 1 {
             let mut victims = self.victim_buf.borrow_mut();
             let mut selector = self.victims.borrow_mut();
@@ -553,6 +597,8 @@ impl WorkerThread {
             while let Some(&victim) = victims.get(i) {
                 i += 1;
                 let start = if self.measures { registry.now_ns() } else { 0 };
+                // Exposure requests and signals are seen as the thief's counters moving.
+                let asked = traced.then(|| self.exposure_counts());
                 let stolen = registry.infos[victim].stealer.steal(self.counters());
                 let latency_ns = if self.measures {
                     registry.now_ns().saturating_sub(start)
@@ -561,6 +607,9 @@ impl WorkerThread {
                 };
                 let outcome = match stolen {
                     Steal::Success(job) => {
+                        if traced {
+                            self.recorder.steal(registry.now_ns(), victim);
+                        }
                         let probe = Probe {
                             victim,
                             outcome: ProbeOutcome::Stolen,
@@ -575,6 +624,16 @@ impl WorkerThread {
                         ProbeOutcome::Busy
                     }
                 };
+                if traced {
+                    self.recorder.failed_attempt();
+                    if let Some((requests, signals)) = asked {
+                        let (r, s) = self.exposure_counts();
+                        if r != requests {
+                            self.recorder
+                                .exposure(registry.now_ns(), victim, s != signals);
+                        }
+                    }
+                }
                 let probe = Probe {
                     victim,
                     outcome,
@@ -600,6 +659,12 @@ impl WorkerThread {
         Search::Nothing { contended }
     }
 
+    /// This worker's exposure requests and signals sent so far (for the trace).
+    fn exposure_counts(&self) -> (u64, u64) {
+        let c = self.counters();
+        (c.exposure_requests.get(), c.signals_sent.get())
+    }
+
     /// Carries out what the idle policy said.
     fn idle_act(
         &self,
@@ -608,6 +673,13 @@ impl WorkerThread {
         latch: &CoreLatch,
         idle_start: &mut u64,
     ) {
+        if self.recorder.on() {
+            let yields = matches!(action, IdleAction::Yield)
+                || matches!(action, IdleAction::Park if contended);
+            if matches!(action, IdleAction::Spin) || yields {
+                self.recorder.search_phase(yields);
+            }
+        }
         match action {
             IdleAction::Spin => {
                 for _ in 0..32 {
@@ -638,15 +710,24 @@ impl WorkerThread {
         // Start of the current task cycle (idle, then work) for `on_task_done`.
         let mut cycle_start = idle_start;
         info.idle_since.store(idle_start, Ordering::Relaxed);
+        if self.recorder.on() {
+            self.recorder.search_begin(idle_start);
+        }
         while !latch.probe() {
             match self.find_work(latch, &mut idle_start) {
                 Search::Found(job) => {
                     let now = registry.now_ns();
+                    if self.recorder.on() {
+                        self.recorder.search_end(now);
+                    }
                     counters.idle_ns.add(now.saturating_sub(idle_start));
                     info.idle_since.store(NOT_IDLE, Ordering::Relaxed);
                     self.idle.borrow_mut().on_work_found();
                     self.execute(job);
                     idle_start = registry.now_ns();
+                    if self.recorder.on() {
+                        self.recorder.search_begin(idle_start);
+                    }
                     if self.measures {
                         self.victims.borrow_mut().on_task_done(TaskCycle {
                             idle_ns: now.saturating_sub(cycle_start),
@@ -663,6 +744,9 @@ impl WorkerThread {
             }
         }
         let now = registry.now_ns();
+        if self.recorder.on() {
+            self.recorder.search_end(now);
+        }
         counters.idle_ns.add(now.saturating_sub(idle_start));
         info.idle_since.store(NOT_IDLE, Ordering::Relaxed);
     }
@@ -674,6 +758,8 @@ impl WorkerThread {
         let info = self.info();
         let counters = self.counters();
         let start = registry.now_ns();
+        let traced = self.recorder.on();
+        let searching = traced && self.recorder.search_end(start);
         counters.idle_ns.add(start.saturating_sub(*idle_start));
         info.dozing.store(d.is_some(), Ordering::Relaxed);
         info.parked_since.store(start, Ordering::Relaxed);
@@ -685,6 +771,14 @@ impl WorkerThread {
         let end = registry.now_ns();
         info.parked_since.store(NOT_IDLE, Ordering::Relaxed);
         *idle_start = end;
+        if traced {
+            if wakeup != Wakeup::DidNotSleep {
+                self.recorder.sleep(start, end, d.is_some());
+            }
+            if searching {
+                self.recorder.search_begin(end);
+            }
+        }
         if wakeup == Wakeup::DidNotSleep {
             counters.idle_ns.add(end.saturating_sub(start));
             return;
@@ -725,6 +819,10 @@ fn main_loop(
             LocalDeque::Split(d) if !d.exposure().uses_signal() => d.targeted_flag(),
             _ => ptr::null(),
         },
+        recorder: Box::new(Recorder::new(
+            Arc::clone(&registry.infos[index].log),
+            registry.epoch,
+        )),
         deque,
         index,
         registry,
