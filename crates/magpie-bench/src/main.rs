@@ -63,8 +63,8 @@ use magpie::WorkerStats;
 use magpie_measure::progress::{ProgressArgs, RunsBar};
 use magpie_measure::rounds::{rounds, Round};
 // Messages on stderr go above the progress bar while it is shown.
-use magpie_measure::{eprint_above as eprint, eprintln_above as eprintln};
 use magpie_measure::trace::{Meta, Process, TraceFile};
+use magpie_measure::{eprint_above as eprint, eprintln_above as eprintln};
 use std::collections::HashMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;

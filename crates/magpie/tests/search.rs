@@ -657,3 +657,55 @@ impl Objective for Queens {
         1
     }
 }
+
+/// A traced search marks each improvement of the incumbent (the monitor's log, value for
+/// value) and each StackStealing hand-over (as many as the search counts), on the worker
+/// that made it.
+#[test]
+fn a_traced_search_marks_each_incumbent_and_each_handover() {
+    use magpie::trace::EventKind;
+    let k = Knapsack::random(40, 9);
+    let pool = ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+    for skeleton in [
+        Skeleton::StackStealing { steal_all: false },
+        Skeleton::DepthBounded { spawn_depth: 3 },
+    ] {
+        let monitor = search::Monitor::new();
+        let opts = Options {
+            monitor: Some(monitor.clone()),
+            ..Options::default()
+        };
+        pool.reset_stats();
+        pool.start_trace();
+        let out = pool.install(|| search::optimise(&k, skeleton, &opts));
+        let trace = pool.take_trace();
+        let pool_steals = pool.stats().total().steals;
+        let mut incumbents: Vec<(u64, i64)> = Vec::new();
+        let mut handovers = 0u64;
+        for (_, e) in trace.events() {
+            if let EventKind::Mark {
+                category: "search",
+                name,
+                args,
+            } = &e.kind
+            {
+                let arg = |key: &str| args.iter().find(|a| a.0 == key).map(|a| a.1);
+                match *name {
+                    "incumbent" => incumbents.push((e.start_ns, arg("value").unwrap())),
+                    "handover" => {
+                        assert!(arg("thief").is_some_and(|t| (0..2).contains(&t)));
+                        assert!(arg("nodes").is_some_and(|n| n >= 1));
+                        handovers += 1;
+                    }
+                    other => panic!("unexpected mark {other}"),
+                }
+            }
+        }
+        incumbents.sort();
+        let marked: Vec<i64> = incumbents.iter().map(|i| i.1).collect();
+        let logged: Vec<i64> = monitor.improvements().iter().map(|i| i.value).collect();
+        assert_eq!(marked, logged, "{skeleton:?}");
+        assert_eq!(marked.last().copied(), Some(k.dp()), "{skeleton:?}");
+        assert_eq!(handovers, out.stats.steals - pool_steals, "{skeleton:?}");
+    }
+}

@@ -475,7 +475,6 @@ impl Recorder {
 /// v), ("nodes", n)])`) and hand-overs (`instant("search", "handover", &[("thief", t)])`).
 /// At most [`MAX_MARK_ARGS`] arguments are kept. Costs a thread-local read and one branch
 /// when no recording runs.
-#[allow(dead_code)] // The search engine's calls come with its own change.
 pub(crate) fn instant(category: &'static str, name: &'static str, args: &[(&'static str, i64)]) {
     let wt = crate::runtime::registry::WorkerThread::current();
     // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.

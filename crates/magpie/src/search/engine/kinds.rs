@@ -160,6 +160,18 @@ where
 // ---------------------------------------------------------------------------------------
 // Optimisation
 
+/// Marks an improvement on the worker's trace (if its pool records one), with the nodes
+/// expanded so far when a monitor counts them.
+fn incumbent_mark(value: i64, monitor: Option<&Monitor>) {
+    match monitor {
+        Some(m) => {
+            let nodes = m.nodes() as i64;
+            crate::trace::instant("search", "incumbent", &[("value", value), ("nodes", nodes)]);
+        }
+        None => crate::trace::instant("search", "incumbent", &[("value", value)]),
+    }
+}
+
 /// The shared incumbent: the best value (read by every worker at every node) and its node.
 struct Incumbent<N> {
     best: AtomicI64,
@@ -190,6 +202,7 @@ where
                 if let Some(m) = self.monitor {
                     m.improved(value, crate::current_worker_index(), 0);
                 }
+                incumbent_mark(value, self.monitor);
             }
         }
         Visit::Expand
@@ -299,7 +312,9 @@ where
             view.found = Some((value, node.clone()));
             if let Some(m) = self.monitor {
                 // The monitor keeps only values better than every earlier one.
-                m.improved(value, crate::current_worker_index(), 0);
+                if m.improved(value, crate::current_worker_index(), 0) {
+                    incumbent_mark(value, self.monitor);
+                }
             }
         }
         Visit::Expand

@@ -68,6 +68,8 @@ where
         };
         if !give.is_empty() {
             shared.active.fetch_add(1, Ordering::AcqRel);
+            let (thief, nodes) = (r as i64 - 1, give.len() as i64);
+            crate::trace::instant("search", "handover", &[("thief", thief), ("nodes", nodes)]);
         }
         *shared.mailbox[(r - 1) as usize]
             .lock()
