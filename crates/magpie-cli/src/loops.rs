@@ -515,21 +515,23 @@ impl Prepared {
     /// Runs the time steps on `pool` through one new [`Loop`], then (unless `--no-check`)
     /// the sequential version, and compares; writes `--png` last.
     pub fn run(&self, pool: &ThreadPool) -> Result<Outcome, Failure> {
-        self.run_while(pool, &|_| true)
+        self.run_while(pool, &|_| true, &mut || Ok(()))
     }
 
     /// [`run`](Prepared::run), stopping before time step `s` (after the first) unless
     /// `go_on(s)`: the outcome then has the steps done, checked against as many sequential
-    /// steps.
+    /// steps. `after_steps` runs between the steps and the check (the end of a trace).
     pub fn run_while(
         &self,
         pool: &ThreadPool,
         go_on: &(dyn Fn(usize) -> bool + Sync),
+        after_steps: &mut dyn FnMut() -> Result<(), Failure>,
     ) -> Result<Outcome, Failure> {
         let lp = Loop::new(self.schedule.clone());
         let steps = self.steps;
         let input = &*self.input;
         let (stats, outs) = time_steps(pool, &lp, steps, |s| input.step(s, &lp), go_on);
+        after_steps()?;
         let check_text = if self.check {
             Some(input.check(&outs).map_err(Failure::Check)?.to_string())
         } else {
@@ -603,13 +605,17 @@ pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
             )
         })
     };
-    let out = prepared.run_while(&pool, &|s| {
-        done.store(s, Ordering::Relaxed);
-        stop.check() == Status::Complete
-    });
+    let mut tracing = Some(tracing);
+    let out = prepared.run_while(
+        &pool,
+        &|s| {
+            done.store(s, Ordering::Relaxed);
+            stop.check() == Status::Complete
+        },
+        // The trace of the time steps, without the check that follows on this thread.
+        &mut || crate::trace::finish(tracing.take().flatten(), &pool),
+    );
     drop(shown);
-    // The trace of the time steps: the check ran on this thread, outside the pool.
-    crate::trace::finish(tracing, &pool)?;
     let out = out?;
     let status = stop.reason();
     let counters = CountersReport::from(pool.stats());

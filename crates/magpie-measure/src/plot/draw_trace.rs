@@ -57,7 +57,8 @@ fn header<DB: DrawingBackend>(
     let (title_area, legend_area) = top.split_vertically(30);
     title_area
         .draw(&Text::new(
-            shorten(title, (w as usize / 9).max(20)),
+            // Hack at 19 px: about 11.4 px a character.
+            shorten(title, (w as usize / 12).max(20)),
             (12, 8),
             font(19),
         ))
