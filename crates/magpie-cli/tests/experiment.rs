@@ -1019,3 +1019,18 @@ fn a_time_limit_stops_an_experiment_between_runs_with_a_partial_report() {
         assert_eq!(r["answer"], "fib(15) = 610", "{r}");
     }
 }
+
+/// The flags that record one `magpie search` or `magpie loop` run are not an experiment
+/// application's options: a usage error rather than silently ignored (`--time-limit`,
+/// `--progress` and `--quiet` there are the experiment's own).
+#[test]
+fn an_applications_run_recording_flags_are_usage_errors() {
+    for app in [
+        &["--app", "nqueens", "--n", "6", "--trace", "/tmp/t.json"][..],
+        &["--app", "histogram", "--trace", "/tmp/t.json"],
+        &["--app", "tsp", "burma14.tsp", "--incumbents", "/tmp/i"],
+    ] {
+        let flag = app[app.len() - 2];
+        assert_usage_error(app, &[&format!("unexpected argument '{flag}'")]);
+    }
+}

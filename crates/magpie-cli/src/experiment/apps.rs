@@ -337,43 +337,16 @@ impl App {
 
     /// The tokens as `magpie loop`'s arguments.
     fn loop_args(&self) -> Result<LoopArgs, Failure> {
-        let args = LoopTokens::try_parse_from(&self.tokens)
+        LoopTokens::try_parse_from(&self.tokens)
             .map(|t| t.args)
-            .map_err(|e| Failure::Usage(format!("--app {}: {}", self.label, clap_line(&e))))?;
-        self.refuse_watching(&[
-            ("--time-limit", args.time_limit.is_some()),
-            ("--progress", args.progress.progress),
-            ("--quiet", args.progress.quiet),
-        ])?;
-        Ok(args)
-    }
-
-    /// Fails if one of `flags` (the flags that watch one run of `magpie search` or `magpie
-    /// loop`) was given: an experiment's runs are watched by its own flags.
-    fn refuse_watching(&self, flags: &[(&str, bool)]) -> Result<(), Failure> {
-        match flags.iter().find(|f| f.1) {
-            Some((flag, _)) => usage(format!(
-                "--app {}: {flag} applies to a single `magpie search` or `magpie loop`, not to \
-                 an experiment's application (give the experiment's own --time-limit, \
-                 --progress or --quiet)",
-                self.label
-            )),
-            None => Ok(()),
-        }
+            .map_err(|e| Failure::Usage(format!("--app {}: {}", self.label, clap_line(&e))))
     }
 
     /// The tokens as `magpie search`'s arguments.
     fn search_args(&self) -> Result<SearchArgs, Failure> {
-        let args = SearchTokens::try_parse_from(&self.tokens)
+        SearchTokens::try_parse_from(&self.tokens)
             .map(|t| t.args)
-            .map_err(|e| Failure::Usage(format!("--app {}: {}", self.label, clap_line(&e))))?;
-        self.refuse_watching(&[
-            ("--time-limit", args.time_limit.is_some()),
-            ("--incumbents", args.incumbents.is_some()),
-            ("--progress", args.progress.progress),
-            ("--quiet", args.progress.quiet),
-        ])?;
-        Ok(args)
+            .map_err(|e| Failure::Usage(format!("--app {}: {}", self.label, clap_line(&e))))
     }
 
     /// Fails unless `peer` can run this application.
