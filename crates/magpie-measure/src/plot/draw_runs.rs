@@ -44,13 +44,8 @@ pub(crate) fn five_numbers(x: &[f64]) -> [f64; 5] {
     [v[0], q(0.25), q(0.5), q(0.75), v[v.len() - 1]]
 }
 
-fn label(s: &Sample) -> String {
-    if s.sequential {
-        s.config.clone()
-    } else {
-        format!("{} ×{}", s.config, s.workers)
-    }
-}
+/// The narrowest box drawn, in pixels.
+const MIN_BOX_PX: f64 = 6.0;
 
 /// Pixels per box row and per panel's frame.
 const ROW_PX: u32 = 26;
@@ -118,7 +113,7 @@ fn box_panel<DB: DrawingBackend>(
     };
     let lo = ((min - span * 0.08).max(0.0)) / per;
     let hi = (max + span * 0.08) / per;
-    let labels: Vec<String> = samples.iter().map(|s| label(s)).collect();
+    let labels: Vec<String> = samples.iter().map(|s| s.label()).collect();
     let label_w = labels
         .iter()
         .map(|l| area.estimate_text_size(l, &font(14)).map(|(w, _)| w))
@@ -163,8 +158,17 @@ fn box_panel<DB: DrawingBackend>(
         area.draw(&Text::new(l.clone(), (px - base_x - 6, y), style.clone()))
             .map_err(err)?;
     }
+    // A box at least MIN_BOX_PX wide (around its median), so that a configuration of one
+    // run, or of equal runs, still shows its colour.
+    let (pw, _) = chart.plotting_area().dim_in_pixel();
+    let min_box = (hi - lo) * MIN_BOX_PX / pw.max(1) as f64;
     for (i, s) in samples.iter().enumerate() {
         let [a, q1, med, q3, b] = five_numbers(&s.times).map(|x| x / per);
+        let (q1, q3) = if q3 - q1 < min_box {
+            (med - min_box / 2.0, med + min_box / 2.0)
+        } else {
+            (q1, q3)
+        };
         let mid = n - i as f64 - 0.5;
         let colour = config_colour(runs, &s.config);
         let plot = chart.plotting_area();
@@ -204,7 +208,7 @@ fn box_panel<DB: DrawingBackend>(
 
 /// Speedup curves: one panel per application or kernel, one line per configuration (the
 /// baseline's median over the configuration's median at each worker count), the ideal
-/// speedup dashed.
+/// speedup dashed (from 1 worker, or from a relative curve's base).
 pub(crate) struct Speedup<'a>(pub &'a Runs);
 
 impl Speedup<'_> {
@@ -239,10 +243,12 @@ impl Picture for Speedup<'_> {
                 .flat_map(|c| c.points.iter().map(|p| p.0))
                 .max()
                 .unwrap_or(1) as i32;
+            // At least the highest ideal line: from the smallest base the panel's curves start at.
+            let min_base = mine.iter().map(|c| c.base).min().unwrap_or(1).max(1);
             let max_s = mine
                 .iter()
                 .flat_map(|c| c.points.iter().map(|p| p.1))
-                .fold(max_w as f64, f64::max);
+                .fold(max_w as f64 / min_base as f64, f64::max);
             let mut chart = ChartBuilder::on(cell)
                 .caption(format!("{panel}: speedup ({})", r.source), font(18))
                 .margin(12)
@@ -253,27 +259,36 @@ impl Picture for Speedup<'_> {
                 .map_err(err)?;
             chart
                 .configure_mesh()
-                .x_desc("workers")
+                .x_desc(r.workers_axis())
                 .y_desc("speedup")
                 .label_style(font(14))
                 .axis_desc_style(font(15))
                 .draw()
                 .map_err(err)?;
-            chart
-                .draw_series(DashedLineSeries::new(
-                    [(1, 1.0), (max_w, max_w as f64)],
-                    8,
-                    6,
-                    RGBColor(150, 150, 150).stroke_width(2),
-                ))
-                .map_err(err)?
-                .label("ideal")
-                .legend(|(x, y)| {
-                    PathElement::new(
-                        vec![(x, y), (x + 18, y)],
-                        RGBColor(150, 150, 150).stroke_width(2),
-                    )
-                });
+            // The ideal speedup from each base the panel's curves start from.
+            let mut bases: Vec<usize> = mine.iter().map(|c| c.base).collect();
+            bases.sort_unstable();
+            bases.dedup();
+            for &b in &bases {
+                let grey = RGBColor(150, 150, 150);
+                let b = b as i32;
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        [(b, 1.0), (max_w, max_w as f64 / b as f64)],
+                        8,
+                        6,
+                        grey.stroke_width(2),
+                    ))
+                    .map_err(err)?
+                    .label(if b == 1 {
+                        "ideal".to_string()
+                    } else {
+                        format!("ideal from ×{b}")
+                    })
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], grey.stroke_width(2))
+                    });
+            }
             for c in mine {
                 let colour = config_colour(r, &c.config);
                 chart
@@ -285,7 +300,11 @@ impl Picture for Speedup<'_> {
                         .point_size(4),
                     )
                     .map_err(err)?
-                    .label(c.config.clone())
+                    .label(if c.base == 1 {
+                        c.config.clone()
+                    } else {
+                        format!("{} (relative to ×{})", c.config, c.base)
+                    })
                     .legend(move |(x, y)| {
                         Rectangle::new([(x, y - 5), (x + 18, y + 5)], colour.filled())
                     });

@@ -8,8 +8,8 @@
 //!   for a loop's trace with `chunk` spans, [`Kind::Gantt`] (one bar per chunk);
 //! - an incumbent log (`--incumbents FILE`, JSON lines): [`Kind::Incumbent`], the value
 //!   over time as a red step line;
-//! - a `magpie experiment … --format json` report or a `magpie-bench forkjoin|loops --json`
-//!   array: [`Kind::Runtimes`] (box plots of the run times per configuration, the default)
+//! - a `magpie experiment … --format json` report or a `magpie-bench
+//!   forkjoin|loops|search|distributed --json` array: [`Kind::Runtimes`] (box plots of the run times per configuration, the default)
 //!   and, where the data has several worker counts, [`Kind::Speedup`].
 //!
 //! The states' colours are fixed ([`WORKING`], [`STEALING`], [`IDLE`], [`PARKED`]; the
