@@ -198,7 +198,7 @@ pub fn draw(data: &Data, kind: Kind, out: &Path, size: Size) -> Result<(), Strin
             canvas::render(out, size, &draw_incumbents::Curve(i))
         }
         (Data::Runs(r), Kind::Runtimes | Kind::Speedup) if r.samples.is_empty() => {
-            Err("nothing to draw: the report has no rows".into())
+            Err("nothing to draw: the report has no rows with run times".into())
         }
         (Data::Runs(r), Kind::Runtimes) => canvas::render(out, size, &draw_runs::Boxes(r)),
         (Data::Runs(r), Kind::Speedup) if r.has_speedup() => {
