@@ -21,12 +21,24 @@ pub(crate) const PALETTE: [RGBColor; 10] = [
     RGBColor(0x7f, 0x7f, 0x7f),
 ];
 
-fn config_colour(runs: &Runs, config: &str) -> RGBColor {
-    let i = runs
-        .configs()
-        .iter()
-        .position(|c| *c == config)
-        .unwrap_or(0);
+/// A configuration's colour in `panel`: by its place among the report's configurations, so
+/// that it has the same colour in every panel, while they fit in the palette; else (a suite
+/// with many configurations, such as the search suite's) by its place among the panel's
+/// own, so that two configurations of one panel never share a colour up to ten.
+fn config_colour(runs: &Runs, panel: &str, config: &str) -> RGBColor {
+    let all = runs.configs();
+    let order: Vec<&str> = if all.len() <= PALETTE.len() {
+        all
+    } else {
+        let mut mine: Vec<&str> = Vec::new();
+        for s in runs.samples.iter().filter(|s| s.panel == panel) {
+            if !mine.contains(&s.config.as_str()) {
+                mine.push(&s.config);
+            }
+        }
+        mine
+    };
+    let i = order.iter().position(|c| *c == config).unwrap_or(0);
     PALETTE[i % PALETTE.len()]
 }
 
@@ -42,6 +54,25 @@ pub(crate) fn five_numbers(x: &[f64]) -> [f64; 5] {
         v[i] + (v[j] - v[i]) * (pos - i as f64)
     };
     [v[0], q(0.25), q(0.5), q(0.75), v[v.len() - 1]]
+}
+
+/// A panel's caption, `{panel}: {what} ({source})`, that fits `width` pixels in the
+/// 18-pixel caption font (about 11 pixels a character): where it does not, the source goes
+/// first, then the panel's name is shortened, so that what the picture shows stays readable.
+fn caption(panel: &str, what: &str, source: &str, width: u32) -> String {
+    let fits = (width as usize / 11).max(20);
+    let full = format!("{panel}: {what} ({source})");
+    let short = format!("{panel}: {what}");
+    let tail = what.chars().count() + 2;
+    if full.chars().count() <= fits {
+        full
+    } else if short.chars().count() <= fits {
+        short
+    } else if fits >= tail + 12 {
+        format!("{}: {what}", shorten(panel, fits - tail))
+    } else {
+        shorten(&short, fits)
+    }
 }
 
 /// The narrowest box drawn, in pixels.
@@ -125,10 +156,7 @@ fn box_panel<DB: DrawingBackend>(
         + 16;
     let n = samples.len().max(1) as f64;
     let (w, _) = area.dim_in_pixel();
-    let caption = shorten(
-        &format!("{panel}: run times ({})", runs.source),
-        (w as usize / 9).max(20),
-    );
+    let caption = caption(panel, "run times", &runs.source, w);
     let mut chart = ChartBuilder::on(area)
         .caption(caption, font(18))
         .margin(10)
@@ -170,7 +198,7 @@ fn box_panel<DB: DrawingBackend>(
             (q1, q3)
         };
         let mid = n - i as f64 - 0.5;
-        let colour = config_colour(runs, &s.config);
+        let colour = config_colour(runs, panel, &s.config);
         let plot = chart.plotting_area();
         let line = |x0: f64, y0: f64, x1: f64, y1: f64| {
             PathElement::new(vec![(x0, y0), (x1, y1)], BLACK.stroke_width(1))
@@ -250,7 +278,10 @@ impl Picture for Speedup<'_> {
                 .flat_map(|c| c.points.iter().map(|p| p.1))
                 .fold(max_w as f64 / min_base as f64, f64::max);
             let mut chart = ChartBuilder::on(cell)
-                .caption(format!("{panel}: speedup ({})", r.source), font(18))
+                .caption(
+                    caption(panel, "speedup", &r.source, cell.dim_in_pixel().0),
+                    font(18),
+                )
                 .margin(12)
                 .margin_right(24)
                 .x_label_area_size(44)
@@ -290,7 +321,7 @@ impl Picture for Speedup<'_> {
                     });
             }
             for c in mine {
-                let colour = config_colour(r, &c.config);
+                let colour = config_colour(r, panel, &c.config);
                 chart
                     .draw_series(
                         LineSeries::new(
@@ -325,6 +356,52 @@ impl Picture for Speedup<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colours_are_the_report_s_while_they_fit_else_the_panel_s() {
+        let sample = |panel: &str, config: &str| Sample {
+            panel: panel.into(),
+            config: config.into(),
+            workers: 1,
+            ranks: None,
+            sequential: false,
+            times: vec![1.0],
+        };
+        let mut runs = Runs {
+            source: "magpie-bench search".into(),
+            samples: vec![sample("a", "x"), sample("b", "y"), sample("b", "x")],
+        };
+        assert_eq!(config_colour(&runs, "b", "x"), PALETTE[0]);
+        assert_eq!(config_colour(&runs, "b", "y"), PALETTE[1]);
+        // Eleven configurations: panel b's two are its first and second colours.
+        for i in 0..9 {
+            runs.samples.insert(0, sample("c", &format!("c{i}")));
+        }
+        assert_eq!(runs.configs().len(), 11);
+        assert_eq!(config_colour(&runs, "b", "y"), PALETTE[0]);
+        assert_eq!(config_colour(&runs, "b", "x"), PALETTE[1]);
+    }
+
+    #[test]
+    fn captions_drop_the_source_then_shorten_the_panel() {
+        let src = "magpie-bench search";
+        assert_eq!(
+            caption("fib", "speedup", src, 600),
+            "fib: speedup (magpie-bench search)"
+        );
+        // 700 / 11 = 63 characters.
+        let long = "replicable maxclique brock200_4 with a long name";
+        assert_eq!(
+            caption(long, "speedup", src, 700),
+            format!("{long}: speedup")
+        );
+        let longer = format!("{long} and more");
+        assert_eq!(
+            caption(&longer, "speedup", src, 700),
+            "replicable maxclique brock200_4 with a long name and …: speedup"
+        );
+        assert_eq!(caption(&longer, "speedup", src, 300).chars().count(), 27);
+    }
 
     #[test]
     fn quartiles_interpolate() {
