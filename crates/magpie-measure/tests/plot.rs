@@ -321,6 +321,46 @@ fn a_distributed_report_draws_its_time_rows_and_the_loops_over_ranks() {
     assert!(count(&c, RGBColor(0xff, 0x7f, 0x0e)) > 100);
 }
 
+/// `data/distributed-quick.json` is the output of a real `magpie-bench distributed --quick
+/// --json` (debug builds, Open MPI, 2 cores; 22 time rows, 5 ratios, 8 comparisons).
+#[test]
+fn a_captured_distributed_report_draws() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/distributed-quick.json");
+    let text = std::fs::read_to_string(path).unwrap();
+    let r = runs_of(&text);
+    assert_eq!(r.samples.len(), 22);
+    assert_eq!(r.panels().len(), 8);
+    assert!(r.samples.iter().all(|s| s.times.len() == 2));
+    // The loops ran at 2 and 4 ranks: steal and share, relative to 2.
+    let curves = r.speedups();
+    let what: Vec<(&str, &str, usize)> = curves
+        .iter()
+        .map(|c| (c.panel.as_str(), c.config.as_str(), c.base))
+        .collect();
+    assert_eq!(
+        what,
+        [
+            ("loops exponential", "steal", 2),
+            ("loops exponential", "share", 2)
+        ]
+    );
+    // 8 × 96 + 22 × 26 pixels high.
+    let (w, h, _) = draw(
+        &text,
+        Kind::Runtimes,
+        "dist-quick-runtimes.png",
+        Size::default(),
+    );
+    assert_eq!((w, h), (1100, 1340));
+    let (w, h, _) = draw(
+        &text,
+        Kind::Speedup,
+        "dist-quick-speedup.png",
+        Size::default(),
+    );
+    assert_eq!((w, h), (800, 480));
+}
+
 #[test]
 fn svg_pictures_name_their_size_and_colours() {
     let data = Data::parse(&samples::search_trace()).unwrap();
