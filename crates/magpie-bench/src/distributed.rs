@@ -61,7 +61,10 @@
 //! `--quick`: tiny instances (uts-d7, ns-20, brock200_4, a 20000-iteration loop), 2 runs
 //! and no warm-up, for a smoke test of a few seconds per experiment. `--json` prints every
 //! row (times, ratios, tests, errors; field `row` says which) as a JSON array on stdout and
-//! the tables on stderr.
+//! the tables on stderr. `--plot DIR` writes `DIR/runtimes.png` (box plots of the `time`
+//! rows' runs, a panel per experiment, app and load) and, where a contender ran at several
+//! rank counts (the loops), `DIR/speedup.png` (relative to its fewest ranks when there is
+//! no 1-rank run); `magpie plot` draws the same from the `--json` output.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -212,6 +215,11 @@ pub struct DistributedArgs {
     /// The mpirun program.
     #[arg(long, default_value = "mpirun")]
     pub mpirun: String,
+    /// After the report, write its pictures into DIR: runtimes.png (box plots of the run
+    /// times, one panel per experiment, app and load) and, where a contender ran at several
+    /// rank counts (loops), speedup.png
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
 }
 
 /// One JSON row (`row` names its kind).
@@ -1121,7 +1129,10 @@ pub fn run(args: &DistributedArgs) -> Result<(), String> {
             Experiment::Loops => suite.loops(),
         }
     }
-    report::emit(&suite.rows, &suite.text, args.json, &suite.failed)
+    // The pictures of the rows measured, even if some children failed.
+    let emitted = report::emit(&suite.rows, &suite.text, args.json, &suite.failed);
+    crate::plot_pictures(&suite.rows, args.plot.as_deref())?;
+    emitted
 }
 
 #[cfg(test)]
@@ -1398,5 +1409,65 @@ mod tests {
                 .welch_t
                 .is_none()
         );
+    }
+
+    #[test]
+    fn plot_draws_the_time_rows_of_every_kind_of_report() {
+        // The rows as the suite makes them (no MPI needed): a ratio, a comparison and an
+        // error are left out of the pictures; the loops at 2 and 4 ranks give the speedup.
+        let time = |experiment: &str, contender: &str, ranks: u32, times: &[f64]| {
+            Row::Time(TimeRow {
+                experiment: experiment.into(),
+                app: "exponential".into(),
+                load: String::new(),
+                contender: contender.into(),
+                ranks,
+                workers: 1,
+                median_s: stats::median(times),
+                min_s: times[0],
+                max_s: times[times.len() - 1],
+                times_s: times.to_vec(),
+                expanded: None,
+                cov: Some(0.1),
+                steals: Some(3.0),
+            })
+        };
+        let perf = contender("perf", &[2.0, 4.0]);
+        let rows = vec![
+            time("loops", "steal", 2, &[0.8, 0.9]),
+            time("loops", "steal", 4, &[0.4, 0.5]),
+            Row::Ratio(RatioRow {
+                experiment: "loops".into(),
+                app: "exponential@2".into(),
+                ratio_of: "steal/share".into(),
+                ratio: 0.9,
+                target: None,
+                met: None,
+            }),
+            Row::Compare(compare_row("ns-20", Load::Isolated, &perf, &perf).unwrap()),
+            Row::Error(ErrorRow {
+                experiment: "overhead".into(),
+                app: "uts-d7".into(),
+                contender: "2x1".into(),
+                command: "mpirun …".into(),
+                error: "exited with 1".into(),
+            }),
+        ];
+        let value = serde_json::to_value(&rows).unwrap();
+        let runs = magpie_measure::plot::Runs::from_value(&value).unwrap();
+        assert_eq!(runs.source, "magpie-bench distributed");
+        assert_eq!(runs.samples.len(), 2);
+        let curves = runs.speedups();
+        assert_eq!(curves.len(), 1);
+        // Relative to 2 ranks: the median at 2 over the median at 4 (0.85 / 0.45).
+        let at4 = stats::median(&[0.8, 0.9]) / stats::median(&[0.4, 0.5]);
+        assert!((at4 - 0.85 / 0.45).abs() < 1e-12);
+        assert_eq!(curves[0].points, [(2, 1.0), (4, at4)]);
+        let dir =
+            std::env::temp_dir().join(format!("magpie-bench-dist-plot-{}", std::process::id()));
+        let written = magpie_measure::plot::plot_report(&rows, &dir).unwrap();
+        assert_eq!(written, [dir.join("runtimes.png"), dir.join("speedup.png")]);
+        assert!(written.iter().all(|p| p.is_file()));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

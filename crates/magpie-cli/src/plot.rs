@@ -16,7 +16,7 @@ Inputs (told apart by their content):
   a trace (--trace FILE)                 timeline (default), utilisation, gantt (a loop's
                                          trace with chunk spans)
   an incumbent log (--incumbents FILE)   incumbent (an empty log draws empty axes)
-  magpie experiment --format json, magpie-bench forkjoin|loops --json
+  magpie experiment --format json, magpie-bench forkjoin|loops|search|distributed --json
                                          runtimes (default: box plots per configuration),
                                          speedup (where a configuration ran at several
                                          worker counts)

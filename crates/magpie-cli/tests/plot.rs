@@ -161,6 +161,25 @@ fn reports_draw_box_plots_and_speedup() {
 }
 
 #[test]
+fn search_and_distributed_reports_draw_too() {
+    let d = dir("suites");
+    let search = write(&d, "search.json", &samples::search_json());
+    let out = d.join("search-sp.png");
+    let line = plot(&[&search, "--kind", "speedup", "--out", out.to_str().unwrap()]);
+    assert!(line.ends_with(": speedup of a run-time report\n"), "{line}");
+    // One panel; budget:10000's curve is the palette's sixth colour.
+    let (w, h, colours) = decode(&out);
+    assert_eq!((w, h), (800, 480));
+    assert!(colours.contains(&(0x1f, 0x77, 0xb4)));
+    let dist = write(&d, "distributed.json", &samples::distributed_json());
+    let out = d.join("dist-rt.png");
+    plot(&[&dist, "--out", out.to_str().unwrap()]);
+    // Three panels of 2, 3 and 4 boxes.
+    let (w, h, _) = decode(&out);
+    assert_eq!((w, h), (1100, 522));
+}
+
+#[test]
 fn bad_inputs_are_one_line_errors() {
     let d = dir("bad");
     let png = d.join("x.png");

@@ -230,6 +230,137 @@ fn an_experiment_report_draws_through_write_run_pictures() {
     );
 }
 
+/// The runs of a report sample, parsed as `magpie plot` parses its file.
+fn runs_of(text: &str) -> Runs {
+    match Data::parse(text).unwrap() {
+        Data::Runs(r) => r,
+        other => panic!("not a run-time report: {}", other.what()),
+    }
+}
+
+#[test]
+fn a_search_report_draws_its_contenders_and_the_speedup_against_the_hand_written_solver() {
+    let text = samples::search_json();
+    let r = runs_of(&text);
+    assert_eq!(r.source, "magpie-bench search");
+    // The ratio and ERROR rows have no run times: left out.
+    assert_eq!(r.samples.len(), 8);
+    assert_eq!(
+        r.panels(),
+        ["overhead nqueens n = 11", "speedup uts T1 at depth 7"]
+    );
+    let curves = r.speedups();
+    assert_eq!(curves.len(), 1);
+    assert_eq!(curves[0].config, "budget:10000");
+    assert_eq!(curves[0].points, [(1, 0.155 / 0.170), (2, 0.155 / 0.091)]);
+    let data = Data::parse(&text).unwrap();
+    assert_eq!(data.kinds(), [Kind::Runtimes, Kind::Speedup]);
+    let (w, h, c) = draw(
+        &text,
+        Kind::Runtimes,
+        "search-runtimes.png",
+        Size::default(),
+    );
+    // 96 + 3 × 26 and 96 + 5 × 26 pixels high.
+    assert_eq!((w, h), (1100, 400));
+    // plain's colour (the palette's first) and uts::count's (the seventh).
+    assert!(count(&c, RGBColor(0x94, 0x67, 0xbd)) > 100);
+    assert!(count(&c, RGBColor(0xff, 0x7f, 0x0e)) > 100);
+    let (w, h, c) = draw(&text, Kind::Speedup, "search-speedup.png", Size::default());
+    assert_eq!((w, h), (800, 480));
+    // budget:10000's curve (the palette's sixth colour).
+    assert!(count(&c, RGBColor(0x1f, 0x77, 0xb4)) > 100);
+}
+
+#[test]
+fn a_distributed_report_draws_its_time_rows_and_the_loops_over_ranks() {
+    let text = samples::distributed_json();
+    let r = runs_of(&text);
+    assert_eq!(r.source, "magpie-bench distributed");
+    assert_eq!(
+        r.panels(),
+        [
+            "overhead uts-d7",
+            "policies ns-20 (isolated)",
+            "loops exponential"
+        ]
+    );
+    let labels: Vec<String> = r.samples.iter().map(|s| s.label()).collect();
+    assert_eq!(
+        labels,
+        [
+            "2×1",
+            "1×2",
+            "random 4×1",
+            "sticky 4×1",
+            "perf 4×1",
+            "steal 2×1",
+            "share 2×1",
+            "steal 4×1",
+            "share 4×1"
+        ]
+    );
+    // No 1-rank run: each loop contender against itself at 2 ranks.
+    let curves = r.speedups();
+    let points: Vec<_> = curves.iter().map(|c| (c.base, c.points.clone())).collect();
+    assert_eq!(
+        points,
+        [
+            (2, vec![(2, 1.0), (4, 0.80 / 0.46)]),
+            (2, vec![(2, 1.0), (4, 0.86 / 0.55)])
+        ]
+    );
+    let (w, h, c) = draw(&text, Kind::Runtimes, "dist-runtimes.png", Size::default());
+    // 3 × 96 + 9 × 26 pixels high.
+    assert_eq!((w, h), (1100, 522));
+    assert!(count(&c, RGBColor(0x94, 0x67, 0xbd)) > 100);
+    let (w, h, c) = draw(&text, Kind::Speedup, "dist-speedup.png", Size::default());
+    assert_eq!((w, h), (800, 480));
+    // steal and share: the palette's sixth and seventh colours.
+    assert!(count(&c, RGBColor(0x1f, 0x77, 0xb4)) > 100);
+    assert!(count(&c, RGBColor(0xff, 0x7f, 0x0e)) > 100);
+}
+
+/// `data/distributed-quick.json` is the output of a real `magpie-bench distributed --quick
+/// --json` (debug builds, Open MPI, 2 cores; 22 time rows, 5 ratios, 8 comparisons).
+#[test]
+fn a_captured_distributed_report_draws() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/distributed-quick.json");
+    let text = std::fs::read_to_string(path).unwrap();
+    let r = runs_of(&text);
+    assert_eq!(r.samples.len(), 22);
+    assert_eq!(r.panels().len(), 8);
+    assert!(r.samples.iter().all(|s| s.times.len() == 2));
+    // The loops ran at 2 and 4 ranks: steal and share, relative to 2.
+    let curves = r.speedups();
+    let what: Vec<(&str, &str, usize)> = curves
+        .iter()
+        .map(|c| (c.panel.as_str(), c.config.as_str(), c.base))
+        .collect();
+    assert_eq!(
+        what,
+        [
+            ("loops exponential", "steal", 2),
+            ("loops exponential", "share", 2)
+        ]
+    );
+    // 8 × 96 + 22 × 26 pixels high.
+    let (w, h, _) = draw(
+        &text,
+        Kind::Runtimes,
+        "dist-quick-runtimes.png",
+        Size::default(),
+    );
+    assert_eq!((w, h), (1100, 1340));
+    let (w, h, _) = draw(
+        &text,
+        Kind::Speedup,
+        "dist-quick-speedup.png",
+        Size::default(),
+    );
+    assert_eq!((w, h), (800, 480));
+}
+
 #[test]
 fn svg_pictures_name_their_size_and_colours() {
     let data = Data::parse(&samples::search_trace()).unwrap();
@@ -283,6 +414,8 @@ fn sample_files_are_the_samples() {
         ("incumbents.jsonl", samples::incumbents()),
         ("forkjoin.json", samples::forkjoin_json()),
         ("experiment.json", samples::experiment_json()),
+        ("search.json", samples::search_json()),
+        ("distributed.json", samples::distributed_json()),
     ] {
         let path = data.join(name);
         if std::env::var_os("MAGPIE_WRITE_SAMPLES").is_some() {

@@ -151,6 +151,7 @@ impl<'a> Contender<'a> {
         row.median_s = Some(median);
         row.min_s = Some(min);
         row.max_s = Some(max);
+        row.times_s = Some(times.iter().map(Duration::as_secs_f64).collect());
         row.nodes = nodes;
         row.nodes_per_s = nodes.map(|n| n as f64 / median);
         if self.workers > 1 {

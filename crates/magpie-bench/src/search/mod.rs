@@ -104,8 +104,13 @@
 //!
 //! Output: per experiment a table (stdout, or stderr with `--json`) with median/min/max,
 //! nodes and nodes/s per contender, then ratio rows with their target and PASS/MISS; with
-//! `--json`, a JSON array of all rows on stdout. Wrong answers are reported as ERROR rows
-//! and make the command fail after the other items ran.
+//! `--json`, a JSON array of all rows on stdout (a contender's row carries every timed run
+//! in `times_s`). Wrong answers are reported as ERROR rows and make the command fail after
+//! the other items ran. `--plot DIR` writes `DIR/runtimes.png` (box plots of the run times,
+//! a panel per experiment, app and instance) and, where a configuration ran at several
+//! worker counts, `DIR/speedup.png` (against the hand-written solver in `speedup`, whose
+//! row has `baseline: true`; else against the configuration's 1-worker run); `magpie plot`
+//! draws the same from the `--json` output.
 
 mod cpeer;
 mod instances;
@@ -305,6 +310,11 @@ pub struct SearchArgs {
     /// replicable: the replicable windows compared with the shared incumbent.
     #[arg(long, value_delimiter = ',', default_value = "2,8")]
     pub replicable_windows: Vec<std::num::NonZeroUsize>,
+    /// After the report, write its pictures into DIR: runtimes.png (box plots of the run
+    /// times, one panel per experiment, app and instance) and, where a configuration ran at
+    /// several worker counts (speedup, replicable), speedup.png
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<std::path::PathBuf>,
     /// Internal: run one sequential item in this process and report on stdout.
     #[arg(long, hide = true)]
     pub child_item: Option<String>,
@@ -338,6 +348,11 @@ pub struct Row {
     /// For a multi-worker skeleton contender: the share of the nodes each worker visited
     /// (index = worker), in the median run.
     pub worker_shares: Option<Vec<f64>>,
+    /// Every timed run's time in seconds, in order (`null` for ratio and error rows).
+    pub times_s: Option<Vec<f64>>,
+    /// Whether this row is the speedup experiment's hand-written sequential solver, which
+    /// its `hand-written / Ww` ratio divides by: the baseline of `--plot`'s speedup curves.
+    pub baseline: bool,
 }
 
 impl Row {
@@ -359,6 +374,8 @@ impl Row {
             verdict: None,
             note: String::new(),
             worker_shares: None,
+            times_s: None,
+            baseline: false,
         }
     }
 
@@ -459,7 +476,9 @@ impl Report {
         self.out(&table(&format!("{e} — {title}"), &rows));
     }
 
-    fn finish(self) -> Result<(), String> {
+    /// Prints the summary (and the JSON), writes the pictures of `--plot DIR` (even when
+    /// some items failed), and fails if an item failed.
+    fn finish(self, plot: Option<&std::path::Path>) -> Result<(), String> {
         let targeted: Vec<&Row> = self
             .rows
             .iter()
@@ -472,6 +491,7 @@ impl Report {
             let json = serde_json::to_string_pretty(&self.rows).map_err(|e| e.to_string())?;
             println!("{json}");
         }
+        crate::plot_pictures(&self.rows, plot)?;
         if self.errors.is_empty() {
             Ok(())
         } else {
@@ -582,7 +602,7 @@ pub fn run(args: &SearchArgs) -> Result<(), String> {
         eprintln!("{e}: done in {:.1} s\n", start.elapsed().as_secs_f64());
         report.print_experiment(e, &title);
     }
-    report.finish()
+    report.finish(args.plot.as_deref())
 }
 
 #[cfg(test)]

@@ -272,8 +272,11 @@ fn speedup_item<'a>(
         measure::keep_first(&mut cs[0], s);
     }
     measure::measure(&what, &mut cs, args.runs, args.progress())?;
-    for c in &cs {
-        report.push(c.row(EXP, app.name(), instance));
+    for (i, c) in cs.iter().enumerate() {
+        let mut row = c.row(EXP, app.name(), instance);
+        // The hand-written solver: what `hand-written / Ww` divides by.
+        row.baseline = i == 2;
+        report.push(row);
     }
     // One ratio row: contender `num`'s median over contender `den`'s.
     let ratio = |config: String, num: usize, den: usize, target: Option<Target>| {

@@ -21,12 +21,24 @@ pub(crate) const PALETTE: [RGBColor; 10] = [
     RGBColor(0x7f, 0x7f, 0x7f),
 ];
 
-fn config_colour(runs: &Runs, config: &str) -> RGBColor {
-    let i = runs
-        .configs()
-        .iter()
-        .position(|c| *c == config)
-        .unwrap_or(0);
+/// A configuration's colour in `panel`: by its place among the report's configurations, so
+/// that it has the same colour in every panel, while they fit in the palette; else (a suite
+/// with many configurations, such as the search suite's) by its place among the panel's
+/// own, so that two configurations of one panel never share a colour up to ten.
+fn config_colour(runs: &Runs, panel: &str, config: &str) -> RGBColor {
+    let all = runs.configs();
+    let order: Vec<&str> = if all.len() <= PALETTE.len() {
+        all
+    } else {
+        let mut mine: Vec<&str> = Vec::new();
+        for s in runs.samples.iter().filter(|s| s.panel == panel) {
+            if !mine.contains(&s.config.as_str()) {
+                mine.push(&s.config);
+            }
+        }
+        mine
+    };
+    let i = order.iter().position(|c| *c == config).unwrap_or(0);
     PALETTE[i % PALETTE.len()]
 }
 
@@ -44,13 +56,27 @@ pub(crate) fn five_numbers(x: &[f64]) -> [f64; 5] {
     [v[0], q(0.25), q(0.5), q(0.75), v[v.len() - 1]]
 }
 
-fn label(s: &Sample) -> String {
-    if s.sequential {
-        s.config.clone()
+/// A panel's caption, `{panel}: {what} ({source})`, that fits `width` pixels in the
+/// 18-pixel caption font (about 11 pixels a character): where it does not, the source goes
+/// first, then the panel's name is shortened, so that what the picture shows stays readable.
+fn caption(panel: &str, what: &str, source: &str, width: u32) -> String {
+    let fits = (width as usize / 11).max(20);
+    let full = format!("{panel}: {what} ({source})");
+    let short = format!("{panel}: {what}");
+    let tail = what.chars().count() + 2;
+    if full.chars().count() <= fits {
+        full
+    } else if short.chars().count() <= fits {
+        short
+    } else if fits >= tail + 12 {
+        format!("{}: {what}", shorten(panel, fits - tail))
     } else {
-        format!("{} ×{}", s.config, s.workers)
+        shorten(&short, fits)
     }
 }
+
+/// The narrowest box drawn, in pixels.
+const MIN_BOX_PX: f64 = 6.0;
 
 /// Pixels per box row and per panel's frame.
 const ROW_PX: u32 = 26;
@@ -118,7 +144,7 @@ fn box_panel<DB: DrawingBackend>(
     };
     let lo = ((min - span * 0.08).max(0.0)) / per;
     let hi = (max + span * 0.08) / per;
-    let labels: Vec<String> = samples.iter().map(|s| label(s)).collect();
+    let labels: Vec<String> = samples.iter().map(|s| s.label()).collect();
     let label_w = labels
         .iter()
         .map(|l| area.estimate_text_size(l, &font(14)).map(|(w, _)| w))
@@ -130,10 +156,7 @@ fn box_panel<DB: DrawingBackend>(
         + 16;
     let n = samples.len().max(1) as f64;
     let (w, _) = area.dim_in_pixel();
-    let caption = shorten(
-        &format!("{panel}: run times ({})", runs.source),
-        (w as usize / 9).max(20),
-    );
+    let caption = caption(panel, "run times", &runs.source, w);
     let mut chart = ChartBuilder::on(area)
         .caption(caption, font(18))
         .margin(10)
@@ -163,10 +186,19 @@ fn box_panel<DB: DrawingBackend>(
         area.draw(&Text::new(l.clone(), (px - base_x - 6, y), style.clone()))
             .map_err(err)?;
     }
+    // A box at least MIN_BOX_PX wide (around its median), so that a configuration of one
+    // run, or of equal runs, still shows its colour.
+    let (pw, _) = chart.plotting_area().dim_in_pixel();
+    let min_box = (hi - lo) * MIN_BOX_PX / pw.max(1) as f64;
     for (i, s) in samples.iter().enumerate() {
         let [a, q1, med, q3, b] = five_numbers(&s.times).map(|x| x / per);
+        let (q1, q3) = if q3 - q1 < min_box {
+            (med - min_box / 2.0, med + min_box / 2.0)
+        } else {
+            (q1, q3)
+        };
         let mid = n - i as f64 - 0.5;
-        let colour = config_colour(runs, &s.config);
+        let colour = config_colour(runs, panel, &s.config);
         let plot = chart.plotting_area();
         let line = |x0: f64, y0: f64, x1: f64, y1: f64| {
             PathElement::new(vec![(x0, y0), (x1, y1)], BLACK.stroke_width(1))
@@ -204,7 +236,7 @@ fn box_panel<DB: DrawingBackend>(
 
 /// Speedup curves: one panel per application or kernel, one line per configuration (the
 /// baseline's median over the configuration's median at each worker count), the ideal
-/// speedup dashed.
+/// speedup dashed (from 1 worker, or from a relative curve's base).
 pub(crate) struct Speedup<'a>(pub &'a Runs);
 
 impl Speedup<'_> {
@@ -239,12 +271,17 @@ impl Picture for Speedup<'_> {
                 .flat_map(|c| c.points.iter().map(|p| p.0))
                 .max()
                 .unwrap_or(1) as i32;
+            // At least the highest ideal line: from the smallest base the panel's curves start at.
+            let min_base = mine.iter().map(|c| c.base).min().unwrap_or(1).max(1);
             let max_s = mine
                 .iter()
                 .flat_map(|c| c.points.iter().map(|p| p.1))
-                .fold(max_w as f64, f64::max);
+                .fold(max_w as f64 / min_base as f64, f64::max);
             let mut chart = ChartBuilder::on(cell)
-                .caption(format!("{panel}: speedup ({})", r.source), font(18))
+                .caption(
+                    caption(panel, "speedup", &r.source, cell.dim_in_pixel().0),
+                    font(18),
+                )
                 .margin(12)
                 .margin_right(24)
                 .x_label_area_size(44)
@@ -253,29 +290,38 @@ impl Picture for Speedup<'_> {
                 .map_err(err)?;
             chart
                 .configure_mesh()
-                .x_desc("workers")
+                .x_desc(r.workers_axis())
                 .y_desc("speedup")
                 .label_style(font(14))
                 .axis_desc_style(font(15))
                 .draw()
                 .map_err(err)?;
-            chart
-                .draw_series(DashedLineSeries::new(
-                    [(1, 1.0), (max_w, max_w as f64)],
-                    8,
-                    6,
-                    RGBColor(150, 150, 150).stroke_width(2),
-                ))
-                .map_err(err)?
-                .label("ideal")
-                .legend(|(x, y)| {
-                    PathElement::new(
-                        vec![(x, y), (x + 18, y)],
-                        RGBColor(150, 150, 150).stroke_width(2),
-                    )
-                });
+            // The ideal speedup from each base the panel's curves start from.
+            let mut bases: Vec<usize> = mine.iter().map(|c| c.base).collect();
+            bases.sort_unstable();
+            bases.dedup();
+            for &b in &bases {
+                let grey = RGBColor(150, 150, 150);
+                let b = b as i32;
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        [(b, 1.0), (max_w, max_w as f64 / b as f64)],
+                        8,
+                        6,
+                        grey.stroke_width(2),
+                    ))
+                    .map_err(err)?
+                    .label(if b == 1 {
+                        "ideal".to_string()
+                    } else {
+                        format!("ideal from ×{b}")
+                    })
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], grey.stroke_width(2))
+                    });
+            }
             for c in mine {
-                let colour = config_colour(r, &c.config);
+                let colour = config_colour(r, panel, &c.config);
                 chart
                     .draw_series(
                         LineSeries::new(
@@ -285,7 +331,11 @@ impl Picture for Speedup<'_> {
                         .point_size(4),
                     )
                     .map_err(err)?
-                    .label(c.config.clone())
+                    .label(if c.base == 1 {
+                        c.config.clone()
+                    } else {
+                        format!("{} (relative to ×{})", c.config, c.base)
+                    })
                     .legend(move |(x, y)| {
                         Rectangle::new([(x, y - 5), (x + 18, y + 5)], colour.filled())
                     });
@@ -306,6 +356,52 @@ impl Picture for Speedup<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colours_are_the_report_s_while_they_fit_else_the_panel_s() {
+        let sample = |panel: &str, config: &str| Sample {
+            panel: panel.into(),
+            config: config.into(),
+            workers: 1,
+            ranks: None,
+            sequential: false,
+            times: vec![1.0],
+        };
+        let mut runs = Runs {
+            source: "magpie-bench search".into(),
+            samples: vec![sample("a", "x"), sample("b", "y"), sample("b", "x")],
+        };
+        assert_eq!(config_colour(&runs, "b", "x"), PALETTE[0]);
+        assert_eq!(config_colour(&runs, "b", "y"), PALETTE[1]);
+        // Eleven configurations: panel b's two are its first and second colours.
+        for i in 0..9 {
+            runs.samples.insert(0, sample("c", &format!("c{i}")));
+        }
+        assert_eq!(runs.configs().len(), 11);
+        assert_eq!(config_colour(&runs, "b", "y"), PALETTE[0]);
+        assert_eq!(config_colour(&runs, "b", "x"), PALETTE[1]);
+    }
+
+    #[test]
+    fn captions_drop_the_source_then_shorten_the_panel() {
+        let src = "magpie-bench search";
+        assert_eq!(
+            caption("fib", "speedup", src, 600),
+            "fib: speedup (magpie-bench search)"
+        );
+        // 700 / 11 = 63 characters.
+        let long = "replicable maxclique brock200_4 with a long name";
+        assert_eq!(
+            caption(long, "speedup", src, 700),
+            format!("{long}: speedup")
+        );
+        let longer = format!("{long} and more");
+        assert_eq!(
+            caption(&longer, "speedup", src, 700),
+            "replicable maxclique brock200_4 with a long name and …: speedup"
+        );
+        assert_eq!(caption(&longer, "speedup", src, 300).chars().count(), 27);
+    }
 
     #[test]
     fn quartiles_interpolate() {

@@ -96,7 +96,7 @@ struct Object<'a> {
 
 const UNKNOWN: &str = "not a magpie trace (an object with traceEvents), an incumbent log \
                        (JSON lines with time_s and value), an experiment report (--format json) \
-                       or a magpie-bench forkjoin/loops --json report";
+                       or a magpie-bench forkjoin/loops/search/distributed --json report";
 
 /// Reads any of the inputs (see [`Data::parse`]).
 pub(crate) fn parse(text: &str) -> Result<Data, InputError> {

@@ -8,8 +8,8 @@
 //!   for a loop's trace with `chunk` spans, [`Kind::Gantt`] (one bar per chunk);
 //! - an incumbent log (`--incumbents FILE`, JSON lines): [`Kind::Incumbent`], the value
 //!   over time as a red step line;
-//! - a `magpie experiment … --format json` report or a `magpie-bench forkjoin|loops --json`
-//!   array: [`Kind::Runtimes`] (box plots of the run times per configuration, the default)
+//! - a `magpie experiment … --format json` report or a `magpie-bench
+//!   forkjoin|loops|search|distributed --json` array: [`Kind::Runtimes`] (box plots of the run times per configuration, the default)
 //!   and, where the data has several worker counts, [`Kind::Speedup`].
 //!
 //! The states' colours are fixed ([`WORKING`], [`STEALING`], [`IDLE`], [`PARKED`]; the
@@ -198,7 +198,7 @@ pub fn draw(data: &Data, kind: Kind, out: &Path, size: Size) -> Result<(), Strin
             canvas::render(out, size, &draw_incumbents::Curve(i))
         }
         (Data::Runs(r), Kind::Runtimes | Kind::Speedup) if r.samples.is_empty() => {
-            Err("nothing to draw: the report has no rows".into())
+            Err("nothing to draw: the report has no rows with run times".into())
         }
         (Data::Runs(r), Kind::Runtimes) => canvas::render(out, size, &draw_runs::Boxes(r)),
         (Data::Runs(r), Kind::Speedup) if r.has_speedup() => {

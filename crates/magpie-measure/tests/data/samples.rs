@@ -213,3 +213,100 @@ pub fn experiment_json() -> String {
         rows.join(",\n")
     )
 }
+
+/// The times of `n` runs around `median` (spread by a fixed pattern), their median, min and
+/// max, for the benchmark samples below.
+#[allow(dead_code)]
+fn runs_around(median: f64, n: usize) -> (Vec<f64>, f64, f64, f64) {
+    let spread = [0.0, 0.03, -0.02, 0.05, -0.01];
+    let times: Vec<f64> = (0..n).map(|i| median * (1.0 + spread[i % 5])).collect();
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    (times, sorted[n / 2], sorted[0], sorted[n - 1])
+}
+
+/// A `magpie-bench search --json` report (the fields of its rows, in their order): the
+/// overhead of nqueens n = 11 (three 1-worker contenders and a ratio row), the speedup of
+/// uts T1 at depth 7 (screening at 2 workers, the best skeleton at 1 and 2 workers, the
+/// hand-written solver marked `baseline`, ratio rows) and an ERROR row.
+#[allow(dead_code)]
+pub fn search_json() -> String {
+    let mut rows = Vec::new();
+    let mut row = |experiment: &str,
+                   app: &str,
+                   instance: &str,
+                   config: &str,
+                   workers: usize,
+                   median: Option<f64>,
+                   ratio: Option<f64>,
+                   baseline: bool| {
+        let (times, med, min, max) = match median {
+            Some(m) => {
+                let (t, a, b, c) = runs_around(m, 3);
+                (format!("{t:?}"), format!("{a}"), format!("{b}"), format!("{c}"))
+            }
+            None => ("null".into(), "null".into(), "null".into(), "null".into()),
+        };
+        let runs = if median.is_some() { 3 } else { 0 };
+        let ratio = ratio.map_or("null".to_string(), |r| format!("{r}"));
+        rows.push(format!(
+            "  {{\"experiment\":\"{experiment}\",\"app\":\"{app}\",\"instance\":\"{instance}\",\"config\":\"{config}\",\"workers\":{workers},\"runs\":{runs},\"median_s\":{med},\"min_s\":{min},\"max_s\":{max},\"nodes\":null,\"nodes_per_s\":null,\"ratio\":{ratio},\"target\":null,\"verdict\":null,\"note\":\"\",\"worker_shares\":null,\"times_s\":{times},\"baseline\":{baseline}}}"
+        ));
+    };
+    let q = "n = 11";
+    row("overhead", "nqueens", q, "plain", 1, Some(0.040), None, false);
+    row("overhead", "nqueens", q, "Sequential", 1, Some(0.043), None, false);
+    row("overhead", "nqueens", q, "nqueens::count", 1, Some(0.021), None, false);
+    row("overhead", "nqueens", q, "Sequential / plain", 1, None, Some(1.075), false);
+    let u = "T1 at depth 7";
+    row("speedup", "uts", u, "dbs:2 (screening)", 2, Some(0.095), None, false);
+    row("speedup", "uts", u, "budget:10000 (screening)", 2, Some(0.090), None, false);
+    row("speedup", "uts", u, "budget:10000", 1, Some(0.170), None, false);
+    row("speedup", "uts", u, "budget:10000", 2, Some(0.091), None, false);
+    row("speedup", "uts", u, "uts::count", 1, Some(0.155), None, true);
+    row("speedup", "uts", u, "speedup budget:10000 1w / 2w", 2, None, Some(1.868), false);
+    rows.push(
+        "  {\"experiment\":\"cpeer\",\"app\":\"knapsack\",\"instance\":\"knapPI_3_100_1000_1\",\"config\":\"-\",\"workers\":0,\"runs\":0,\"median_s\":null,\"min_s\":null,\"max_s\":null,\"nodes\":null,\"nodes_per_s\":null,\"ratio\":null,\"target\":null,\"verdict\":\"ERROR\",\"note\":\"no such file\",\"worker_shares\":null,\"times_s\":null,\"baseline\":false}".into(),
+    );
+    format!("[\n{}\n]\n", rows.join(",\n"))
+}
+
+/// A `magpie-bench distributed --json` report (its four kinds of row, `row` naming each):
+/// overhead on uts-d7 (2x1 vs 1x2 and their ratio), the policies on ns-20 isolated (three
+/// policies at 4 ranks, a comparison), and the loops at 2 and 4 ranks (steal vs share).
+#[allow(dead_code)]
+pub fn distributed_json() -> String {
+    let mut rows = Vec::new();
+    let mut time = |experiment: &str,
+                    app: &str,
+                    load: &str,
+                    contender: &str,
+                    ranks: u32,
+                    workers: u32,
+                    median: f64| {
+        let (times, med, min, max) = runs_around(median, 5);
+        rows.push(format!(
+            "  {{\"row\":\"time\",\"experiment\":\"{experiment}\",\"app\":\"{app}\",\"load\":\"{load}\",\"contender\":\"{contender}\",\"ranks\":{ranks},\"workers\":{workers},\"median_s\":{med},\"min_s\":{min},\"max_s\":{max},\"times_s\":{times:?},\"cov\":0.05}}"
+        ));
+    };
+    time("overhead", "uts-d7", "", "2x1", 2, 1, 0.210);
+    time("overhead", "uts-d7", "", "1x2", 1, 2, 0.190);
+    time("policies", "ns-20", "isolated", "random", 4, 1, 0.330);
+    time("policies", "ns-20", "isolated", "sticky", 4, 1, 0.320);
+    time("policies", "ns-20", "isolated", "perf", 4, 1, 0.300);
+    time("loops", "exponential", "", "steal", 2, 1, 0.80);
+    time("loops", "exponential", "", "share", 2, 1, 0.86);
+    time("loops", "exponential", "", "steal", 4, 1, 0.46);
+    time("loops", "exponential", "", "share", 4, 1, 0.55);
+    rows.insert(
+        2,
+        "  {\"row\":\"ratio\",\"experiment\":\"overhead\",\"app\":\"uts-d7\",\"ratio_of\":\"2x1/1x2\",\"ratio\":1.105,\"target\":1.15,\"met\":true}".into(),
+    );
+    rows.push(
+        "  {\"row\":\"compare\",\"app\":\"ns-20\",\"load\":\"isolated\",\"candidate\":\"perf\",\"other\":\"random\",\"reduction_pct\":9.09,\"welch_t\":-3.2,\"welch_df\":7.9,\"welch_p\":0.0127}".into(),
+    );
+    rows.push(
+        "  {\"row\":\"error\",\"experiment\":\"policies\",\"app\":\"brock200_4\",\"contender\":\"\",\"command\":\"\",\"error\":\"app `brock200_4`: no DIMACS file\"}".into(),
+    );
+    format!("[\n{}\n]\n", rows.join(",\n"))
+}
