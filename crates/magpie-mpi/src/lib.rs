@@ -48,6 +48,7 @@ mod error;
 pub mod loops;
 pub mod perf;
 pub mod search;
+pub mod trace;
 pub mod victims;
 
 pub use error::Error;
@@ -65,6 +66,8 @@ use serde::{Deserialize, Serialize};
 /// The MPI environment of this process: initialised once, finalised when dropped.
 pub struct Cluster {
     universe: Universe,
+    /// This rank's communication-thread recording, while [`Cluster::start_trace`]'s runs.
+    comm_trace: std::sync::Mutex<Option<trace::CommRecorder>>,
 }
 
 impl Cluster {
@@ -79,7 +82,10 @@ impl Cluster {
                 offered: format!("{threading:?}"),
             });
         }
-        Ok(Cluster { universe })
+        Ok(Cluster {
+            universe,
+            comm_trace: std::sync::Mutex::new(None),
+        })
     }
 
     /// Makes a panic anywhere in this process end the whole MPI job instead of leaving the
