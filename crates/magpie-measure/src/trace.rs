@@ -19,6 +19,10 @@
 //! [`magpie::trace::EventKind::category`] and [`magpie::trace::EventKind::name`]; the
 //! arguments: a chunk's `start`, `end`, `size` (iterations `[start, end)`), a run of steal
 //! attempts' `attempts`, a steal's, exposure request's or signal's `victim`, a mark's own.
+//! A distributed run ([`write_chrome_ranks`]) gives each process one more thread, `comm`
+//! (`tid` = its number of workers), with one zero-length `mpi` span per message and flow
+//! events (`"ph":"s"` at the sender, `"ph":"f"` with `"bp":"e"` at the receiver, one `id`)
+//! between the two ends of a message.
 //!
 //! ```
 //! use magpie_measure::trace::{write_chrome, Meta, Process};

@@ -8,6 +8,8 @@
 //! - [`loops`]: distributed loops, LB4MPI work sharing on replicated data and LB4MPI-WS work
 //!   stealing on distributed data (stolen iterations carry their data, results return to
 //!   their owner).
+//! - [`trace`]: a distributed search's trace — every rank's pool and the steal requests,
+//!   work and refusals of its communication thread, gathered on rank 0.
 //!
 //! Every rank calls the same functions with the same arguments (SPMD, as launched by
 //! `mpirun -np R …`); rank 0 gets the merged result.
