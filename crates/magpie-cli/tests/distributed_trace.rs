@@ -41,9 +41,33 @@ fn traced(ranks: usize, skeleton: &[&str]) -> (Value, Value) {
     (report, trace)
 }
 
-/// The checks of one traced run on `ranks` ranks.
-fn check(ranks: usize, report: &Value, trace: &Value) {
-    assert_eq!(report["solutions"], 14200, "the answer is still right");
+/// Runs `magpie loop dist` (40 000 iterations, 2 steps) over `ranks` ranks with `mode` and `--trace`; the JSON
+/// report and the trace.
+fn traced_loop(ranks: usize, mode: &[&str]) -> (Value, Value) {
+    let path = trace_path(&format!("dist-{ranks}-{}.json", mode.join("-")));
+    let path_s = path.to_str().unwrap();
+    let mut args = vec!["loop", "dist", "--iterations", "40000", "--steps", "2"];
+    args.extend_from_slice(mode);
+    args.extend([
+        "--distributed",
+        "--workers",
+        "1",
+        "--json",
+        "--trace",
+        path_s,
+    ]);
+    let report = mpirun_report(ranks, &args);
+    let trace: Value = serde_json::from_slice(&std::fs::read(&path).unwrap())
+        .unwrap_or_else(|e| panic!("the trace parses: {e}"));
+    std::fs::remove_file(&path).unwrap();
+    (report, trace)
+}
+
+/// The file's shape on `ranks` ranks of one worker each, and its flows: each start has
+/// exactly one finish with its id, on another rank, same name; each finish has its start.
+/// (Times are not compared: each rank's clock starts at its own recording start.) Returns
+/// the events and the flow starts.
+fn check_file(ranks: usize, trace: &Value) -> (&Vec<Value>, HashMap<u64, &Value>) {
     assert_eq!(trace["otherData"]["magpie_trace"], 1);
     assert_eq!(trace["otherData"]["ranks"], ranks);
     assert_eq!(trace["otherData"]["workers"], 1);
@@ -116,14 +140,24 @@ fn check(ranks: usize, report: &Value, trace: &Value) {
         assert_eq!(s["name"], f["name"], "id {id}");
         assert_ne!(s["pid"], f["pid"], "a flow goes between ranks: {s} {f}");
     }
+    (events, starts)
+}
+
+/// The number of `mpi` spans named `name` on rank `pid`.
+fn count(events: &[Value], pid: u64, name: &str) -> u64 {
+    events
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["cat"] == "mpi")
+        .filter(|e| e["pid"] == pid && e["name"] == name)
+        .count() as u64
+}
+
+/// The checks of one traced search on `ranks` ranks.
+fn check(ranks: usize, report: &Value, trace: &Value) {
+    assert_eq!(report["solutions"], 14200, "the answer is still right");
+    let (events, starts) = check_file(ranks, trace);
+    let count = |pid, name| count(events, pid, name);
     // Each rank's messages against its counters in the report.
-    let count = |pid: u64, name: &str| {
-        events
-            .iter()
-            .filter(|e| e["ph"] == "X" && e["cat"] == "mpi")
-            .filter(|e| e["pid"] == pid && e["name"] == name)
-            .count() as u64
-    };
     let tasks_received = |pid: u64| -> u64 {
         events
             .iter()
@@ -212,4 +246,47 @@ fn a_bad_trace_path_is_one_usage_error() {
         ["magpie: error: --trace /nonexistent-dir/t.json: cannot create the file: No such file or directory (os error 2)"],
         "{stderr}"
     );
+}
+
+#[test]
+fn distributed_loops_in_share_and_steal_mode() {
+    for (ranks, mode) in [
+        (2, &["--mode", "share", "--schedule", "gss"][..]),
+        (3, &["--mode", "share", "--schedule", "fac2"][..]),
+        (3, &["--mode", "steal", "--remote-victims", "random"][..]),
+        (
+            3,
+            &["--mode", "steal", "--remote-victims", "coordinator"][..],
+        ),
+    ] {
+        let (report, trace) = traced_loop(ranks, mode);
+        let what = format!("{ranks} ranks {mode:?}");
+        assert_eq!(report["status"], "complete", "{what}");
+        // The answer is still right: the run checks every iteration (exit 0), and its sum
+        // is the untraced run's.
+        let mut args = vec!["loop", "dist", "--iterations", "40000", "--steps", "2"];
+        args.extend_from_slice(mode);
+        args.extend(["--distributed", "--workers", "1", "--json"]);
+        let plain = mpirun_report(ranks, &args);
+        assert_eq!(report["result"], plain["result"], "{what}");
+        let (events, starts) = check_file(ranks, &trace);
+        let mut sent = 0;
+        for r in report["ranks"].as_array().unwrap() {
+            let pid = r["rank"].as_u64().unwrap();
+            let requests = r["requests_sent"].as_u64().unwrap();
+            assert_eq!(count(events, pid, "steal request sent"), requests, "{what}");
+            sent += requests;
+        }
+        assert!(sent >= 1, "{what}: every rank asks at least once");
+        // Share mode: every chunk is a `work sent` of rank 0's (to itself, without an arrow,
+        // or to another rank, with one), and every chunk another rank got has its arrow.
+        if mode[1] == "share" {
+            let others: u64 = (1..ranks as u64)
+                .map(|p| count(events, p, "work received"))
+                .sum();
+            let arrows = starts.values().filter(|s| s["name"] == "work").count() as u64;
+            assert_eq!(arrows, others, "{what}");
+            assert!(others >= 1, "{what}");
+        }
+    }
 }

@@ -1,6 +1,7 @@
-//! Distributed traces (`magpie search … --distributed --trace FILE`): every rank records its
+//! Distributed traces (`magpie search|loop … --distributed --trace FILE`): every rank records its
 //! pool's [`magpie::Trace`] and what its communication thread (the main thread, the one that
-//! calls MPI) sent and received — steal requests, work with its task count, refusals — and
+//! calls MPI) sent and received — steal requests (a loop's chunk requests), work with its task
+//! count (a loop's chunks and stolen shares, with their iterations), refusals — and
 //! rank 0 gathers them ([`Cluster::start_trace`], [`Cluster::gather_trace`]).
 //!
 //! A message's two ends are matched without a word on the wire: MPI does not let one message
@@ -43,9 +44,10 @@ const TAG_TRACE: i32 = 40;
 pub enum Message {
     /// A steal request (a thief asks a victim rank for work).
     StealRequest,
-    /// An answer with work: `tasks` tasks.
+    /// An answer with work: `tasks` tasks (a distributed loop's chunk or stolen share:
+    /// `tasks` iterations).
     Work {
-        /// The tasks it carried.
+        /// The tasks (iterations) it carried.
         tasks: u64,
     },
     /// An answer with no work (a refusal).
@@ -157,7 +159,8 @@ pub struct RankTrace {
     pub comm: Vec<CommEvent>,
 }
 
-/// The messages of `ranks` (by rank) whose both ends were recorded.
+/// The messages between two ranks of `ranks` (by rank) whose both ends were recorded (a
+/// distributed loop's rank 0 also asks itself for chunks: those messages are left out).
 pub fn paired(ranks: &[RankTrace]) -> HashSet<FlowKey> {
     let ends = |sent: bool| -> HashSet<FlowKey> {
         ranks
@@ -169,7 +172,11 @@ pub fn paired(ranks: &[RankTrace]) -> HashSet<FlowKey> {
             .collect()
     };
     let received = ends(false);
-    ends(true).intersection(&received).copied().collect()
+    ends(true)
+        .intersection(&received)
+        .filter(|k| k.from != k.to)
+        .copied()
+        .collect()
 }
 
 /// A rank's recording of its communication thread (while [`Cluster::start_trace`]'s
@@ -220,7 +227,7 @@ pub(crate) fn record(recorder: &mut Option<CommRecorder>, sent: bool, peer: i32,
 impl Cluster {
     /// Starts recording on every rank (a collective call): a barrier, then `pool`'s trace
     /// ([`ThreadPool::start_trace`]) and this rank's communication thread's messages during
-    /// the distributed searches that follow, until [`Cluster::gather_trace`].
+    /// the distributed searches and loop steps that follow, until [`Cluster::gather_trace`].
     pub fn start_trace(&self, pool: &ThreadPool) {
         crate::barrier(&self.world());
         pool.start_trace();
