@@ -103,8 +103,8 @@ pub(super) fn communicate<N: Serialize + DeserializeOwned>(
                     let work: Work<N> = decode_from(&bytes, "work", from);
                     stats.bytes_received += bytes.len() as u64;
                     stats.steals_ok += 1;
-                    stats.tasks_received += work.tasks.len() as u64;
                     let tasks = work.tasks.len() as u64;
+                    stats.tasks_received += tasks;
                     record(&mut trace, false, from, Message::Work { tasks });
                     if asked.take().is_some() {
                         chooser.outcome(from, true, Instant::now());
