@@ -308,7 +308,8 @@ pub struct LoopArgs {
     pub progress: magpie_measure::progress::ProgressArgs,
     /// Write what every worker did during the time steps (loop chunks with their iterations,
     /// tasks, steals, idle and parked time) to FILE as a Chrome trace-event file (open it in
-    /// https://ui.perfetto.dev); a local run only
+    /// https://ui.perfetto.dev); with --distributed, one process per rank and the messages
+    /// between ranks
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub trace: Option<PathBuf>,
 }
@@ -458,8 +459,6 @@ pub fn prepare(args: &LoopArgs) -> Result<Prepared, Failure> {
                 return usage(format!("{flag} applies to --distributed only"));
             }
         }
-    } else if a.trace.is_some() {
-        return usage("--trace applies to a local run");
     }
     let mut options = app_options(a);
     app.check_options(&options).map_err(usage_of)?;

@@ -19,6 +19,10 @@
 //! [`magpie::trace::EventKind::category`] and [`magpie::trace::EventKind::name`]; the
 //! arguments: a chunk's `start`, `end`, `size` (iterations `[start, end)`), a run of steal
 //! attempts' `attempts`, a steal's, exposure request's or signal's `victim`, a mark's own.
+//! A distributed run ([`write_chrome_ranks`]) gives each process one more thread, `comm`
+//! (`tid` = its number of workers), with one zero-length `mpi` span per message and flow
+//! events (`"ph":"s"` at the sender, `"ph":"f"` with `"bp":"e"` at the receiver, one `id`)
+//! between the two ends of a message.
 //!
 //! ```
 //! use magpie_measure::trace::{write_chrome, Meta, Process};
@@ -95,6 +99,43 @@ impl<'a> Process<'a> {
     }
 }
 
+/// One message of a process's communication thread (a distributed run's main thread, the
+/// one that calls MPI): a zero-length complete event (`"ph":"X"`, `cat` `mpi`) on the
+/// thread, and, when both of the message's ends were recorded, a flow event at it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// Nanoseconds since the process started recording.
+    pub ts_ns: u64,
+    /// `steal request sent`, `work received`, `refusal sent`, …
+    pub name: &'static str,
+    /// Named values (`to` or `from`, `tasks`).
+    pub args: Vec<(&'static str, u64)>,
+    /// The flow event between the message's two ends.
+    pub flow: Option<Flow>,
+}
+
+/// A flow event (an arrow from sender to receiver): `"ph":"s"` at the sender, `"ph":"f"`
+/// with `"bp":"e"` at the receiver, the same `id`, `cat` `mpi`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flow {
+    /// Unique to the message in the file.
+    pub id: u64,
+    /// The message's name (`steal request`, `work`, `refusal`), the same at both ends.
+    pub name: &'static str,
+    /// The sender's end (`s`) or the receiver's (`f`).
+    pub start: bool,
+}
+
+/// A process with a communication thread: its workers' events and its messages. The thread's
+/// `tid` is the number of workers and its name `comm`.
+#[derive(Debug, Clone)]
+pub struct Rank<'a> {
+    /// The process and its workers.
+    pub process: Process<'a>,
+    /// Its communication thread's messages.
+    pub messages: &'a [Message],
+}
+
 /// Microseconds from nanoseconds.
 fn us(ns: u64) -> f64 {
     ns as f64 / 1000.0
@@ -141,8 +182,72 @@ fn event(pid: usize, tid: usize, e: &Event) -> Value {
     Value::Object(m)
 }
 
+/// The events of message `m` on thread `tid` of process `pid`.
+fn message(pid: usize, tid: usize, m: &Message) -> Vec<Value> {
+    let ts = us(m.ts_ns);
+    let args: Map<String, Value> = m
+        .args
+        .iter()
+        .map(|(k, v)| (k.to_string(), json!(v)))
+        .collect();
+    let mut out = vec![
+        json!({"ph": "X", "ts": ts, "dur": 0.0, "pid": pid, "tid": tid,
+                              "cat": "mpi", "name": m.name, "args": args}),
+    ];
+    if let Some(f) = m.flow {
+        let mut e = json!({"ph": if f.start { "s" } else { "f" }, "id": f.id, "ts": ts,
+                           "pid": pid, "tid": tid, "cat": "mpi", "name": f.name});
+        if !f.start {
+            e["bp"] = json!("e");
+        }
+        out.push(e);
+    }
+    out
+}
+
 /// Writes `processes` as one Chrome trace-event JSON object to `out`, one event per line.
-pub fn write_chrome(processes: &[Process<'_>], meta: &Meta, mut out: impl Write) -> io::Result<()> {
+pub fn write_chrome(processes: &[Process<'_>], meta: &Meta, out: impl Write) -> io::Result<()> {
+    let ranks: Vec<(&Process<'_>, Option<&[Message]>)> =
+        processes.iter().map(|p| (p, None)).collect();
+    write_all(&ranks, meta, out)
+}
+
+/// Writes `ranks` (a distributed run: each process with its communication thread, see
+/// [`Rank`]) as one Chrome trace-event JSON object to `out`, one event per line.
+///
+/// ```
+/// use magpie_measure::trace::{write_chrome_ranks, Flow, Message, Meta, Process, Rank};
+///
+/// let trace = magpie::Trace { workers: vec![Default::default()], duration_ns: 10 };
+/// let sent = [Message { ts_ns: 1000, name: "steal request sent", args: vec![("to", 0)],
+///                       flow: Some(Flow { id: 2, name: "steal request", start: true }) }];
+/// let received = [Message { ts_ns: 1500, name: "steal request received", args: vec![("from", 1)],
+///                           flow: Some(Flow { id: 2, name: "steal request", start: false }) }];
+/// let ranks = [Rank { process: Process::rank(0, &trace), messages: &received },
+///              Rank { process: Process::rank(1, &trace), messages: &sent }];
+/// let meta = Meta { command: "example".into(), workers: 1, ranks: 2 };
+/// let mut out = Vec::new();
+/// write_chrome_ranks(&ranks, &meta, &mut out).unwrap();
+/// let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+/// let events = json["traceEvents"].as_array().unwrap();
+/// let f = events.iter().find(|e| e["ph"] == "f").unwrap();
+/// assert_eq!((&f["pid"], &f["tid"], &f["id"], &f["bp"]), (&0.into(), &1.into(), &2.into(), &"e".into()));
+/// ```
+pub fn write_chrome_ranks(ranks: &[Rank<'_>], meta: &Meta, out: impl Write) -> io::Result<()> {
+    let ranks: Vec<(&Process<'_>, Option<&[Message]>)> = ranks
+        .iter()
+        .map(|r| (&r.process, Some(r.messages)))
+        .collect();
+    write_all(&ranks, meta, out)
+}
+
+/// [`write_chrome`] and [`write_chrome_ranks`]: processes, each with its communication
+/// thread's messages if it has one.
+fn write_all(
+    processes: &[(&Process<'_>, Option<&[Message]>)],
+    meta: &Meta,
+    mut out: impl Write,
+) -> io::Result<()> {
     let mut first = true;
     let mut put = |out: &mut dyn Write, v: &Value| -> io::Result<()> {
         out.write_all(if first { b"\n" } else { b",\n" })?;
@@ -151,7 +256,7 @@ pub fn write_chrome(processes: &[Process<'_>], meta: &Meta, mut out: impl Write)
         Ok(())
     };
     out.write_all(b"{\"traceEvents\":[")?;
-    for p in processes {
+    for &(p, messages) in processes {
         put(
             &mut out,
             &json!({"ph": "M", "name": "process_name", "pid": p.pid, "args": {"name": p.name}}),
@@ -165,6 +270,19 @@ pub fn write_chrome(processes: &[Process<'_>], meta: &Meta, mut out: impl Write)
         }
         for (tid, e) in p.trace.events() {
             put(&mut out, &event(p.pid, tid, e))?;
+        }
+        if let Some(messages) = messages {
+            let tid = p.trace.workers.len();
+            put(
+                &mut out,
+                &json!({"ph": "M", "name": "thread_name", "pid": p.pid, "tid": tid,
+                        "args": {"name": "comm"}}),
+            )?;
+            for m in messages {
+                for e in message(p.pid, tid, m) {
+                    put(&mut out, &e)?;
+                }
+            }
         }
     }
     let other = json!({
@@ -207,6 +325,14 @@ impl TraceFile {
     pub fn write(self, processes: &[Process<'_>], meta: &Meta) -> Result<(), String> {
         let path = self.path;
         write_chrome(processes, meta, self.out)
+            .map_err(|e| format!("cannot write the trace to {}: {e}", path.display()))
+    }
+
+    /// Writes a distributed run's trace ([`write_chrome_ranks`]); the error is the one line
+    /// to print.
+    pub fn write_ranks(self, ranks: &[Rank<'_>], meta: &Meta) -> Result<(), String> {
+        let path = self.path;
+        write_chrome_ranks(ranks, meta, self.out)
             .map_err(|e| format!("cannot write the trace to {}: {e}", path.display()))
     }
 }
@@ -272,6 +398,70 @@ mod tests {
                        "name": "steal attempts", "args": {"attempts": 3}}),
                 json!({"ph": "i", "s": "t", "ts": 0.9, "pid": 0, "tid": 1, "cat": "steal", "name": "steal",
                        "args": {"victim": 0}}),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rank_has_a_comm_thread_with_its_messages_and_flows() {
+        let trace = Trace {
+            workers: vec![WorkerTrace::default(), WorkerTrace::default()],
+            duration_ns: 10_000,
+        };
+        let messages = [
+            Message {
+                ts_ns: 2000,
+                name: "work sent",
+                args: vec![("to", 1), ("tasks", 1)],
+                flow: Some(Flow {
+                    id: 7,
+                    name: "work",
+                    start: true,
+                }),
+            },
+            Message {
+                ts_ns: 2500,
+                name: "refusal sent",
+                args: vec![("to", 2)],
+                flow: None,
+            },
+            Message {
+                ts_ns: 3000,
+                name: "steal request received",
+                args: vec![("from", 1)],
+                flow: Some(Flow {
+                    id: 4,
+                    name: "steal request",
+                    start: false,
+                }),
+            },
+        ];
+        let ranks = [Rank {
+            process: Process::rank(3, &trace),
+            messages: &messages,
+        }];
+        let meta = Meta {
+            command: "c".into(),
+            workers: 2,
+            ranks: 4,
+        };
+        let mut out = Vec::new();
+        write_chrome_ranks(&ranks, &meta, &mut out).unwrap();
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        let events = v["traceEvents"].as_array().unwrap();
+        assert_eq!(
+            events[3..],
+            [
+                json!({"ph": "M", "name": "thread_name", "pid": 3, "tid": 2, "args": {"name": "comm"}}),
+                json!({"ph": "X", "ts": 2.0, "dur": 0.0, "pid": 3, "tid": 2, "cat": "mpi",
+                       "name": "work sent", "args": {"to": 1, "tasks": 1}}),
+                json!({"ph": "s", "id": 7, "ts": 2.0, "pid": 3, "tid": 2, "cat": "mpi", "name": "work"}),
+                json!({"ph": "X", "ts": 2.5, "dur": 0.0, "pid": 3, "tid": 2, "cat": "mpi",
+                       "name": "refusal sent", "args": {"to": 2}}),
+                json!({"ph": "X", "ts": 3.0, "dur": 0.0, "pid": 3, "tid": 2, "cat": "mpi",
+                       "name": "steal request received", "args": {"from": 1}}),
+                json!({"ph": "f", "bp": "e", "id": 4, "ts": 3.0, "pid": 3, "tid": 2, "cat": "mpi",
+                       "name": "steal request"}),
             ]
         );
     }

@@ -8,6 +8,8 @@
 //! - [`loops`]: distributed loops, LB4MPI work sharing on replicated data and LB4MPI-WS work
 //!   stealing on distributed data (stolen iterations carry their data, results return to
 //!   their owner).
+//! - [`trace`]: a distributed search's trace — every rank's pool and the steal requests,
+//!   work and refusals of its communication thread, gathered on rank 0.
 //!
 //! Every rank calls the same functions with the same arguments (SPMD, as launched by
 //! `mpirun -np R …`); rank 0 gets the merged result.
@@ -48,6 +50,7 @@ mod error;
 pub mod loops;
 pub mod perf;
 pub mod search;
+pub mod trace;
 pub mod victims;
 
 pub use error::Error;
@@ -65,6 +68,8 @@ use serde::{Deserialize, Serialize};
 /// The MPI environment of this process: initialised once, finalised when dropped.
 pub struct Cluster {
     universe: Universe,
+    /// This rank's communication-thread recording, while [`Cluster::start_trace`]'s runs.
+    comm_trace: std::sync::Mutex<Option<trace::CommRecorder>>,
 }
 
 impl Cluster {
@@ -79,7 +84,10 @@ impl Cluster {
                 offered: format!("{threading:?}"),
             });
         }
-        Ok(Cluster { universe })
+        Ok(Cluster {
+            universe,
+            comm_trace: std::sync::Mutex::new(None),
+        })
     }
 
     /// Makes a panic anywhere in this process end the whole MPI job instead of leaving the

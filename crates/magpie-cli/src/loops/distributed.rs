@@ -378,6 +378,8 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
         .transpose()?
         .filter(|_| rank == 0);
     let stop = Stop::install(limit)?;
+    // Every rank records the time steps (a collective call; rank 0 writes the file).
+    let mut tracing = crate::trace::distributed::start(args.trace.as_deref(), cluster, &pool)?;
     // The time steps run (all of them unless stopped).
     let mut done = 0;
     // Fault injection for the tests of failure behaviour (FAIL_RANK_ENV): rank R's workers
@@ -458,6 +460,7 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
                     }
                 }
             }
+            crate::trace::distributed::finish(tracing.take(), cluster, &pool)?;
             if rank != 0 {
                 return Ok(());
             }
@@ -537,6 +540,7 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
                     last = image;
                 }
             }
+            crate::trace::distributed::finish(tracing.take(), cluster, &pool)?;
             if rank != 0 {
                 return Ok(());
             }

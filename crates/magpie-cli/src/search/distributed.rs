@@ -288,9 +288,14 @@ fn search(cluster: &Cluster, args: &SearchArgs, config: &Config) -> Result<(), F
     // Rank 0's line: its incumbent (every rank's), its tasks and steals. A distributed
     // search counts its nodes only at the end.
     let shown = (cluster.rank() == 0).then(|| super::progress_line(args, &watched.monitor));
+    let tracing = crate::trace::distributed::start(args.trace.as_deref(), cluster, &pool)?;
     // Only rank 0 has the merged result.
-    let solved = prepared.solve_on(&Engine::Cluster(&engine), Some(&watched.monitor))?;
+    let solved = prepared.solve_on(&Engine::Cluster(&engine), Some(&watched.monitor));
     drop(shown);
+    // Every rank gathers the trace, whatever rank 0 made of the result.
+    let traced = crate::trace::distributed::finish(tracing, cluster, &pool);
+    let solved = solved?;
+    traced?;
     let Some(solved) = solved else {
         return Ok(());
     };

@@ -67,9 +67,6 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
     };
     let own = app_args(args);
     check_app_options(app, &own, args)?;
-    if args.distributed && args.trace.is_some() {
-        return usage("--trace applies to a local run");
-    }
     if !args.distributed && args.remote_victims.is_some() {
         return usage("--remote-victims applies to --distributed only");
     }

@@ -450,6 +450,7 @@ impl DistributedLoop {
             rank,
             size,
             inbox: VecDeque::new(),
+            trace: cluster.lock_recorder().take(),
         };
         let (owned, driven) = std::thread::scope(|threads| {
             let driver = threads.spawn(|| {
@@ -498,6 +499,7 @@ impl DistributedLoop {
                 .unwrap_or_else(|e| std::panic::resume_unwind(e));
             (owned, driven)
         });
+        *cluster.lock_recorder() = comm.trace.take();
         stats.iterations = driven.iterations;
         stats.chunks = driven.batches;
         stats.busy = driven.busy;

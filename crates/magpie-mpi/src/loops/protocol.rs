@@ -34,6 +34,8 @@ pub(super) struct Comm {
     pub(super) rank: i32,
     pub(super) size: i32,
     pub(super) inbox: VecDeque<(i32, i32, Vec<u8>)>,
+    /// The recording of this thread's messages (`--trace`), if one runs.
+    pub(super) trace: Option<crate::trace::CommRecorder>,
 }
 
 impl Comm {
@@ -68,6 +70,11 @@ impl Comm {
 
     pub(super) fn signal(&mut self, to: i32, tag: i32) {
         self.send(to, tag, vec![0u8]);
+    }
+
+    /// Records `message` sent to (`sent`) or received from `peer`, if a recording runs.
+    pub(super) fn record(&mut self, sent: bool, peer: i32, message: crate::trace::Message) {
+        crate::trace::record(&mut self.trace, sent, peer, message);
     }
 
     pub(super) fn recv(&mut self) -> Option<(i32, i32, Vec<u8>)> {

@@ -14,6 +14,7 @@ use super::driver::{Cur, Owned, Piece, Shared};
 use super::protocol::*;
 use super::{block_of, check_share_schedule, shape, RankLoopStats};
 use crate::codec::{decode_from, encode};
+use crate::trace::Message;
 
 /// How the coordinator of share mode deals chunks.
 pub(super) enum Dealer {
@@ -137,19 +138,25 @@ where
             progressed = true;
             match tag {
                 TAG_REQUEST => {
+                    comm.record(false, from, Message::StealRequest);
                     let d = dealer.as_mut().expect("chunk requests go to rank 0");
                     match d.next(from as usize) {
                         Some(r) => {
-                            comm.send(from, TAG_CHUNK, encode(&(r.start as u64, r.end as u64)))
+                            comm.send(from, TAG_CHUNK, encode(&(r.start as u64, r.end as u64)));
+                            let tasks = r.len() as u64;
+                            comm.record(true, from, Message::Work { tasks });
                         }
                         None => {
                             told[from as usize] = true;
                             comm.signal(from, TAG_NO_MORE);
+                            comm.record(true, from, Message::Refusal);
                         }
                     }
                 }
                 TAG_CHUNK => {
                     let (a, b): (u64, u64) = decode_from(&bytes, "chunk", from);
+                    let tasks = b.saturating_sub(a);
+                    comm.record(false, from, Message::Work { tasks });
                     asking = false;
                     stats.steals_ok += 1;
                     stats.iterations_received += b - a;
@@ -160,6 +167,7 @@ where
                     });
                 }
                 TAG_NO_MORE => {
+                    comm.record(false, from, Message::Refusal);
                     asking = false;
                     no_more = true;
                     stats.steals_failed += 1;
@@ -188,6 +196,7 @@ where
             stats.requests_sent += 1;
             progressed = true;
             comm.signal(0, TAG_REQUEST);
+            comm.record(true, 0, Message::StealRequest);
         }
         if rank == 0 && owned.complete() && told.iter().all(|&t| t) {
             if let Some(d) = dealer.as_mut() {

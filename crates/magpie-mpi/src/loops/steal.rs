@@ -14,6 +14,7 @@ use super::driver::{Cur, Owned, Piece, PieceItems, Shared};
 use super::protocol::*;
 use super::{DataDescription, Options, RankLoopStats, Victims};
 use crate::codec::{decode_from, encode};
+use crate::trace::Message;
 
 /// Rank 0's bookkeeping of the coordinator victim choice.
 pub(super) struct Coordinator {
@@ -111,12 +112,17 @@ where
             match tag {
                 TAG_REQUEST if options.victims == Victims::Random => {
                     stats.requests_received += 1;
+                    comm.record(false, from, Message::StealRequest);
                     match give(shared, comm, from, options.steal, ranks, description, stats) {
                         true => {}
-                        false => comm.signal(from, TAG_NO_WORK),
+                        false => {
+                            comm.signal(from, TAG_NO_WORK);
+                            comm.record(true, from, Message::Refusal);
+                        }
                     }
                 }
                 TAG_REQUEST => {
+                    comm.record(false, from, Message::StealRequest);
                     // Coordinator: `from` is dry.
                     let c = coord.as_mut().expect("requests go to the coordinator");
                     c.eligible[from as usize] = false;
@@ -159,6 +165,8 @@ where
                 TAG_WORK => {
                     let msg: WorkMsg = decode_from(&bytes, "work", from);
                     let range = msg.start as usize..msg.end as usize;
+                    let tasks = msg.end.saturating_sub(msg.start);
+                    comm.record(false, from, Message::Work { tasks });
                     let items = description
                         .decode(range.clone(), &msg.data)
                         .unwrap_or_else(|e| {
@@ -179,6 +187,7 @@ where
                     });
                 }
                 TAG_NO_WORK => {
+                    comm.record(false, from, Message::Refusal);
                     stats.steals_failed += 1;
                     asking = false;
                     next_ask = Instant::now() + Duration::from_micros(100);
@@ -232,13 +241,12 @@ where
             asking = true;
             stats.requests_sent += 1;
             progressed = true;
-            match options.victims {
-                Victims::Coordinator => comm.signal(0, TAG_REQUEST),
-                Victims::Random => {
-                    let v = (rank + 1 + rng.below(ranks - 1) as i32) % size;
-                    comm.signal(v, TAG_REQUEST);
-                }
-            }
+            let victim = match options.victims {
+                Victims::Coordinator => 0,
+                Victims::Random => (rank + 1 + rng.below(ranks - 1) as i32) % size,
+            };
+            comm.signal(victim, TAG_REQUEST);
+            comm.record(true, victim, Message::StealRequest);
         }
         if ended && !asking && owned.complete() && idle && !drained_sent {
             drained_sent = true;
@@ -281,5 +289,12 @@ where
     stats.iterations_sent += range.len() as u64;
     stats.bytes_sent += bytes.len() as u64;
     comm.send(thief, TAG_WORK, bytes);
+    comm.record(
+        true,
+        thief,
+        Message::Work {
+            tasks: range.len() as u64,
+        },
+    );
     true
 }

@@ -15,6 +15,7 @@ use super::protocol::*;
 use super::RankState;
 use crate::codec::{decode_from, encode};
 use crate::credit::{Credit, Recovered};
+use crate::trace::{record, Message};
 use crate::victims::RemoteVictims;
 use crate::{Cluster, RankStats};
 
@@ -51,6 +52,8 @@ pub(super) fn communicate<N: Serialize + DeserializeOwned>(
     let mut asked: Option<i32> = None;
     let mut idle_since: Option<Instant> = None;
     let min_depth = priority.unwrap_or(0);
+    // The recording of this thread's messages (`--trace`), if one runs; given back at the end.
+    let mut trace = cluster.lock_recorder().take();
     let finish = |world: &mpi::topology::SimpleCommunicator| {
         for r in 1..size {
             world.process_at_rank(r).send_with_tag(&[0u8][..], TAG_DONE);
@@ -78,14 +81,21 @@ pub(super) fn communicate<N: Serialize + DeserializeOwned>(
             match status.tag() {
                 TAG_STEAL => {
                     stats.requests_received += 1;
-                    if !give_work(&world, shared, credit, stats, (from, min_depth)) {
+                    record(&mut trace, false, from, Message::StealRequest);
+                    if !give_work(
+                        &world,
+                        shared,
+                        credit,
+                        (stats, &mut trace),
+                        (from, min_depth),
+                    ) {
                         if on_demand && shared.lock().active > 0 {
                             // StackStealing: a busy worker will split its stack; the
                             // thief waits for that (or for this rank to run dry).
                             shared.split_wanted.store(true, Ordering::Relaxed);
                             waiting_thieves.push_back(from);
                         } else {
-                            refuse(&world, from);
+                            refuse(&world, from, &mut trace);
                         }
                     }
                 }
@@ -93,7 +103,9 @@ pub(super) fn communicate<N: Serialize + DeserializeOwned>(
                     let work: Work<N> = decode_from(&bytes, "work", from);
                     stats.bytes_received += bytes.len() as u64;
                     stats.steals_ok += 1;
-                    stats.tasks_received += work.tasks.len() as u64;
+                    let tasks = work.tasks.len() as u64;
+                    stats.tasks_received += tasks;
+                    record(&mut trace, false, from, Message::Work { tasks });
                     if asked.take().is_some() {
                         chooser.outcome(from, true, Instant::now());
                     }
@@ -107,6 +119,7 @@ pub(super) fn communicate<N: Serialize + DeserializeOwned>(
                 }
                 TAG_NO_WORK => {
                     stats.steals_failed += 1;
+                    record(&mut trace, false, from, Message::Refusal);
                     if asked.take().is_some() {
                         chooser.outcome(from, false, Instant::now());
                     }
@@ -197,11 +210,17 @@ pub(super) fn communicate<N: Serialize + DeserializeOwned>(
             )
         };
         while let Some(&thief) = waiting_thieves.front() {
-            if give_work(&world, shared, credit, stats, (thief, min_depth)) {
+            if give_work(
+                &world,
+                shared,
+                credit,
+                (stats, &mut trace),
+                (thief, min_depth),
+            ) {
                 waiting_thieves.pop_front();
                 progressed = true;
             } else if idle {
-                refuse(&world, thief);
+                refuse(&world, thief, &mut trace);
                 waiting_thieves.pop_front();
             } else {
                 break;
@@ -242,6 +261,7 @@ pub(super) fn communicate<N: Serialize + DeserializeOwned>(
             world
                 .process_at_rank(victim)
                 .send_with_tag(&[0u8][..], TAG_STEAL);
+            record(&mut trace, true, victim, Message::StealRequest);
             asked = Some(victim);
             progressed = true;
         }
@@ -257,5 +277,6 @@ pub(super) fn communicate<N: Serialize + DeserializeOwned>(
     if let Some(m) = chooser.monitor() {
         (stats.refreshes, stats.aux_refreshes) = m.refreshes;
     }
+    *cluster.lock_recorder() = trace;
     stopped
 }

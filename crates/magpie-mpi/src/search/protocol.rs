@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::pool::Shared;
 use crate::codec::encode;
 use crate::credit::Credit;
+use crate::trace::{record, CommRecorder, Message};
 use crate::RankStats;
 
 pub(super) const TAG_STEAL: i32 = 1;
@@ -42,37 +43,46 @@ pub fn decode_each_message(bytes: &[u8]) -> Vec<Result<(), crate::codec::DecodeE
         check_decode::<Vec<u32>>(bytes, "credit"),
         check_decode::<i64>(bytes, "bound"),
         check_decode::<(f64, u64)>(bytes, "monitor reply"),
+        check_decode::<crate::trace::RankTrace>(bytes, "trace"),
     ]
 }
 
-/// Sends thief `from` the shallowest task of this rank with half of its credit; `false` if
-/// the pool is empty or its shallowest task is above `min_depth`.
+/// Sends thief `from` the shallowest task of this rank with half of its credit (recorded on
+/// `trace`); `false` if the pool is empty or its shallowest task is above `min_depth`.
 pub(super) fn give_work<N: Serialize>(
     world: &mpi::topology::SimpleCommunicator,
     shared: &Shared<N>,
     credit: &mut Credit,
-    stats: &mut RankStats,
+    (stats, trace): (&mut RankStats, &mut Option<CommRecorder>),
     (from, min_depth): (i32, usize),
 ) -> bool {
     let Some((depth, node)) = shared.lock().pop_shallowest(min_depth) else {
         return false;
     };
     let half = credit.split().expect("a rank with work holds credit");
-    let bytes = encode(&Work {
+    let work = Work {
         credit: half.exponents().to_vec(),
         tasks: vec![(depth as u32, node)],
-    });
-    stats.tasks_sent += 1;
+    };
+    let tasks = work.tasks.len() as u64;
+    let bytes = encode(&work);
+    stats.tasks_sent += tasks;
     stats.bytes_sent += bytes.len() as u64;
     world
         .process_at_rank(from)
         .send_with_tag(&bytes[..], TAG_WORK);
+    record(trace, true, from, Message::Work { tasks });
     true
 }
 
-/// Tells thief `from` this rank has no work for it.
-pub(super) fn refuse(world: &mpi::topology::SimpleCommunicator, from: i32) {
+/// Tells thief `from` this rank has no work for it (recorded on `trace`).
+pub(super) fn refuse(
+    world: &mpi::topology::SimpleCommunicator,
+    from: i32,
+    trace: &mut Option<CommRecorder>,
+) {
     world
         .process_at_rank(from)
         .send_with_tag(&[0u8][..], TAG_NO_WORK);
+    record(trace, true, from, Message::Refusal);
 }

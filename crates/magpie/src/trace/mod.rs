@@ -39,9 +39,13 @@ use std::time::Instant;
 
 use crossbeam_utils::CachePadded;
 
+#[cfg(feature = "serde")]
+mod names;
+
 /// Everything recorded by one pool between [`crate::ThreadPool::start_trace`] and
 /// [`crate::ThreadPool::take_trace`].
 #[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Trace {
     /// One entry per worker, by worker index.
     pub workers: Vec<WorkerTrace>,
@@ -62,6 +66,7 @@ impl Trace {
 
 /// What one worker did.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WorkerTrace {
     /// Its events, by start time (of two spans that start together, the longer first, so
     /// that a span comes before the spans nested in it).
@@ -71,6 +76,7 @@ pub struct WorkerTrace {
 /// One event: a span (`start_ns < end_ns` usually) or an instant (`start_ns == end_ns`);
 /// [`EventKind::is_span`] says which. Times are nanoseconds since the start of the recording.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Event {
     /// When it started (an instant: when it happened).
     pub start_ns: u64,
@@ -88,9 +94,14 @@ impl Event {
     }
 }
 
+/// A [`EventKind::Mark`]'s category or name (`&'static str`; the alias keeps serde from
+/// borrowing it from the input: a decoded mark's names are interned, feature `serde`).
+pub type MarkName = &'static str;
+
 /// What an [`Event`] records. The category and name of each kind in a Chrome trace are
 /// [`EventKind::category`] and [`EventKind::name`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum EventKind {
     /// Span: the worker ran a job (taken from its own deque while waiting, stolen, or sent
@@ -138,10 +149,13 @@ pub enum EventKind {
     /// hand-overs), with its own category, name and named values.
     Mark {
         /// The category (`search`).
-        category: &'static str,
+        #[cfg_attr(feature = "serde", serde(deserialize_with = "names::name"))]
+        category: MarkName,
         /// The name (`incumbent`, `handover`).
-        name: &'static str,
+        #[cfg_attr(feature = "serde", serde(deserialize_with = "names::name"))]
+        name: MarkName,
         /// Named values (`value`, `nodes`; `thief`).
+        #[cfg_attr(feature = "serde", serde(deserialize_with = "names::args"))]
         args: Vec<(&'static str, i64)>,
     },
 }
