@@ -246,8 +246,16 @@ pub(crate) fn from_events(
                 end = end.max(ts);
                 steals.push((rank, worker, ts));
             }
+            // A worker's row, even if it recorded nothing; a distributed trace's `comm`
+            // thread (a rank's MPI messages) is not a worker.
             "M" if name == "thread_name" => {
-                rows.insert(id("a thread_name event")?);
+                let thread = e
+                    .get("args")
+                    .and_then(|a| a.get("name"))
+                    .and_then(Value::as_str);
+                if thread != Some("comm") {
+                    rows.insert(id("a thread_name event")?);
+                }
             }
             _ => {}
         }
@@ -337,5 +345,22 @@ mod tests {
             from_events(&bad, None).unwrap_err().to_string(),
             "line 7: a `task` span without a non-negative number \"dur\""
         );
+    }
+
+    #[test]
+    fn a_distributed_traces_comm_thread_is_not_a_row() {
+        let events: Vec<(usize, Value)> = [
+            serde_json::json!({"ph":"M","name":"thread_name","pid":0,"tid":0,"args":{"name":"worker 0"}}),
+            serde_json::json!({"ph":"M","name":"thread_name","pid":0,"tid":1,"args":{"name":"comm"}}),
+            serde_json::json!({"ph":"M","name":"thread_name","pid":1,"tid":0,"args":{"name":"worker 0"}}),
+            serde_json::json!({"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"comm"}}),
+            serde_json::json!({"ph":"X","cat":"mpi","name":"steal request sent","pid":1,"tid":1,"ts":5,"dur":0}),
+            serde_json::json!({"ph":"X","cat":"task","name":"task","pid":1,"tid":0,"ts":0,"dur":9}),
+        ]
+        .into_iter()
+        .enumerate()
+        .collect();
+        let t = from_events(&events, None).unwrap();
+        assert_eq!(t.rows, [(0, 0), (1, 0)]);
     }
 }

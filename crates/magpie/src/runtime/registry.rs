@@ -436,28 +436,35 @@ enum Search {
 }
 
 /// The state of the current thread as a worker of a pool.
+///
+/// `repr(C, align(64))`, with the fields a coarsened join reads on every call first, at
+/// offsets below 128 and in one cache line wherever the worker's stack puts the struct.
+/// With the compiler's field order, adding the trace recorder moved them (`join_push_limit`
+/// from offset 120 to 128) and `fib` at one worker ran 10% slower with the same instruction
+/// count; in this order it runs as fast as before (docs/results/2026-11-26-trace-cost.md).
+#[repr(C, align(64))]
 pub(crate) struct WorkerThread {
-    deque: LocalDeque,
-    index: usize,
-    registry: Arc<Registry>,
-    /// Points into `registry.infos[index]`; valid while `registry` is held.
-    counters: *const WorkerCounters,
-    victims: RefCell<Box<dyn VictimSelector>>,
-    /// Whether the victim policy wants probe latencies and task cycles.
-    measures: bool,
-    victim_buf: RefCell<Vec<usize>>,
-    idle: RefCell<Box<dyn IdleState>>,
-    join_push_limit: isize,
     /// `[hi, lo]`: `hi - lo` counts the tasks of this worker's deque that no thief can take
     /// without asking (see `join_should_push`). Point into `deque`, which `self` owns.
     gauge: [*const AtomicIsize; 2],
+    join_push_limit: isize,
     /// `lcws-user`: its targeted flag. Exposure requests are only served when the owner
     /// looks (push/pop), so a coarsened join must look too. Null for the other deques
     /// (signal variants are served by their handler). Points into `deque`.
     exposure_flag: *const AtomicBool,
+    /// Points into `registry.infos[index]`; valid while `registry` is held.
+    counters: *const WorkerCounters,
+    deque: LocalDeque,
+    index: usize,
+    registry: Arc<Registry>,
+    victims: RefCell<Box<dyn VictimSelector>>,
+    victim_buf: RefCell<Vec<usize>>,
+    idle: RefCell<Box<dyn IdleState>>,
     /// The owner's half of this worker's trace buffer; boxed, so that the fields the join
     /// fast path reads stay together.
     recorder: Box<Recorder>,
+    /// Whether the victim policy wants probe latencies and task cycles.
+    measures: bool,
 }
 
 impl WorkerThread {
