@@ -166,7 +166,7 @@ struct ForkjoinArgs {
     /// times) and, with several worker counts, speedup.png
     #[arg(long, value_name = "DIR")]
     plot: Option<std::path::PathBuf>,
-    /// Write a Chrome trace-event file (open it in https://ui.perfetto.dev) of the last timed
+    /// Write a Chrome trace-event file (open it in ui.perfetto.dev) of the last timed
     /// run of each magpie configuration on each kernel: one process per (kernel,
     /// configuration), its workers as threads. That run's time includes the cost of tracing.
     #[arg(long, value_name = "FILE")]

@@ -308,7 +308,7 @@ pub struct LoopArgs {
     pub progress: magpie_measure::progress::ProgressArgs,
     /// Write what every worker did during the time steps (loop chunks with their iterations,
     /// tasks, steals, idle and parked time) to FILE as a Chrome trace-event file (open it in
-    /// https://ui.perfetto.dev); with --distributed, one process per rank and the messages
+    /// ui.perfetto.dev); with --distributed, one process per rank and the messages
     /// between ranks
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub trace: Option<PathBuf>,

@@ -254,7 +254,7 @@ pub struct SearchArgs {
     pub stats: bool,
 
     /// Write what every worker did (tasks, steals, idle and parked time) to FILE as a Chrome
-    /// trace-event file (open it in https://ui.perfetto.dev); with --distributed, one process
+    /// trace-event file (open it in ui.perfetto.dev); with --distributed, one process
     /// per rank and the messages between ranks
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub trace: Option<PathBuf>,

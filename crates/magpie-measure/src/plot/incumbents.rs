@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::InputError;
 
 /// One line of an incumbent log as `--incumbents` writes it (the format's one definition:
-/// [`parse`] reads what this writes, and more leniently). `worker` is `null` for an
+/// the plot's reader reads what this writes, and more leniently). `worker` is `null` for an
 /// incumbent another rank sent to rank 0.
 ///
 /// ```

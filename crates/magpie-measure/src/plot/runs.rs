@@ -142,7 +142,7 @@ impl Runs {
     /// worker counts, (workers, baseline median / median) in order of workers. The baseline
     /// is the panel's first sequential row, else the configuration's own run at 1 worker,
     /// else its run at its fewest workers (a relative speedup: the curve starts at 1 there,
-    /// and [`Curve::base`] says where).
+    /// and the curve's `base` says where).
     pub fn speedups(&self) -> Vec<Curve> {
         let mut out = Vec::new();
         for panel in self.panels() {

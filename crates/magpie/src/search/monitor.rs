@@ -60,7 +60,7 @@ struct Inner {
 ///
 /// Clones share one state. Give a clone to the search in [`Options::monitor`] and keep one:
 /// [`stop`](Monitor::stop) from another thread (a timer, a signal handler's flag) makes
-/// every worker stop within [`TICK`](self) nodes of its current task; the search then
+/// every worker stop within 64 nodes of its current task (a walk's tick); the search then
 /// returns what it has (for an optimisation, the best node found so far) with
 /// [`SearchStats::stopped`] set.
 ///
