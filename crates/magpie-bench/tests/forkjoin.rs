@@ -124,7 +124,7 @@ fn stdout_is_the_same_report_with_and_without_the_bar() {
     // Without --counters the rows are as before: no profile.
     assert_eq!(
         keys(&plain[0]),
-        ["kernel", "max_s", "median_s", "min_s", "runtime", "variant", "workers"]
+        ["kernel", "max_s", "median_s", "min_s", "runtime", "times_s", "variant", "workers"]
     );
     let run = run_under_pty(&bench_command(&fib(&["--progress"])));
     let piped = bench(&fib(&[]));

@@ -229,7 +229,9 @@ fn an_astronomically_large_uts_tree_stops_on_sigterm_and_sigint() {
         let r = unsafe { libc::kill(child.id() as libc::pid_t, sig) };
         assert_eq!(r, 0);
         let status = wait_with_guard(&mut child, Duration::from_secs(30));
-        assert_eq!(status.signal(), Some(sig), "{status:?}");
+        // The search stops and reports the nodes it counted (`--time-limit`'s exit code:
+        // tests/stop.rs checks the report itself).
+        assert_eq!(status.code(), Some(3), "{status:?}");
     }
 }
 
