@@ -28,7 +28,7 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::counters::{print_counters, CountersReport};
 use crate::error::{number, usage, Failure};
-use crate::stop::{parse_duration, Status, Stop};
+use crate::stop::{Status, Stop};
 use magpie_measure::progress::StatusLine;
 
 #[cfg(feature = "mpi")]
@@ -578,12 +578,7 @@ struct Report<'a> {
 /// Runs `magpie loop` and prints its report.
 pub fn run(args: &LoopArgs, config: &Config) -> Result<(), Failure> {
     let prepared = prepare(args)?;
-    let limit = args
-        .time_limit
-        .as_deref()
-        .map(|t| parse_duration("--time-limit", t))
-        .transpose()?;
-    let stop = Stop::install(limit)?;
+    let stop = Stop::from_flag(args.time_limit.as_deref(), true)?;
     let deque = config.deque.value;
     let workers = config.workers.value;
     let pool = config.build(deque, workers)?;

@@ -97,6 +97,17 @@ impl Stop {
         })
     }
 
+    /// [`install`](Stop::install) with a command's `--time-limit` text, parsed (a bad one
+    /// is a usage error on every process); the limit applies only where this process
+    /// `decides` (one process, or rank 0 of a distributed run), signals everywhere.
+    pub fn from_flag(time_limit: Option<&str>, decides: bool) -> Result<Stop, Failure> {
+        let limit = time_limit
+            .map(|t| parse_duration("--time-limit", t))
+            .transpose()?
+            .filter(|_| decides);
+        Stop::install(limit)
+    }
+
     /// `Complete` while the command may go on; otherwise why it must stop (the first reason
     /// seen, kept).
     pub fn check(&self) -> Status {

@@ -371,12 +371,7 @@ pub fn policies(args: &PoliciesArgs, matches: &ArgMatches, flags: &Flags) -> Res
         background,
         left_out,
     };
-    let limit = args
-        .time_limit
-        .as_deref()
-        .map(|t| crate::stop::parse_duration("--time-limit", t))
-        .transpose()?;
-    let stop = crate::stop::Stop::install(limit)?;
+    let stop = crate::stop::Stop::from_flag(args.time_limit.as_deref(), true)?;
     let results = runner::execute(&plan, args.progress.mode(format == Format::Json), &stop)?;
     let experiment = report::Experiment::new(&plan, &matrix.lists, &results);
     experiment

@@ -35,7 +35,7 @@ use super::{prepare, usage, LoopArgs, Prepared};
 use crate::config::Config;
 use crate::error::Failure;
 use crate::search::distributed::{injected_failure, kill_self, InjectedFailure, FAIL_RANK_ENV};
-use crate::stop::{parse_duration, Status, Stop};
+use crate::stop::{Status, Stop};
 
 /// The share-mode schedule without `--schedule`.
 pub const DEFAULT_SHARE_SCHEDULE: &str = "fac2";
@@ -371,13 +371,7 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
     let steal = d.options.mode == Mode::Steal;
     let mut record = Steps::new();
     // Rank 0 decides before each step whether to go on (its time limit, a signal there).
-    let limit = args
-        .time_limit
-        .as_deref()
-        .map(|t| parse_duration("--time-limit", t))
-        .transpose()?
-        .filter(|_| rank == 0);
-    let stop = Stop::install(limit)?;
+    let stop = Stop::from_flag(args.time_limit.as_deref(), rank == 0)?;
     // Every rank records the time steps (a collective call; rank 0 writes the file).
     let mut tracing = crate::trace::distributed::start(args.trace.as_deref(), cluster, &pool)?;
     // The time steps run (all of them unless stopped).

@@ -27,7 +27,7 @@ use report::{print_text, Report, StatsReport};
 use crate::config::{Config, Source};
 use crate::error::{number, usage, Failure};
 use crate::incumbents::IncumbentLog;
-use crate::stop::{parse_duration, Status, Stop};
+use crate::stop::{Status, Stop};
 use magpie_measure::progress::{rate, si, StatusLine};
 
 /// The most nodes the ordered skeleton may find down to `--spawn-depth` in discrepancy
@@ -289,12 +289,7 @@ impl Watched {
     /// 0 of a distributed search — `--time-limit`) and, where it decides, the incumbent log
     /// (`--incumbents`).
     pub(crate) fn start(args: &SearchArgs, decides: bool) -> Result<Watched, Failure> {
-        let limit = args
-            .time_limit
-            .as_deref()
-            .map(|t| parse_duration("--time-limit", t))
-            .transpose()?
-            .filter(|_| decides);
+        let stop = Stop::from_flag(args.time_limit.as_deref(), decides)?;
         let monitor = Monitor::new();
         let log = args
             .incumbents
@@ -302,11 +297,7 @@ impl Watched {
             .filter(|_| decides)
             .map(|path| IncumbentLog::create(path, &monitor))
             .transpose()?;
-        Ok(Watched {
-            stop: Stop::install(limit)?,
-            monitor,
-            log,
-        })
+        Ok(Watched { stop, monitor, log })
     }
 
     /// The incumbent log's first write error, if any.
