@@ -26,25 +26,39 @@ pub fn location() -> PathBuf {
     std::env::var_os(MAGPIE_SHARED).map_or_else(|| PathBuf::from(DEFAULT_DIR), PathBuf::from)
 }
 
-/// The shared directory: [`location`], which must exist.
+/// The shared directory: [`location`], or an error saying where it looked (for a command,
+/// which reports it as one line; tests use [`dir`]).
 ///
-/// # Panics
-/// With a message saying where it looked, if the directory is missing: tests that need the
-/// instances must fail loudly rather than pass vacuously.
-pub fn dir() -> PathBuf {
+/// ```
+/// match magpie_apps::shared::try_dir() {
+///     Ok(d) => assert!(d.is_dir()),
+///     Err(e) => assert!(e.starts_with("the shared instances are missing")),
+/// }
+/// ```
+pub fn try_dir() -> Result<PathBuf, String> {
     let shared = location();
+    if shared.is_dir() {
+        return Ok(shared);
+    }
     let source = if std::env::var_os(MAGPIE_SHARED).is_some() {
         MAGPIE_SHARED.to_string()
     } else {
         format!("{DEFAULT_DIR} from the working directory, {MAGPIE_SHARED} being unset")
     };
-    assert!(
-        shared.is_dir(),
+    Err(format!(
         "the shared instances are missing: expected a directory at {} ({source}; the \
          repository's ../shared)",
         shared.display()
-    );
-    shared
+    ))
+}
+
+/// The shared directory: [`location`], which must exist.
+///
+/// # Panics
+/// With [`try_dir`]'s message, if the directory is missing: tests that need the instances
+/// must fail loudly rather than pass vacuously.
+pub fn dir() -> PathBuf {
+    try_dir().unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A path under `shared/`, e.g. `path("instances/dimacs/brock200_2.clq")`.

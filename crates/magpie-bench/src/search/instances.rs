@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 /// A file under `shared/`, or an error naming where it was looked for.
 pub fn shared_file(relative: &str) -> Result<PathBuf, String> {
-    let p = shared::dir().join(relative);
+    let p = shared::try_dir()?.join(relative);
     if p.is_file() {
         Ok(p)
     } else {
@@ -209,14 +209,15 @@ impl Knapsack {
         let (path, only) = if file.contains('/') {
             (shared_file(&format!("{base}/{file}"))?, only)
         } else {
+            let shared = shared::try_dir()?;
             let plain = ["large_scale", "low-dimensional"]
                 .iter()
-                .map(|d| shared::dir().join(format!("{base}/{d}/{file}")))
+                .map(|d| shared.join(format!("{base}/{d}/{file}")))
                 .find(|p| p.is_file());
             match plain {
                 Some(p) => (p, None),
                 None => (
-                    find_in_pisinger(&shared::dir().join(base), &file)?,
+                    find_in_pisinger(&shared.join(base), &file)?,
                     Some(file.clone()),
                 ),
             }
