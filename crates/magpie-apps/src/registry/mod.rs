@@ -34,12 +34,18 @@
 //! ```
 
 mod engine;
+mod forkjoin;
 mod loops;
 mod search;
 
 #[cfg(feature = "mpi")]
 pub use engine::ClusterEngine;
 pub use engine::{Engine, Ran};
+pub(crate) use forkjoin::fits;
+pub use forkjoin::{
+    digest, Fib, Kernel, KernelId, KernelInput, Mergesort, Nqueens, Quicksort, Reduce, TreeSum,
+    REDUCE_GRAIN,
+};
 pub use search::{
     best_or, check, count_down_to, ids, parse_number, partial_count, Answer, AppArgs, AppError,
     Instance, Solved, NOT_CHECKED,
