@@ -83,7 +83,10 @@ fn integer_sort_is_std_sort() {
     for seed in SEEDS {
         for n in [0, 1, 17, 20_000, 100_000] {
             let inputs = [
-                ("uniform below n", gen::uniform_u32(n, n.max(1) as u32, seed)),
+                (
+                    "uniform below n",
+                    gen::uniform_u32(n, n.max(1) as u32, seed),
+                ),
                 ("uniform below 256", gen::uniform_u32(n, 256, seed)),
                 ("uniform u32", gen::uniform_u32(n, u32::MAX, seed)),
                 ("exponential", gen::exponential_u32(n, 1 << 20, seed)),
@@ -192,7 +195,10 @@ fn histogram_is_a_loop_of_counts() {
 /// The counts of a sequential `HashMap`, sorted by word.
 fn hash_map_counts(text: &[u8]) -> Vec<(Vec<u8>, u64)> {
     let mut map: HashMap<&[u8], u64> = HashMap::new();
-    for w in text.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty()) {
+    for w in text
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|w| !w.is_empty())
+    {
         *map.entry(w).or_default() += 1;
     }
     let mut v: Vec<(Vec<u8>, u64)> = map.into_iter().map(|(w, c)| (w.to_vec(), c)).collect();
@@ -255,7 +261,12 @@ fn registered_kernels_agree_on_every_runtime() {
     ];
     assert_eq!(
         pbbs.map(KernelId::name),
-        ["integer-sort", "comparison-sort", "histogram", "word-counts"]
+        [
+            "integer-sort",
+            "comparison-sort",
+            "histogram",
+            "word-counts"
+        ]
     );
     for k in pbbs {
         for (size, seed) in [(0, 1), (50_000, 1), (50_000, 2)] {
@@ -290,7 +301,10 @@ fn a_non_deterministic_bucket_function_panics_instead_of_racing() {
 #[test]
 fn generators_are_seeded_and_pinned() {
     assert_eq!(gen::uniform_u32(5, 10, 7), gen::uniform_u32(5, 10, 7));
-    assert_ne!(gen::uniform_u32(100, 1000, 7), gen::uniform_u32(100, 1000, 8));
+    assert_ne!(
+        gen::uniform_u32(100, 1000, 7),
+        gen::uniform_u32(100, 1000, 8)
+    );
     // The streams are part of recorded results: pinned.
     assert_eq!(gen::uniform_u32(5, 1000, 0), PINNED_U32);
     assert_eq!(
@@ -303,7 +317,11 @@ fn generators_are_seeded_and_pinned() {
     let mut sorted = almost.clone();
     sorted.sort_unstable();
     assert_eq!(sorted, (0..10_000).collect::<Vec<u32>>());
-    let moved = almost.iter().enumerate().filter(|&(i, &x)| i as u32 != x).count();
+    let moved = almost
+        .iter()
+        .enumerate()
+        .filter(|&(i, &x)| i as u32 != x)
+        .count();
     assert!((1..=200).contains(&moved), "{moved} moved by 100 swaps");
 }
 
