@@ -22,7 +22,7 @@ pub fn uniform_u32(n: usize, bound: u32, seed: u64) -> Vec<u32> {
     assert!(n == 0 || bound > 0, "uniform_u32: bound 0");
     let mut rng = SplitMix64::new(seed);
     (0..n)
-        .map(|_| ((rng.next_u64() >> 32) * bound as u64 >> 32) as u32)
+        .map(|_| (((rng.next_u64() >> 32) * bound as u64) >> 32) as u32)
         .collect()
 }
 
@@ -134,7 +134,7 @@ pub fn zipf_text(words: usize, vocabulary: usize, seed: u64) -> Vec<u8> {
     let mut text = Vec::with_capacity(words * 8);
     for i in 0..words {
         if i > 0 {
-            text.push(if rng.next_u64() % 16 == 0 {
+            text.push(if rng.next_u64().is_multiple_of(16) {
                 b'\n'
             } else {
                 b' '
