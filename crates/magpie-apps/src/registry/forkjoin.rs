@@ -1,7 +1,7 @@
 //! The fork-join kernels' one list: [`Kernel`], what a kernel is to the benchmarks (inputs
 //! built untimed from a size and a seed, a timed run generic over [`Join`], an untimed
 //! digest of the result), and [`KernelId`]/[`KernelInput`], the enum dispatch that
-//! [`forkjoin_kernels!`] generates from the list at the bottom of this file.
+//! `forkjoin_kernels!` generates from the list below.
 //!
 //! Adding a kernel means one module with a type implementing [`Kernel`] and one line in the
 //! list: `magpie-bench forkjoin` (its `--kernels` names, sizes, descriptions, the runs on
