@@ -1,214 +1,104 @@
-//! The benchmark's kernels: which of `magpie_apps`' fork-join kernels (each written once,
-//! generic over [`Join`]) it runs, at which sizes, on which inputs.
+//! The benchmark's kernels: `magpie_apps`' list of fork-join kernels
+//! ([`magpie_apps::registry::KernelId`], each written once, generic over [`Join`]), at which
+//! sizes, on which inputs.
 //!
-//! A kernel has an untimed `prepare` step (building inputs, restoring unsorted data), a
-//! timed `run` step, and returns a `u64` digest of its result, which the harness compares
-//! with the sequential runtime's digest.
+//! A kernel has an untimed `prepare` step (restoring unsorted data), a timed `run` step,
+//! and returns a `u64` digest of its result, which the harness compares with the
+//! sequential runtime's digest.
 
 use crate::join::Join;
-use clap::ValueEnum;
-use magpie_apps::rng::SplitMix64;
-use magpie_apps::{
-    fib, mergesort, nqueens, quicksort, sum_with_cutoff, tree_sum, Tree, MERGESORT_CUTOFF,
-    QUICKSORT_CUTOFF,
-};
+pub use magpie_apps::registry::KernelId;
+use magpie_apps::registry::{parse_number, KernelInput};
 
-/// The kernels, in table order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
-pub enum KernelId {
-    /// fib(32) with no cutoff: every call joins.
-    Fib,
-    /// Sum of a balanced binary tree of boxed nodes, joining at every node (chili's shape).
-    Tree,
-    /// Parallel quicksort of 10M random `u64`.
-    Quicksort,
-    /// Parallel mergesort of 10M random `u64` with a scratch buffer.
-    Mergesort,
-    /// Divide-and-conquer sum over 100M `u64`.
-    Reduce,
-    /// N-Queens(12), counting all solutions.
-    Nqueens,
-}
+/// The seed of every kernel's generated input (the sorts' stream; `reduce` uses
+/// `SEED ^ 1`).
+const SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 
-impl KernelId {
-    /// Every kernel, in table order.
-    pub const ALL: [KernelId; 6] = [
-        KernelId::Fib,
-        KernelId::Tree,
-        KernelId::Quicksort,
-        KernelId::Mergesort,
-        KernelId::Reduce,
-        KernelId::Nqueens,
-    ];
-
-    /// The kernel's name, as used on the command line and in JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            KernelId::Fib => "fib",
-            KernelId::Tree => "tree",
-            KernelId::Quicksort => "quicksort",
-            KernelId::Mergesort => "mergesort",
-            KernelId::Reduce => "reduce",
-            KernelId::Nqueens => "nqueens",
-        }
-    }
-}
-
-/// Problem sizes. `--quick` shrinks them for smoke tests.
-#[derive(Debug, Clone, Copy)]
-pub struct Sizes {
-    /// `n` for fib.
-    pub fib_n: u32,
-    /// Tree depth (layers); the tree has `2^depth - 1` nodes.
-    pub tree_depth: u32,
-    /// Elements to sort.
-    pub sort_len: usize,
-    /// Elements to sum.
-    pub reduce_len: usize,
-    /// Board size for N-Queens.
-    pub queens_n: u32,
+/// Which size each kernel runs at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sizes {
+    /// Each kernel's full size (the sizes the benchmark reports).
+    Full,
+    /// Each kernel's `--quick` size, for smoke tests.
+    Quick,
+    /// `--size N`: every kernel at `N` (its meaning is the kernel's).
+    Given(usize),
 }
 
 impl Sizes {
-    /// The sizes the benchmark reports.
-    pub const FULL: Sizes = Sizes {
-        fib_n: 32,
-        tree_depth: 24,
-        sort_len: 10_000_000,
-        reduce_len: 100_000_000,
-        queens_n: 12,
-    };
-
-    /// Small sizes for a smoke test.
-    pub const QUICK: Sizes = Sizes {
-        fib_n: 24,
-        tree_depth: 16,
-        sort_len: 200_000,
-        reduce_len: 2_000_000,
-        queens_n: 9,
-    };
-
-    /// A one-line description of `kernel` at these sizes.
-    pub fn describe(&self, kernel: KernelId) -> String {
-        match kernel {
-            KernelId::Fib => format!("fib({}), no cutoff", self.fib_n),
-            KernelId::Tree => format!(
-                "sum of a binary tree of depth {} ({} boxed nodes), join at every node",
-                self.tree_depth,
-                (1u64 << self.tree_depth) - 1
-            ),
-            KernelId::Quicksort => format!(
-                "quicksort of {} random u64, sort_unstable below {QUICKSORT_CUTOFF}",
-                self.sort_len
-            ),
-            KernelId::Mergesort => format!(
-                "mergesort of {} random u64, sort_unstable below {MERGESORT_CUTOFF}",
-                self.sort_len
-            ),
-            KernelId::Reduce => format!(
-                "divide-and-conquer sum of {} u64, sequential below {REDUCE_GRAIN}",
-                self.reduce_len
-            ),
-            KernelId::Nqueens => format!(
-                "N-Queens({}), binary split of each row's candidates",
-                self.queens_n
-            ),
+    /// The size of `kernel`.
+    pub fn of(self, kernel: KernelId) -> usize {
+        match self {
+            Sizes::Full => kernel.full_size(),
+            Sizes::Quick => kernel.quick_size(),
+            Sizes::Given(n) => n,
         }
     }
 }
 
-/// Below this many elements, `reduce` sums sequentially (all runtimes alike).
-pub const REDUCE_GRAIN: usize = 16 * 1024;
-const SEED: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// An order-sensitive digest of a slice (to compare sorted outputs cheaply).
-pub fn digest(v: &[u64]) -> u64 {
-    v.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
-        (h ^ x).wrapping_mul(0x0100_0000_01b3).rotate_left(17)
-    })
+/// clap's parser of `--kernels`: the registry's names, listed (with each kernel's line of
+/// help) in `--help` and in the error for an unknown name.
+pub fn kernel_parser() -> impl clap::builder::TypedValueParser<Value = KernelId> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        KernelId::ALL
+            .iter()
+            .map(|k| PossibleValue::new(k.name()).help(k.about())),
+    )
+    .map(|name| KernelId::from_name(&name).expect("a listed kernel name"))
 }
 
-// ---------------------------------------------------------------------------------------
-// inputs and one measured execution
+/// clap's parser of `--size`: a whole number.
+pub fn parse_size(value: &str) -> Result<usize, String> {
+    parse_number("--size", value, 0usize, "a size")
+}
 
 /// Inputs shared by every runtime, built once (untimed).
-#[derive(Debug)]
 pub struct Inputs {
-    sizes: Sizes,
-    tree: Option<Tree>,
-    unsorted: Vec<u64>,
-    work: Vec<u64>,
-    scratch: Vec<u64>,
-    numbers: Vec<u64>,
+    kernels: Vec<KernelInput>,
 }
 
 impl Inputs {
-    /// Builds the inputs that `kernels` need at `sizes`.
-    pub fn new(sizes: Sizes, kernels: &[KernelId]) -> Self {
-        let has = |k| kernels.contains(&k);
-        let tree = has(KernelId::Tree).then(|| Tree::balanced(sizes.tree_depth));
-        let sorts = has(KernelId::Quicksort) || has(KernelId::Mergesort);
-        let mut rng = SplitMix64::new(SEED);
-        let unsorted: Vec<u64> = if sorts {
-            (0..sizes.sort_len).map(|_| rng.next_u64()).collect()
-        } else {
-            Vec::new()
-        };
-        let numbers: Vec<u64> = if has(KernelId::Reduce) {
-            let mut rng = SplitMix64::new(SEED ^ 1);
-            (0..sizes.reduce_len).map(|_| rng.next_u64() >> 8).collect()
-        } else {
-            Vec::new()
-        };
-        Inputs {
-            sizes,
-            tree,
-            work: unsorted.clone(),
-            scratch: vec![0; unsorted.len()],
-            unsorted,
-            numbers,
-        }
+    /// Builds the inputs that `kernels` need at `sizes`; an error (one line) if a size is
+    /// out of a kernel's range.
+    pub fn new(sizes: Sizes, kernels: &[KernelId]) -> Result<Self, String> {
+        let kernels = kernels
+            .iter()
+            .map(|&k| {
+                k.build(sizes.of(k), SEED)
+                    .map_err(|e| format!("{}: {e}", k.name()))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Inputs { kernels })
     }
 
-    /// Untimed preparation before `kernel` runs (restores the unsorted input).
+    fn get(&mut self, kernel: KernelId) -> &mut KernelInput {
+        self.kernels
+            .iter_mut()
+            .find(|k| k.id() == kernel)
+            .expect("the kernel's input was built")
+    }
+
+    /// A one-line description of `kernel` at its size.
+    pub fn describe(&mut self, kernel: KernelId) -> String {
+        self.get(kernel).describe()
+    }
+
+    /// Untimed preparation before `kernel` runs (restores an unsorted input).
     pub fn prepare(&mut self, kernel: KernelId) {
-        if matches!(kernel, KernelId::Quicksort | KernelId::Mergesort) {
-            self.work.copy_from_slice(&self.unsorted);
-        }
+        self.get(kernel).prepare();
     }
 
     /// The timed part: runs `kernel` on `j` and returns a cheap result (the sorts return 0;
     /// see [`Inputs::digest`]).
     pub fn run<J: Join>(&mut self, kernel: KernelId, j: &mut J) -> u64 {
-        let s = self.sizes;
-        match kernel {
-            KernelId::Fib => fib(j, s.fib_n),
-            KernelId::Tree => tree_sum(j, self.tree.as_ref().expect("tree input built")),
-            KernelId::Quicksort => {
-                quicksort(j, &mut self.work);
-                0
-            }
-            KernelId::Mergesort => {
-                mergesort(j, &mut self.work, &mut self.scratch);
-                0
-            }
-            KernelId::Reduce => sum_with_cutoff(j, &self.numbers, REDUCE_GRAIN),
-            KernelId::Nqueens => nqueens(j, s.queens_n),
-        }
+        self.get(kernel).run(j)
     }
 
     /// The untimed digest of a run's result (`ret` is what [`Inputs::run`] returned); for
     /// the sorts, an order-sensitive digest of the output, or an error if it is unsorted.
-    pub fn digest(&self, kernel: KernelId, ret: u64) -> Result<u64, String> {
-        match kernel {
-            KernelId::Quicksort | KernelId::Mergesort => {
-                if !self.work.is_sorted() {
-                    return Err(format!("{} output is not sorted", kernel.name()));
-                }
-                Ok(digest(&self.work))
-            }
-            _ => Ok(ret),
-        }
+    pub fn digest(&mut self, kernel: KernelId, ret: u64) -> Result<u64, String> {
+        self.get(kernel).digest(ret)
     }
 }
 
@@ -219,11 +109,65 @@ mod tests {
 
     #[test]
     fn every_kernel_runs_and_checks() {
-        let mut inputs = Inputs::new(Sizes::QUICK, &KernelId::ALL);
-        for k in KernelId::ALL {
+        let mut inputs = Inputs::new(Sizes::Quick, KernelId::ALL).unwrap();
+        for &k in KernelId::ALL {
             inputs.prepare(k);
             let ret = inputs.run(k, &mut Sequential);
             inputs.digest(k, ret).unwrap();
         }
+    }
+
+    /// The six original kernels keep their names, sizes and descriptions.
+    #[test]
+    fn the_original_kernels_are_unchanged() {
+        let names: Vec<&str> = KernelId::DEFAULT.iter().map(|k| k.name()).collect();
+        assert_eq!(
+            names,
+            ["fib", "tree", "quicksort", "mergesort", "reduce", "nqueens"]
+        );
+        let mut full = Inputs::new(Sizes::Full, &[KernelId::Fib, KernelId::Nqueens]).unwrap();
+        assert_eq!(full.describe(KernelId::Fib), "fib(32), no cutoff");
+        assert_eq!(
+            full.describe(KernelId::Nqueens),
+            "N-Queens(12), binary split of each row's candidates"
+        );
+        let mut quick = Inputs::new(Sizes::Quick, KernelId::DEFAULT).unwrap();
+        let described: Vec<String> = KernelId::DEFAULT
+            .iter()
+            .map(|&k| quick.describe(k))
+            .collect();
+        assert_eq!(
+            described,
+            [
+                "fib(24), no cutoff",
+                "sum of a binary tree of depth 16 (65535 boxed nodes), join at every node",
+                "quicksort of 200000 random u64, sort_unstable below 4096",
+                "mergesort of 200000 random u64, sort_unstable below 4096",
+                "divide-and-conquer sum of 2000000 u64, sequential below 16384",
+                "N-Queens(9), binary split of each row's candidates",
+            ]
+        );
+        assert_eq!(
+            [KernelId::Tree, KernelId::Quicksort, KernelId::Reduce].map(|k| k.full_size()),
+            [24, 10_000_000, 100_000_000]
+        );
+    }
+
+    #[test]
+    fn a_size_out_of_range_is_one_line() {
+        let e = Inputs::new(Sizes::Given(99), &[KernelId::Nqueens])
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "nqueens: --size: the board's side must be in 0..=32, not 99"
+        );
+        let e = Inputs::new(Sizes::Given(1 << 40), &[KernelId::IntegerSort])
+            .err()
+            .unwrap();
+        assert!(
+            e.starts_with("integer-sort: --size:") && !e.contains('\n'),
+            "{e}"
+        );
     }
 }

@@ -135,8 +135,9 @@ struct ForkjoinArgs {
     /// Worker counts for the parallel runtimes.
     #[arg(long, value_delimiter = ',', default_values_t = [1, 2])]
     workers: Vec<usize>,
-    /// Kernels to run.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = KernelId::ALL)]
+    /// Kernels to run (by default the first six; the PBBS kernels are named explicitly).
+    #[arg(long, value_delimiter = ',', value_parser = kernels::kernel_parser(),
+          default_values_t = KernelId::DEFAULT.to_vec())]
     kernels: Vec<KernelId>,
     /// Runtimes to run (a sequential reference result is always computed for checking).
     #[arg(long, value_enum, value_delimiter = ',',
@@ -153,6 +154,10 @@ struct ForkjoinArgs {
     /// Small problem sizes, for a smoke test.
     #[arg(long)]
     quick: bool,
+    /// Run every selected kernel at size N instead (what N means is the kernel's: fib's n,
+    /// the tree's depth, elements to sort or sum, the board's side, keys, words).
+    #[arg(long, value_name = "N", value_parser = kernels::parse_size)]
+    size: Option<usize>,
     /// Also report magpie's counters per configuration and kernel over the timed runs: the
     /// LCWS profile (pushes, pops, steals, failed steals, exposure requests, signals, tasks
     /// exposed, exposed tasks taken back, fences, CAS) per worker and in total, as a table
@@ -171,12 +176,6 @@ struct ForkjoinArgs {
     /// configuration), its workers as threads. That run's time includes the cost of tracing.
     #[arg(long, value_name = "FILE")]
     trace: Option<std::path::PathBuf>,
-}
-
-impl std::fmt::Display for KernelId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.pad(self.name())
-    }
 }
 
 impl std::fmt::Display for RuntimeKind {
@@ -272,10 +271,10 @@ fn forkjoin(args: &ForkjoinArgs, trace: Option<TraceFile>) -> Result<(), String>
     if args.workers.contains(&0) {
         return Err("--workers: worker counts must be at least 1".into());
     }
-    let sizes = if args.quick {
-        Sizes::QUICK
-    } else {
-        Sizes::FULL
+    let sizes = match (args.size, args.quick) {
+        (Some(n), _) => Sizes::Given(n),
+        (None, true) => Sizes::Quick,
+        (None, false) => Sizes::Full,
     };
     let mut kernels = args.kernels.clone();
     kernels.dedup();
@@ -295,7 +294,7 @@ fn forkjoin(args: &ForkjoinArgs, trace: Option<TraceFile>) -> Result<(), String>
         }
     );
     eprintln!("building inputs…");
-    let mut inputs = Inputs::new(sizes, &kernels);
+    let mut inputs = Inputs::new(sizes, &kernels)?;
 
     // Reference results, from the sequential runtime.
     let seq = Pool::Sequential;
@@ -384,7 +383,7 @@ fn forkjoin(args: &ForkjoinArgs, trace: Option<TraceFile>) -> Result<(), String>
 
     let mut text = String::new();
     for &k in &kernels {
-        text.push_str(&harness::table(k, &sizes.describe(k), &rows));
+        text.push_str(&harness::table(k, &inputs.describe(k), &rows));
         text.push('\n');
         for r in rows.iter().filter(|r| r.kernel == k.name()) {
             if let Some(p) = &r.profile {

@@ -244,3 +244,131 @@ fn counters_without_a_magpie_runtime_is_a_usage_error() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(out.stdout.is_empty());
 }
+
+/// Every kernel of the registry, by name, in table order (names are an interface).
+const KERNELS: [&str; 10] = [
+    "fib",
+    "tree",
+    "quicksort",
+    "mergesort",
+    "reduce",
+    "nqueens",
+    "integer-sort",
+    "comparison-sort",
+    "histogram",
+    "word-counts",
+];
+
+#[test]
+fn every_kernel_runs_quick_on_every_runtime_and_agrees_with_sequential() {
+    let kernels = KERNELS.join(",");
+    let out = bench(&[
+        "forkjoin",
+        "--kernels",
+        &kernels,
+        "--runs",
+        "1",
+        "--quick",
+        "--workers",
+        "2",
+        "--deques",
+        "chase-lev,lcws-user",
+        "--json",
+    ]);
+    // A digest unlike the sequential one is an error (non-zero exit).
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let rows = rows.as_array().unwrap();
+    // Per kernel: sequential, rayon, chili, magpie on two deques.
+    let expected: Vec<(String, String, String)> = KERNELS
+        .iter()
+        .flat_map(|k| {
+            [
+                ("sequential", ""),
+                ("rayon", ""),
+                ("chili", ""),
+                ("magpie", "chase-lev"),
+                ("magpie", "lcws-user"),
+            ]
+            .map(|(r, v)| (k.to_string(), r.to_string(), v.to_string()))
+        })
+        .collect();
+    let got: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|r| {
+            let s = |f: &str| r[f].as_str().unwrap().to_string();
+            (s("kernel"), s("runtime"), s("variant"))
+        })
+        .collect();
+    assert_eq!(got, expected);
+    let stderr = text(&out.stderr);
+    for heading in [
+        "== integer-sort — radix sort of 200000 u32 keys uniform below 200000",
+        "== comparison-sort — sample sort of 200000 uniform f64",
+        "== histogram — histogram of 200000 u32 keys into 256 buckets",
+        "== word-counts — word counts of a Zipf text of 100000 words",
+    ] {
+        assert!(stderr.contains(heading), "{heading}:\n{stderr}");
+    }
+}
+
+#[test]
+fn the_default_kernels_are_the_first_six() {
+    let out = bench(&[
+        "forkjoin",
+        "--runs",
+        "1",
+        "--quick",
+        "--runtimes",
+        "sequential",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let kernels: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kernel"].as_str().unwrap())
+        .collect();
+    assert_eq!(kernels, KERNELS[..6]);
+}
+
+#[test]
+fn size_overrides_every_kernel_and_a_bad_size_is_one_line() {
+    let out = bench(&[
+        "forkjoin",
+        "--kernels",
+        "fib,nqueens",
+        "--size",
+        "10",
+        "--runs",
+        "1",
+        "--runtimes",
+        "sequential",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("== fib — fib(10), no cutoff"), "{stdout}");
+    assert!(
+        stdout.contains("== nqueens — N-Queens(10), binary split"),
+        "{stdout}"
+    );
+    let out = bench(&["forkjoin", "--kernels", "nqueens", "--size", "99"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    let last = stderr.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        "magpie-bench: error: nqueens: --size: the board's side must be in 0..=32, not 99"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for bad in ["-1", "ten"] {
+        let out = bench(&["forkjoin", "--size", bad]);
+        assert_eq!(out.status.code(), Some(2), "--size {bad}");
+        assert!(!text(&out.stderr).contains("panicked"));
+    }
+    let out = bench(&["forkjoin", "--kernels", "sudoku"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("word-counts"));
+}

@@ -12,6 +12,10 @@
 //! input from its option values ([`LoopOptions`], the defaults and checks defined once in its
 //! module) as a [`LoopInput`] that runs, checks and reports its time steps.
 //!
+//! The fork-join kernels (fib, …, the PBBS kernels of [`crate::pbbs`]) are the same: a type
+//! implementing [`Kernel`] each, listed once in [`KernelId`] (which `magpie-bench forkjoin`
+//! reads), their built inputs dispatched by [`KernelInput`].
+//!
 //! A search application's description also carries its behaviour: [`SearchApp::load`]
 //! turns its arguments ([`AppArgs`]) into an [`Instance`], which searches itself on an
 //! [`Engine`] (a magpie pool, every rank of an MPI job, or rayon for the enumerations),
@@ -34,12 +38,18 @@
 //! ```
 
 mod engine;
+mod forkjoin;
 mod loops;
 mod search;
 
 #[cfg(feature = "mpi")]
 pub use engine::ClusterEngine;
 pub use engine::{Engine, Ran};
+pub(crate) use forkjoin::fits;
+pub use forkjoin::{
+    digest, Fib, Kernel, KernelId, KernelInput, Mergesort, Nqueens, Quicksort, Reduce, TreeSum,
+    REDUCE_GRAIN,
+};
 pub use search::{
     best_or, check, count_down_to, ids, parse_number, partial_count, Answer, AppArgs, AppError,
     Instance, Solved, NOT_CHECKED,
