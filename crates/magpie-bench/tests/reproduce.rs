@@ -38,7 +38,14 @@ fn claims(seed: &str, env: &[(&str, &str)]) -> Vec<Value> {
         assert_eq!(s("seed"), seed, "{c}");
         assert!(s("claim").starts_with(&format!("{seed}.")), "{c}");
         assert!(s("document").ends_with(".txt"), "{c}");
-        for k in ["statement", "source", "seed_value", "test", "reason", "unit"] {
+        for k in [
+            "statement",
+            "source",
+            "seed_value",
+            "test",
+            "reason",
+            "unit",
+        ] {
             assert!(!s(k).is_empty(), "{k} empty in {c}");
         }
         assert!(VERDICTS.contains(&s("verdict")), "{c}");
@@ -80,12 +87,7 @@ fn ids(claims: &[Value]) -> Vec<String> {
 fn lcws_quick_json_has_every_claim_with_a_verdict() {
     let claims = claims("lcws", &[]);
     let mut want = Vec::new();
-    for d in [
-        "lcws-signal",
-        "lcws-user",
-        "lcws-conservative",
-        "lcws-half",
-    ] {
+    for d in ["lcws-signal", "lcws-user", "lcws-conservative", "lcws-half"] {
         want.push(format!("lcws.share-faster.{d}"));
         if d == "lcws-signal" || d == "lcws-user" {
             want.push(format!("lcws.fences.{d}"));
@@ -101,7 +103,11 @@ fn lcws_quick_json_has_every_claim_with_a_verdict() {
                 .contains("forkjoin --json --quiet --runtimes magpie"),
             "{c}"
         );
-        if c["claim"].as_str().unwrap().starts_with("lcws.share-faster") {
+        if c["claim"]
+            .as_str()
+            .unwrap()
+            .starts_with("lcws.share-faster")
+        {
             // The share is over (kernel × workers) configurations: the spread's n is their
             // number, a multiple of the worker counts (1..=min(cores, 2)) and at least the
             // registry's 6 kernels.
@@ -161,7 +167,10 @@ fn without_the_magpie_binary_the_mpi_claims_are_out_of_reach() {
         assert_eq!(c["verdict"], "out of reach here", "{c}");
         assert!(c["magpie_value"].is_null(), "{c}");
         assert!(
-            c["reason"].as_str().unwrap().contains("/nonexistent/magpie"),
+            c["reason"]
+                .as_str()
+                .unwrap()
+                .contains("/nonexistent/magpie"),
             "{c}"
         );
     }

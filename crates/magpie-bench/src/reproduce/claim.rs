@@ -68,6 +68,13 @@ impl Judgement {
 /// runs on a side, or no variance at all → out of reach. `ci` is the 95% interval of
 /// mean(candidate) − mean(baseline).
 pub fn faster(candidate: &[f64], baseline: &[f64]) -> Judgement {
+    faster_runs(candidate, baseline, candidate.len().min(baseline.len()))
+}
+
+/// [`faster`] on samples pooled from several applications (or configurations), each run
+/// `runs` times: a difference that is not significant is conclusive (refuted) only with
+/// at least [`CONCLUSIVE_RUNS`] runs per configuration, however many samples are pooled.
+pub fn faster_runs(candidate: &[f64], baseline: &[f64], runs: usize) -> Judgement {
     let n = candidate.len().min(baseline.len());
     if n < 2 {
         return Judgement::out_of_reach(format!(
@@ -85,18 +92,24 @@ pub fn faster(candidate: &[f64], baseline: &[f64]) -> Judgement {
     let (verdict, reason) = if w.significant() && w.t < 0.0 {
         (
             Verdict::Reproduced,
-            format!("significantly faster (Welch t = {:.2}, p = {:.3})", w.t, w.p),
+            format!(
+                "significantly faster (Welch t = {:.2}, p = {:.3})",
+                w.t, w.p
+            ),
         )
     } else if w.significant() {
         (
             Verdict::Refuted,
-            format!("significantly slower (Welch t = {:.2}, p = {:.3})", w.t, w.p),
+            format!(
+                "significantly slower (Welch t = {:.2}, p = {:.3})",
+                w.t, w.p
+            ),
         )
-    } else if n >= CONCLUSIVE_RUNS {
+    } else if runs >= CONCLUSIVE_RUNS {
         (
             Verdict::Refuted,
             format!(
-                "no significant difference with {n}+ runs each (Welch t = {:.2}, p = {:.3})",
+                "no significant difference with {runs}+ runs each (Welch t = {:.2}, p = {:.3})",
                 w.t, w.p
             ),
         )
@@ -104,7 +117,8 @@ pub fn faster(candidate: &[f64], baseline: &[f64]) -> Judgement {
         (
             Verdict::OutOfReach,
             format!(
-                "not significant (p = {:.3}) with only {n} run(s) each: too few samples to tell",
+                "not significant (p = {:.3}) with only {runs} run(s) each: too few samples to \
+                 tell",
                 w.p
             ),
         )
@@ -260,7 +274,11 @@ pub fn best(target: &[f64], others: &[(String, Vec<f64>)]) -> Judgement {
             verdict: Verdict::OutOfReach,
             reason: format!(
                 "{} median; vs {best_name}: {} (indistinguishable here)",
-                if target_is_best { "lowest" } else { "not the lowest" },
+                if target_is_best {
+                    "lowest"
+                } else {
+                    "not the lowest"
+                },
                 j.reason
             ),
             ..j
@@ -291,7 +309,11 @@ pub fn direction(a: f64, b: f64, expect_greater: bool, n: usize, min_n: usize) -
         },
         reason: format!(
             "{a:.2} vs {b:.2}: {} as the seed says (a direction, no significance test)",
-            if holds { "the same order" } else { "not the order" }
+            if holds {
+                "the same order"
+            } else {
+                "not the order"
+            }
         ),
         p: None,
         ci: None,
@@ -470,13 +492,7 @@ impl Statement {
 
     /// The claim when nothing could be measured.
     pub fn unmeasured(self, ctx: &Context, reason: &str, measured_by: &str) -> Claim {
-        self.judged(
-            ctx,
-            None,
-            &[],
-            Judgement::out_of_reach(reason),
-            measured_by,
-        )
+        self.judged(ctx, None, &[], Judgement::out_of_reach(reason), measured_by)
     }
 }
 
@@ -506,7 +522,9 @@ pub fn table(claims: &[Claim]) -> String {
         );
         let _ = writeln!(out, "    {} [{}]", c.statement, c.source);
         let test = match (c.p, c.ci) {
-            (Some(p), Some([lo, hi])) => format!("{}: p = {p:.3}, 95% CI {}–{}", c.test, num(lo), num(hi)),
+            (Some(p), Some([lo, hi])) => {
+                format!("{}: p = {p:.3}, 95% CI {}–{}", c.test, num(lo), num(hi))
+            }
             (None, Some([lo, hi])) => format!("{}: 95% CI {}–{}", c.test, num(lo), num(hi)),
             _ => c.test.clone(),
         };
@@ -545,7 +563,10 @@ mod tests {
         assert_eq!(faster(&[1.0], &[2.0, 2.1]).verdict, Verdict::OutOfReach);
         assert_eq!(faster(&[], &[]).verdict, Verdict::OutOfReach);
         // No variance at all: Welch's t is undefined.
-        assert_eq!(faster(&[1.0, 1.0], &[2.0, 2.0]).verdict, Verdict::OutOfReach);
+        assert_eq!(
+            faster(&[1.0, 1.0], &[2.0, 2.0]).verdict,
+            Verdict::OutOfReach
+        );
         // Not significant with 3 runs: out of reach; with 10 identical-looking runs: refuted.
         let a = [1.0, 1.2, 0.9];
         let b = [1.05, 0.95, 1.1];
@@ -554,6 +575,8 @@ mod tests {
         let mut b = around(1.0, 10);
         b.reverse();
         assert_eq!(faster(&a, &b).verdict, Verdict::Refuted);
+        // The same 10 samples pooled from configurations run twice each: too few runs.
+        assert_eq!(faster_runs(&a, &b, 2).verdict, Verdict::OutOfReach);
         assert_eq!(ratio_below(&[0.005], 0.01).verdict, Verdict::OutOfReach);
         assert_eq!(share(1, 1, 0.65, 2).verdict, Verdict::OutOfReach);
     }
@@ -564,9 +587,18 @@ mod tests {
         let mut b = around(1.0, 10);
         b.reverse();
         assert_eq!(not_slower(&a, &b).verdict, Verdict::Reproduced);
-        assert_eq!(not_slower(&around(1.0, 10), &around(2.0, 10)).verdict, Verdict::Reproduced);
-        assert_eq!(not_slower(&around(2.0, 10), &around(1.0, 10)).verdict, Verdict::Refuted);
-        assert_eq!(not_slower(&[1.0, 1.2, 0.9], &[1.05, 0.95, 1.1]).verdict, Verdict::OutOfReach);
+        assert_eq!(
+            not_slower(&around(1.0, 10), &around(2.0, 10)).verdict,
+            Verdict::Reproduced
+        );
+        assert_eq!(
+            not_slower(&around(2.0, 10), &around(1.0, 10)).verdict,
+            Verdict::Refuted
+        );
+        assert_eq!(
+            not_slower(&[1.0, 1.2, 0.9], &[1.05, 0.95, 1.1]).verdict,
+            Verdict::OutOfReach
+        );
     }
 
     #[test]
@@ -575,7 +607,10 @@ mod tests {
         let j = share(9, 12, 0.65, 4);
         assert_eq!(j.verdict, Verdict::Reproduced, "{j:?}");
         let [lo, hi] = j.ci.unwrap();
-        assert!((lo - 0.467_7).abs() < 1e-3 && (hi - 0.911_1).abs() < 1e-3, "{lo} {hi}");
+        assert!(
+            (lo - 0.467_7).abs() < 1e-3 && (hi - 0.911_1).abs() < 1e-3,
+            "{lo} {hi}"
+        );
         // 6 of 12: not a majority.
         assert_eq!(share(6, 12, 0.65, 4).verdict, Verdict::Refuted);
         // 55 of 100 (CI 45.2–64.4%): a majority, but the CI stays below 65%.
@@ -596,9 +631,18 @@ mod tests {
             ratio_below(&[0.002, 0.003, 0.004], 0.01).verdict,
             Verdict::Reproduced
         );
-        assert_eq!(ratio_below(&[0.5, 0.6, 0.55], 0.4).verdict, Verdict::Refuted);
-        assert_eq!(ratio_below(&[0.001, 0.05], 0.01).verdict, Verdict::OutOfReach);
-        assert_eq!(ratio_below(&[0.0, 0.0, 0.0], 0.01).verdict, Verdict::Reproduced);
+        assert_eq!(
+            ratio_below(&[0.5, 0.6, 0.55], 0.4).verdict,
+            Verdict::Refuted
+        );
+        assert_eq!(
+            ratio_below(&[0.001, 0.05], 0.01).verdict,
+            Verdict::OutOfReach
+        );
+        assert_eq!(
+            ratio_below(&[0.0, 0.0, 0.0], 0.01).verdict,
+            Verdict::Reproduced
+        );
     }
 
     #[test]
@@ -615,10 +659,19 @@ mod tests {
 
     #[test]
     fn direction_rules() {
-        assert_eq!(direction(44.0, 23.6, true, 10, 5).verdict, Verdict::Reproduced);
+        assert_eq!(
+            direction(44.0, 23.6, true, 10, 5).verdict,
+            Verdict::Reproduced
+        );
         assert_eq!(direction(0.57, 1.22, true, 10, 5).verdict, Verdict::Refuted);
-        assert_eq!(direction(0.57, 1.22, false, 10, 5).verdict, Verdict::Reproduced);
-        assert_eq!(direction(44.0, 23.6, true, 2, 5).verdict, Verdict::OutOfReach);
+        assert_eq!(
+            direction(0.57, 1.22, false, 10, 5).verdict,
+            Verdict::Reproduced
+        );
+        assert_eq!(
+            direction(44.0, 23.6, true, 2, 5).verdict,
+            Verdict::OutOfReach
+        );
     }
 
     #[test]

@@ -84,7 +84,11 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
             dist.to_string(),
         ];
         if args.quick {
-            for (k, v) in [("--iterations", "20000"), ("--mean-units", "20"), ("--steps", "2")] {
+            for (k, v) in [
+                ("--iterations", "20000"),
+                ("--mean-units", "20"),
+                ("--steps", "2"),
+            ] {
                 base.extend([k.to_string(), v.to_string()]);
             }
         }
@@ -148,7 +152,10 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
         let ws = get(BEST);
         let mut st = statements(dist).into_iter();
         for (other, rule) in [
-            ("static", claim::faster as fn(&[f64], &[f64]) -> claim::Judgement),
+            (
+                "static",
+                claim::faster as fn(&[f64], &[f64]) -> claim::Judgement,
+            ),
             ("gss", claim::not_slower),
         ] {
             let s = st.next().expect("statement");
@@ -160,7 +167,13 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
             }
             let value = (!ws.times.is_empty() && !o.times.is_empty())
                 .then(|| stats::median(&o.times) / stats::median(&ws.times));
-            out.push(s.judged(&ctx, value, &ws.times, rule(&ws.times, &o.times), &measured_by));
+            out.push(s.judged(
+                &ctx,
+                value,
+                &ws.times,
+                rule(&ws.times, &o.times),
+                &measured_by,
+            ));
         }
         let s = st.next().expect("statement");
         let others: Vec<(String, Vec<f64>)> = cs
@@ -178,7 +191,13 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
             out.push(s.unmeasured(&ctx, &errors.join("; "), &measured_by));
         } else {
             let value = (!ws.times.is_empty()).then(|| stats::median(&ws.times));
-            out.push(s.judged(&ctx, value, &ws.times, claim::best(&ws.times, &others), &measured_by));
+            out.push(s.judged(
+                &ctx,
+                value,
+                &ws.times,
+                claim::best(&ws.times, &others),
+                &measured_by,
+            ));
         }
     }
     out
@@ -186,8 +205,8 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
 
 /// The statements of one distribution, in the order [`claims`] judges them.
 fn statements(dist: &str) -> Vec<Statement> {
-    let s = |claim: String, statement: String, source: &str, seed_value: &str, unit, test| {
-        Statement {
+    let s =
+        |claim: String, statement: String, source: &str, seed_value: &str, unit, test| Statement {
             seed: "lb4omp",
             document: DOCUMENT,
             claim,
@@ -196,8 +215,7 @@ fn statements(dist: &str) -> Vec<Statement> {
             seed_value: seed_value.into(),
             unit,
             test,
-        }
-    };
+        };
     vec![
         s(
             format!("lb4omp.{dist}.ws-vs-static"),

@@ -213,7 +213,10 @@ pub fn run_child(
         .collect();
     let tail = tail[tail.len().saturating_sub(3)..].join(" | ");
     match finished.status {
-        None => Err(format!("stopped after the --timeout of {} s", timeout.as_secs())),
+        None => Err(format!(
+            "stopped after the --timeout of {} s",
+            timeout.as_secs()
+        )),
         Some(s) if s.success() => Ok(finished.stdout),
         Some(_) if accept_failure && !finished.stdout.trim().is_empty() => Ok(finished.stdout),
         Some(s) => Err(format!("{}: {tail}", process::describe(s))),

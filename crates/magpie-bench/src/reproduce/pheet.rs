@@ -225,10 +225,14 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
             for (cand, base) in comparisons {
                 let c = pooled(rows, cand, |r| &r.times);
                 let b = pooled(rows, base, |r| &r.times);
-                let j = claim::faster(&c, &b);
-                let value = (!c.is_empty() && !b.is_empty())
-                    .then(|| stats::mean(&b) / stats::mean(&c));
-                out.push(st.next().expect("statement").judged(&ctx, value, &c, j, &by));
+                let j = claim::faster_runs(&c, &b, args.runs() as usize);
+                let value =
+                    (!c.is_empty() && !b.is_empty()).then(|| stats::mean(&b) / stats::mean(&c));
+                out.push(
+                    st.next()
+                        .expect("statement")
+                        .judged(&ctx, value, &c, j, &by),
+                );
             }
             let q = pooled(rows, QUANTA, |r| &r.sleeps);
             let l = pooled(rows, LINEAR, |r| &r.sleeps);
@@ -239,8 +243,12 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
                     .sum()
             };
             let value = (total(LINEAR) > 0.0).then(|| total(QUANTA) / total(LINEAR));
-            let j = claim::faster(&q, &l);
-            out.push(st.next().expect("statement").judged(&ctx, value, &q, j, &by));
+            let j = claim::faster_runs(&q, &l, args.runs() as usize);
+            out.push(
+                st.next()
+                    .expect("statement")
+                    .judged(&ctx, value, &q, j, &by),
+            );
         }
         Err(e) => {
             for _ in 0..comparisons.len() + 1 {
@@ -270,8 +278,8 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
                         .collect()
                 };
                 let (l, o) = (times(LINEAR), times(ORIGINAL));
-                let value = (!l.is_empty() && !o.is_empty())
-                    .then(|| stats::median(&o) / stats::median(&l));
+                let value =
+                    (!l.is_empty() && !o.is_empty()).then(|| stats::median(&o) / stats::median(&l));
                 let j = claim::faster(&l, &o);
                 out.push(lu_statement.judged(&ctx, value, &l, j, &by));
             }

@@ -100,7 +100,9 @@ fn parse_rows(v: &Value) -> Result<(Vec<Times>, Vec<String>), String> {
                     .map(|a| a.iter().filter_map(Value::as_f64).collect())
                     .unwrap_or_default(),
             }),
-            Some("error") => errors.push(format!("{} {}: {}", s("app"), s("contender"), s("error"))),
+            Some("error") => {
+                errors.push(format!("{} {}: {}", s("app"), s("contender"), s("error")))
+            }
             _ => {}
         }
     }
@@ -203,7 +205,10 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
         }
         // Eq. 4.2, isolated, perf vs DepthPool (sticky).
         let s = st.next().expect("statement");
-        let (cand, base) = (find(app, "isolated", CANDIDATE), find(app, "isolated", OTHERS[0]));
+        let (cand, base) = (
+            find(app, "isolated", CANDIDATE),
+            find(app, "isolated", OTHERS[0]),
+        );
         match (stats::variability_pct(&cand), stats::variability_pct(&base)) {
             (Some(vc), Some(vb)) => {
                 let j = claim::direction(
@@ -264,7 +269,11 @@ fn statements() -> Vec<Statement> {
                 "{}, isolated: Eq. 4.2 variability (max − min)/min of the performance-driven \
                  policy is {} than DepthPool's",
                 app.kind,
-                if app.variability.2 { "larger" } else { "smaller" }
+                if app.variability.2 {
+                    "larger"
+                } else {
+                    "smaller"
+                }
             ),
             source: app.variability.1.into(),
             seed_value: app.variability.0.into(),
