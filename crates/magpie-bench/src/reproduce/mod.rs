@@ -109,6 +109,10 @@ pub fn run(args: &ReproduceArgs) -> Result<(), String> {
         command,
         scale: String::new(),
     };
+    // A bad --plot DIR is found before any measurement.
+    if let Some(dir) = &args.plot {
+        std::fs::create_dir_all(dir).map_err(|e| format!("--plot {}: {e}", dir.display()))?;
+    }
     let mut pictures = Pictures::new(args.plot.as_deref());
     let claims = match args.seed {
         Seed::Lcws => lcws::claims(args, ctx, &mut pictures),

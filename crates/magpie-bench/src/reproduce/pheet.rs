@@ -24,7 +24,8 @@
 //! comparison pools the runs of all applications as the thesis' aggregated result does:
 //! each run time divided by its application's mean over the four policies
 //! (`magpie_measure::stats::relative`'s normalisation), then Welch's t-test. LU runs with
-//! `--instances 4` when `magpie experiment` lists an `lu` application.
+//! `--instances 4` when `magpie experiment` lists an `lu` application (its default 1024²
+//! in blocks of 64; `--n 64 --block 16` with --quick).
 
 use super::claim::{self, Claim, Context, Judgement, Statement};
 use super::{cores, magpie_bin, run_child, show, Pictures, ReproduceArgs};
@@ -105,7 +106,7 @@ fn pooled(rows: &[Row], idle: &str, field: fn(&Row) -> &Vec<f64>) -> Vec<f64> {
     for rs in by_app.values() {
         let all: Vec<f64> = rs.iter().flat_map(|r| field(r).iter().copied()).collect();
         let m = stats::mean(&all);
-        if !(m > 0.0) {
+        if m.is_nan() || m <= 0.0 {
             continue;
         }
         for r in rs.iter().filter(|r| r.idle == idle) {
@@ -261,7 +262,10 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
     let lu_statement = st.next().expect("statement");
     if listed_apps(&bin).iter().any(|a| a == "lu") {
         let lu: Vec<String> = if args.quick {
-            vec!["lu".into(), "--size".into(), "64".into()]
+            ["lu", "--n", "64", "--block", "16"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect()
         } else {
             vec!["lu".into()]
         };
