@@ -62,8 +62,9 @@ impl Judgement {
 }
 
 /// "The candidate is faster than the baseline": Welch's t-test on the run times (seconds,
-/// or any lower-is-better measure). Significant (p < 0.05) and faster → reproduced;
-/// significant and slower → refuted; not significant → refuted with at least
+/// or any lower-is-better measure, such as the sleeps of an idle policy). Significant
+/// (p < 0.05) and faster → reproduced; significant and slower → refuted; not significant →
+/// refuted with at least
 /// [`CONCLUSIVE_RUNS`] runs each, else out of reach (too few runs to tell); fewer than 2
 /// runs on a side, or no variance at all → out of reach. `ci` is the 95% interval of
 /// mean(candidate) − mean(baseline).
@@ -93,7 +94,7 @@ pub fn faster_runs(candidate: &[f64], baseline: &[f64], runs: usize) -> Judgemen
         (
             Verdict::Reproduced,
             format!(
-                "significantly faster (Welch t = {:.2}, p = {:.3})",
+                "significantly lower: faster or fewer (Welch t = {:.2}, p = {:.3})",
                 w.t, w.p
             ),
         )
@@ -101,7 +102,7 @@ pub fn faster_runs(candidate: &[f64], baseline: &[f64], runs: usize) -> Judgemen
         (
             Verdict::Refuted,
             format!(
-                "significantly slower (Welch t = {:.2}, p = {:.3})",
+                "significantly higher: slower or more (Welch t = {:.2}, p = {:.3})",
                 w.t, w.p
             ),
         )

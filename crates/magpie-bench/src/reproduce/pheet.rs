@@ -19,8 +19,10 @@
 //! dynamic-quanta` (`pheet` is magpie's name of the thesis' original backoff; `linear` has
 //! the thesis' tuned defaults), `--instances 2` (multiprogrammed, the thesis' "80-2"),
 //! `--workers P` (one worker per core, as the thesis), on the thesis' benchmarks magpie has:
-//! quicksort (10^7; uniform keys, not Gaussian), prefix-sum (10^7, the thesis 10^8: a
-//! memory choice) and UTS T1 (the thesis' UTS-0, geometric, 4,130,071 nodes). The
+//! quicksort (10^7; Gaussian keys with `--data gaussian` where the build has it, else
+//! uniform), prefix-sum (10^7, the thesis 10^8: a memory choice), UTS T1 (the thesis'
+//! UTS-0, geometric, 4,130,071 nodes) and, where the build lists it, graph bipartitioning
+//! of G(35, 0.9) (§3). The
 //! comparison pools the runs of all applications as the thesis' aggregated result does:
 //! each run time divided by its application's mean over the four policies
 //! (`magpie_measure::stats::relative`'s normalisation), then Welch's t-test. LU runs with
@@ -140,21 +142,42 @@ fn listed_apps(bin: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn apps(quick: bool) -> Vec<Vec<String>> {
+/// Whether `magpie experiment` takes `--data gaussian` (the thesis' quicksort input).
+fn has_gaussian(bin: &Path) -> bool {
+    let args: Vec<String> = ["experiment", "policies", "--help"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    run_child(bin, &args, Duration::from_secs(60), false).is_ok_and(|h| h.contains("gaussian"))
+}
+
+/// The applications of the multiprogrammed comparison: the thesis' quicksort (Gaussian
+/// keys where the build has them), prefix sum and UTS-0 (magpie's T1), and its graph
+/// bipartitioning (G(35, 0.9)) where the build lists `bipartition`.
+fn apps(quick: bool, listed: &[String], gaussian: bool) -> Vec<Vec<String>> {
     let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    if quick {
-        vec![
-            v(&["quicksort", "--size", "20000"]),
-            v(&["prefix-sum", "--size", "20000"]),
-            v(&["uts", "--flags", "-t 1 -a 3 -d 5 -b 4 -r 19"]),
-        ]
-    } else {
-        vec![
-            v(&["quicksort", "--size", "10000000"]),
-            v(&["prefix-sum", "--size", "10000000"]),
-            v(&["uts", "--tree", "T1"]),
-        ]
+    let size = if quick { "20000" } else { "10000000" };
+    let mut quicksort = v(&["quicksort", "--size", size]);
+    if gaussian {
+        quicksort.extend(v(&["--data", "gaussian"]));
     }
+    let mut out = vec![
+        quicksort,
+        v(&["prefix-sum", "--size", size]),
+        if quick {
+            v(&["uts", "--flags", "-t 1 -a 3 -d 5 -b 4 -r 19"])
+        } else {
+            v(&["uts", "--tree", "T1"])
+        },
+    ];
+    if listed.iter().any(|a| a == "bipartition") {
+        out.push(if quick {
+            v(&["bipartition", "--n", "12", "--density", "0.9"])
+        } else {
+            v(&["bipartition", "--n", "35", "--density", "0.9"])
+        });
+    }
+    out
 }
 
 /// `magpie experiment policies` on `apps` with `idles`, `instances` at once; its report.
@@ -206,13 +229,14 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
     };
     let mut st = statements().into_iter();
     let mut out = Vec::new();
+    let listed = listed_apps(&bin);
 
     // Multiprogrammed with 2 instances: linear vs original and yield, dynamic quanta vs
     // original, sleeps.
     let (by, report) = experiment(
         &bin,
         args,
-        &apps(args.quick),
+        &apps(args.quick, &listed, has_gaussian(&bin)),
         &[LINEAR, ORIGINAL, YIELD, QUANTA],
         2,
     );
@@ -260,7 +284,7 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
 
     // LU with 4 instances, when the build has it.
     let lu_statement = st.next().expect("statement");
-    if listed_apps(&bin).iter().any(|a| a == "lu") {
+    if listed.iter().any(|a| a == "lu") {
         let lu: Vec<String> = if args.quick {
             ["lu", "--n", "64", "--block", "16"]
                 .iter()
@@ -313,8 +337,8 @@ fn statements() -> Vec<Statement> {
         unit,
         test,
     };
-    const POOLED: &str = "Welch's t on the runs pooled over quicksort, prefix-sum, uts \
-                          (each divided by its app's mean over the policies); value: \
+    const POOLED: &str = "Welch's t on the runs pooled over the applications (each \
+                          divided by its app's mean over the policies); value: \
                           mean(baseline)/mean(candidate)";
     vec![
         s(
