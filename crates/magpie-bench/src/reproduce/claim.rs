@@ -64,10 +64,9 @@ impl Judgement {
 /// "The candidate is faster than the baseline": Welch's t-test on the run times (seconds,
 /// or any lower-is-better measure, such as the sleeps of an idle policy). Significant
 /// (p < 0.05) and faster → reproduced; significant and slower → refuted; not significant →
-/// refuted with at least
-/// [`CONCLUSIVE_RUNS`] runs each, else out of reach (too few runs to tell); fewer than 2
-/// runs on a side, or no variance at all → out of reach. `ci` is the 95% interval of
-/// mean(candidate) − mean(baseline).
+/// refuted with at least [`CONCLUSIVE_RUNS`] runs each, else out of reach (too few runs to
+/// tell); fewer than 2 runs on a side, or no variance at all → out of reach. `ci` is the
+/// 95% interval of mean(candidate) − mean(baseline).
 pub fn faster(candidate: &[f64], baseline: &[f64]) -> Judgement {
     faster_runs(candidate, baseline, candidate.len().min(baseline.len()))
 }
