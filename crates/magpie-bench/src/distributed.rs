@@ -327,22 +327,22 @@ pub struct ErrorRow {
 
 /// How one child reports: a search or a distributed loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Search,
     Loop,
 }
 
 /// What one run reported.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Sample {
-    time: f64,
-    expanded: Option<f64>,
-    cov: Option<f64>,
-    steals: Option<f64>,
+pub(crate) struct Sample {
+    pub(crate) time: f64,
+    pub(crate) expanded: Option<f64>,
+    pub(crate) cov: Option<f64>,
+    pub(crate) steals: Option<f64>,
 }
 
 /// Parses the JSON object a child printed (the last stdout line that is one).
-fn parse_output(kind: Kind, stdout: &str) -> Result<Sample, String> {
+pub(crate) fn parse_output(kind: Kind, stdout: &str) -> Result<Sample, String> {
     let value: Value = stdout
         .lines()
         .rev()
@@ -451,8 +451,8 @@ fn parse_app(
     })
 }
 
-/// How children are started.
-struct Launcher {
+/// How children are started (also by `reproduce lb4omp`).
+pub(crate) struct Launcher {
     mpirun: String,
     bin: PathBuf,
     as_root: bool,
@@ -463,6 +463,11 @@ struct Launcher {
 
 impl Launcher {
     fn new(args: &DistributedArgs) -> Result<Launcher, String> {
+        Launcher::with(args.mpirun.clone(), Duration::from_secs(args.timeout))
+    }
+
+    /// The launcher of `mpirun` (the program) with a `timeout` per child.
+    pub(crate) fn with(mpirun: String, timeout: Duration) -> Result<Launcher, String> {
         let bin = match std::env::var_os("MAGPIE_BIN") {
             Some(b) => PathBuf::from(b),
             None => std::env::current_exe()
@@ -487,11 +492,11 @@ impl Launcher {
                 .filter(|k| k.to_string_lossy().starts_with("MAGPIE_")),
         );
         Ok(Launcher {
-            mpirun: args.mpirun.clone(),
+            mpirun,
             bin,
             // SAFETY: geteuid has no preconditions and cannot fail.
             as_root: unsafe { libc::geteuid() } == 0,
-            timeout: Duration::from_secs(args.timeout),
+            timeout,
             remove_env,
         })
     }
@@ -499,7 +504,7 @@ impl Launcher {
     /// The argument vector (after `mpirun`) of `tail` at `ranks` × `workers`. `--bind-to
     /// none`: Open MPI binds each rank to one core when there are at most 2 ranks, which
     /// would run the 1 rank × 2 workers contender on one core (measured: 2× slower).
-    fn argv(&self, ranks: u32, workers: u32, tail: &[String]) -> Vec<String> {
+    pub(crate) fn argv(&self, ranks: u32, workers: u32, tail: &[String]) -> Vec<String> {
         let mut v = vec![
             "--oversubscribe".to_string(),
             "--bind-to".into(),
@@ -526,7 +531,7 @@ impl Launcher {
         c
     }
 
-    fn show(&self, argv: &[String]) -> String {
+    pub(crate) fn show(&self, argv: &[String]) -> String {
         std::iter::once(&self.mpirun)
             .chain(argv)
             .map(|a| {
@@ -542,7 +547,7 @@ impl Launcher {
 
     /// Runs one child to the end (or the timeout); its stdout, or an error with its exit
     /// status and the end of its stderr.
-    fn run(&self, argv: &[String]) -> Result<String, String> {
+    pub(crate) fn run(&self, argv: &[String]) -> Result<String, String> {
         let finished = process::run_to_end(&mut self.command(argv), self.timeout)
             .map_err(|e| format!("cannot start {}: {e}", self.mpirun))?;
         let tail = stderr_tail(&finished.stderr);
@@ -557,7 +562,7 @@ impl Launcher {
     }
 
     /// A tiny job, so that a missing or MPI-less binary fails once, clearly.
-    fn preflight(&self) -> Result<(), String> {
+    pub(crate) fn preflight(&self) -> Result<(), String> {
         let tail: Vec<String> = ["search", "ns", "--genus", "8", "--skeleton", "budget"]
             .iter()
             .map(|s| s.to_string())
@@ -1075,9 +1080,10 @@ fn compare_row(app: &str, load: Load, cand: &Contender, other: &Contender) -> Op
     })
 }
 
-/// (t_other − t_candidate) / t_other in percent: positive when the candidate is faster.
+/// (t_other − t_candidate) / t_other in percent: positive when the candidate is faster
+/// (the YewPar thesis' quoted figures; `stats::reduction_pct`).
 fn reduction_pct(t_other: f64, t_candidate: f64) -> f64 {
-    (t_other - t_candidate) / t_other * 100.0
+    stats::reduction_pct(t_other, t_candidate)
 }
 
 fn min_max(x: &[f64]) -> (f64, f64, f64) {

@@ -20,6 +20,9 @@
 //!     [--schedules 'static;ss,1;ss,k;…'] [--omp 'static;dynamic,1;dynamic,k;guided']
 //!     [--peers seq-rust,seq-c,omp,rayon] [--chunk 64]   (`loops --help` lists the rest)
 //!
+//! cargo run --release -p magpie-bench -- reproduce lcws|pheet|yewpar|lb4omp [--quick] [--json]
+//!     [--runs N] [--plot DIR]   (see the `reproduce` module)
+//!
 //! cargo build --release -p magpie-cli --features mpi   # the binary the next suite runs
 //! cargo run --release -p magpie-bench -- distributed [--runs N] [--json] [--quick]
 //!     [--experiments overhead,policies,loops] [--policies random,sticky,perf]
@@ -53,6 +56,7 @@ mod kernels;
 mod knapsack_c;
 mod loops;
 mod omp;
+mod reproduce;
 mod search;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -109,6 +113,10 @@ enum Command {
     /// ../shared/instances/dimacs) with depth-bounded (--spawn-depth). A failed child is an error row naming its
     /// command; the suite then exits non-zero after the other items ran.
     Distributed(distributed::DistributedArgs),
+    /// Each seed's headline claims at this machine's scale: the seed's number, magpie's
+    /// with its spread, the test (Welch, 95% CIs, or the share of faster configurations)
+    /// and a verdict: reproduced, refuted or out of reach here (with the reason).
+    Reproduce(reproduce::ReproduceArgs),
     /// Reads `forkjoin --json` outputs of the counted and uncounted builds and prints, per
     /// configuration, the ratio counted/uncounted of the medians (median over files).
     CountingRatio(CountingArgs),
@@ -213,6 +221,7 @@ fn main() -> ExitCode {
         Command::Search(args) => search::run(&args),
         Command::Loops(args) => loops::run(&args),
         Command::Distributed(args) => distributed::run(&args),
+        Command::Reproduce(args) => reproduce::run(&args),
         Command::CountingRatio(args) => {
             counting::report(&args.counted, &args.uncounted).map(|t| print!("{t}"))
         }

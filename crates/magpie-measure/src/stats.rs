@@ -184,6 +184,93 @@ pub fn welch(a: &[f64], b: &[f64]) -> Option<Welch> {
     })
 }
 
+/// The 95% confidence interval of the difference of the means, `mean(a) − mean(b)`, with
+/// Welch's standard error and degrees of freedom (`diff ± t(0.975, df) · se`); `None` where
+/// [`welch`] is undefined.
+///
+/// ```
+/// // a: mean 3, var 2.5; b: mean 6, var 10 (n = 5 each): se = sqrt(2.5), df = 5.882.
+/// let (lo, hi) = magpie_measure::stats::welch_ci95(&[1., 2., 3., 4., 5.], &[2., 4., 6., 8., 10.]).unwrap();
+/// assert!((lo + hi) / 2.0 + 3.0 < 1e-12 && lo < -3.0 && hi > 0.0);
+/// ```
+pub fn welch_ci95(a: &[f64], b: &[f64]) -> Option<(f64, f64)> {
+    let (va, vb) = (variance(a)?, variance(b)?);
+    let se2 = va / a.len() as f64 + vb / b.len() as f64;
+    let w = welch(a, b)?;
+    let diff = mean(a) - mean(b);
+    let half = t_quantile(0.975, w.df) * se2.sqrt();
+    Some((diff - half, diff + half))
+}
+
+/// The normal distribution's 97.5% quantile (the two-sided 95% critical value).
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// The Wilson score 95% interval of a proportion: `k` successes out of `n` trials (the share
+/// of configurations where one scheduler is faster, as LCWS reports it); `None` for `n = 0`
+/// or `k > n`. Unlike the normal approximation it stays within [0, 1] and is not empty at
+/// `k = 0` or `k = n`.
+///
+/// ```
+/// let (lo, hi) = magpie_measure::stats::wilson95(5, 10).unwrap();
+/// assert!((lo - 0.236_593).abs() < 1e-6 && (hi - 0.763_407).abs() < 1e-6);
+/// ```
+pub fn wilson95(k: usize, n: usize) -> Option<(f64, f64)> {
+    if n == 0 || k > n {
+        return None;
+    }
+    let (k, n) = (k as f64, n as f64);
+    let p = k / n;
+    let z2 = Z95 * Z95;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = Z95 / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    Some(((centre - half).max(0.0), (centre + half).min(1.0)))
+}
+
+/// The "speedup percentage" of Xie's YewPar thesis (seed 000, §4.3.1, Eq. 4.1), as printed:
+/// `(T_base − T_candidate) / T_candidate × 100` (the thesis' `T_DepthPool` and
+/// `T_Performance-Driven`). Positive: the candidate is faster.
+///
+/// Erratum (the digest in `notes/yewpar-performance-policy.md`): the thesis' quoted figures
+/// (11.41% at 5 nodes, …) divide by `T_base` instead, which is [`reduction_pct`]; compare
+/// with those.
+///
+/// ```
+/// // The thesis' Maxclique at 5 nodes (§4.3.1): PD 61,385 ms, DP 69,292 ms.
+/// let eq41 = magpie_measure::stats::speedup_pct(69_292.0, 61_385.0);
+/// assert!((eq41 - 12.881_1).abs() < 1e-3);
+/// ```
+pub fn speedup_pct(t_base: f64, t_candidate: f64) -> f64 {
+    (t_base - t_candidate) / t_candidate * 100.0
+}
+
+/// The reduction of the run time, `(T_base − T_candidate) / T_base × 100`: the definition
+/// behind the YewPar thesis' quoted speed-up figures (seed 000, §4.3–4.4; see
+/// [`speedup_pct`] for the printed Eq. 4.1). Positive: the candidate is faster.
+///
+/// ```
+/// // The thesis' quoted 11.41% for Maxclique at 5 nodes (§4.3.1, PD 61,385 ms, DP 69,292 ms).
+/// let r = magpie_measure::stats::reduction_pct(69_292.0, 61_385.0);
+/// assert!((r - 11.411).abs() < 1e-3);
+/// ```
+pub fn reduction_pct(t_base: f64, t_candidate: f64) -> f64 {
+    (t_base - t_candidate) / t_base * 100.0
+}
+
+/// The "variability percentage" of the YewPar thesis (seed 000, §4.3.1, Eq. 4.2):
+/// `(max − min) / min × 100` of one configuration's run times; `None` for no values or a
+/// minimum of zero.
+///
+/// ```
+/// assert_eq!(magpie_measure::stats::variability_pct(&[2.0, 3.0, 2.5]), Some(50.0));
+/// assert_eq!(magpie_measure::stats::variability_pct(&[]), None);
+/// ```
+pub fn variability_pct(x: &[f64]) -> Option<f64> {
+    let min = x.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (min.is_finite() && min > 0.0).then(|| (max - min) / min * 100.0)
+}
+
 /// Each value divided by the mean of the values: one benchmark's times of all
 /// configurations, normalised (they average to 1).
 pub fn relative(times: &[f64]) -> Vec<f64> {
@@ -335,6 +422,31 @@ mod tests {
 
         assert_eq!(welch(&[1.0], &[1.0, 2.0]), None);
         assert_eq!(welch(&[2.0, 2.0], &[3.0, 3.0]), None);
+    }
+
+    #[test]
+    fn wilson_and_the_thesis_formulas() {
+        // Wilson 95%: 0 of 10 → [0, z²/n / (1 + z²/n)] = [0, 0.277533]; 10 of 10 mirrored.
+        let (lo, hi) = wilson95(0, 10).unwrap();
+        close(lo, 0.0, 1e-15);
+        close(hi, 0.384_146 / 1.384_146, 1e-6);
+        let (lo, hi) = wilson95(10, 10).unwrap();
+        close(lo, 1.0 - 0.384_146 / 1.384_146, 1e-6);
+        close(hi, 1.0, 1e-15);
+        assert_eq!(wilson95(1, 0), None);
+        assert_eq!(wilson95(3, 2), None);
+        // The thesis' NS at 20 nodes: PD 8,965 ms, DP 9,968 ms → quoted 10.06% = reduction.
+        close(reduction_pct(9_968.0, 8_965.0), 10.062_2, 1e-3);
+        close(speedup_pct(9_968.0, 8_965.0), 11.188_0, 1e-3);
+        assert_eq!(variability_pct(&[4.0, 5.0]), Some(25.0));
+        assert_eq!(variability_pct(&[0.0, 1.0]), None);
+        // Welch's CI of the difference: a = [10, 11, 12], b = [1, 2, 3, 4]: diff 8.5,
+        // se = sqrt(0.75), df = 4.9591837, t(0.975, 4.959) = 2.5758 (by the quantile above).
+        let (lo, hi) = welch_ci95(&[10.0, 11.0, 12.0], &[1.0, 2.0, 3.0, 4.0]).unwrap();
+        let half = t_quantile(0.975, 0.5625 / (1.0 / 18.0 + 25.0 / 432.0)) * 0.75f64.sqrt();
+        close(lo, 8.5 - half, 1e-12);
+        close(hi, 8.5 + half, 1e-12);
+        assert!(lo > 6.0 && hi < 11.0, "{lo} {hi}");
     }
 
     #[test]
