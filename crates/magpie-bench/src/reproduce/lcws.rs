@@ -17,13 +17,14 @@
 //!
 //! magpie's measurement: `magpie-bench forkjoin --json --counters --runtimes magpie` with
 //! the classic Chase-Lev deque (the paper's WS) and the four LCWS deques, every kernel of
-//! the benchmark's registry (its default `--kernels`), workers 1..=P. A configuration is
+//! the fork-join registry (`KernelId::ALL`: the PBBS kernels included), workers 1..=P. A configuration is
 //! (kernel × workers); the candidate is faster in it when its median time is lower. The
 //! fence and CAS ratios are candidate/WS totals over the same timed runs, per configuration
 //! with 2 or more workers (as §3.3).
 
 use super::claim::{self, Claim, Context, Statement};
 use super::{cores, run_child, show, this_exe, Pictures, ReproduceArgs};
+use magpie_apps::registry::KernelId;
 use magpie_measure::stats;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -130,6 +131,8 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
     let deques: Vec<&str> = std::iter::once(WS)
         .chain(VARIANTS.iter().map(|v| v.deque))
         .collect();
+    let kernels: Vec<&str> = KernelId::ALL.iter().map(|k| k.name()).collect();
+    let kernels = kernels.join(",");
     let mut child: Vec<String> = [
         "forkjoin",
         "--json",
@@ -142,6 +145,8 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
         &workers.join(","),
         "--runs",
         &args.runs().to_string(),
+        "--kernels",
+        &kernels,
     ]
     .iter()
     .map(|s| s.to_string())
