@@ -1,6 +1,6 @@
 //! One description per search application, and the one list of them.
 //!
-//! Each application module (`maxclique`, `knapsack`, `tsp`, `uts`, `ns`, `nqueens`) has a
+//! Each application module (`maxclique`, `knapsack`, `tsp`, `uts`, `ns`, `nqueens`, `sip`) has a
 //! static `APP`, its [`SearchApp`] description: its name on the command line, how its
 //! instance is given, what it searches, which options apply to it. [`SEARCH_APPS`] lists
 //! them, in the order `magpie search --help` shows them; `magpie search` dispatches on
@@ -25,7 +25,7 @@
 //! use magpie_apps::registry::{self, Goal};
 //!
 //! let names: Vec<&str> = registry::SEARCH_APPS.iter().map(|a| a.name).collect();
-//! assert_eq!(names, ["maxclique", "knapsack", "tsp", "uts", "ns", "nqueens"]);
+//! assert_eq!(names, ["maxclique", "knapsack", "tsp", "uts", "ns", "nqueens", "sip"]);
 //! let tsp = registry::find("tsp").unwrap();
 //! assert!(tsp.takes_file);
 //! assert_eq!(tsp.goal, Goal::Optimise);
@@ -58,6 +58,9 @@ pub enum Goal {
     Optimise,
     /// A fold over every node of a tree (uts, ns, nqueens).
     Enumerate,
+    /// Whether a solution exists, and which (sip; with its `--count`, an enumeration that
+    /// counts the solutions): neither a depth limit nor an incumbent applies.
+    Decide,
 }
 
 /// The description of one search application: what `magpie search` needs to parse, check
@@ -74,7 +77,8 @@ pub struct SearchApp {
     /// The usage line of an error about its input
     /// (`usage: magpie search maxclique FILE.clq [--target K]`).
     pub usage: &'static str,
-    /// Whether its instance is a file (the command's FILE argument).
+    /// Whether its instance is given as files (the command's FILE argument, and a second one
+    /// where the application takes two: it asks for them with [`AppArgs::files`]).
     pub takes_file: bool,
     /// The options of its own (`--target`); the others of the command's application options
     /// do not apply to it.
@@ -87,13 +91,14 @@ pub struct SearchApp {
 }
 
 /// Every search application, in the order of `magpie search --help`.
-pub static SEARCH_APPS: [&SearchApp; 6] = [
+pub static SEARCH_APPS: [&SearchApp; 7] = [
     &crate::maxclique::APP,
     &crate::knapsack::APP,
     &crate::tsp::APP,
     &crate::uts::APP,
     &crate::ns::APP,
     &crate::nqueens::APP,
+    &crate::sip::APP,
 ];
 
 /// The application named `name`, if there is one.
