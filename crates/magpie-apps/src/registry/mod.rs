@@ -163,7 +163,14 @@ mod tests {
         use magpie::search::{Options, Skeleton};
 
         let shared = |p: &str| Some(crate::shared::path(p));
-        let cases: [(&str, AppArgs, &str); 7] = [
+        // sip: the path P3 (DIMACS) and the triangle K3 (LAD) into K4 (LAD).
+        let dir = std::env::temp_dir().join(format!("magpie-registry-sip-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("p3.clq"), "p edge 3 2\ne 1 2\ne 2 3\n").unwrap();
+        std::fs::write(dir.join("k3.lad"), "3\n2 1 2\n1 2\n0\n").unwrap();
+        std::fs::write(dir.join("k4.lad"), "4\n3 1 2 3\n2 2 3\n1 3\n0\n").unwrap();
+        let sip = |p: &str| AppArgs::new(Some(dir.join(p))).with_file(Some(dir.join("k4.lad")));
+        let cases: [(&str, AppArgs, &str); 10] = [
             (
                 "maxclique",
                 AppArgs::new(shared("instances/dimacs/MANN_a9.clq")),
@@ -199,6 +206,17 @@ mod tests {
                 AppArgs::new(None).with("--n", Some("8")),
                 "92 solutions",
             ),
+            ("sip", sip("p3.clq"), "embedding: found"),
+            (
+                "sip",
+                sip("p3.clq").with("--count", Some("")),
+                "24 embeddings",
+            ),
+            (
+                "sip",
+                sip("k3.lad").with("--count", Some("")),
+                "24 embeddings",
+            ),
         ];
         let pool = magpie::ThreadPoolBuilder::new()
             .num_workers(2)
@@ -221,6 +239,7 @@ mod tests {
                 assert!(!s.answer.fields.is_empty() && !s.answer.lines.is_empty());
             }
         }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
