@@ -51,9 +51,25 @@ fn lad(g: &Graph) -> String {
     s
 }
 
+/// A directory of the test's files, removed when it is dropped.
+struct Dir(PathBuf);
+
+impl std::ops::Deref for Dir {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// A directory of this test process and `test` with the graphs written in it (one per test:
 /// the tests run at once, and one must not rewrite a file that another reads).
-fn graphs(test: &str) -> PathBuf {
+fn graphs(test: &str) -> Dir {
     let dir = std::env::temp_dir().join(format!("magpie-sip-cli-{}-{test}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let c5 = Graph::from_edges(5, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]);
@@ -69,7 +85,7 @@ fn graphs(test: &str) -> PathBuf {
     }
     std::fs::write(dir.join("loop.lad"), "2\n1 0\n0\n").unwrap();
     std::fs::write(dir.join("short.lad"), "5\n1 1\n0\n").unwrap();
-    dir
+    Dir(dir)
 }
 
 fn path(dir: &std::path::Path, name: &str) -> String {
