@@ -249,7 +249,7 @@ pub struct SipSpace {
     target: Graph,
     /// The pattern vertices in the order of assignment.
     order: Vec<usize>,
-    /// `pattern_adj[i]`: for each position `j`, whether the vertices at positions `i` and
+    /// `position_adj[i]`: for each position `j`, whether the vertices at positions `i` and
     /// `j` are adjacent in the pattern (a bitset over positions).
     position_adj: Vec<Vec<u64>>,
     /// Words of a domain.
