@@ -1,6 +1,6 @@
 //! The applications of magpie: the fork-join kernels (at the crate root), the search
-//! applications (UTS, NS, N-Queens, maximum clique, knapsack, TSP), the loop applications
-//! (Mandelbrot, dist, histogram, SpMV), and what they share (inputs, outputs, statistics,
+//! applications (UTS, NS, N-Queens, maximum clique, knapsack, TSP, subgraph isomorphism),
+//! the loop applications (Mandelbrot, dist, histogram, SpMV), and what they share (inputs, outputs, statistics,
 //! seeded generators in [`rng`]).
 //!
 //! Every fork-join kernel is written once, generic over [`join::Join`]: with
@@ -33,6 +33,7 @@ pub mod pool;
 pub mod registry;
 pub mod rng;
 pub mod shared;
+pub mod sip;
 pub mod spmv;
 pub mod tsp;
 pub mod uts;

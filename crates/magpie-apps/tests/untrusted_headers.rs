@@ -5,7 +5,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use magpie_apps::{knapsack, maxclique, tsp};
+use magpie_apps::{knapsack, maxclique, sip, tsp};
 
 /// Counts the bytes live on the heap and the most ever asked for in one allocation.
 struct Counting;
@@ -104,5 +104,14 @@ fn dimacs_four_billion_vertices() {
         error_within_small_memory(|| maxclique::parse_dimacs("p edge 4000000000 1\n", "g.clq")),
         "g.clq:1: 4000000000 vertices need a 2000000000000000000-byte adjacency matrix; \
          the limit is 65536 vertices (536870912 bytes)"
+    );
+}
+
+#[test]
+fn lad_header_of_sixty_thousand_vertices_with_two_lines() {
+    // Below the vertex limit (a 450 MiB matrix), but not backed by the file's lines.
+    assert_eq!(
+        error_within_small_memory(|| sip::parse_lad("60000\n1 1\n1 0\n", "g.lad")),
+        "g.lad:1: the header says 60000 vertices, but the file has 2 vertex lines"
     );
 }

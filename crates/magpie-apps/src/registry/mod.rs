@@ -1,6 +1,6 @@
 //! One description per search application, and the one list of them.
 //!
-//! Each application module (`maxclique`, `knapsack`, `tsp`, `uts`, `ns`, `nqueens`) has a
+//! Each application module (`maxclique`, `knapsack`, `tsp`, `uts`, `ns`, `nqueens`, `sip`) has a
 //! static `APP`, its [`SearchApp`] description: its name on the command line, how its
 //! instance is given, what it searches, which options apply to it. [`SEARCH_APPS`] lists
 //! them, in the order `magpie search --help` shows them; `magpie search` dispatches on
@@ -29,7 +29,7 @@
 //! use magpie_apps::registry::{self, Goal};
 //!
 //! let names: Vec<&str> = registry::SEARCH_APPS.iter().map(|a| a.name).collect();
-//! assert_eq!(names, ["maxclique", "knapsack", "tsp", "uts", "ns", "nqueens"]);
+//! assert_eq!(names, ["maxclique", "knapsack", "tsp", "uts", "ns", "nqueens", "sip"]);
 //! let tsp = registry::find("tsp").unwrap();
 //! assert!(tsp.takes_file);
 //! assert_eq!(tsp.goal, Goal::Optimise);
@@ -68,6 +68,9 @@ pub enum Goal {
     Optimise,
     /// A fold over every node of a tree (uts, ns, nqueens).
     Enumerate,
+    /// Whether a solution exists, and which (sip; with its `--count`, an enumeration that
+    /// counts the solutions): neither a depth limit nor an incumbent applies.
+    Decide,
 }
 
 /// The description of one search application: what `magpie search` needs to parse, check
@@ -84,7 +87,8 @@ pub struct SearchApp {
     /// The usage line of an error about its input
     /// (`usage: magpie search maxclique FILE.clq [--target K]`).
     pub usage: &'static str,
-    /// Whether its instance is a file (the command's FILE argument).
+    /// Whether its instance is given as files (the command's FILE argument, and a second one
+    /// where the application takes two: it asks for them with [`AppArgs::files`]).
     pub takes_file: bool,
     /// The options of its own (`--target`); the others of the command's application options
     /// do not apply to it.
@@ -97,13 +101,14 @@ pub struct SearchApp {
 }
 
 /// Every search application, in the order of `magpie search --help`.
-pub static SEARCH_APPS: [&SearchApp; 6] = [
+pub static SEARCH_APPS: [&SearchApp; 7] = [
     &crate::maxclique::APP,
     &crate::knapsack::APP,
     &crate::tsp::APP,
     &crate::uts::APP,
     &crate::ns::APP,
     &crate::nqueens::APP,
+    &crate::sip::APP,
 ];
 
 /// The application named `name`, if there is one.
@@ -168,7 +173,14 @@ mod tests {
         use magpie::search::{Options, Skeleton};
 
         let shared = |p: &str| Some(crate::shared::path(p));
-        let cases: [(&str, AppArgs, &str); 7] = [
+        // sip: the path P3 (DIMACS) and the triangle K3 (LAD) into K4 (LAD).
+        let dir = std::env::temp_dir().join(format!("magpie-registry-sip-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("p3.clq"), "p edge 3 2\ne 1 2\ne 2 3\n").unwrap();
+        std::fs::write(dir.join("k3.lad"), "3\n2 1 2\n1 2\n0\n").unwrap();
+        std::fs::write(dir.join("k4.lad"), "4\n3 1 2 3\n2 2 3\n1 3\n0\n").unwrap();
+        let sip = |p: &str| AppArgs::new(Some(dir.join(p))).with_file(Some(dir.join("k4.lad")));
+        let cases: [(&str, AppArgs, &str); 10] = [
             (
                 "maxclique",
                 AppArgs::new(shared("instances/dimacs/MANN_a9.clq")),
@@ -204,6 +216,17 @@ mod tests {
                 AppArgs::new(None).with("--n", Some("8")),
                 "92 solutions",
             ),
+            ("sip", sip("p3.clq"), "embedding: found"),
+            (
+                "sip",
+                sip("p3.clq").with("--count", Some("")),
+                "24 embeddings",
+            ),
+            (
+                "sip",
+                sip("k3.lad").with("--count", Some("")),
+                "24 embeddings",
+            ),
         ];
         let pool = magpie::ThreadPoolBuilder::new()
             .num_workers(2)
@@ -226,6 +249,7 @@ mod tests {
                 assert!(!s.answer.fields.is_empty() && !s.answer.lines.is_empty());
             }
         }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

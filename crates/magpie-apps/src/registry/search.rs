@@ -77,7 +77,7 @@ where
     }
 }
 
-/// An application's own arguments as given on a command line: its input file and the
+/// An application's own arguments as given on a command line: its input files and the
 /// values of its options (`--target 12`), by flag, in the order given.
 ///
 /// ```
@@ -91,7 +91,7 @@ where
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct AppArgs {
-    input: Option<PathBuf>,
+    inputs: Vec<PathBuf>,
     values: Vec<(&'static str, String)>,
 }
 
@@ -99,9 +99,16 @@ impl AppArgs {
     /// Arguments with the input file `input` and no option.
     pub fn new(input: Option<PathBuf>) -> Self {
         AppArgs {
-            input,
+            inputs: input.into_iter().collect(),
             values: Vec::new(),
         }
+    }
+
+    /// These arguments and one more input file, if it was given (the second of an
+    /// application that takes two, such as `sip PATTERN TARGET`).
+    pub fn with_file(mut self, input: Option<PathBuf>) -> Self {
+        self.inputs.extend(input);
+        self
     }
 
     /// These arguments and option `flag` with `value`, if it was given.
@@ -112,9 +119,9 @@ impl AppArgs {
         self
     }
 
-    /// The input file, if one was given.
+    /// The (first) input file, if one was given.
     pub fn input(&self) -> Option<&Path> {
-        self.input.as_deref()
+        self.inputs.first().map(PathBuf::as_path)
     }
 
     /// The value of option `flag`, if it was given.
@@ -130,11 +137,52 @@ impl AppArgs {
         self.values.iter().map(|(f, _)| *f)
     }
 
-    /// The input file that `app` needs: a usage error naming it if none was given.
+    /// The input file that `app` needs: a usage error naming it if none was given, or if
+    /// more than one was.
     pub fn file(&self, app: &SearchApp) -> Result<&Path, AppError> {
-        self.input().ok_or_else(|| {
-            AppError::Usage(format!("{} needs an input file; {}", app.name, app.usage))
-        })
+        let [file] = self.files(app)?;
+        Ok(file)
+    }
+
+    /// The `N` input files that `app` needs, in order: a usage error naming it if another
+    /// number was given.
+    ///
+    /// ```
+    /// use std::path::PathBuf;
+    /// use magpie_apps::registry::{self, AppArgs};
+    ///
+    /// let sip = registry::find("sip").unwrap();
+    /// let args = AppArgs::new(Some(PathBuf::from("p.lad"))).with_file(Some("t.lad".into()));
+    /// let [p, t] = args.files(sip).unwrap();
+    /// assert_eq!((p.to_str(), t.to_str()), (Some("p.lad"), Some("t.lad")));
+    /// let one = AppArgs::new(Some(PathBuf::from("p.lad")));
+    /// assert_eq!(
+    ///     one.files::<2>(sip).unwrap_err().to_string(),
+    ///     "sip needs 2 input files, got 1; usage: magpie search sip PATTERN TARGET [--count]"
+    /// );
+    /// let tsp = registry::find("tsp").unwrap();
+    /// assert!(args.file(tsp).unwrap_err().to_string().starts_with("tsp takes one input file, got 2"));
+    /// ```
+    pub fn files<const N: usize>(&self, app: &SearchApp) -> Result<[&Path; N], AppError> {
+        let given = self.inputs.len();
+        if given == 0 && N == 1 {
+            return Err(AppError::Usage(format!(
+                "{} needs an input file; {}",
+                app.name, app.usage
+            )));
+        }
+        if given != N {
+            let wanted = if N == 1 {
+                format!("takes one input file, got {given}")
+            } else {
+                format!("needs {N} input files, got {given}")
+            };
+            return Err(AppError::Usage(format!(
+                "{} {wanted}; {}",
+                app.name, app.usage
+            )));
+        }
+        Ok(std::array::from_fn(|i| self.inputs[i].as_path()))
     }
 
     /// Option `flag` as a whole number of at least `min` ([`parse_number`]), if given.

@@ -46,7 +46,7 @@ const MAX_FIB: u64 = 93;
 pub const SEED: u64 = 2026;
 
 /// The application options of `policies`: clap id, flag, whether it takes a value.
-const OPTIONS: [(&str, &str, bool); 27] = [
+const OPTIONS: [(&str, &str, bool); 28] = [
     ("skeleton", "--skeleton", true),
     ("spawn_depth", "--spawn-depth", true),
     ("budget", "--budget", true),
@@ -54,6 +54,7 @@ const OPTIONS: [(&str, &str, bool); 27] = [
     ("order", "--order", true),
     ("max_depth", "--max-depth", true),
     ("target", "--target", true),
+    ("count", "--count", false),
     ("instance", "--instance", true),
     ("tree", "--tree", true),
     ("flags", "--flags", true),

@@ -64,7 +64,7 @@ is three idle policies. Every element is checked before anything runs.
 
 Applications (--app, repeatable; an application's options follow its --app):
   maxclique FILE [--target K], knapsack FILE [--instance I], tsp FILE,
-  uts --tree NAME | --flags F, ns --genus G, nqueens --n N
+  uts --tree NAME | --flags F, ns --genus G, nqueens --n N, sip PATTERN TARGET [--count]
                      the searches of `magpie search`, with its skeleton options
                      (--skeleton, --spawn-depth, --budget, --steal-all, --order,
                      --max-depth); timed by the search's own clock
@@ -117,9 +117,10 @@ Examples:
 /// belongs to the `--app` before it (see [`apps::from_matches`]).
 #[derive(Debug, Args)]
 pub struct PoliciesArgs {
-    /// An application and, for maxclique, knapsack and tsp, its input file; repeat for
-    /// several applications, each followed by its own options
-    #[arg(long = "app", value_name = "APP [FILE]", num_args = 1..=2, action = ArgAction::Append,
+    /// An application and, for maxclique, knapsack and tsp, its input file (for sip, its
+    /// two: pattern and target); repeat for several applications, each followed by its own
+    /// options
+    #[arg(long = "app", value_name = "APP [FILE]", num_args = 1..=3, action = ArgAction::Append,
           required = true, help_heading = "Applications")]
     pub app: Vec<String>,
 
@@ -149,6 +150,10 @@ pub struct PoliciesArgs {
     #[arg(long, value_name = "K", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Applications")]
     pub target: Vec<String>,
+    /// sip: count every embedding instead of finding one
+    #[arg(long, num_args = 0, default_missing_value = "true", action = ArgAction::Append,
+          help_heading = "Applications")]
+    pub count: Vec<String>,
     /// knapsack: the instance of a multi-instance file, by name or number (from 1)
     #[arg(long, value_name = "NAME|NUMBER", action = ArgAction::Append,
           help_heading = "Applications")]

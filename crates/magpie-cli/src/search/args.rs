@@ -56,13 +56,15 @@ pub fn after_help() -> String {
          An option that does not apply to the application or skeleton is an error.\n\n\
          UTS trees (--tree):\n{}\n\n\
          Every answer is checked before it is printed (the clique is a clique, the knapsack items\n\
-         fit and sum to the profit, the tour visits every city once and has that length, counts\n\
-         match the published values where known): a failed check exits 1.\n\n\
+         fit and sum to the profit, the tour visits every city once and has that length, the\n\
+         embedding is injective and keeps every pattern edge, counts match the published values\n\
+         where known): a failed check exits 1.\n\n\
          Examples:\n  \
          magpie search maxclique brock200_2.clq --target 12\n  \
          magpie search knapsack knapPI_1_50_1000.csv --instance knapPI_1_50_1000_7 --json\n  \
          magpie search uts --tree T1 --skeleton depth-bounded --spawn-depth 3 --workers 2\n  \
-         magpie search ns --genus 30 --skeleton budget --budget 1000 --stats",
+         magpie search ns --genus 30 --skeleton budget --budget 1000 --stats\n  \
+         magpie search sip pattern.lad target.lad --count --skeleton stack-stealing",
         apps_help(),
         wrap(&trees, "  ", 88),
     )
@@ -116,9 +118,14 @@ pub struct SearchArgs {
     #[arg(value_name = "APP", help = app_arg_help())]
     pub app: String,
 
-    /// Input file (maxclique: DIMACS; knapsack: plain or Pisinger .csv; tsp: TSPLIB .tsp)
+    /// Input file (maxclique: DIMACS; knapsack: plain or Pisinger .csv; tsp: TSPLIB .tsp;
+    /// sip: the pattern graph, LAD or DIMACS)
     #[arg(value_name = "FILE")]
     pub input: Option<PathBuf>,
+
+    /// sip: the target graph (LAD or DIMACS)
+    #[arg(value_name = "FILE2")]
+    pub input2: Option<PathBuf>,
 
     /// Skeleton: seq, depth-bounded, budget, stack-stealing, ordered [default: depth-bounded]
     #[arg(long, value_name = "NAME", help_heading = "Skeleton")]
@@ -182,6 +189,10 @@ pub struct SearchArgs {
     /// [default: the first]
     #[arg(long, value_name = "NAME|NUMBER", help_heading = "Application")]
     pub instance: Option<String>,
+
+    /// sip: count every embedding (an enumeration) instead of finding one
+    #[arg(long, help_heading = "Application")]
+    pub count: bool,
 
     /// uts: a named tree (T1, T3, default, ...)
     #[arg(long, value_name = "NAME", help_heading = "Application")]

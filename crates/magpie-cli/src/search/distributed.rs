@@ -1,8 +1,8 @@
 //! `magpie search <app> … --distributed` under `mpirun`: every application with the
 //! DepthBounded, Budget, StackStealing or Ordered skeleton over every rank
-//! ([`magpie_mpi::search`]): enumeration (uts, ns, nqueens), optimisation with the incumbent
-//! shared (maxclique, knapsack, tsp) and decision (maxclique --target, stopping every rank
-//! at the first clique found).
+//! ([`magpie_mpi::search`]): enumeration (uts, ns, nqueens, sip --count), optimisation with
+//! the incumbent shared (maxclique, knapsack, tsp) and decision (maxclique --target, sip,
+//! stopping every rank at the first clique or embedding found).
 //! Every rank parses the same arguments and builds its own pool from the global options;
 //! rank 0 checks the merged answer and prints it once, with a table of the ranks.
 //!

@@ -50,12 +50,14 @@ pub struct Prepared {
 /// that do not apply.
 fn app_args(args: &SearchArgs) -> AppArgs {
     AppArgs::new(args.input.clone())
+        .with_file(args.input2.clone())
         .with("--target", args.target.as_deref())
         .with("--instance", args.instance.as_deref())
         .with("--tree", args.tree.as_deref())
         .with("--flags", args.flags.as_deref())
         .with("--genus", args.genus.as_deref())
         .with("--n", args.n.as_deref())
+        .with("--count", args.count.then_some(""))
 }
 
 /// Validates `args` (application, its options, the skeleton) and loads the input: every
