@@ -1069,11 +1069,13 @@ mod tests {
         // With μ and σ learned, mFAC's batches are FAC's (the redundant calculation gives
         // the same sizes as the locked one): N = 1000, P = 2, σ/μ = 10 gives 321, 321, then
         // R_b = 358 and 54, 54 (see `fac_uses_learned_statistics`).
-        let mut h = LoopHistory::default();
-        h.iteration_ns = Some(TimeStats {
-            mean_ns: 100.0,
-            std_dev_ns: 1000.0,
-        });
+        let h = LoopHistory {
+            iteration_ns: Some(TimeStats {
+                mean_ns: 100.0,
+                std_dev_ns: 1000.0,
+            }),
+            ..LoopHistory::default()
+        };
         let mfac = seq_with("mfac", 1000, 2, &h);
         assert_eq!(mfac[..4], [321, 321, 54, 54], "{mfac:?}");
         for (n, p) in [(1000, 2), (1000, 4), (100_000, 8), (37, 3)] {
