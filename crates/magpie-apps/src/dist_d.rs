@@ -4,8 +4,12 @@
 //! thesis), run in sequence with the same schedule.
 //!
 //! Each loop is a [`dist`] loop: its costs come from [`dist::costs`] (loop `Lk` from the
-//! seed `seed + k`, with the default parameters of its distribution, all of mean
-//! `--mean-units`) and its time step from [`dist::step`] / [`dist::step_seq`]. Every loop has
+//! seed `seed + k`) and its time step from [`dist::step`] / [`dist::step_seq`]. The shapes
+//! and relative means are the thesis' (its Table 8.2, in FLOP per iteration): L0 constant
+//! 2.3·10⁸; L1 uniform on about `[0, 7·10⁸]` (mean 3.5·10⁸); L2 normal, `μ = 9.5·10⁸`,
+//! `σ = 7·10⁷` (c.o.v. 0.0737); L3 exponential, mean 3·10⁸ (`l = 1/(3·10⁸)`); L4 gamma,
+//! `k = 2`, scale 10⁸ (mean 2·10⁸). Work units stand for FLOP: the means are scaled so that
+//! their average over the five loops is `--mean-units` ([`loop_means`]). Every loop has
 //! its own [`Loop`] handle, so that adaptive schedules and the selectors learn per loop, as
 //! LB4OMP does per loop site: L0 runs through the handle the caller passes to
 //! [`LoopInput::step`] (so the caller's per-step statistics are L0's), L1…L4 through handles
@@ -38,10 +42,34 @@ use crate::dist::{self, Dist};
 use crate::output::fnv64;
 use crate::registry::{LoopApp, LoopError, LoopInput, LoopOptions, LoopOutput, LoopReport};
 
-/// The five distributions of Dist-D, in loop order (L0 … L4), as [`Dist`] parses them (each
-/// with its default parameter: uniform on `[0, 2·mean]`, normal with c.o.v. 0.25, gamma with
-/// `k = 2` as in the thesis).
-pub const DISTS: [&str; 5] = ["constant", "uniform", "normal", "exponential", "gamma"];
+/// The five distributions of Dist-D, in loop order (L0 … L4), as [`Dist`] parses them:
+/// uniform on `[0, 2·mean]`, normal with the thesis' c.o.v. `7·10⁷ / 9.5·10⁸`, gamma with
+/// the thesis' `k = 2`.
+pub const DISTS: [&str; 5] = [
+    "constant",
+    "uniform",
+    "normal:cv=0.0737",
+    "exponential",
+    "gamma:k=2",
+];
+
+/// The thesis' mean cost of each loop, in 10⁸ FLOP per iteration (Table 8.2): L0 2.3, L1
+/// 3.5 (uniform on `[0, 7]`), L2 9.5, L3 3 (exponential, `l = 1/3`), L4 2 (gamma, `k = 2`,
+/// scale 1).
+pub const THESIS_MEANS: [f64; 5] = [2.3, 3.5, 9.5, 3.0, 2.0];
+
+/// The mean cost in work units of each loop for `--mean-units U`: the thesis' means scaled so
+/// that their average is `U`, rounded to the nearest unit.
+///
+/// ```
+/// // 100 · (2.3, 3.5, 9.5, 3, 2) / 4.06, rounded.
+/// assert_eq!(magpie_apps::dist_d::loop_means(100), [57, 86, 234, 74, 49]);
+/// assert_eq!(magpie_apps::dist_d::loop_means(0), [0; 5]);
+/// ```
+pub fn loop_means(mean_units: u64) -> [u64; 5] {
+    let avg = THESIS_MEANS.iter().sum::<f64>() / THESIS_MEANS.len() as f64;
+    THESIS_MEANS.map(|m| (mean_units as f64 * m / avg).round() as u64)
+}
 
 /// The description of `dist-d` in [`crate::registry::LOOP_APPS`].
 pub static APP: LoopApp = LoopApp {
@@ -58,6 +86,8 @@ pub struct Part {
     pub dist: Dist,
     /// The cost of each iteration, in work units.
     pub costs: Vec<u64>,
+    /// Their mean ([`loop_means`]).
+    pub mean_units: u64,
 }
 
 /// What one loop of one time step measured, for the report.
@@ -92,7 +122,7 @@ struct Run {
 pub struct Input {
     /// L0 … L4, in the order of [`DISTS`].
     pub parts: Vec<Part>,
-    /// The mean iteration cost of every loop.
+    /// The average of the loops' mean iteration costs ([`loop_means`]).
     pub mean_units: u64,
     /// The seed (loop `Lk` draws its costs from `seed + k`).
     pub seed: u64,
@@ -100,24 +130,28 @@ pub struct Input {
 }
 
 impl Input {
-    /// The five loops of `n` iterations each, of mean cost `mean_units`, from `seed`.
+    /// The five loops of `n` iterations each, of the mean costs [`loop_means`]`(mean_units)`,
+    /// loop `k` drawn from `seed + k`.
     ///
     /// ```
-    /// use magpie_apps::dist_d::Input;
-    /// let i = Input::new(3, 7, 1);
+    /// use magpie_apps::dist_d::{loop_means, Input};
+    /// let i = Input::new(3, 100, 1);
     /// assert_eq!(i.parts.len(), 5);
-    /// assert_eq!(i.parts[0].costs, [7, 7, 7]);
-    /// assert_eq!(i.parts[4].costs, magpie_apps::dist::costs(&i.parts[4].dist, 3, 7, 1 + 4));
+    /// assert_eq!(i.parts[0].costs, [57, 57, 57]);
+    /// let want = magpie_apps::dist::costs(&i.parts[4].dist, 3, loop_means(100)[4], 1 + 4);
+    /// assert_eq!(i.parts[4].costs, want);
     /// ```
     pub fn new(n: usize, mean_units: u64, seed: u64) -> Input {
+        let means = loop_means(mean_units);
         let parts = DISTS
             .iter()
             .zip(0u64..)
             .map(|(name, k)| {
                 let dist: Dist = name.parse().expect("the five names parse");
                 Part {
-                    costs: dist::costs(&dist, n, mean_units, seed.wrapping_add(k)),
+                    costs: dist::costs(&dist, n, means[k as usize], seed.wrapping_add(k)),
                     dist,
+                    mean_units: means[k as usize],
                 }
             })
             .collect();
@@ -203,7 +237,9 @@ impl LoopInput for Input {
 
     fn parameters(&self) -> Value {
         json!({"loops": DISTS, "iterations": self.parts[0].costs.len(),
-               "mean_units": self.mean_units, "seed": self.seed})
+               "mean_units": self.mean_units,
+               "loop_mean_units": self.parts.iter().map(|p| p.mean_units).collect::<Vec<_>>(),
+               "seed": self.seed})
     }
 
     /// L0 through `lp`, then L1…L4 through the run's own handles, each one call.
@@ -273,6 +309,7 @@ impl LoopInput for Input {
                 json!({
                     "loop": format!("L{k}"),
                     "dist": part.dist.to_string(),
+                    "mean_units": part.mean_units,
                     "sum": loop_sum(outs, k),
                     "seconds": mine.iter().map(|r| r.seconds).sum::<f64>(),
                     "step_seconds": mine.iter().map(|r| r.seconds).collect::<Vec<_>>(),
@@ -309,14 +346,18 @@ mod tests {
             [
                 "constant",
                 "uniform:spread=1",
-                "normal:cv=0.25",
+                "normal:cv=0.0737",
                 "exponential",
                 "gamma:k=2"
             ]
         );
-        // Loop k's costs are dist's for seed + k.
+        // 20 · (2.3, 3.5, 9.5, 3, 2) / 4.06 = 11.3, 17.2, 46.8, 14.8, 9.9.
+        assert_eq!(loop_means(20), [11, 17, 47, 15, 10]);
+        // Loop k's costs are dist's for its mean and seed + k.
         for (k, p) in i.parts.iter().enumerate() {
-            assert_eq!(p.costs, dist::costs(&p.dist, 2000, 20, 11 + k as u64));
+            let m = loop_means(20)[k];
+            assert_eq!(p.mean_units, m);
+            assert_eq!(p.costs, dist::costs(&p.dist, 2000, m, 11 + k as u64));
         }
         // A step's sums are dist's step sums of each loop.
         let LoopOutput::Sums(s) = i.step_seq(3) else {
@@ -328,7 +369,7 @@ mod tests {
             .map(|p| dist::step_seq(&p.costs, 3))
             .collect();
         assert_eq!(s, want);
-        assert_eq!(s[0], dist::step_seq(&[20; 2000], 3));
+        assert_eq!(s[0], dist::step_seq(&[11; 2000], 3));
     }
 
     /// The parallel steps equal the sequential ones on 1, 2 and 4 workers under several

@@ -53,9 +53,11 @@ pub fn after_help() -> String {
          dist        [--dist D ({})] [--iterations N ({})] [--mean-units U ({})]\n              \
          [--seed S]  synthetic loop whose iteration costs follow D:\n              \
          {}\n  \
-         dist-d      [--iterations N (per loop)] [--mean-units U] [--seed S]  Dist-D: five\n              \
-         loops per time step, one per distribution ({}), each with its\n              \
-         own costs; the JSON result has each loop's sum and times\n  \
+         dist-d      [--iterations N (per loop)] [--mean-units U (average of the loops' means)]\n              \
+         [--seed S]  Dist-D: five loops per time step, one per distribution\n              \
+         ({}),\n              \
+         each with its own costs, means in the thesis' ratios 2.3:3.5:9.5:3:2;\n              \
+         the JSON result has each loop's sum and times\n  \
          histogram   [--size N ({})] [--buckets B ({})] [--skew S ({})] [--seed S]\n              \
          count N seeded keys (a power law for S > 0) into B buckets\n  \
          spmv        [--rows R ({})] [--cols C (= R)] [--min-len L ({})] [--alpha A ({})]\n              \
