@@ -1,6 +1,7 @@
 //! The applications of magpie: the fork-join kernels (at the crate root), the search
 //! applications (UTS, NS, N-Queens, maximum clique, knapsack, TSP, subgraph isomorphism),
-//! the loop applications (Mandelbrot, dist, histogram, SpMV), and what they share (inputs, outputs, statistics,
+//! the loop applications (Mandelbrot, dist, Dist-D, histogram, SpMV), and what they share
+//! (inputs, outputs, statistics,
 //! seeded generators in [`rng`]).
 //!
 //! Every fork-join kernel is written once, generic over [`join::Join`]: with
@@ -18,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod dist;
+pub mod dist_d;
 pub mod histogram;
 pub mod input;
 pub mod join;

@@ -1,5 +1,5 @@
-//! `magpie loop`: one loop application of `magpie_apps` (Mandelbrot, Dist, Histogram,
-//! SpMV) run for a number of time steps through one [`Loop`] handle (so that adaptive
+//! `magpie loop`: one loop application of `magpie_apps` (Mandelbrot, Dist, Dist-D,
+//! Histogram, SpMV) run for a number of time steps through one [`Loop`] handle (so that adaptive
 //! schedules and the selectors learn from step to step) on a magpie pool, its result
 //! checked against the application's sequential version, then printed as text or as one
 //! JSON object.
@@ -21,7 +21,7 @@ use clap::Args;
 use magpie::loops::{Loop, LoopStats, Schedule};
 use magpie::ThreadPool;
 use magpie_apps::registry::{self, LoopError, LoopInput, LoopOptions, LoopReport, LOOP_APPS};
-use magpie_apps::{dist, histogram, mandelbrot, spmv};
+use magpie_apps::{dist, dist_d, histogram, mandelbrot, spmv};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -53,6 +53,11 @@ pub fn after_help() -> String {
          dist        [--dist D ({})] [--iterations N ({})] [--mean-units U ({})]\n              \
          [--seed S]  synthetic loop whose iteration costs follow D:\n              \
          {}\n  \
+         dist-d      [--iterations N (per loop)] [--mean-units U (average of the loops' means)]\n              \
+         [--seed S]  Dist-D: five loops per time step, one per distribution\n              \
+         ({}),\n              \
+         each with its own costs, means in the thesis' ratios 2.3:3.5:9.5:3:2;\n              \
+         the JSON result has each loop's sum and times\n  \
          histogram   [--size N ({})] [--buckets B ({})] [--skew S ({})] [--seed S]\n              \
          count N seeded keys (a power law for S > 0) into B buckets\n  \
          spmv        [--rows R ({})] [--cols C (= R)] [--min-len L ({})] [--alpha A ({})]\n              \
@@ -60,7 +65,7 @@ pub fn after_help() -> String {
          An option that does not apply to the application is an error. The seed defaults to {}.\n\n\
          Schedules (--schedule NAME[,ARG], default {DEFAULT_SCHEDULE}): {}\n\
          `runtime` takes the schedule from MAGPIE_SCHEDULE (unset: auto; a bad value is an error).\n\
-         --steps: time steps through one loop handle (default {} for dist, {DEFAULT_STEPS} for the others).\n\n\
+         --steps: time steps through one loop handle (default {} for dist and dist-d, {DEFAULT_STEPS} for the others).\n\n\
          The result is checked against the sequential version of the application, run after the\n\
          timed steps (--no-check skips it): a mismatch exits 1.\n\n\
          Distributed (a build with --features mpi, under mpirun -np R; dist and mandelbrot):\n  \
@@ -71,6 +76,7 @@ pub fn after_help() -> String {
          Examples:\n  \
          magpie loop mandelbrot --schedule fac2 --png mandelbrot.png --workers 2\n  \
          magpie loop dist --dist gamma:k=0.5 --schedule awf-b --steps 20 --json\n  \
+         magpie loop dist-d --schedule mfac --iterations 100000 --json\n  \
          magpie loop spmv --rows 100000 --alpha 1.2 --schedule rws,fac2\n  \
          MAGPIE_SCHEDULE=gss,4 magpie loop histogram --schedule runtime\n  \
          mpirun -np 4 magpie loop dist --distributed --steal-amount guided --victims random",
@@ -81,6 +87,7 @@ pub fn after_help() -> String {
         dist::DEFAULT_ITERATIONS,
         dist::DEFAULT_MEAN_UNITS,
         dist::Dist::NAMES,
+        dist_d::DISTS.join(", "),
         histogram::DEFAULT_KEYS,
         histogram::DEFAULT_BUCKETS,
         histogram::DEFAULT_SKEW,
@@ -96,7 +103,7 @@ pub fn after_help() -> String {
 /// `magpie loop`'s arguments. Values are strings, parsed in [`prepare`] (see the module doc).
 #[derive(Debug, Clone, Args)]
 pub struct LoopArgs {
-    /// Application: mandelbrot, dist, histogram, spmv
+    /// Application: mandelbrot, dist, dist-d, histogram, spmv
     #[arg(value_name = "APP")]
     pub app: String,
 
@@ -105,8 +112,8 @@ pub struct LoopArgs {
     #[arg(long, value_name = "NAME[,ARG]", help_heading = "Loop")]
     pub schedule: Option<String>,
 
-    /// Time steps, each one run of the loop through the same handle [default: 20 for dist,
-    /// 5 for the others]
+    /// Time steps, each one run of the loop through the same handle [default: 20 for dist
+    /// and dist-d, 5 for the others]
     #[arg(
         long,
         value_name = "T",
@@ -151,7 +158,7 @@ pub struct LoopArgs {
     #[arg(long, value_name = "D", help_heading = "Application")]
     pub dist: Option<String>,
 
-    /// dist: iterations per loop [default: 400000]
+    /// dist, dist-d: iterations per loop [default: 400000]
     #[arg(
         long,
         value_name = "N",
@@ -160,7 +167,7 @@ pub struct LoopArgs {
     )]
     pub iterations: Option<String>,
 
-    /// dist: mean iteration cost in work units [default: 100]
+    /// dist, dist-d: mean iteration cost in work units [default: 100]
     #[arg(
         long,
         value_name = "U",
@@ -169,7 +176,7 @@ pub struct LoopArgs {
     )]
     pub mean_units: Option<String>,
 
-    /// dist, histogram, spmv: seed of the generated input [default: 2026]
+    /// dist, dist-d, histogram, spmv: seed of the generated input [default: 2026]
     #[arg(
         long,
         value_name = "S",

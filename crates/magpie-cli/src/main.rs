@@ -125,7 +125,7 @@ enum Command {
     /// with the time and the node counts, as text or (--json) as one JSON object.
     #[command(after_help = search::after_help())]
     Search(Box<search::SearchArgs>),
-    /// Run a loop application (mandelbrot, dist, histogram, spmv) with a chosen loop
+    /// Run a loop application (mandelbrot, dist, dist-d, histogram, spmv) with a chosen loop
     /// schedule
     ///
     /// Runs the application's parallel loop for --steps time steps through one loop handle

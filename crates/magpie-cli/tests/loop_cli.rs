@@ -6,7 +6,7 @@
 
 use std::process::Output;
 
-use magpie_apps::{dist, histogram, mandelbrot, spmv};
+use magpie_apps::{dist, dist_d, histogram, mandelbrot, spmv};
 use serde_json::Value;
 
 mod common;
@@ -129,6 +129,104 @@ fn dist_equals_the_sequential_sum() {
     assert_eq!(v["schedule"], "auto");
     assert_eq!(v["params"]["dist"], "exponential");
     assert_eq!(dist::DEFAULT_STEPS, 20);
+}
+
+/// `dist-d`: five loops per step, each loop's sum equal to dist's sequential run of its
+/// costs (seed + k), with its times per step in the result; under fac2 (the brief's case),
+/// mfac and a selector.
+#[test]
+fn dist_d_equals_the_sequential_sums_per_loop() {
+    let want: Vec<u64> = dist_d::Input::new(2000, 20, 11)
+        .parts
+        .iter()
+        .map(|p| dist::run_seq(&p.costs, 3))
+        .collect();
+    for s in ["fac2", "mfac", "mfac,8", "tss,40:4", "expert-sel"] {
+        let v = loop_json(
+            &[
+                "dist-d",
+                "--iterations",
+                "2000",
+                "--mean-units",
+                "20",
+                "--seed",
+                "11",
+                "--steps",
+                "3",
+                "--schedule",
+                s,
+            ],
+            &[],
+            3,
+        );
+        assert_eq!(v["app"], "dist-d");
+        assert_eq!(v["schedule"], s);
+        assert_eq!(v["params"]["iterations"], 2000);
+        let loops = v["result"]["loops"].as_array().expect("loops");
+        assert_eq!(loops.len(), 5, "{v}");
+        for (k, l) in loops.iter().enumerate() {
+            assert_eq!(l["loop"], format!("L{k}"));
+            assert_eq!(l["sum"].as_u64(), Some(want[k]), "{s} L{k}");
+            assert_eq!(l["step_seconds"].as_array().unwrap().len(), 3, "{l}");
+            assert!(l["seconds"].as_f64().unwrap() >= 0.0, "{l}");
+            assert!(l["chunks"].as_u64().unwrap() >= 3, "{l}");
+        }
+        assert_eq!(loops[4]["dist"], "gamma:k=2");
+        assert!(v["check"].as_str().unwrap().contains("each loop"), "{v}");
+    }
+    // dist's own option does not apply: the five distributions are fixed.
+    assert_usage_error(
+        &magpie(
+            &["loop", "dist-d", "--dist", "gamma", "--workers", "2"],
+            &[],
+        ),
+        &["--dist applies to dist only, not to dist-d"],
+    );
+}
+
+/// mFAC on the other applications, with and without its minimum chunk.
+#[test]
+fn mfac_runs_every_app() {
+    for s in ["mfac", "mfac,16"] {
+        let c = dist::costs(&"exponential".parse().unwrap(), 3000, 20, 11);
+        let v = loop_json(
+            &[
+                "dist",
+                "--iterations",
+                "3000",
+                "--mean-units",
+                "20",
+                "--seed",
+                "11",
+                "--steps",
+                "2",
+                "--schedule",
+                s,
+            ],
+            &[],
+            2,
+        );
+        assert_eq!(
+            v["result"]["sum"].as_u64(),
+            Some(dist::run_seq(&c, 2)),
+            "{s}"
+        );
+        assert_eq!(v["per_step"][0]["ran"], s);
+        let v = loop_json(
+            &[
+                "histogram",
+                "--size",
+                "5000",
+                "--buckets",
+                "8",
+                "--schedule",
+                s,
+            ],
+            &[],
+            5,
+        );
+        assert_eq!(v["schedule"], s);
+    }
 }
 
 #[test]
@@ -341,6 +439,27 @@ fn bad_input_exits_2_naming_the_problem() {
             &["dist", "--schedule", "rws,200"],
             &["--schedule", "percentage"],
         ),
+        // The expert chunk parameter: a bad value, or one where none applies.
+        (
+            &["dist-d", "--schedule", "mfac,0"],
+            &["--schedule: schedule \"mfac,0\": the minimum chunk must be at least 1"],
+        ),
+        (
+            &["dist", "--schedule", "static,-1"],
+            &["schedule \"static,-1\": the chunk must be a whole number of at least 1, not \"-1\""],
+        ),
+        (
+            &["dist", "--schedule", "gss,abc"],
+            &["schedule \"gss,abc\"", "minimum chunk", "not \"abc\""],
+        ),
+        (
+            &["dist", "--schedule", "tss,2:8"],
+            &["the first chunk (2) must be at least the last (8)"],
+        ),
+        (
+            &["dist", "--schedule", "binary-sel,4"],
+            &["`binary-sel` takes no argument"],
+        ),
         (&["mandelbrot", "--width", "0"], &["--width", "at least 1"]),
         (&["mandelbrot", "--height", "x"], &["--height", "\"x\""]),
         (&["mandelbrot", "--max-iter", "0"], &["--max-iter"]),
@@ -387,6 +506,8 @@ fn help_lists_apps_and_schedules() {
     assert!(out.status.success());
     for key in [
         "mandelbrot",
+        "dist-d",
+        "mfac",
         "histogram",
         "spmv",
         "--png",

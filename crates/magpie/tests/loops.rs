@@ -16,8 +16,12 @@ const SPECS: &[&str] = &[
     "gss",
     "gss,3",
     "tss",
+    "tss,5",
+    "tss,40:3",
     "fac",
     "fac2",
+    "mfac",
+    "mfac,3",
     "wf",
     "wf,1:2:1:3",
     "awf",
@@ -149,6 +153,41 @@ fn a_loop_remembers_its_calls_and_last_statistics() {
     let stats = lp.last_stats().unwrap();
     assert_eq!(stats.schedule, "awf");
     assert!(stats.chunks >= 2, "{stats:?}");
+}
+
+/// mFAC's lock-free queue (chunk numbers from one atomic counter) reports its chunks' times
+/// after the loop, so the loop learns `μ` and `σ` as FAC does; on one worker its chunks are
+/// FAC2's batches exactly (N = 1000, P = 1: ⌈R/2⌉ = 500, 250, 125, 63, 31, 16, 8, 4, 2, 1).
+#[test]
+fn mfac_learns_through_its_lock_free_queue() {
+    let pool = ThreadPoolBuilder::new().num_workers(1).build().unwrap();
+    let lp = Loop::new("mfac".parse().unwrap());
+    let sizes = std::sync::Mutex::new(Vec::new());
+    pool.install(|| {
+        lp.for_chunks(0..1000, |r| {
+            sizes.lock().unwrap().push((r.start, r.len()));
+            for i in r {
+                std::hint::black_box(i);
+            }
+        })
+    });
+    let mut sizes = sizes.into_inner().unwrap();
+    sizes.sort();
+    let lens: Vec<usize> = sizes.iter().map(|&(_, l)| l).collect();
+    assert_eq!(lens, [500, 250, 125, 63, 31, 16, 8, 4, 2, 1]);
+    assert_eq!(lp.history().calls, 1);
+    let learned = lp.history().iteration_ns.expect("mfac learned μ and σ");
+    assert!(learned.mean_ns > 0.0, "{learned:?}");
+    // On two workers every iteration still runs once per call, with what was learned.
+    let pool = ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+    for call in 2..=3 {
+        let sum = pool.install(|| {
+            lp.reduce(0..10_000, || 0u64, |a, i| a + i as u64, |a, b| a + b)
+                .0
+        });
+        assert_eq!(sum, 9999 * 10_000 / 2);
+        assert_eq!(lp.calls(), call);
+    }
 }
 
 #[test]

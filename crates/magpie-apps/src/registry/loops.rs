@@ -1,7 +1,7 @@
 //! The loop applications' descriptions ([`LoopApp`], [`LOOP_APPS`]), their options
 //! ([`LoopOptions`]), inputs ([`LoopInput`]) and outputs ([`LoopOutput`]).
 //!
-//! Each loop application module (`mandelbrot`, `dist`, `histogram`, `spmv`) has a static
+//! Each loop application module (`mandelbrot`, `dist`, `dist_d`, `histogram`, `spmv`) has a static
 //! `APP` that names the application and its options and builds its input from their values
 //! ([`LoopApp::build`]): the defaults and the validation live there, once. The input is a
 //! [`LoopInput`] trait object that runs a time step on a pool or sequentially, checks the
@@ -97,9 +97,10 @@ pub const DEFAULT_LOOP_STEPS: usize = 5;
 
 /// Every loop application, in the order of `magpie loop --help`. Adding one means a module
 /// with its `APP` (and the [`LoopInput`] it builds) and a line here.
-pub static LOOP_APPS: [&LoopApp; 4] = [
+pub static LOOP_APPS: [&LoopApp; 5] = [
     &crate::mandelbrot::APP,
     &crate::dist::APP,
+    &crate::dist_d::APP,
     &crate::histogram::APP,
     &crate::spmv::APP,
 ];
@@ -107,7 +108,10 @@ pub static LOOP_APPS: [&LoopApp; 4] = [
 /// The names of [`LOOP_APPS`], in its order, as a constant (`magpie loop`'s `APPS`).
 ///
 /// ```
-/// assert_eq!(magpie_apps::registry::LOOP_APP_NAMES, ["mandelbrot", "dist", "histogram", "spmv"]);
+/// assert_eq!(
+///     magpie_apps::registry::LOOP_APP_NAMES,
+///     ["mandelbrot", "dist", "dist-d", "histogram", "spmv"]
+/// );
 /// ```
 pub const LOOP_APP_NAMES: [&str; LOOP_APPS.len()] = {
     let mut out = [""; LOOP_APPS.len()];
@@ -128,7 +132,7 @@ pub fn find_loop(name: &str) -> Option<&'static LoopApp> {
 ///
 /// ```
 /// use magpie_apps::registry::loop_apps_with;
-/// assert_eq!(loop_apps_with("--seed"), ["dist", "histogram", "spmv"]);
+/// assert_eq!(loop_apps_with("--seed"), ["dist", "dist-d", "histogram", "spmv"]);
 /// assert_eq!(loop_apps_with("--png"), ["mandelbrot"]);
 /// ```
 pub fn loop_apps_with(option: &str) -> Vec<&'static str> {
@@ -269,6 +273,8 @@ pub enum LoopOutput {
     Image(Vec<u32>),
     /// Dist: the wrapping sum of the iterations' work.
     Sum(u64),
+    /// Dist-D: the wrapping sum of each of its loops' iterations' work, in loop order.
+    Sums(Vec<u64>),
     /// Histogram: the count of each bucket.
     Counts(Vec<u64>),
     /// SpMV: `y = A x`.
@@ -277,22 +283,24 @@ pub enum LoopOutput {
 
 impl LoopOutput {
     /// Its checksum: [`crate::mandelbrot::checksum`] of an image, the sum itself, and
-    /// [`fnv64`] of the counts or of the bits of `y`.
+    /// [`fnv64`] of the sums, of the counts or of the bits of `y`.
     pub fn checksum(&self) -> u64 {
         match self {
             LoopOutput::Image(im) => crate::mandelbrot::checksum(im),
             LoopOutput::Sum(sum) => *sum,
+            LoopOutput::Sums(s) => fnv64(s.iter().copied()),
             LoopOutput::Counts(c) => fnv64(c.iter().copied()),
             LoopOutput::Y(y) => fnv64(y.iter().map(|v| v.to_bits())),
         }
     }
 
     /// Its total: the sum of an image's counts (the step's iterations) or of the counts (the
-    /// keys), the sum itself, and 0 for `y`.
+    /// keys), the sum itself, the wrapping sum of the sums, and 0 for `y`.
     pub fn total(&self) -> u64 {
         match self {
             LoopOutput::Image(im) => im.iter().map(|&c| u64::from(c)).sum(),
             LoopOutput::Sum(sum) => *sum,
+            LoopOutput::Sums(s) => s.iter().fold(0, |a, &x| a.wrapping_add(x)),
             LoopOutput::Counts(c) => c.iter().sum(),
             LoopOutput::Y(_) => 0,
         }

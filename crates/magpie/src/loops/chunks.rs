@@ -1,4 +1,4 @@
-//! Chunk-size rules of the central-queue schedules (SS, GSS, TSS, FAC, FAC2, WF, AWF,
+//! Chunk-size rules of the central-queue schedules (SS, GSS, TSS, FAC, FAC2, mFAC, WF, AWF,
 //! AWF-B…E, AF): every worker takes its next chunk from one shared counter, and a
 //! [`ChunkRule`] decides how many iterations that chunk holds.
 //!
@@ -11,9 +11,10 @@
 //! |---|---|---|
 //! | `ss,k` | `k` | pure self-scheduling (Tang & Yew 1986) |
 //! | `gss,m` | `max(⌈R/P⌉, m)` | Polychronopoulos & Kuck 1987 |
-//! | `tss,L` | `F − i·δ`, rounded half up, never below `L`; `F = ⌈N/(2P)⌉`, `C = ⌈2N/(F+L)⌉`, `δ = (F−L)/(C−1)` | Tzen & Ni 1993 |
+//! | `tss,L`, `tss,F:L` | `F − i·δ`, rounded half up, never below `L`; `F = ⌈N/(2P)⌉` unless given, `C = ⌈2N/(F+L)⌉`, `δ = (F−L)/(C−1)` | Tzen & Ni 1993 |
 //! | `fac2` | `⌈R_b/(2P)⌉` for the `P` chunks of a batch | Hummel, Schonberg & Flynn 1992 (practical form) |
 //! | `fac` | `⌈R_b/(x_b·P)⌉` with `x_0 = 1 + b² + b·√(b²+2)`, `x_b = 2 + b² + b·√(b²+4)`, `b = P·σ/(2μ·√R_b)` | Hummel, Schonberg & Flynn 1992 |
+//! | `mfac` | as `fac`, but `R_b` is the planned remainder `N − Σ_{j<b} P·c_j` and chunk number `k` lies in batch `⌊k/P⌋`: every worker computes its chunk from its number alone ([`Batches`]) | LB4OMP's `faca` (Korndörfer et al. 2022) |
 //! | `wf` | `⌈w_i · R_b/(2P)⌉`, weights normalised to mean 1 | Flynn Hummel, Banicescu, Wang & Lieber 1996 |
 //! | `awf` | as `wf`, weights from the history of earlier calls | Banicescu, Velusamy & Devaprasad 2003 |
 //! | `awf-b`, `awf-d` | as `wf`, weights re-measured at every batch start | Cariño & Banicescu 2008 |
@@ -71,6 +72,13 @@ pub trait ChunkRule: Send {
     fn wants_timing(&self) -> bool {
         true
     }
+    /// `Some(plan)` if a chunk's place and size follow from its number alone (mFAC): the
+    /// executor then hands out chunk *numbers* with an atomic counter, each worker sizing
+    /// its chunks from its own copy of `plan`, instead of calling the rule under a lock;
+    /// the timings it measured reach [`ChunkRule::chunk_done`] after the loop. Default: None.
+    fn batches(&self) -> Option<Batches> {
+        None
+    }
 }
 
 /// The mean and standard deviation of the execution time of one iteration, in nanoseconds.
@@ -119,8 +127,21 @@ pub fn central_rule(
             p: p as u64,
             min: *min_chunk,
         }),
-        Schedule::Tss { last_chunk } => Box::new(Trapezoid::new(shape.iterations, p, *last_chunk)),
+        Schedule::Tss {
+            first_chunk,
+            last_chunk,
+        } => Box::new(Trapezoid::new(
+            shape.iterations,
+            p,
+            *first_chunk,
+            *last_chunk,
+        )),
         Schedule::Fac2 { min_chunk } => Box::new(Factoring::new(p, *min_chunk, None)),
+        Schedule::Mfac { min_chunk } => Box::new(ModifiedFactoring {
+            batches: Batches::new(shape.iterations, p, *min_chunk, history.iteration_ns),
+            next: 0,
+            measured: Stats::default(),
+        }),
         Schedule::Fac { min_chunk } => {
             Box::new(Factoring::new(p, *min_chunk, history.iteration_ns).learning())
         }
@@ -325,7 +346,8 @@ impl ChunkRule for Guided {
     }
 }
 
-/// TSS (Tzen & Ni 1993): first chunk `F = ⌈N/(2P)⌉` (at least `L`), last `L`, `C = ⌈2N/(F+L)⌉`
+/// TSS (Tzen & Ni 1993): first chunk `F = ⌈N/(2P)⌉` unless the expert gives it (at least
+/// `L` either way), last `L`, `C = ⌈2N/(F+L)⌉`
 /// chunks decreasing by `δ = (F−L)/(C−1)`. Chunk `i` is `F − i·δ` rounded half up, computed
 /// exactly in integers as `⌊(2F(C−1) − 2i(F−L) + (C−1)) / (2(C−1))⌋`; from `i = C−1` on (and
 /// if rounding leaves iterations after the `C` planned chunks) it is `L`.
@@ -337,8 +359,8 @@ struct Trapezoid {
 }
 
 impl Trapezoid {
-    fn new(n: u64, p: usize, last: u64) -> Self {
-        let first = n.div_ceil(2 * p as u64).max(last);
+    fn new(n: u64, p: usize, first: Option<u64>, last: u64) -> Self {
+        let first = first.unwrap_or_else(|| n.div_ceil(2 * p as u64)).max(last);
         // In u128: `2N` and `F + L` may not fit in u64.
         let count = (2 * n as u128)
             .div_ceil(first as u128 + last as u128)
@@ -390,7 +412,7 @@ impl Factoring {
         Factoring {
             p,
             min,
-            known: known.filter(|k| k.mean_ns > 0.0 && k.std_dev_ns.is_finite()),
+            known: usable(known),
             batch_left: 0,
             batch_chunk: 0,
             first_batch: true,
@@ -403,20 +425,33 @@ impl Factoring {
         self.measured = Some(Stats::default());
         self
     }
+}
 
-    fn x(&self, r_b: u64) -> f64 {
-        match self.known {
-            None => 2.0,
-            Some(TimeStats {
-                mean_ns,
-                std_dev_ns,
-            }) => {
-                let b = self.p as f64 * std_dev_ns / (2.0 * mean_ns * (r_b as f64).sqrt());
-                if self.first_batch {
-                    1.0 + b * b + b * (b * b + 2.0).sqrt()
-                } else {
-                    2.0 + b * b + b * (b * b + 4.0).sqrt()
-                }
+/// Only statistics a factoring rule can use: a positive mean and a finite deviation.
+fn usable(known: Option<TimeStats>) -> Option<TimeStats> {
+    known.filter(|k| k.mean_ns > 0.0 && k.std_dev_ns.is_finite())
+}
+
+/// The chunk of every request of a factoring batch that starts with `r_b` iterations left:
+/// `⌈R_b/(x_b·P)⌉` with FAC's `x_b` (see [`Factoring`]) from `known`, or FAC2's `x_b = 2`
+/// (exact integers) without. Not yet clamped to the minimum chunk.
+fn factoring_chunk(p: usize, known: Option<TimeStats>, r_b: u64, first_batch: bool) -> u64 {
+    match known {
+        None => r_b.div_ceil(2 * p as u64),
+        Some(TimeStats {
+            mean_ns,
+            std_dev_ns,
+        }) => {
+            let b = p as f64 * std_dev_ns / (2.0 * mean_ns * (r_b as f64).sqrt());
+            let x = if first_batch {
+                1.0 + b * b + b * (b * b + 2.0).sqrt()
+            } else {
+                2.0 + b * b + b * (b * b + 4.0).sqrt()
+            };
+            if x == 2.0 {
+                r_b.div_ceil(2 * p as u64)
+            } else {
+                ceil_u64(r_b as f64 / (x * p as f64))
             }
         }
     }
@@ -425,12 +460,7 @@ impl Factoring {
 impl ChunkRule for Factoring {
     fn next_chunk(&mut self, _worker: usize, remaining: u64) -> u64 {
         if self.batch_left == 0 {
-            let x = self.x(remaining);
-            self.batch_chunk = if x == 2.0 {
-                remaining.div_ceil(2 * self.p as u64)
-            } else {
-                ceil_u64(remaining as f64 / (x * self.p as f64))
-            };
+            self.batch_chunk = factoring_chunk(self.p, self.known, remaining, self.first_batch);
             self.batch_left = self.p;
             self.first_batch = false;
         }
@@ -453,6 +483,120 @@ impl ChunkRule for Factoring {
             history.iteration_ns = Some(est);
             history.calls += 1;
         }
+    }
+}
+
+/// mFAC's chunks by number (LB4OMP's `faca`, "factoring with redundant chunk
+/// calculation"): the place and size of chunk number `k` of a loop of `N` iterations on `P`
+/// workers, computed from `k` alone, so that workers need one shared atomic counter of chunk
+/// numbers and no lock (FAC keeps the remainder and the batch under the queue's lock).
+///
+/// Chunk `k` belongs to batch `b = ⌊k/P⌋`, at position `k mod P`. Batch `b` starts after
+/// `S_b` iterations (`S_0 = 0`) with the planned remainder `R_b = N − S_b`; its chunks are
+/// `c_b = max(⌈R_b/(x_b·P)⌉, m)` (FAC's `x_b` from the learned `μ`, `σ`, or FAC2's 2) and
+/// `S_{b+1} = S_b + P·c_b`. Chunk `k` is `[S_b + (k mod P)·c_b, … + c_b)`, cut at `N`; none
+/// if it starts at or after `N`. Each worker keeps its own `Batches` and walks it forward
+/// (its chunk numbers only grow), recomputing what the others compute: the redundant
+/// calculation that replaces the lock.
+///
+/// ```
+/// use magpie::loops::Batches;
+///
+/// // N = 100, P = 2, FAC2 sizes: c_0 = ⌈100/4⌉ = 25, c_1 = ⌈50/4⌉ = 13, c_2 = ⌈24/4⌉ = 6.
+/// let mut b = Batches::new(100, 2, 1, None);
+/// assert_eq!(b.chunk(0), Some((0, 25)));
+/// assert_eq!(b.chunk(3), Some((63, 13)));
+/// assert_eq!(b.chunk(4), Some((76, 6)));
+/// assert_eq!(b.chunk(12), None);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Batches {
+    n: u64,
+    p: u64,
+    min: u64,
+    known: Option<TimeStats>,
+    /// The batch the cursor is at, the iterations before it (`S_b`) and its chunk (`c_b`).
+    batch: u64,
+    start: u64,
+    chunk: u64,
+}
+
+impl Batches {
+    /// The batches of a loop of `n` iterations on `p` workers (at least 1) with the minimum
+    /// chunk `min`, sized by FAC from `known` (`μ`, `σ` of an iteration's time) or by FAC2
+    /// without.
+    pub fn new(n: u64, p: usize, min: u64, known: Option<TimeStats>) -> Self {
+        let p = p.max(1);
+        let known = usable(known);
+        Batches {
+            n,
+            p: p as u64,
+            min: min.max(1),
+            known,
+            batch: 0,
+            start: 0,
+            chunk: factoring_chunk(p, known, n, true).max(min).max(1),
+        }
+    }
+
+    /// The offset (from the loop's first iteration) and length of chunk number `index`, or
+    /// None if it starts at or after the end. Cheapest when the numbers asked for grow.
+    pub fn chunk(&mut self, index: u64) -> Option<(u64, u64)> {
+        let batch = index / self.p;
+        if batch < self.batch {
+            *self = Batches::new(self.n, self.p as usize, self.min, self.known);
+        }
+        while self.batch < batch && self.start < self.n {
+            self.start = self
+                .start
+                .saturating_add(self.p.saturating_mul(self.chunk))
+                .min(self.n);
+            self.batch += 1;
+            let r_b = self.n - self.start;
+            self.chunk = factoring_chunk(self.p as usize, self.known, r_b, false)
+                .max(self.min)
+                .max(1);
+        }
+        if self.batch < batch {
+            return None;
+        }
+        let lo = self
+            .start
+            .saturating_add((index % self.p).saturating_mul(self.chunk));
+        (lo < self.n).then(|| (lo, self.chunk.min(self.n - lo)))
+    }
+}
+
+/// mFAC as a [`ChunkRule`]: chunk numbers `0, 1, …` in the order of the requests, sized by
+/// [`Batches`]. The executor takes [`ChunkRule::batches`] and runs it without a lock; this
+/// rule serves [`chunk_sequence`] and callers that keep a central queue of their own
+/// (`magpie_mpi`'s share mode). It learns `μ` and `σ` as FAC does.
+struct ModifiedFactoring {
+    batches: Batches,
+    next: u64,
+    measured: Stats,
+}
+
+impl ChunkRule for ModifiedFactoring {
+    fn next_chunk(&mut self, _worker: usize, remaining: u64) -> u64 {
+        let size = self.batches.chunk(self.next).map_or(remaining, |(_, c)| c);
+        self.next += 1;
+        fit(size, 1, remaining)
+    }
+
+    fn chunk_done(&mut self, _worker: usize, iterations: u64, elapsed_ns: u64) {
+        self.measured.add(iterations, elapsed_ns);
+    }
+
+    fn finish(&mut self, history: &mut LoopHistory) {
+        if let Some(est) = self.measured.estimate() {
+            history.iteration_ns = Some(est);
+            history.calls += 1;
+        }
+    }
+
+    fn batches(&self) -> Option<Batches> {
+        Some(self.batches.clone())
     }
 }
 
@@ -770,6 +914,9 @@ mod tests {
         "fac,2",
         "fac2",
         "fac2,5",
+        "mfac",
+        "mfac,7",
+        "tss,30:4",
         "wf",
         "wf,1:3",
         "wf,0.1:7:2",
@@ -782,6 +929,170 @@ mod tests {
         "af",
         "af,3",
     ];
+
+    /// `(size, count)` runs as a list: `runs(&[(4, 2), (1, 1)])` is `[4, 4, 1]`.
+    fn runs(r: &[(u64, usize)]) -> Vec<u64> {
+        r.iter()
+            .flat_map(|&(c, k)| std::iter::repeat_n(c, k))
+            .collect()
+    }
+
+    /// The chunk sequence of every technique that has one, for N = 1000 iterations on
+    /// P = 4 workers, with and without the expert chunk parameter, written out from the
+    /// formula (and checked independently with exact fractions, not with this code).
+    #[test]
+    fn chunk_sequences_n1000_p4_by_hand() {
+        // SS,64: ⌊1000/64⌋ = 15 chunks of 64, then the remaining 40.
+        assert_eq!(seq("ss,64", 1000, 4), runs(&[(64, 15), (40, 1)]));
+        assert_eq!(seq("ss", 1000, 4), runs(&[(1, 1000)]));
+        // GSS: ⌈R/4⌉ for R = 1000, 750, 562, 421, 315, 236, 177, 132, 99, 74, 55, 41, 30,
+        // 22, 16, 12, 9, 6, 4, 3, 2, 1.
+        let gss = [250, 188, 141, 106, 79, 59, 45, 33, 25, 19, 14, 11];
+        assert_eq!(
+            seq("gss", 1000, 4),
+            [&gss[..], &[8, 6, 4, 3, 3, 2, 1, 1, 1, 1]].concat()
+        );
+        // GSS,10: the same until ⌈R/4⌉ < 10 at R = 30: then 10, 10, 10.
+        assert_eq!(seq("gss,10", 1000, 4), [&gss[..], &[10, 10, 10]].concat());
+        // TSS: F = ⌈1000/8⌉ = 125, L = 1, C = ⌈2000/126⌉ = 16, δ = 124/15 = 8.27; F − iδ
+        // rounded half up = 125, 117, 108, 100, 92, 84, 75, 67, 59, 51, 42, 34, 26, 18, 9:
+        // the first fourteen add up to 998, so the fifteenth is cut to 2.
+        assert_eq!(
+            seq("tss", 1000, 4),
+            [125, 117, 108, 100, 92, 84, 75, 67, 59, 51, 42, 34, 26, 18, 2]
+        );
+        // TSS,5: F = 125, L = 5, C = ⌈2000/130⌉ = 16, δ = 120/15 = 8: 125, 117, …, 37 add
+        // up to 972; the next (29) is cut to 28.
+        assert_eq!(
+            seq("tss,5", 1000, 4),
+            [125, 117, 109, 101, 93, 85, 77, 69, 61, 53, 45, 37, 28]
+        );
+        // TSS,100:10 (expert first and last chunk): C = ⌈2000/110⌉ = 19, δ = 90/18 = 5:
+        // 100, 95, …, 25 add up to exactly 1000.
+        assert_eq!(
+            seq("tss,100:10", 1000, 4),
+            (0..16).map(|i| 100 - 5 * i).collect::<Vec<u64>>()
+        );
+        // FAC2: batches of 4 chunks of ⌈R_b/8⌉, R_b = 1000, 500, 248, 124, 60, 28, 12, 4.
+        let fac2 = runs(&[
+            (125, 4),
+            (63, 4),
+            (31, 4),
+            (16, 4),
+            (8, 4),
+            (4, 4),
+            (2, 4),
+            (1, 4),
+        ]);
+        assert_eq!(seq("fac2", 1000, 4), fac2);
+        // FAC2,10: from R_b = 60 on, ⌈R_b/8⌉ < 10: 4 chunks of 10, then R_b = 20: two of 10.
+        let fac2_10 = runs(&[(125, 4), (63, 4), (31, 4), (16, 4), (10, 6)]);
+        assert_eq!(seq("fac2,10", 1000, 4), fac2_10);
+        // mFAC computes the same batches from chunk numbers (nothing learned: FAC2's).
+        assert_eq!(seq("mfac", 1000, 4), fac2);
+        assert_eq!(seq("mfac,10", 1000, 4), fac2_10);
+        // WF,1:3 (weights 1:3:1:3, normalised 0.5:1.5:0.5:1.5), worker 0's chunks:
+        // ⌈0.5·R_b/8⌉ for R_b = 1000, 748, 560, 420, 312, 232, 172, 128, 96, 72, 52, 36,
+        // 24, 16, 12, 8, 4.
+        assert_eq!(
+            seq("wf,1:3", 1000, 4),
+            runs(&[
+                (63, 4),
+                (47, 4),
+                (35, 4),
+                (27, 4),
+                (20, 4),
+                (15, 4),
+                (11, 4),
+                (8, 4),
+                (6, 4),
+                (5, 4),
+                (4, 4),
+                (3, 4),
+                (2, 4),
+                (1, 16),
+            ])
+        );
+        // AWF-C (nothing measured, equal weights): ⌈R/8⌉ at every chunk.
+        assert_eq!(
+            seq("awf-c", 1000, 4),
+            [
+                &[125, 110, 96, 84, 74, 64, 56, 49, 43, 38, 33, 29, 25, 22, 19, 17, 15][..],
+                &[13, 11, 10, 9, 8, 7, 6, 5, 4, 4, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1],
+            ]
+            .concat()
+        );
+        // The minimum chunk of AWF-B and AF (nothing learned: FAC2's sizes) acts as FAC2's.
+        assert_eq!(seq("awf-b,10", 1000, 4), fac2_10);
+        assert_eq!(seq("af,10", 1000, 4), fac2_10);
+        assert_eq!(seq("fac,10", 1000, 4), fac2_10);
+    }
+
+    #[test]
+    fn mfac_places_chunks_by_number() {
+        // N = 1000, P = 4, FAC2 sizes: batch 0 chunks at 0, 125, 250, 375; batch 1 (c = 63)
+        // at 500, 563, 626, 689; batch 7 (c = 1) at 996..1000; nothing from chunk 32 on.
+        let mut b = Batches::new(1000, 4, 1, None);
+        assert_eq!(b.chunk(0), Some((0, 125)));
+        assert_eq!(b.chunk(3), Some((375, 125)));
+        assert_eq!(b.chunk(5), Some((563, 63)));
+        assert_eq!(b.chunk(31), Some((999, 1)));
+        assert_eq!(b.chunk(32), None);
+        assert_eq!(b.chunk(1000), None);
+        // Asked out of order, it starts again from the first batch.
+        assert_eq!(b.chunk(7), Some((689, 63)));
+        // Every chunk number, walked in order, tiles the loop exactly.
+        for (n, p, min) in [
+            (0, 3, 1),
+            (1, 8, 1),
+            (97, 3, 1),
+            (1000, 4, 10),
+            (4097, 7, 3),
+        ] {
+            let mut b = Batches::new(n, p, min, None);
+            let mut at = 0;
+            for k in 0.. {
+                match b.chunk(k) {
+                    Some((lo, len)) => {
+                        assert_eq!((lo, len >= 1), (at, true), "N={n} P={p} k={k}");
+                        at += len;
+                    }
+                    None => break,
+                }
+            }
+            assert_eq!(at, n, "N={n} P={p}");
+        }
+    }
+
+    #[test]
+    fn mfac_follows_fac_with_learned_statistics() {
+        // With μ and σ learned, mFAC's batches are FAC's (the redundant calculation gives
+        // the same sizes as the locked one): N = 1000, P = 2, σ/μ = 10 gives 321, 321, then
+        // R_b = 358 and 54, 54 (see `fac_uses_learned_statistics`).
+        let h = LoopHistory {
+            iteration_ns: Some(TimeStats {
+                mean_ns: 100.0,
+                std_dev_ns: 1000.0,
+            }),
+            ..LoopHistory::default()
+        };
+        let mfac = seq_with("mfac", 1000, 2, &h);
+        assert_eq!(mfac[..4], [321, 321, 54, 54], "{mfac:?}");
+        for (n, p) in [(1000, 2), (1000, 4), (100_000, 8), (37, 3)] {
+            assert_eq!(
+                seq_with("mfac", n, p, &h),
+                seq_with("fac", n, p, &h),
+                "N={n}"
+            );
+        }
+        // mFAC learns μ and σ as FAC does.
+        let mut h = LoopHistory::default();
+        let mut r = rule("mfac", 1000, 2, &h);
+        drive(r.as_mut(), 1000, 1);
+        r.finish(&mut h);
+        assert!((h.iteration_ns.unwrap().mean_ns - 100.0).abs() < 1e-9);
+        assert_eq!(seq_with("mfac", 1000, 2, &h)[..2], [500, 500]);
+    }
 
     #[test]
     fn ss_fixed_chunks() {

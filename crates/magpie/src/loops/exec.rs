@@ -4,7 +4,9 @@
 //! pool's thieves spread them). What a participant does depends on the schedule:
 //! - **central queue** (SS, GSS, TSS, FAC, FAC2, WF, AWF*, AF): lock the loop's counter, ask
 //!   the [`ChunkRule`] for the next chunk's size, take it, unlock, run it, report its time;
-//!   until the counter reaches the end.
+//!   until the counter reaches the end. SS and mFAC take no lock: SS adds its fixed chunk to
+//!   an atomic counter of iterations, mFAC adds one to an atomic counter of chunk numbers and
+//!   computes the chunk's place and size from its number ([`super::chunks::Batches`]).
 //! - **static**: participant p runs block p (or, with a chunk, chunks p, p + P, p + 2P, …).
 //! - **stealing** (static-steal, rws, laws): participant p owns an even block and takes
 //!   chunks from its low end; once it is empty it steals part of another participant's
@@ -355,6 +357,13 @@ fn central(
         }
     }
     let timed = rule.wants_timing();
+    if let Some(plan) = rule.batches() {
+        let mut rule = rule;
+        for (w, iterations, ns) in numbered(range, p, &plan, timed, tally, body) {
+            rule.chunk_done(w, iterations, ns);
+        }
+        return rule;
+    }
     let queue = Mutex::new(Queue {
         next: range.start,
         rule,
@@ -401,6 +410,47 @@ fn fixed(range: Range<usize>, p: usize, k: usize, tally: &Tally, body: &Body<'_>
             local.run_untimed(body, i, lo..(lo + k).min(range.end));
         }
     });
+}
+
+/// The central queue of mFAC: one `fetch_add` on the chunk *number* per chunk, no lock; each
+/// participant sizes and places its chunks from its own copy of `plan` (the redundant
+/// calculation of LB4OMP's `faca`). Returns, if `timed`, every chunk's worker, iterations and
+/// time, for the rule to learn from after the loop.
+fn numbered(
+    range: Range<usize>,
+    p: usize,
+    plan: &super::chunks::Batches,
+    timed: bool,
+    tally: &Tally,
+    body: &Body<'_>,
+) -> Vec<(usize, u64, u64)> {
+    let next = AtomicU64::new(0);
+    let log = Mutex::new(Vec::new());
+    participants(0, p, &|i| {
+        let mut local = Local::new(tally);
+        let w = local.worker % p;
+        let mut plan = plan.clone();
+        let mut mine = Vec::new();
+        loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            let Some((offset, len)) = plan.chunk(k) else {
+                break;
+            };
+            // Both fit in usize: they lie within `range`.
+            let lo = range.start + offset as usize;
+            let chunk = lo..lo + len as usize;
+            if timed {
+                let ns = local.run(body, i, chunk);
+                mine.push((w, len, ns));
+            } else {
+                local.run_untimed(body, i, chunk);
+            }
+        }
+        if !mine.is_empty() {
+            log.lock().unwrap_or_else(|e| e.into_inner()).extend(mine);
+        }
+    });
+    log.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 /// One participant's remaining iterations, shared with thieves.

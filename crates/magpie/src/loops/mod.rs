@@ -4,15 +4,18 @@
 //! `MAGPIE_SCHEDULE` variable.
 //!
 //! Two families of schedules: the *central-queue* techniques of the dynamic loop
-//! self-scheduling literature (SS, GSS, TSS, FAC, FAC2, WF, AWF*, AF), where every worker
-//! takes its next chunk from one shared counter and a [`ChunkRule`] sizes it; and
+//! self-scheduling literature (SS, GSS, TSS, FAC, FAC2, mFAC, WF, AWF*, AF), where every worker
+//! takes its next chunk from one shared counter and a [`ChunkRule`] sizes it (SS and mFAC
+//! with one atomic increment per chunk, the others under a lock); and
 //! the *distributed* ones (static, static-steal, rws, laws, auto), where each worker owns a
 //! block of iterations and idle workers steal part of someone else's.
 
 mod chunks;
 mod schedule;
 
-pub use chunks::{central_rule, chunk_sequence, ChunkRule, LoopHistory, LoopShape, TimeStats};
+pub use chunks::{
+    central_rule, chunk_sequence, Batches, ChunkRule, LoopHistory, LoopShape, TimeStats,
+};
 pub use schedule::{Schedule, ScheduleError, StealAmount, SCHEDULE_ENV};
 
 mod exec;

@@ -6,13 +6,19 @@
 //! | `static` / `static,k` | [`Schedule::Static`] | none: one even block per worker; `k`: block-cyclic chunks of `k` |
 //! | `ss[,k]` (alias `dynamic`) | [`Schedule::Ss`] | chunk `k`, default 1 |
 //! | `gss[,m]` (alias `guided`) | [`Schedule::Gss`] | minimum chunk `m`, default 1 |
-//! | `tss[,l]` | [`Schedule::Tss`] | last (smallest) chunk `l`, default 1 |
-//! | `fac[,m]`, `fac2[,m]` | [`Schedule::Fac`], [`Schedule::Fac2`] | minimum chunk, default 1 |
+//! | `tss[,l]`, `tss,f:l` | [`Schedule::Tss`] | last (smallest) chunk `l`, default 1; first (largest) chunk `f` (≥ `l`), default `⌈N/(2P)⌉` |
+//! | `fac[,m]`, `fac2[,m]`, `mfac[,m]` | [`Schedule::Fac`], [`Schedule::Fac2`], [`Schedule::Mfac`] | minimum chunk, default 1 |
 //! | `wf[,w0:w1:…]` | [`Schedule::Wf`] | relative worker weights (positive numbers), default all equal |
 //! | `awf[,m]`, `awf-b[,m]` … `awf-e[,m]`, `af[,m]` | adaptive techniques | minimum chunk, default 1 |
 //! | `static-steal[,k]` | [`Schedule::StaticSteal`] | steal granularity `k`, default 1 |
 //! | `rws[,r]`, `rws,fac2`, `rws,guided`, `laws[,…]` | [`Schedule::Rws`], [`Schedule::Laws`] | a [`StealAmount`]: steal ratio `r` in percent (1..=100, default 25), `fac2` or `guided` |
 //! | `auto`, `runtime`, `random-sel`, `exhaustive-sel`, `binary-sel`, `expert-sel` | | none |
+//!
+//! The argument is LB4OMP's *expert chunk parameter* (OpenMP's `schedule(kind, chunk)`): the
+//! chunk of `static`, `ss` and `static-steal`, the minimum chunk of the decreasing techniques
+//! (GSS, FAC, FAC2, mFAC, AWF*, AF), the last — and optionally first — chunk of TSS. `wf`
+//! takes its weights there instead, `rws`/`laws` their steal amount; `auto`, `runtime` and
+//! the selectors take none (an argument is an error).
 //!
 //! Every argument that is a chunk must be at least 1. [`Display`](std::fmt::Display) prints the
 //! canonical form (default arguments left out), which parses back to the same schedule.
@@ -25,6 +31,8 @@
 //! assert_eq!(s.to_string(), "gss,4");
 //! assert_eq!("wf,1:3".parse::<Schedule>().unwrap().to_string(), "wf,1:3");
 //! assert_eq!("ss".parse::<Schedule>().unwrap(), Schedule::Ss { chunk: 1 });
+//! assert_eq!("mfac,4".parse::<Schedule>().unwrap(), Schedule::Mfac { min_chunk: 4 });
+//! assert_eq!("tss,100:10".parse::<Schedule>().unwrap().to_string(), "tss,100:10");
 //!
 //! let err = "gss,0".parse::<Schedule>().unwrap_err();
 //! assert_eq!(err.to_string(), "schedule \"gss,0\": the minimum chunk must be at least 1");
@@ -154,6 +162,8 @@ pub enum Schedule {
     },
     /// `tss`: trapezoid self-scheduling (Tzen & Ni 1993), linearly decreasing chunks.
     Tss {
+        /// The first, largest chunk `F`, at least `last_chunk` (`None`: `⌈N/(2P)⌉`).
+        first_chunk: Option<u64>,
         /// The last, smallest chunk `L` (default 1).
         last_chunk: u64,
     },
@@ -165,6 +175,15 @@ pub enum Schedule {
     },
     /// `fac2`: practical factoring, batches of `P` chunks of `⌈R/(2P)⌉`.
     Fac2 {
+        /// The smallest chunk handed out (default 1).
+        min_chunk: u64,
+    },
+    /// `mfac`: LB4OMP's modified factoring (`faca`): FAC's chunks (from the learned `μ` and
+    /// `σ`; FAC2's with nothing learned), but without FAC's locked central queue: a worker
+    /// takes the next chunk *number* with one atomic increment and computes that chunk's
+    /// batch, size and offset itself from the batch formula (every worker redundantly), see
+    /// [`crate::loops::Batches`].
+    Mfac {
         /// The smallest chunk handed out (default 1).
         min_chunk: u64,
     },
@@ -255,6 +274,7 @@ const NAMES: &[&str] = &[
     "tss",
     "fac",
     "fac2",
+    "mfac",
     "wf",
     "awf",
     "awf-b",
@@ -288,6 +308,7 @@ impl Schedule {
             Schedule::Tss { .. } => "tss",
             Schedule::Fac { .. } => "fac",
             Schedule::Fac2 { .. } => "fac2",
+            Schedule::Mfac { .. } => "mfac",
             Schedule::Wf { .. } => "wf",
             Schedule::Awf { .. } => "awf",
             Schedule::AwfB { .. } => "awf-b",
@@ -349,6 +370,39 @@ fn parse_chunk(input: &str, arg: &str, what: &str) -> Result<u64, ScheduleError>
             input,
             format!("the {what} must be a whole number of at least 1, not {arg:?}"),
         )),
+    }
+}
+
+/// `tss`'s argument: `L` (the last chunk) or `F:L` (the first and the last chunk, `F ≥ L`).
+fn parse_tss(input: &str, arg: Option<&str>) -> Result<Schedule, ScheduleError> {
+    let Some(arg) = arg else {
+        return Ok(Schedule::Tss {
+            first_chunk: None,
+            last_chunk: 1,
+        });
+    };
+    match arg.split_once(':') {
+        None => Ok(Schedule::Tss {
+            first_chunk: None,
+            last_chunk: parse_chunk(input, arg, "last chunk")?,
+        }),
+        Some((f, l)) => {
+            let first = parse_chunk(input, f.trim(), "first chunk")?;
+            let last = parse_chunk(input, l.trim(), "last chunk")?;
+            if first < last {
+                return Err(ScheduleError::about(
+                    input,
+                    format!(
+                        "the first chunk ({first}) must be at least the last ({last}); \
+                         tss's argument is LAST or FIRST:LAST"
+                    ),
+                ));
+            }
+            Ok(Schedule::Tss {
+                first_chunk: Some(first),
+                last_chunk: last,
+            })
+        }
     }
 }
 
@@ -421,11 +475,10 @@ impl FromStr for Schedule {
                 chunk: arg.map_or(Ok(1), |a| parse_chunk(s, a, "chunk"))?,
             }),
             "gss" | "guided" => Ok(Schedule::Gss { min_chunk: min(1)? }),
-            "tss" => Ok(Schedule::Tss {
-                last_chunk: arg.map_or(Ok(1), |a| parse_chunk(s, a, "last chunk"))?,
-            }),
+            "tss" => parse_tss(s, arg),
             "fac" => Ok(Schedule::Fac { min_chunk: min(1)? }),
             "fac2" => Ok(Schedule::Fac2 { min_chunk: min(1)? }),
+            "mfac" => Ok(Schedule::Mfac { min_chunk: min(1)? }),
             "wf" => Ok(Schedule::Wf {
                 weights: arg.map_or(Ok(Vec::new()), |a| parse_weights(s, a))?,
             }),
@@ -469,10 +522,18 @@ impl fmt::Display for Schedule {
             Schedule::Ss { chunk: k } | Schedule::StaticSteal { chunk: k } if *k != 1 => {
                 write!(f, ",{k}")
             }
+            Schedule::Tss {
+                first_chunk: Some(first),
+                last_chunk: last,
+            } => write!(f, ",{first}:{last}"),
             Schedule::Gss { min_chunk: m }
-            | Schedule::Tss { last_chunk: m }
+            | Schedule::Tss {
+                first_chunk: None,
+                last_chunk: m,
+            }
             | Schedule::Fac { min_chunk: m }
             | Schedule::Fac2 { min_chunk: m }
+            | Schedule::Mfac { min_chunk: m }
             | Schedule::Awf { min_chunk: m }
             | Schedule::AwfB { min_chunk: m }
             | Schedule::AwfC { min_chunk: m }
@@ -542,6 +603,9 @@ mod tests {
             "tss,5",
             "fac,8",
             "fac2,2",
+            "mfac,4",
+            "tss,100:10",
+            "tss,7:7",
             "wf,1:2:1",
             "wf,0.5:1.25",
             "awf,3",
@@ -620,6 +684,24 @@ mod tests {
                 steal: StealAmount::Guided
             }
         );
+        assert_eq!(p("MFAC"), Schedule::Mfac { min_chunk: 1 });
+        assert_eq!(p("mfac, 8"), Schedule::Mfac { min_chunk: 8 });
+        assert_eq!(
+            p("tss"),
+            Schedule::Tss {
+                first_chunk: None,
+                last_chunk: 1
+            }
+        );
+        assert_eq!(
+            p("tss, 50 : 5"),
+            Schedule::Tss {
+                first_chunk: Some(50),
+                last_chunk: 5
+            }
+        );
+        assert_eq!(p("tss,5").to_string(), "tss,5");
+        assert_eq!(p("tss,9:1").to_string(), "tss,9:1");
         assert_eq!(p("rws,25").to_string(), "rws");
         assert_eq!(p("ss,1").to_string(), "ss");
     }
@@ -635,6 +717,27 @@ mod tests {
             "schedule \"ss,0\": the chunk must be at least 1"
         );
         assert!(err("static,0").contains("at least 1"));
+        // The expert chunk parameter: one line naming the input and what was wrong.
+        assert_eq!(
+            err("mfac,0"),
+            "schedule \"mfac,0\": the minimum chunk must be at least 1"
+        );
+        assert_eq!(
+            err("static,-1"),
+            "schedule \"static,-1\": the chunk must be a whole number of at least 1, not \"-1\""
+        );
+        assert_eq!(
+            err("gss,abc"),
+            "schedule \"gss,abc\": the minimum chunk must be a whole number of at least 1, not \"abc\""
+        );
+        assert_eq!(
+            err("tss,2:8"),
+            "schedule \"tss,2:8\": the first chunk (2) must be at least the last (8); \
+             tss's argument is LAST or FIRST:LAST"
+        );
+        assert!(err("tss,0:1").contains("the first chunk must be at least 1"));
+        assert!(err("tss,4:x").contains("the last chunk must be a whole number"));
+        assert!(err("expert-sel,4").contains("`expert-sel` takes no argument"));
         assert!(err("fastest").contains("unknown schedule \"fastest\""));
         assert!(err("fastest").contains("expected one of static, ss, gss"));
         assert!(err("").contains("the name is empty"));
