@@ -1,8 +1,7 @@
 //! The applications of magpie: the fork-join kernels (at the crate root), the search
 //! applications (UTS, NS, N-Queens, maximum clique, knapsack, TSP, subgraph isomorphism),
 //! the loop applications (Mandelbrot, dist, Dist-D, histogram, SpMV), and what they share
-//! (inputs, outputs, statistics,
-//! seeded generators in [`rng`]).
+//! (inputs, outputs, statistics, seeded generators in [`rng`]).
 //!
 //! Every fork-join kernel is written once, generic over [`join::Join`]: with
 //! [`join::Magpie`] it forks with [`magpie::join`], so it runs on whatever pool it is called
