@@ -1,6 +1,7 @@
 //! One description per search application, and the one list of them.
 //!
-//! Each application module (`maxclique`, `knapsack`, `tsp`, `uts`, `ns`, `nqueens`) has a
+//! Each application module (`maxclique`, `knapsack`, `tsp`, `bipartition`, `uts`, `ns`,
+//! `nqueens`) has a
 //! static `APP`, its [`SearchApp`] description: its name on the command line, how its
 //! instance is given, what it searches, which options apply to it. [`SEARCH_APPS`] lists
 //! them, in the order `magpie search --help` shows them; `magpie search` dispatches on
@@ -25,7 +26,7 @@
 //! use magpie_apps::registry::{self, Goal};
 //!
 //! let names: Vec<&str> = registry::SEARCH_APPS.iter().map(|a| a.name).collect();
-//! assert_eq!(names, ["maxclique", "knapsack", "tsp", "uts", "ns", "nqueens"]);
+//! assert_eq!(names, ["maxclique", "knapsack", "tsp", "bipartition", "uts", "ns", "nqueens"]);
 //! let tsp = registry::find("tsp").unwrap();
 //! assert!(tsp.takes_file);
 //! assert_eq!(tsp.goal, Goal::Optimise);
@@ -87,10 +88,11 @@ pub struct SearchApp {
 }
 
 /// Every search application, in the order of `magpie search --help`.
-pub static SEARCH_APPS: [&SearchApp; 6] = [
+pub static SEARCH_APPS: [&SearchApp; 7] = [
     &crate::maxclique::APP,
     &crate::knapsack::APP,
     &crate::tsp::APP,
+    &crate::bipartition::APP,
     &crate::uts::APP,
     &crate::ns::APP,
     &crate::nqueens::APP,
@@ -158,7 +160,7 @@ mod tests {
         use magpie::search::{Options, Skeleton};
 
         let shared = |p: &str| Some(crate::shared::path(p));
-        let cases: [(&str, AppArgs, &str); 7] = [
+        let cases: [(&str, AppArgs, &str); 8] = [
             (
                 "maxclique",
                 AppArgs::new(shared("instances/dimacs/MANN_a9.clq")),
@@ -178,6 +180,14 @@ mod tests {
                 "tsp",
                 AppArgs::new(shared("instances/tsplib/burma14.tsp")),
                 "length 3323",
+            ),
+            (
+                "bipartition",
+                AppArgs::new(None)
+                    .with("--n", Some("14"))
+                    .with("--density", Some("0.5"))
+                    .with("--seed", Some("3")),
+                "cut 13",
             ),
             (
                 "uts",
