@@ -342,8 +342,8 @@ pub fn check(a: &[f64], lu: &[f64], n: usize) -> Result<Residual, String> {
         norm_u,
         tolerance: 2.0 * n as f64 * f64::EPSILON * norm_l * norm_u,
     };
-    // `!(x <= y)` also refuses a NaN.
-    if !(out.residual <= out.tolerance) {
+    // A NaN residual is refused too.
+    if out.residual.is_nan() || out.residual > out.tolerance {
         return Err(format!(
             "‖A − L·U‖_F = {:e} exceeds the tolerance 2·n·ε·‖L‖_F·‖U‖_F = {:e}",
             out.residual, out.tolerance

@@ -204,7 +204,7 @@ impl magpie::search::SearchSpace for Instance {
         }
     }
 
-    fn children<'a>(&'a self, node: &Node) -> Children {
+    fn children(&self, node: &Node) -> Children {
         self.kids(node).into_iter().flatten()
     }
 
@@ -294,7 +294,7 @@ pub const BRUTE_FORCE_MAX: usize = 20;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use magpie::search::{optimise, Options, Skeleton};
+    use magpie::search::{optimise, Options, Skeleton, TaskOrder};
 
     fn optimum(g: &Graph, workers: usize, skeleton: Skeleton) -> (usize, Vec<usize>) {
         let inst = Instance::new(g).unwrap();
@@ -316,6 +316,11 @@ mod tests {
             Skeleton::Sequential,
             Skeleton::DepthBounded { spawn_depth: 3 },
             Skeleton::Budget { backtracks: 50 },
+            Skeleton::StackStealing { steal_all: false },
+            Skeleton::Ordered {
+                spawn_depth: 2,
+                order: TaskOrder::Discrepancy,
+            },
         ];
         for (n, p, seed) in [
             (2, 1.0, 1),

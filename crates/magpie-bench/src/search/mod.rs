@@ -613,7 +613,9 @@ mod tests {
     fn the_apps_are_the_registry_s_search_apps() {
         use clap::ValueEnum;
         let mut ours: Vec<&str> = App::ALL.iter().map(|a| a.name()).collect();
-        let mut registry = magpie_apps::registry::names(|_| true);
+        // bipartition (Pheet's, issue 17) is run by `magpie experiment policies`, not by
+        // these experiments.
+        let mut registry = magpie_apps::registry::names(|a| a.name != "bipartition");
         ours.sort_unstable();
         registry.sort_unstable();
         assert_eq!(ours, registry);

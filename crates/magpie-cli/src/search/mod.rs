@@ -56,6 +56,8 @@ fn app_args(args: &SearchArgs) -> AppArgs {
         .with("--flags", args.flags.as_deref())
         .with("--genus", args.genus.as_deref())
         .with("--n", args.n.as_deref())
+        .with("--density", args.density.as_deref())
+        .with("--seed", args.seed.as_deref())
 }
 
 /// Validates `args` (application, its options, the skeleton) and loads the input: every
