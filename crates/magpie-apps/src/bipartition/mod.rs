@@ -364,6 +364,41 @@ mod tests {
     }
 
     #[test]
+    fn a_dimacs_file_through_the_registry() {
+        use crate::registry::{AppArgs, AppError, Engine};
+        // Two triangles joined by the edge 3–4 (1-based): the halves are the triangles.
+        let path =
+            std::env::temp_dir().join(format!("magpie-bipartition-{}.clq", std::process::id()));
+        std::fs::write(
+            &path,
+            "c two triangles\np edge 6 7\ne 1 2\ne 2 3\ne 1 3\ne 4 5\ne 5 6\ne 4 6\ne 3 4\n",
+        )
+        .unwrap();
+        let inst = (APP.load)(&AppArgs::new(Some(path.clone()))).unwrap();
+        let pool = magpie::ThreadPoolBuilder::new()
+            .num_workers(2)
+            .build()
+            .unwrap();
+        let s = inst
+            .solve(
+                &Engine::Pool(&pool),
+                Skeleton::DepthBounded { spawn_depth: 2 },
+                &Options::default(),
+            )
+            .unwrap()
+            .unwrap();
+        assert_eq!(s.answer.key, "cut 1");
+        assert!(s.check.contains("by trying every split"), "{}", s.check);
+        let both = AppArgs::new(Some(path.clone())).with("--n", Some("6"));
+        let e = (APP.load)(&both).err().unwrap();
+        assert!(
+            matches!(&e, AppError::Usage(m) if m.contains("FILE or --n N, not both")),
+            "{e}"
+        );
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
     fn the_bound_never_exceeds_the_best_completion() {
         let g = Graph::random(12, 0.5, 9);
         let inst = Instance::new(&g).unwrap();

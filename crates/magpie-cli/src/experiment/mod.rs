@@ -126,8 +126,8 @@ Examples:
 /// belongs to the `--app` before it (see [`apps::from_matches`]).
 #[derive(Debug, Args)]
 pub struct PoliciesArgs {
-    /// An application and, for maxclique, knapsack and tsp, its input file; repeat for
-    /// several applications, each followed by its own options
+    /// An application and, for maxclique, knapsack, tsp and bipartition, its input file;
+    /// repeat for several applications, each followed by its own options
     #[arg(long = "app", value_name = "APP [FILE]", num_args = 1..=2, action = ArgAction::Append,
           required = true, help_heading = "Applications")]
     pub app: Vec<String>,
