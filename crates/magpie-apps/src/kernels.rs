@@ -575,6 +575,27 @@ mod tests {
     }
 
     #[test]
+    fn quicksort_of_gaussian_keys_sorts_the_doubles() {
+        let keys = gaussian_u64s(30_001, 2026);
+        let mut want: Vec<f64> = keys.iter().map(|&k| key_f64(k)).collect();
+        want.sort_by(f64::total_cmp);
+        for workers in [1, 2, 4] {
+            let pool = ThreadPoolBuilder::new()
+                .num_workers(workers)
+                .build()
+                .unwrap();
+            let mut v = keys.clone();
+            pool.install(|| quicksort(&mut Magpie, &mut v));
+            let got: Vec<u64> = v.iter().map(|&k| key_f64(k).to_bits()).collect();
+            let want: Vec<u64> = want.iter().map(|x| x.to_bits()).collect();
+            assert_eq!(got, want, "{workers} workers");
+        }
+        // About 68% within one standard deviation.
+        let within = want.iter().filter(|x| x.abs() < 1.0).count() as f64 / want.len() as f64;
+        assert!((0.66..0.70).contains(&within), "{within}");
+    }
+
+    #[test]
     fn quicksort_sorted_and_reversed_inputs() {
         let pool = &pools()[1];
         let mut asc: Vec<u64> = (0..100_000).collect();
