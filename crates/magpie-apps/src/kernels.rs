@@ -434,6 +434,64 @@ pub fn random_u64s(len: usize, seed: u64, bound: u64) -> Vec<u64> {
         .collect()
 }
 
+/// The order-preserving key of `x`: `a < b` as `f64`s (in [`f64::total_cmp`] order) exactly
+/// when `f64_key(a) < f64_key(b)` as `u64`s, and [`key_f64`] inverts it bit for bit. So a
+/// kernel that sorts `u64`s sorts doubles: [`gaussian_u64s`] feeds [`quicksort`] this way.
+///
+/// ```
+/// use magpie_apps::{f64_key, key_f64};
+/// let xs = [-2.5, -0.0, 0.0, 1e-300, 3.0];
+/// assert!(xs.windows(2).all(|w| f64_key(w[0]) < f64_key(w[1])));
+/// assert!(xs.iter().all(|&x| key_f64(f64_key(x)).to_bits() == x.to_bits()));
+/// ```
+pub fn f64_key(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
+}
+
+/// The double whose [`f64_key`] is `k`.
+pub fn key_f64(k: u64) -> f64 {
+    if k >> 63 == 1 {
+        f64::from_bits(k & !(1 << 63))
+    } else {
+        f64::from_bits(!k)
+    }
+}
+
+/// `len` standard normal values (mean 0, standard deviation 1; Box–Muller over
+/// [`SplitMix64`](crate::rng::SplitMix64)`::new(seed)`, both values of each pair used),
+/// as [`f64_key`]s: the input of `magpie experiment`'s `quicksort --data gaussian`, the
+/// Gaussian-distributed keys the Pheet thesis sorts (§3.6). Deterministic for a `seed`.
+///
+/// ```
+/// let v = magpie_apps::gaussian_u64s(100_000, 7);
+/// let xs: Vec<f64> = v.iter().map(|&k| magpie_apps::key_f64(k)).collect();
+/// let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+/// let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / xs.len() as f64;
+/// assert!(mean.abs() < 0.02 && (var - 1.0).abs() < 0.02, "{mean} {var}");
+/// assert_eq!(v, magpie_apps::gaussian_u64s(100_000, 7));
+/// ```
+pub fn gaussian_u64s(len: usize, seed: u64) -> Vec<u64> {
+    let mut rng = crate::rng::SplitMix64::new(seed);
+    let mut v = Vec::with_capacity(len);
+    while v.len() < len {
+        // u1 in (0, 1], so that its logarithm is finite.
+        let u1 = 1.0 - rng.next_f64();
+        let u2 = rng.next_f64();
+        let r = (-2.0 * u1.ln()).sqrt();
+        let (s, c) = (std::f64::consts::TAU * u2).sin_cos();
+        v.push(f64_key(r * c));
+        if v.len() < len {
+            v.push(f64_key(r * s));
+        }
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -514,6 +572,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn quicksort_of_gaussian_keys_sorts_the_doubles() {
+        let keys = gaussian_u64s(30_001, 2026);
+        let mut want: Vec<f64> = keys.iter().map(|&k| key_f64(k)).collect();
+        want.sort_by(f64::total_cmp);
+        for workers in [1, 2, 4] {
+            let pool = ThreadPoolBuilder::new()
+                .num_workers(workers)
+                .build()
+                .unwrap();
+            let mut v = keys.clone();
+            pool.install(|| quicksort(&mut Magpie, &mut v));
+            let got: Vec<u64> = v.iter().map(|&k| key_f64(k).to_bits()).collect();
+            let want: Vec<u64> = want.iter().map(|x| x.to_bits()).collect();
+            assert_eq!(got, want, "{workers} workers");
+        }
+        // About 68% within one standard deviation.
+        let within = want.iter().filter(|x| x.abs() < 1.0).count() as f64 / want.len() as f64;
+        assert!((0.66..0.70).contains(&within), "{within}");
     }
 
     #[test]

@@ -17,6 +17,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod bipartition;
 pub mod dist;
 pub mod dist_d;
 pub mod histogram;
@@ -24,6 +25,7 @@ pub mod input;
 pub mod join;
 mod kernels;
 pub mod knapsack;
+pub mod lu;
 pub mod mandelbrot;
 pub mod maxclique;
 pub mod nqueens;
@@ -40,9 +42,10 @@ pub mod tsp;
 pub mod uts;
 
 pub use kernels::{
-    fib, mergesort, nqueens, partition, prefix_sum, prefix_sum_with_cutoff, quicksort,
-    quicksort_with_cutoff, random_u64s, sum, sum_with_cutoff, tree_sum, Tree, MERGESORT_CUTOFF,
-    NQUEENS_MAX, NQUEENS_SOLUTIONS, PREFIX_SUM_CUTOFF, QUICKSORT_CUTOFF, SUM_CUTOFF,
+    f64_key, fib, gaussian_u64s, key_f64, mergesort, nqueens, partition, prefix_sum,
+    prefix_sum_with_cutoff, quicksort, quicksort_with_cutoff, random_u64s, sum, sum_with_cutoff,
+    tree_sum, Tree, MERGESORT_CUTOFF, NQUEENS_MAX, NQUEENS_SOLUTIONS, PREFIX_SUM_CUTOFF,
+    QUICKSORT_CUTOFF, SUM_CUTOFF,
 };
 
 /// The most memory a generated input of the loop applications may take (Mandelbrot's

@@ -1034,3 +1034,126 @@ fn an_applications_run_recording_flags_are_usage_errors() {
         assert_usage_error(app, &[&format!("unexpected argument '{flag}'")]);
     }
 }
+
+/// The Pheet thesis' applications (issue 17): lu, quicksort on Gaussian keys, prefix-sum of
+/// ones and bipartition, each run and checked on 1, 2 and 4 workers with tiny sizes.
+#[test]
+fn pheet_applications_run_checked_on_one_two_and_four_workers() {
+    let v = policies_json(
+        &[
+            "--app",
+            "lu",
+            "--n",
+            "48",
+            "--block",
+            "16",
+            "--app",
+            "quicksort",
+            "--size",
+            "20000",
+            "--data",
+            "gaussian",
+            "--app",
+            "prefix-sum",
+            "--size",
+            "10000",
+            "--app",
+            "bipartition",
+            "--n",
+            "14",
+            "--density",
+            "0.5",
+            "--seed",
+            "3",
+            "--workers",
+            "1,2,4",
+            "--deque",
+            "chase-lev",
+            "--runs",
+            "1",
+        ],
+        &[],
+    );
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 12, "4 apps × 3 worker counts: {v}");
+    let row = |app: &str, workers: u64| {
+        rows.iter()
+            .find(|r| r["app_name"] == app && u(&r["workers"]) == workers)
+            .unwrap_or_else(|| panic!("no {app} row on {workers} workers"))
+    };
+    let lu = row("lu", 1)["answer"].as_str().unwrap().to_string();
+    assert!(lu.starts_with("48x48 LU, block 16, residual "), "{lu}");
+    for w in [1, 2, 4] {
+        // The factors are bit for bit the sequential blocked LU's, so the residual too.
+        assert_eq!(row("lu", w)["answer"], lu.as_str());
+        let check = row("lu", w)["check"].as_str().unwrap();
+        assert!(check.contains("bit for bit"), "{check}");
+        let q = row("quicksort", w)["answer"].as_str().unwrap();
+        assert!(q.starts_with("20000 keys sorted"), "{q}");
+        assert_eq!(row("prefix-sum", w)["answer"], "10000 sums, total 0x2710");
+        let check = row("prefix-sum", w)["check"].as_str().unwrap();
+        assert!(check.contains("is i + 1"), "{check}");
+        // G(14, 0.5) seed 3: its minimum balanced cut, checked against every split.
+        assert_eq!(row("bipartition", w)["answer"], "cut 13");
+        let check = row("bipartition", w)["check"].as_str().unwrap();
+        assert!(check.contains("by trying every split"), "{check}");
+    }
+    // The Gaussian keys are not the uniform ones (the same size, another checksum).
+    let uniform = policies_json(
+        &["--app", "quicksort", "--size", "20000", "--runs", "1"],
+        &[],
+    );
+    assert_ne!(
+        uniform["rows"][0]["answer"],
+        row("quicksort", 1)["answer"],
+        "--data gaussian changed nothing"
+    );
+}
+
+#[test]
+fn lu_runs_on_the_rayon_peer_with_the_same_factors() {
+    let v = policies_json(
+        &[
+            "--app",
+            "lu",
+            "--n",
+            "33",
+            "--block",
+            "8",
+            "--peers",
+            "rayon",
+            "--workers",
+            "2",
+            "--runs",
+            "1",
+        ],
+        &[],
+    );
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{v}");
+    assert_eq!(rows[0]["answer"], rows[1]["answer"]);
+    assert!(rows.iter().any(|r| r["runtime"] == "rayon"), "{v}");
+}
+
+#[test]
+fn pheet_applications_refuse_bad_options_in_one_line() {
+    assert_usage_error(&["--app", "lu", "--block", "0"], &["--block \"0\""]);
+    assert_usage_error(&["--app", "lu", "--n", "9000"], &["--n \"9000\"", "8192"]);
+    assert_usage_error(
+        &["--app", "quicksort", "--data", "ones"],
+        &["expected uniform or gaussian"],
+    );
+    assert_usage_error(
+        &["--app", "prefix-sum", "--data", "gaussian"],
+        &["expected ones or uniform"],
+    );
+    assert_usage_error(&["--app", "bipartition"], &["bipartition needs --n N"]);
+    assert_usage_error(
+        &["--app", "bipartition", "--n", "65"],
+        &["at most 64 vertices"],
+    );
+    assert_usage_error(
+        &["--app", "bipartition", "--n", "8", "--density", "1.5"],
+        &["--density \"1.5\""],
+    );
+}

@@ -1,6 +1,7 @@
 //! One description per search application, and the one list of them.
 //!
-//! Each application module (`maxclique`, `knapsack`, `tsp`, `uts`, `ns`, `nqueens`, `sip`) has a
+//! Each application module (`maxclique`, `knapsack`, `tsp`, `bipartition`, `uts`, `ns`,
+//! `nqueens`, `sip`) has a
 //! static `APP`, its [`SearchApp`] description: its name on the command line, how its
 //! instance is given, what it searches, which options apply to it. [`SEARCH_APPS`] lists
 //! them, in the order `magpie search --help` shows them; `magpie search` dispatches on
@@ -29,7 +30,10 @@
 //! use magpie_apps::registry::{self, Goal};
 //!
 //! let names: Vec<&str> = registry::SEARCH_APPS.iter().map(|a| a.name).collect();
-//! assert_eq!(names, ["maxclique", "knapsack", "tsp", "uts", "ns", "nqueens", "sip"]);
+//! assert_eq!(
+//!     names,
+//!     ["maxclique", "knapsack", "tsp", "bipartition", "uts", "ns", "nqueens", "sip"]
+//! );
 //! let tsp = registry::find("tsp").unwrap();
 //! assert!(tsp.takes_file);
 //! assert_eq!(tsp.goal, Goal::Optimise);
@@ -101,10 +105,11 @@ pub struct SearchApp {
 }
 
 /// Every search application, in the order of `magpie search --help`.
-pub static SEARCH_APPS: [&SearchApp; 7] = [
+pub static SEARCH_APPS: [&SearchApp; 8] = [
     &crate::maxclique::APP,
     &crate::knapsack::APP,
     &crate::tsp::APP,
+    &crate::bipartition::APP,
     &crate::uts::APP,
     &crate::ns::APP,
     &crate::nqueens::APP,
@@ -180,7 +185,7 @@ mod tests {
         std::fs::write(dir.join("k3.lad"), "3\n2 1 2\n1 2\n0\n").unwrap();
         std::fs::write(dir.join("k4.lad"), "4\n3 1 2 3\n2 2 3\n1 3\n0\n").unwrap();
         let sip = |p: &str| AppArgs::new(Some(dir.join(p))).with_file(Some(dir.join("k4.lad")));
-        let cases: [(&str, AppArgs, &str); 10] = [
+        let cases: [(&str, AppArgs, &str); 12] = [
             (
                 "maxclique",
                 AppArgs::new(shared("instances/dimacs/MANN_a9.clq")),
@@ -200,6 +205,14 @@ mod tests {
                 "tsp",
                 AppArgs::new(shared("instances/tsplib/burma14.tsp")),
                 "length 3323",
+            ),
+            (
+                "bipartition",
+                AppArgs::new(None)
+                    .with("--n", Some("14"))
+                    .with("--density", Some("0.5"))
+                    .with("--seed", Some("3")),
+                "cut 13",
             ),
             (
                 "uts",

@@ -13,7 +13,8 @@ use std::time::Instant;
 use clap::{ArgMatches, Parser};
 use magpie::ThreadPool;
 use magpie::WorkerStats;
-use magpie_apps::join::{Magpie, Rayon};
+use magpie_apps::join::{Magpie, Rayon, Sequential};
+use magpie_apps::lu;
 use magpie_apps::registry::{self, Engine, Goal};
 use serde::{Deserialize, Serialize};
 
@@ -24,29 +25,66 @@ use crate::error::{check, usage, Failure};
 use crate::loops::{self, LoopArgs};
 use crate::search::{self, Prepared, SearchArgs, DEFAULT_SPAWN_DEPTH};
 
-/// The kernels, as named after `--app` (neither a search nor a loop application).
-const KERNELS: [&str; 3] = ["quicksort", "prefix-sum", "fib"];
+/// The kernels, as named after `--app` (neither a search nor a loop application), each with
+/// its options (each option takes a value).
+const KERNELS: [(&str, &[&str]); 4] = [
+    ("quicksort", &["--size", "--data"]),
+    ("prefix-sum", &["--size", "--data"]),
+    ("fib", &["--n"]),
+    ("lu", &["--n", "--block", "--seed"]),
+];
+
+/// The kernels' names.
+fn kernel_names() -> impl Iterator<Item = &'static str> {
+    KERNELS.iter().map(|k| k.0)
+}
 
 /// The applications, as named after `--app`: the search applications of the registry
 /// ([`magpie_apps::registry`]), the kernels, the loop applications.
 pub fn app_names() -> Vec<&'static str> {
     let mut names = registry::names(|_| true);
-    names.extend(KERNELS);
+    names.extend(kernel_names());
     names.extend(loops::APPS);
     names
 }
 
 /// The elements of quicksort and prefix-sum without `--size`.
 pub const DEFAULT_SIZE: usize = 10_000_000;
+/// The largest `--n` of lu: three 8192² matrices of doubles are 1.5 GiB.
+const MAX_LU_N: usize = 8192;
 /// fib's argument without `--n`.
 pub const DEFAULT_FIB: u64 = 30;
 /// The largest `--n` of fib: fib(93) is the largest Fibonacci number in a u64.
 const MAX_FIB: u64 = 93;
-/// The seed of the random inputs of quicksort and prefix-sum (every run sorts the same keys).
+/// The seed of the random inputs of quicksort and prefix-sum (every run sorts the same keys),
+/// and of lu's matrix without `--seed`.
 pub const SEED: u64 = 2026;
 
+/// The input of quicksort (`--data`, default uniform) or prefix-sum (default ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Data {
+    /// Seeded random `u64`s over the whole range.
+    Uniform,
+    /// Seeded standard normal doubles, sorted as their order-preserving keys
+    /// ([`magpie_apps::gaussian_u64s`]): the Pheet thesis' quicksort input.
+    Gaussian,
+    /// Every element 1: the Pheet thesis' prefix-sum input (the sums are `1..=n`).
+    Ones,
+}
+
+impl Data {
+    /// The `--data` values of kernel `app`, its default first.
+    fn choices(app: &str) -> &'static [(&'static str, Data)] {
+        if app == "quicksort" {
+            &[("uniform", Data::Uniform), ("gaussian", Data::Gaussian)]
+        } else {
+            &[("ones", Data::Ones), ("uniform", Data::Uniform)]
+        }
+    }
+}
+
 /// The application options of `policies`: clap id, flag, whether it takes a value.
-const OPTIONS: [(&str, &str, bool); 28] = [
+const OPTIONS: [(&str, &str, bool); 31] = [
     ("skeleton", "--skeleton", true),
     ("spawn_depth", "--spawn-depth", true),
     ("budget", "--budget", true),
@@ -75,6 +113,9 @@ const OPTIONS: [(&str, &str, bool); 28] = [
     ("cols", "--cols", true),
     ("min_len", "--min-len", true),
     ("alpha", "--alpha", true),
+    ("density", "--density", true),
+    ("data", "--data", true),
+    ("block", "--block", true),
 ];
 
 /// What an application is.
@@ -84,12 +125,19 @@ enum Kind {
     Search,
     Quicksort {
         size: usize,
+        data: Data,
     },
     PrefixSum {
         size: usize,
+        data: Data,
     },
     Fib {
         n: u64,
+    },
+    Lu {
+        n: usize,
+        block: usize,
+        seed: u64,
     },
     /// One of `magpie loop`'s (its tokens are `LoopArgs`).
     Loop,
@@ -248,55 +296,7 @@ impl App {
             .join(" ");
         let rest = &tokens[1..];
         let kind = match name.as_str() {
-            n if KERNELS.contains(&n) => {
-                let option = if name == "fib" { "--n" } else { "--size" };
-                let mut value: Option<&str> = None;
-                let mut it = rest.iter();
-                while let Some(t) = it.next() {
-                    if t == option {
-                        let Some(v) = it.next() else {
-                            return usage(format!("--app {name}: {option} needs a value"));
-                        };
-                        if value.replace(v).is_some() {
-                            return usage(format!("--app {name}: {option} is given twice"));
-                        }
-                    } else if t.starts_with('-') {
-                        return usage(format!(
-                            "--app {name}: {t} does not apply to {name} (its only option is \
-                             {option} N)"
-                        ));
-                    } else {
-                        return usage(format!(
-                            "--app {name}: {name} takes no input file (got {t:?})"
-                        ));
-                    }
-                }
-                match name.as_str() {
-                    "fib" => Kind::Fib {
-                        n: match value {
-                            Some(v) => parse_number(&name, "--n", v, (0, MAX_FIB), "a number")?,
-                            None => DEFAULT_FIB,
-                        },
-                    },
-                    _ => {
-                        let size = match value {
-                            Some(v) => parse_number(
-                                &name,
-                                "--size",
-                                v,
-                                (1, usize::MAX / 16),
-                                "a number of elements",
-                            )?,
-                            None => DEFAULT_SIZE,
-                        };
-                        if name == "quicksort" {
-                            Kind::Quicksort { size }
-                        } else {
-                            Kind::PrefixSum { size }
-                        }
-                    }
-                }
-            }
+            n if kernel_names().any(|k| k == n) => Self::kernel(&name, rest)?,
             n if loops::APPS.contains(&n) => Kind::Loop,
             _ => {
                 if rest.iter().any(|t| t == "--size") {
@@ -331,6 +331,93 @@ impl App {
         Ok(app)
     }
 
+    /// A kernel's [`Kind`] from its options (`rest`, after its name).
+    fn kernel(name: &str, rest: &[String]) -> Result<Kind, Failure> {
+        let options = KERNELS
+            .iter()
+            .find(|k| k.0 == name)
+            .map_or(&[][..], |k| k.1);
+        let mut values: Vec<(&str, &str)> = Vec::new();
+        let mut it = rest.iter();
+        while let Some(t) = it.next() {
+            if let Some(&option) = options.iter().find(|&&o| o == t) {
+                let Some(v) = it.next() else {
+                    return usage(format!("--app {name}: {option} needs a value"));
+                };
+                if values.iter().any(|(o, _)| *o == option) {
+                    return usage(format!("--app {name}: {option} is given twice"));
+                }
+                values.push((option, v));
+            } else if t.starts_with('-') {
+                return usage(format!(
+                    "--app {name}: {t} does not apply to {name} (its options: {})",
+                    options.join(", ")
+                ));
+            } else {
+                return usage(format!(
+                    "--app {name}: {name} takes no input file (got {t:?})"
+                ));
+            }
+        }
+        let get = |option: &str| values.iter().find(|(o, _)| *o == option).map(|v| v.1);
+        let size = || match get("--size") {
+            Some(v) => parse_number(
+                name,
+                "--size",
+                v,
+                (1, usize::MAX / 16),
+                "a number of elements",
+            ),
+            None => Ok(DEFAULT_SIZE),
+        };
+        let data = || {
+            let choices = Data::choices(name);
+            match get("--data") {
+                None => Ok(choices[0].1),
+                Some(v) => match choices.iter().find(|c| c.0 == v.trim()) {
+                    Some(c) => Ok(c.1),
+                    None => usage(format!(
+                        "--app {name}: --data {v:?}: expected {}",
+                        choices.iter().map(|c| c.0).collect::<Vec<_>>().join(" or ")
+                    )),
+                },
+            }
+        };
+        Ok(match name {
+            "fib" => Kind::Fib {
+                n: match get("--n") {
+                    Some(v) => parse_number(name, "--n", v, (0, MAX_FIB), "a number")?,
+                    None => DEFAULT_FIB,
+                },
+            },
+            "lu" => {
+                let n = match get("--n") {
+                    Some(v) => parse_number(name, "--n", v, (1, MAX_LU_N), "a matrix order")?,
+                    None => lu::DEFAULT_N,
+                };
+                Kind::Lu {
+                    n,
+                    block: match get("--block") {
+                        Some(v) => parse_number(name, "--block", v, (1, n), "a block size")?,
+                        None => lu::DEFAULT_BLOCK.min(n),
+                    },
+                    seed: match get("--seed") {
+                        Some(v) => parse_number(name, "--seed", v, (0, u64::MAX), "a seed")?,
+                        None => SEED,
+                    },
+                }
+            }
+            "quicksort" => Kind::Quicksort {
+                size: size()?,
+                data: data()?,
+            },
+            _ => Kind::PrefixSum {
+                size: size()?,
+                data: data()?,
+            },
+        })
+    }
+
     /// Whether this is a loop application (mandelbrot, dist, histogram, spmv).
     pub fn is_loop(&self) -> bool {
         self.kind == Kind::Loop
@@ -356,7 +443,7 @@ impl App {
             (Peer::Rayon, Kind::Search, name) if enumeration(name) => Ok(()),
             (Peer::Rayon, Kind::Search, other) => usage(format!(
                 "--peers rayon: there is no rayon version of {other} (rayon runs {} and {})",
-                KERNELS.join(", "),
+                kernel_names().collect::<Vec<_>>().join(", "),
                 registry::names(|a| a.goal == Goal::Enumerate).join(", ")
             )),
             (Peer::Rayon, Kind::Loop, other) => usage(format!(
@@ -370,19 +457,33 @@ impl App {
     fn prepare(&self) -> Result<Job, Failure> {
         Ok(match self.kind {
             Kind::Search => Job::Search(Box::new(search::prepare(&self.search_args()?)?)),
-            Kind::Quicksort { size } => {
-                let data = magpie_apps::random_u64s(size, SEED, 0);
+            Kind::Quicksort { size, data } => {
+                let data = match data {
+                    Data::Gaussian => magpie_apps::gaussian_u64s(size, SEED),
+                    _ => magpie_apps::random_u64s(size, SEED, 0),
+                };
                 let checksum = checksum(&data);
                 Job::Quicksort { data, checksum }
             }
-            Kind::PrefixSum { size } => {
-                let input = magpie_apps::random_u64s(size, SEED, 0);
-                Job::PrefixSum {
-                    data: input.clone(),
-                    input,
+            Kind::PrefixSum { size, data } => match data {
+                Data::Ones => Job::PrefixSum {
+                    data: vec![1; size],
+                    input: None,
+                },
+                _ => {
+                    let input = magpie_apps::random_u64s(size, SEED, 0);
+                    Job::PrefixSum {
+                        data: input.clone(),
+                        input: Some(input),
+                    }
                 }
-            }
+            },
             Kind::Fib { n } => Job::Fib { n },
+            Kind::Lu { n, block, seed } => {
+                let a = lu::generate(n, seed);
+                let m = lu::Blocked::from_rows(n, block, &a);
+                Job::Lu { a, m }
+            }
             Kind::Loop => Job::Loop(Box::new(loops::prepare(&self.loop_args()?)?)),
         })
     }
@@ -478,10 +579,17 @@ enum Job {
     },
     PrefixSum {
         data: Vec<u64>,
-        input: Vec<u64>,
+        /// The input, unless it is all ones.
+        input: Option<Vec<u64>>,
     },
     Fib {
         n: u64,
+    },
+    Lu {
+        /// The matrix, row-major.
+        a: Vec<f64>,
+        /// The same by blocks, factored in place.
+        m: lu::Blocked,
     },
     Loop(Box<loops::Prepared>),
 }
@@ -615,16 +723,60 @@ impl Job {
                 }
                 let seconds = t.elapsed().as_secs_f64();
                 let mut acc = 0u64;
-                for (i, (x, y)) in input.iter().zip(&data).enumerate() {
-                    acc = acc.wrapping_add(*x);
+                for (i, y) in data.iter().enumerate() {
+                    acc = acc.wrapping_add(input.as_ref().map_or(1, |v| v[i]));
                     check(acc == *y, || {
                         format!("prefix-sum: element {i} is {y}, the sequential scan gives {acc}")
                     })?;
                 }
+                let what = if input.is_some() {
+                    "every element equals the sequential scan's"
+                } else {
+                    "every element i (from 0) is i + 1, the prefix sum of ones"
+                };
                 Ok((
                     seconds,
                     format!("{} sums, total {acc:#x}", data.len()),
-                    "every element equals the sequential scan's".to_string(),
+                    what.to_string(),
+                ))
+            }
+            Job::Lu { a, mut m } => {
+                let t = Instant::now();
+                if pool.is_rayon() {
+                    pool.install(|| lu::lu(&mut Rayon, &mut m));
+                } else {
+                    pool.install(|| lu::lu(&mut Magpie, &mut m));
+                }
+                let seconds = t.elapsed().as_secs_f64();
+                let n = m.n();
+                let r =
+                    lu::check(&a, &m.to_rows(), n).map_err(|e| Failure::Run(format!("lu: {e}")))?;
+                let mut seq = lu::Blocked::from_rows(n, m.block(), &a);
+                lu::lu(&mut Sequential, &mut seq);
+                let first_difference = (0..n * n)
+                    .find(|&i| m.get(i / n, i % n).to_bits() != seq.get(i / n, i % n).to_bits());
+                check(first_difference.is_none(), || {
+                    let i = first_difference.unwrap_or(0);
+                    format!(
+                        "lu: element ({}, {}) is {:e}, the sequential blocked LU's {:e}",
+                        i / n,
+                        i % n,
+                        m.get(i / n, i % n),
+                        seq.get(i / n, i % n)
+                    )
+                })?;
+                Ok((
+                    seconds,
+                    format!(
+                        "{n}x{n} LU, block {}, residual {:.6e}",
+                        m.block(),
+                        r.residual
+                    ),
+                    format!(
+                        "‖A − L·U‖_F = {:.3e} ≤ 2·n·ε·‖L‖_F·‖U‖_F = {:.3e}, and the factors \
+                         equal the sequential blocked LU's bit for bit",
+                        r.residual, r.tolerance
+                    ),
                 ))
             }
             Job::Fib { n } => {
@@ -739,13 +891,72 @@ mod tests {
     #[test]
     fn kernels_and_their_options() {
         let a = parse(&["quicksort"]).unwrap();
-        assert_eq!(a.kind, Kind::Quicksort { size: DEFAULT_SIZE });
+        assert_eq!(
+            a.kind,
+            Kind::Quicksort {
+                size: DEFAULT_SIZE,
+                data: Data::Uniform
+            }
+        );
+        let a = parse(&["quicksort", "--data", "gaussian", "--size", "5"]).unwrap();
+        assert_eq!(
+            a.kind,
+            Kind::Quicksort {
+                size: 5,
+                data: Data::Gaussian
+            }
+        );
+        let e = usage_of(parse(&["quicksort", "--data", "ones"]));
+        assert!(e.contains("expected uniform or gaussian"), "{e}");
+        assert_eq!(
+            parse(&["prefix-sum", "--data", "uniform"]).unwrap().kind,
+            Kind::PrefixSum {
+                size: DEFAULT_SIZE,
+                data: Data::Uniform
+            }
+        );
+        assert_eq!(
+            parse(&["lu"]).unwrap().kind,
+            Kind::Lu {
+                n: 1024,
+                block: 64,
+                seed: SEED
+            }
+        );
+        assert_eq!(
+            parse(&["lu", "--n", "40", "--block", "8", "--seed", "3"])
+                .unwrap()
+                .kind,
+            Kind::Lu {
+                n: 40,
+                block: 8,
+                seed: 3
+            }
+        );
+        assert_eq!(
+            parse(&["lu", "--n", "40"]).unwrap().kind,
+            Kind::Lu {
+                n: 40,
+                block: 40,
+                seed: SEED
+            }
+        );
+        let e = usage_of(parse(&["lu", "--n", "40", "--block", "41"]));
+        assert!(e.contains("--block \"41\"") && e.contains("1 to 40"), "{e}");
+        let e = usage_of(parse(&["lu", "--size", "4"]));
+        assert!(e.contains("--size does not apply to lu"), "{e}");
         assert_eq!(
             parse(&["fib", "--n", "20"]).unwrap().kind,
             Kind::Fib { n: 20 }
         );
         let a = parse(&["prefix-sum", "--size", "100"]).unwrap();
-        assert_eq!(a.kind, Kind::PrefixSum { size: 100 });
+        assert_eq!(
+            a.kind,
+            Kind::PrefixSum {
+                size: 100,
+                data: Data::Ones
+            }
+        );
         assert_eq!(a.label, "prefix-sum --size 100");
         let e = usage_of(parse(&["fib", "--size", "3"]));
         assert!(e.contains("--size does not apply to fib"), "{e}");

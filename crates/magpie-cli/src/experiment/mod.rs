@@ -64,15 +64,24 @@ is three idle policies. Every element is checked before anything runs.
 
 Applications (--app, repeatable; an application's options follow its --app):
   maxclique FILE [--target K], knapsack FILE [--instance I], tsp FILE,
+  bipartition FILE | --n N [--density P --seed S],
   uts --tree NAME | --flags F, ns --genus G, nqueens --n N, sip PATTERN TARGET [--count]
                      the searches of `magpie search`, with its skeleton options
                      (--skeleton, --spawn-depth, --budget, --steal-all, --order,
                      --max-depth); timed by the search's own clock
-  quicksort [--size N] sort N seeded random u64s (default 10000000); checked sorted and
-                     against the input's checksum
-  prefix-sum [--size N] inclusive prefix sum of N seeded random u64s (default 10000000);
-                     checked against the sequential scan
+  quicksort [--size N --data uniform|gaussian]
+                     sort N seeded keys (default 10000000): random u64s (default) or
+                     standard normal doubles (Pheet's input); checked sorted and against
+                     the input's checksum
+  prefix-sum [--size N --data ones|uniform]
+                     inclusive prefix sum of N ones (default; Pheet's input, the sums are
+                     1..=N) or seeded random u64s; every element checked
   fib [--n N]        naive fork-join Fibonacci, no cutoff (default 30); checked exactly
+  lu [--n N --block B --seed S]
+                     blocked LU without pivoting of a seeded diagonally dominant N x N
+                     matrix (default 1024, blocks of 64); checked ||A - LU||_F <=
+                     2 N eps ||L||_F ||U||_F and bit for bit against the sequential
+                     blocked LU
   mandelbrot [--width W --height H --max-iter N], dist [--dist D --iterations N
   --mean-units U --seed S], histogram [--size N --buckets B --skew S --seed S],
   spmv [--rows R --cols C --min-len L --alpha A --seed S], each with [--steps T]
@@ -117,9 +126,9 @@ Examples:
 /// belongs to the `--app` before it (see [`apps::from_matches`]).
 #[derive(Debug, Args)]
 pub struct PoliciesArgs {
-    /// An application and, for maxclique, knapsack and tsp, its input file (for sip, its
-    /// two: pattern and target); repeat for several applications, each followed by its own
-    /// options
+    /// An application and, for maxclique, knapsack, tsp and bipartition, its input file (for
+    /// sip, its two: pattern and target); repeat for several applications, each followed by
+    /// its own options
     #[arg(long = "app", value_name = "APP [FILE]", num_args = 1..=3, action = ArgAction::Append,
           required = true, help_heading = "Applications")]
     pub app: Vec<String>,
@@ -169,7 +178,8 @@ pub struct PoliciesArgs {
     #[arg(long, value_name = "G", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Applications")]
     pub genus: Vec<String>,
-    /// nqueens: the board size; fib: the argument
+    /// nqueens: the board size; fib: the argument; lu: the matrix order; bipartition: the
+    /// vertices of a generated graph
     #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Applications")]
     pub n: Vec<String>,
@@ -177,6 +187,17 @@ pub struct PoliciesArgs {
     #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Applications")]
     pub size: Vec<String>,
+    /// quicksort: uniform or gaussian keys; prefix-sum: ones or uniform
+    #[arg(long, value_name = "D", action = ArgAction::Append, help_heading = "Applications")]
+    pub data: Vec<String>,
+    /// lu: the block size [default: 64]
+    #[arg(long, value_name = "B", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Applications")]
+    pub block: Vec<String>,
+    /// bipartition: the edge probability of a generated graph [default: 0.9]
+    #[arg(long, value_name = "P", action = ArgAction::Append, allow_hyphen_values = true,
+          help_heading = "Applications")]
+    pub density: Vec<String>,
     /// Loop applications: time steps through one loop handle (as in `magpie loop`)
     #[arg(long, value_name = "T", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Loop applications")]
@@ -204,7 +225,7 @@ pub struct PoliciesArgs {
     #[arg(long, value_name = "U", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Loop applications")]
     pub mean_units: Vec<String>,
-    /// dist, histogram, spmv: seed of the generated input
+    /// dist, histogram, spmv, lu, bipartition: seed of the generated input
     #[arg(long, value_name = "S", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Loop applications")]
     pub seed: Vec<String>,

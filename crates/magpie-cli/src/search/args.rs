@@ -118,8 +118,8 @@ pub struct SearchArgs {
     #[arg(value_name = "APP", help = app_arg_help())]
     pub app: String,
 
-    /// Input file (maxclique: DIMACS; knapsack: plain or Pisinger .csv; tsp: TSPLIB .tsp;
-    /// sip: the pattern graph, LAD or DIMACS)
+    /// Input file (maxclique, bipartition: DIMACS; knapsack: plain or Pisinger .csv; tsp:
+    /// TSPLIB .tsp; sip: the pattern graph, LAD or DIMACS)
     #[arg(value_name = "FILE")]
     pub input: Option<PathBuf>,
 
@@ -216,7 +216,8 @@ pub struct SearchArgs {
     )]
     pub genus: Option<String>,
 
-    /// nqueens: the board size (1..=32)
+    /// nqueens: the board size (1..=32); bipartition: the vertices of a generated graph
+    /// (1..=64)
     #[arg(
         long,
         value_name = "N",
@@ -224,6 +225,24 @@ pub struct SearchArgs {
         help_heading = "Application"
     )]
     pub n: Option<String>,
+
+    /// bipartition: the edge probability of a generated graph G(N, P) [default: 0.9]
+    #[arg(
+        long,
+        value_name = "P",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub density: Option<String>,
+
+    /// bipartition: the seed of a generated graph [default: 1]
+    #[arg(
+        long,
+        value_name = "S",
+        allow_hyphen_values = true,
+        help_heading = "Application"
+    )]
+    pub seed: Option<String>,
 
     /// Print one JSON object (always with the statistics) instead of text
     #[arg(long, help_heading = "Output")]

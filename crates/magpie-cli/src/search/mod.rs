@@ -58,6 +58,8 @@ fn app_args(args: &SearchArgs) -> AppArgs {
         .with("--genus", args.genus.as_deref())
         .with("--n", args.n.as_deref())
         .with("--count", args.count.then_some(""))
+        .with("--density", args.density.as_deref())
+        .with("--seed", args.seed.as_deref())
 }
 
 /// Validates `args` (application, its options, the skeleton) and loads the input: every
