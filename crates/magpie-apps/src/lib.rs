@@ -28,6 +28,7 @@ pub mod maxclique;
 pub mod nqueens;
 pub mod ns;
 pub mod output;
+pub mod pbbs;
 pub mod pool;
 pub mod registry;
 pub mod rng;
