@@ -40,8 +40,8 @@ pub fn input(kind: PointKind, size: usize, seed: u64) -> Result<Vec<Point>, Inpu
 /// A kd-tree over a point set, implicit in a permutation of its indices: a node is a
 /// range of `perm` (the root all of it); a node of more than [`LEAF`] points at depth `d`
 /// is split at its middle position `m`, after a selection on axis `d mod 2` by
-/// (coordinate, index), so every point left of `m` is at most, and every point from `m` on
-/// at least, the coordinate of `perm[m]`.
+/// (coordinate, index): the pivot `perm[m]` stays there, and the points before it (at
+/// most its coordinate) and after it (at least its coordinate) are its two children.
 ///
 /// ```
 /// use magpie_apps::join::Sequential;
@@ -84,7 +84,10 @@ fn build<J: Join>(j: &mut J, pts: &[Point], node: &mut [u32], depth: usize) {
     }
     let (dim, mid) = (depth % 2, node.len() / 2);
     node.select_nth_unstable_by_key(mid, |&i| (pts[i as usize].coord(dim), i));
-    let (lo, hi) = node.split_at_mut(mid);
+    // The pivot stays at `mid`, outside both children, so that their builds cannot move
+    // it.
+    let (lo, rest) = node.split_at_mut(mid);
+    let hi = &mut rest[1..];
     if mid * 2 <= GRAIN {
         build(j, pts, lo, depth + 1);
         build(j, pts, hi, depth + 1);
@@ -110,12 +113,19 @@ fn search(pts: &[Point], node: &[u32], depth: usize, q: Point, skip: u32, best: 
         return;
     }
     let (dim, mid) = (depth % 2, node.len() / 2);
-    let split = i64::from(pts[node[mid] as usize].coord(dim));
+    let pivot = node[mid];
+    if pivot != skip {
+        let cand = (q.dist2(pts[pivot as usize]), pivot);
+        if cand < *best {
+            *best = cand;
+        }
+    }
+    let split = i64::from(pts[pivot as usize].coord(dim));
     let diff = i64::from(q.coord(dim)) - split;
     let (near, far) = if diff < 0 {
-        (&node[..mid], &node[mid..])
+        (&node[..mid], &node[mid + 1..])
     } else {
-        (&node[mid..], &node[..mid])
+        (&node[mid + 1..], &node[..mid])
     };
     search(pts, near, depth + 1, q, skip, best);
     // Every point of `far` is at least |diff| away along this axis; at exactly that
