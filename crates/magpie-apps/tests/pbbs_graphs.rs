@@ -146,7 +146,10 @@ fn bfs_levels_on_tori_are_the_wrapped_manhattan_distances() {
 #[test]
 fn bfs_leaves_other_components_unreached() {
     let g = Graph::from_edges(6, &[(0, 1), (1, 2), (3, 4), (2, 0)]).unwrap();
-    for (runtime, r) in every_runtime(|k| k.bfs(&g, 1)) {
+    let results = every_runtime(|k| k.bfs(&g, 1));
+    let peers = usize::from(cfg!(feature = "rayon")) + usize::from(cfg!(feature = "chili"));
+    assert_eq!(results.len(), 1 + DEQUES.len() * WORKERS.len() + peers);
+    for (runtime, r) in results {
         assert_eq!(r.levels, [1, 0, 1, NONE, NONE, NONE], "{runtime}");
         assert_eq!(r.parents, [1, 1, 1, NONE, NONE, NONE], "{runtime}");
     }

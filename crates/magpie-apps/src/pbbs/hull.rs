@@ -126,6 +126,9 @@ fn extremes(
 /// index).
 type Outside = (Vec<u32>, Option<(i128, u32)>);
 
+/// [`Outside`] before its pieces are concatenated.
+type OutsidePieces = (par::Pieces<u32>, Option<(i128, u32)>);
+
 /// The farther of two candidates.
 fn farther(a: Option<(i128, u32)>, b: Option<(i128, u32)>) -> Option<(i128, u32)> {
     match (a, b) {
@@ -149,34 +152,37 @@ fn split<J: Join>(
     e2: (u32, u32),
 ) -> (Outside, Outside) {
     let [a1, b1, a2, b2] = [e1.0, e1.1, e2.0, e2.1].map(|i| pts[i as usize]);
-    par::reduce(
+    let (s1, s2): (OutsidePieces, OutsidePieces) = par::reduce(
         j,
         cand,
         GRAIN,
         &|piece: &[u32]| {
-            let (mut s1, mut s2): (Outside, Outside) = ((Vec::new(), None), (Vec::new(), None));
+            let (mut v1, mut f1, mut v2, mut f2) = (Vec::new(), None, Vec::new(), None);
             for &i in piece {
                 let c = pts[i as usize];
                 let d1 = Point::cross(a1, b1, c);
                 if d1 < 0 {
-                    s1.0.push(i);
-                    s1.1 = farther(s1.1, Some((-d1, i)));
+                    v1.push(i);
+                    f1 = farther(f1, Some((-d1, i)));
                     continue;
                 }
                 let d2 = Point::cross(a2, b2, c);
                 if d2 < 0 {
-                    s2.0.push(i);
-                    s2.1 = farther(s2.1, Some((-d2, i)));
+                    v2.push(i);
+                    f2 = farther(f2, Some((-d2, i)));
                 }
             }
-            (s1, s2)
+            ((vec![v1], f1), (vec![v2], f2))
         },
-        &|(mut l1, mut l2), (mut r1, mut r2)| {
-            l1.0.append(&mut r1.0);
-            l2.0.append(&mut r2.0);
-            ((l1.0, farther(l1.1, r1.1)), (l2.0, farther(l2.1, r2.1)))
+        &|(l1, l2), (r1, r2)| {
+            (
+                (par::join_pieces(l1.0, r1.0), farther(l1.1, r1.1)),
+                (par::join_pieces(l2.0, r2.0), farther(l2.1, r2.1)),
+            )
         },
-    )
+    );
+    let (v1, v2) = j.join(|j| par::concat(j, s1.0), |j| par::concat(j, s2.0));
+    ((v1, s1.1), (v2, s2.1))
 }
 
 /// The hull vertices strictly between `a` and `b` of edge `(a, b)`, in counter-clockwise

@@ -127,14 +127,11 @@ pub fn maximal_matching<J: Join>(j: &mut J, input: &EdgeList) -> Vec<u32> {
                         keep.push(e);
                     }
                 }
-                (keep, won)
+                (vec![keep], vec![won])
             },
-            &|(mut k1, mut w1), (mut k2, mut w2)| {
-                k1.append(&mut k2);
-                w1.append(&mut w2);
-                (k1, w1)
-            },
+            &|(k1, w1), (k2, w2)| (par::join_pieces(k1, k2), par::join_pieces(w1, w2)),
         );
+        let (keep, won) = (par::concat(j, keep), par::concat(j, won));
         chosen.extend_from_slice(&won);
         // The retried edges go just before the rest, in order.
         let next = start + len - keep.len();

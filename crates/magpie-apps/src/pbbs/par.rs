@@ -98,42 +98,78 @@ where
     );
 }
 
+/// The outputs of the pieces of a parallel pass, in order, not yet concatenated:
+/// combining two is a move of vector headers, so a pass's span does not grow with its
+/// output; [`concat`] then copies them into one vector in parallel.
+pub type Pieces<U> = Vec<Vec<U>>;
+
+/// Joins the piece lists of two halves (left first): moves no elements.
+pub fn join_pieces<U>(mut a: Pieces<U>, mut b: Pieces<U>) -> Pieces<U> {
+    a.append(&mut b);
+    a
+}
+
+/// The pieces' items in order in one vector; the copying runs in parallel, a `join` per
+/// halving of the list of pieces.
+pub fn concat<J, U>(j: &mut J, pieces: Pieces<U>) -> Vec<U>
+where
+    J: Join,
+    U: Copy + Default + Send + Sync,
+{
+    let pieces: Vec<Vec<U>> = pieces.into_iter().filter(|p| !p.is_empty()).collect();
+    match pieces.len() {
+        0 => return Vec::new(),
+        1 => return pieces.into_iter().next().expect("one piece"),
+        _ => {}
+    }
+    let total = pieces.iter().map(Vec::len).sum();
+    let mut out = vec![U::default(); total];
+    copy_pieces(j, &pieces, &mut out);
+    out
+}
+
+/// Copies `pieces` into `out` (exactly as long as all of them).
+fn copy_pieces<J: Join, U: Copy + Send + Sync>(j: &mut J, pieces: &[Vec<U>], out: &mut [U]) {
+    if pieces.len() == 1 {
+        out.copy_from_slice(&pieces[0]);
+        return;
+    }
+    let (lo, hi) = pieces.split_at(pieces.len() / 2);
+    let (out_lo, out_hi) = out.split_at_mut(lo.iter().map(Vec::len).sum());
+    j.join(
+        |j| copy_pieces(j, lo, out_lo),
+        |j| copy_pieces(j, hi, out_hi),
+    );
+}
+
 /// Whatever `f(piece, out)` pushes onto `out` for each piece, concatenated in the order of
 /// the pieces.
 pub fn flat_map<J, T, U, F>(j: &mut J, items: &[T], grain: usize, f: &F) -> Vec<U>
 where
     J: Join,
     T: Sync,
-    U: Send,
+    U: Copy + Default + Send + Sync,
     F: Fn(&[T], &mut Vec<U>) + Sync,
 {
-    reduce(
+    let pieces = reduce(
         j,
         items,
         grain,
         &|piece| {
             let mut out = Vec::new();
             f(piece, &mut out);
-            out
+            vec![out]
         },
-        &|mut a, mut b| {
-            if a.len() < b.len() {
-                // Keep the larger allocation: move the shorter left part in front.
-                b.splice(0..0, a);
-                b
-            } else {
-                a.append(&mut b);
-                a
-            }
-        },
-    )
+        &join_pieces,
+    );
+    concat(j, pieces)
 }
 
 /// The items for which `keep` holds, in their order.
 pub fn filter<J, T, F>(j: &mut J, items: &[T], grain: usize, keep: &F) -> Vec<T>
 where
     J: Join,
-    T: Sync + Send + Copy,
+    T: Copy + Default + Send + Sync,
     F: Fn(&T) -> bool + Sync,
 {
     flat_map(j, items, grain, &|piece: &[T], out: &mut Vec<T>| {
@@ -169,5 +205,8 @@ mod tests {
             assert_eq!(starts.iter().map(|p| p.1).sum::<usize>(), 1000);
         }
         assert!(filter(&mut Sequential, &[] as &[u32], 4, &|_| true).is_empty());
+        let pieces = vec![vec![1u8, 2], vec![], vec![3], vec![4, 5, 6]];
+        assert_eq!(concat(&mut Sequential, pieces), [1, 2, 3, 4, 5, 6]);
+        assert!(concat::<_, u8>(&mut Sequential, vec![vec![], vec![]]).is_empty());
     }
 }
