@@ -42,6 +42,10 @@ pub struct Bfs {
     pub levels: Vec<u32>,
 }
 
+/// The generator a benchmark uses unless told otherwise: rMat, the first input of PBBS's
+/// BFS (`rMatGraph_J_5_10000000`).
+pub const DEFAULT_INPUT: GraphKind = GraphKind::Rmat;
+
 /// The benchmark's input: [`graph_gen::generate`]`(kind, size, seed)`.
 pub fn input(kind: GraphKind, size: usize, seed: u64) -> Result<Graph, InputError> {
     graph_gen::generate(kind, size, seed)

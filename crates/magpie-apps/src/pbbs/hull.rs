@@ -32,6 +32,10 @@ use crate::join::Join;
 /// The candidate points one sequential piece handles.
 pub const GRAIN: usize = 2048;
 
+/// The distribution a benchmark uses unless told otherwise: uniform in a disk, the first
+/// input of PBBS's convex hull (`2DinSphere_10M`); [`PointKind::Circle`] is the worst case.
+pub const DEFAULT_INPUT: PointKind = PointKind::Disk;
+
 /// The benchmark's input: [`point_gen::generate`]`(kind, size, seed)`.
 pub fn input(kind: PointKind, size: usize, seed: u64) -> Result<Vec<Point>, InputError> {
     point_gen::generate(kind, size, seed)

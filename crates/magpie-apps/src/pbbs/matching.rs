@@ -47,6 +47,10 @@ pub struct EdgeList {
     pub edges: Vec<(u32, u32)>,
 }
 
+/// The generator a benchmark uses unless told otherwise: random local graphs, the first
+/// input of PBBS's maximal matching (`randLocalGraph_E_5_10000000`).
+pub const DEFAULT_INPUT: GraphKind = GraphKind::RandomLocal;
+
 /// The benchmark's input: the edges of [`graph_gen::generate`]`(kind, size, seed)`, each
 /// once, shuffled (Fisher–Yates, from `seed`).
 pub fn input(kind: GraphKind, size: usize, seed: u64) -> Result<EdgeList, InputError> {

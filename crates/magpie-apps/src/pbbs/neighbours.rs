@@ -32,6 +32,10 @@ pub const LEAF: usize = 16;
 /// the queries handles.
 pub const GRAIN: usize = 1024;
 
+/// The distribution a benchmark uses unless told otherwise: uniform in a square, the first
+/// input of PBBS's nearest neighbours (`2DinCube_10M`).
+pub const DEFAULT_INPUT: PointKind = PointKind::Square;
+
 /// The benchmark's input: [`point_gen::generate`]`(kind, size, seed)`.
 pub fn input(kind: PointKind, size: usize, seed: u64) -> Result<Vec<Point>, InputError> {
     point_gen::generate(kind, size, seed)

@@ -241,5 +241,9 @@ mod tests {
                 generate(kind, 100, 2).unwrap()
             );
         }
+        assert_eq!(
+            generate(PointKind::Disk, 0, 1).unwrap_err().to_string(),
+            "--size: 0 disk points: the size must be in 1..=2147483648"
+        );
     }
 }
