@@ -227,6 +227,22 @@ fn hull_matches_the_monotone_chain_on_every_runtime() {
             }
         }
     }
+    // A circle of radius 2^10 (the generator's, shrunk): 30,000 points on about 6,400
+    // lattice positions, with many repeats and many collinear runs on the hull.
+    let small: Vec<Point> = hull::input(PointKind::Circle, 30_000, 8)
+        .unwrap()
+        .iter()
+        .map(|p| Point::new(p.x >> 20, p.y >> 20))
+        .collect();
+    let want = hull::monotone_chain(&small);
+    for (runtime, (h, nn)) in every_runtime(|k| (k.hull(&small), k.neighbours(&small[..3000]))) {
+        assert_eq!(h, want, "small circle, {runtime}");
+        assert_eq!(
+            nn,
+            neighbours::brute_force(&small[..3000]),
+            "small circle, {runtime}"
+        );
+    }
     // On a circle almost every point is a hull vertex.
     let pts = hull::input(PointKind::Circle, 30_000, 6).unwrap();
     assert!(hull::monotone_chain(&pts).len() > 25_000);
@@ -243,8 +259,13 @@ fn hull_of_lattices_duplicates_and_lines() {
         .map(|i| Point::new(3 * (i % 17), -2 * (i % 17)))
         .collect();
     let same = vec![Point::new(-5, 7); 100];
-    for (runtime, (a, b, c)) in every_runtime(|k| (k.hull(&lattice), k.hull(&line), k.hull(&same)))
+    // Three points tie as farthest below the edge (0, 0) → (10, 0); the middle one, with
+    // the smallest index, lies between two hull vertices and is not one.
+    let tie = [(5, -5), (0, 0), (10, 0), (2, -5), (8, -5), (5, -5)].map(|(x, y)| Point::new(x, y));
+    for (runtime, (a, b, c, d)) in
+        every_runtime(|k| (k.hull(&lattice), k.hull(&line), k.hull(&same), k.hull(&tie)))
     {
+        assert_eq!(d, [1, 3, 4, 2], "{runtime}");
         assert_eq!(a, [0, 2450, 2499, 49], "{runtime}");
         assert_eq!(b, [0, 16], "{runtime}");
         assert_eq!(c, [0], "{runtime}");

@@ -125,24 +125,44 @@ fn extremes(
     (lo, hi)
 }
 
-/// Candidates strictly outside (to the right of) an edge, with the farthest of them: its
-/// distance as the cross product's magnitude, and its index (ties go to the smallest
-/// index).
-type Outside = (Vec<u32>, Option<(i128, u32)>);
+/// The farthest candidate outside an edge `a → b`: `(distance, progress, index)`, with
+/// the distance as the cross product's magnitude and the progress as the dot product of
+/// `c - a` with `b - a`. Of several points at the greatest distance (on a line parallel to
+/// the edge) the one with the greatest progress is a hull vertex (the others may lie
+/// between two vertices); of several points at that very position, the smallest index.
+type Far = (i128, i128, u32);
+
+/// Candidates strictly outside (to the right of) an edge, with the farthest of them.
+type Outside = (Vec<u32>, Option<Far>);
 
 /// [`Outside`] before its pieces are concatenated.
-type OutsidePieces = (par::Pieces<u32>, Option<(i128, u32)>);
+type OutsidePieces = (par::Pieces<u32>, Option<Far>);
 
-/// The farther of two candidates.
-fn farther(a: Option<(i128, u32)>, b: Option<(i128, u32)>) -> Option<(i128, u32)> {
+/// The farther of two candidates (see [`Far`]).
+fn farther(a: Option<Far>, b: Option<Far>) -> Option<Far> {
     match (a, b) {
-        (Some(x), Some(y)) => Some(if y.0 > x.0 || (y.0 == x.0 && y.1 < x.1) {
-            y
-        } else {
-            x
-        }),
+        (Some(x), Some(y)) => Some(
+            if (y.0, y.1) > (x.0, x.1) || ((y.0, y.1) == (x.0, x.1) && y.2 < x.2) {
+                y
+            } else {
+                x
+            },
+        ),
         (x, y) => x.or(y),
     }
+}
+
+/// The dot product of `c - a` with `b - a`, exactly.
+#[inline]
+fn progress(a: Point, b: Point, c: Point) -> i128 {
+    let d = |p: Point, q: Point| {
+        (
+            i128::from(q.x) - i128::from(p.x),
+            i128::from(q.y) - i128::from(p.y),
+        )
+    };
+    let ((bx, by), (cx, cy)) = (d(a, b), d(a, c));
+    bx * cx + by * cy
 }
 
 /// Splits `cand` into the points strictly right of edge `e1` and those strictly right of
@@ -167,13 +187,13 @@ fn split<J: Join>(
                 let d1 = Point::cross(a1, b1, c);
                 if d1 < 0 {
                     v1.push(i);
-                    f1 = farther(f1, Some((-d1, i)));
+                    f1 = farther(f1, Some((-d1, progress(a1, b1, c), i)));
                     continue;
                 }
                 let d2 = Point::cross(a2, b2, c);
                 if d2 < 0 {
                     v2.push(i);
-                    f2 = farther(f2, Some((-d2, i)));
+                    f2 = farther(f2, Some((-d2, progress(a2, b2, c), i)));
                 }
             }
             ((vec![v1], f1), (vec![v2], f2))
@@ -193,7 +213,7 @@ fn split<J: Join>(
 /// order, from the candidates `outside` (all strictly right of `a → b`).
 fn chain<J: Join>(j: &mut J, pts: &[Point], (a, b): (u32, u32), outside: Outside) -> Vec<u32> {
     let (cand, far) = outside;
-    let Some((_, p)) = far else {
+    let Some((_, _, p)) = far else {
         return Vec::new();
     };
     let (s1, s2) = split(j, pts, &cand, (a, p), (p, b));
