@@ -1,7 +1,7 @@
 //! 2-D convex hull (PBBS `convexHull`) by parallel quickhull: the leftmost and rightmost
 //! points split the points into those below and above the line through them; on each side
-//! the point farthest from the line is on the hull, and the points outside the two new
-//! edges recurse, both sides in a `join`. Each filter and farthest-point search is a
+//! the point farthest from the line (of ties, the one farthest along it) is on the hull,
+//! and the points outside the two new edges recurse, both sides in a `join`. Each filter and farthest-point search is a
 //! parallel reduction over the candidates. Exact integer arithmetic ([`Point::cross`])
 //! makes every decision the same as the sequential checker's.
 //!

@@ -19,6 +19,8 @@
 //! assert_eq!(nn, neighbours::brute_force(&pts));
 //! ```
 
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
 use super::graph_gen::NONE;
 use super::par;
 use super::point_gen::{self, Point, PointKind};
@@ -141,14 +143,19 @@ fn search(pts: &[Point], node: &[u32], depth: usize, q: Point, skip: u32, best: 
 }
 
 /// Each point's nearest other point (see the [module](self) docs), [`NONE`] for a lone
-/// point: a kd-tree built in parallel, then the queries in parallel.
+/// point: a kd-tree built in parallel, then the queries in parallel, in the tree's order
+/// (so that consecutive queries walk nearly the same paths).
 pub fn all_nearest<J: Join>(j: &mut J, pts: &[Point]) -> Vec<u32> {
     let tree = KdTree::build(j, pts);
-    let mut out = vec![NONE; pts.len()];
-    par::for_each_mut(j, &mut out, GRAIN, &|i, o| {
-        *o = tree.nearest(pts, pts[i], Some(i as u32)).unwrap_or(NONE);
+    let out: Vec<AtomicU32> = (0..pts.len()).map(|_| AtomicU32::new(NONE)).collect();
+    par::for_pieces(j, &tree.perm, GRAIN, &|_, piece: &[u32]| {
+        for &i in piece {
+            let nn = tree.nearest(pts, pts[i as usize], Some(i)).unwrap_or(NONE);
+            out[i as usize].store(nn, Relaxed);
+        }
     });
-    out
+    // The pool's join publishes every store to this thread.
+    out.into_iter().map(AtomicU32::into_inner).collect()
 }
 
 /// The nearest neighbour of point `i` by scanning every point (ties to the smallest index;
