@@ -100,7 +100,7 @@ where
 
 /// The outputs of the pieces of a parallel pass, in order, not yet concatenated:
 /// combining two is a move of vector headers, so a pass's span does not grow with its
-/// output; [`concat`] then copies them into one vector in parallel.
+/// output; [`concat()`] then copies them into one vector in parallel.
 pub type Pieces<U> = Vec<Vec<U>>;
 
 /// Joins the piece lists of two halves (left first): moves no elements.
