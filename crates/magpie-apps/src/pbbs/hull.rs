@@ -24,8 +24,8 @@
 //! assert!(h.len() > 10 && h.len() < 200);
 //! ```
 
-use super::slices as par;
 use super::point_gen::{self, Point, PointKind};
+use super::slices as par;
 use crate::input::InputError;
 use crate::join::Join;
 

@@ -22,8 +22,8 @@
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use super::graph_gen::NONE;
-use super::slices as par;
 use super::point_gen::{self, Point, PointKind};
+use super::slices as par;
 use crate::input::InputError;
 use crate::join::Join;
 

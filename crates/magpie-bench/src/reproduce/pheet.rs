@@ -19,17 +19,15 @@
 //! dynamic-quanta` (`pheet` is magpie's name of the thesis' original backoff; `linear` has
 //! the thesis' tuned defaults), `--instances 2` (multiprogrammed, the thesis' "80-2"),
 //! `--workers P` (one worker per core, as the thesis), on the thesis' benchmarks magpie has:
-//! quicksort (10^7; Gaussian keys with `--data gaussian` where the build has it, else
-//! uniform), prefix-sum (10^7, the thesis 10^8: a memory choice), UTS T1 (the thesis'
-//! UTS-0, geometric, 4,130,071 nodes) and, where the build lists it, graph bipartitioning
-//! of G(35, 0.9) (§3). The
+//! quicksort (10^7 Gaussian keys, `--data gaussian`), prefix-sum of ones (10^7, the thesis
+//! 10^8: a memory choice), UTS T1 (the thesis' UTS-0, geometric, 4,130,071 nodes) and graph
+//! bipartitioning of G(35, 0.9) (§3). The
 //! comparison pools the runs of all applications as the thesis' aggregated result does:
 //! each run time divided by its application's mean over the four policies
 //! (`magpie_measure::stats::relative`'s normalisation), then Welch's t-test. LU runs with
-//! `--instances 4` when `magpie experiment` lists an `lu` application (its default 1024²
-//! in blocks of 64; `--n 64 --block 16` with --quick).
+//! `--instances 4` (its default 1024² in blocks of 64; `--n 64 --block 16` with --quick).
 
-use super::claim::{self, Claim, Context, Judgement, Statement};
+use super::claim::{self, Claim, Context, Statement};
 use super::{cores, magpie_bin, run_child, show, Pictures, ReproduceArgs};
 use magpie_measure::stats;
 use serde_json::Value;
@@ -118,66 +116,25 @@ fn pooled(rows: &[Row], idle: &str, field: fn(&Row) -> &Vec<f64>) -> Vec<f64> {
     out
 }
 
-/// The applications `magpie experiment` lists (from its error for an unknown one).
-fn listed_apps(bin: &Path) -> Vec<String> {
-    let args: Vec<String> = ["experiment", "policies", "--app", "?"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let err = match run_child(bin, &args, Duration::from_secs(60), false) {
-        Err(e) => e,
-        Ok(_) => return Vec::new(),
-    };
-    err.split("expected one of: ")
-        .nth(1)
-        .map(|l| {
-            l.split(['|', '\n'])
-                .next()
-                .unwrap_or("")
-                .split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Whether `magpie experiment` takes `--data gaussian` (the thesis' quicksort input).
-fn has_gaussian(bin: &Path) -> bool {
-    let args: Vec<String> = ["experiment", "policies", "--help"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    run_child(bin, &args, Duration::from_secs(60), false).is_ok_and(|h| h.contains("gaussian"))
-}
-
-/// The applications of the multiprogrammed comparison: the thesis' quicksort (Gaussian
-/// keys where the build has them), prefix sum and UTS-0 (magpie's T1), and its graph
-/// bipartitioning (G(35, 0.9)) where the build lists `bipartition`.
-fn apps(quick: bool, listed: &[String], gaussian: bool) -> Vec<Vec<String>> {
+/// The applications of the multiprogrammed comparison: the thesis' quicksort of Gaussian
+/// keys, prefix sum of ones, UTS-0 (magpie's T1) and its graph bipartitioning (G(35, 0.9)).
+fn apps(quick: bool) -> Vec<Vec<String>> {
     let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let size = if quick { "20000" } else { "10000000" };
-    let mut quicksort = v(&["quicksort", "--size", size]);
-    if gaussian {
-        quicksort.extend(v(&["--data", "gaussian"]));
-    }
-    let mut out = vec![
-        quicksort,
+    vec![
+        v(&["quicksort", "--size", size, "--data", "gaussian"]),
         v(&["prefix-sum", "--size", size]),
         if quick {
             v(&["uts", "--flags", "-t 1 -a 3 -d 5 -b 4 -r 19"])
         } else {
             v(&["uts", "--tree", "T1"])
         },
-    ];
-    if listed.iter().any(|a| a == "bipartition") {
-        out.push(if quick {
+        if quick {
             v(&["bipartition", "--n", "12", "--density", "0.9"])
         } else {
             v(&["bipartition", "--n", "35", "--density", "0.9"])
-        });
-    }
-    out
+        },
+    ]
 }
 
 /// `magpie experiment policies` on `apps` with `idles`, `instances` at once; its report.
@@ -229,14 +186,13 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
     };
     let mut st = statements().into_iter();
     let mut out = Vec::new();
-    let listed = listed_apps(&bin);
 
     // Multiprogrammed with 2 instances: linear vs original and yield, dynamic quanta vs
     // original, sleeps.
     let (by, report) = experiment(
         &bin,
         args,
-        &apps(args.quick, &listed, has_gaussian(&bin)),
+        &apps(args.quick),
         &[LINEAR, ORIGINAL, YIELD, QUANTA],
         2,
     );
@@ -282,9 +238,9 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
         }
     }
 
-    // LU with 4 instances, when the build has it.
+    // LU with 4 instances.
     let lu_statement = st.next().expect("statement");
-    if listed.iter().any(|a| a == "lu") {
+    {
         let lu: Vec<String> = if args.quick {
             ["lu", "--n", "64", "--block", "16"]
                 .iter()
@@ -313,14 +269,6 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
             }
             Err(e) => out.push(lu_statement.unmeasured(&ctx, &e, &by)),
         }
-    } else {
-        out.push(lu_statement.judged(
-            &ctx,
-            None,
-            &[],
-            Judgement::out_of_reach("lu not available in this build"),
-            "",
-        ));
     }
     out
 }
