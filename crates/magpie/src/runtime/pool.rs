@@ -101,7 +101,24 @@ impl ThreadPool {
     where
         F: FnOnce() + Send + 'static,
     {
-        spawn_in(&self.registry, f)
+        spawn_in(&self.registry, f, None)
+    }
+
+    /// [`crate::spawn_with_priority`] on this pool: higher `priority` runs first.
+    ///
+    /// ```
+    /// use std::sync::mpsc::channel;
+    /// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+    /// let (tx, rx) = channel();
+    /// pool.spawn_with_priority(-3, move || tx.send(pool_answer()).unwrap());
+    /// fn pool_answer() -> u32 { 42 }
+    /// assert_eq!(rx.recv().unwrap(), 42);
+    /// ```
+    pub fn spawn_with_priority<F>(&self, priority: i64, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        spawn_in(&self.registry, f, Some(priority))
     }
 
     /// Number of workers.
