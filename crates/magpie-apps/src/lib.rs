@@ -1,6 +1,7 @@
 //! The applications of magpie: the fork-join kernels (at the crate root), the search
 //! applications (UTS, NS, N-Queens, maximum clique, knapsack, TSP), the loop applications
-//! (Mandelbrot, dist, histogram, SpMV), and what they share (inputs, outputs, statistics,
+//! (Mandelbrot, dist, histogram, SpMV), single-source shortest paths on task priorities
+//! ([`sssp`]), and what they share (inputs, outputs, statistics,
 //! seeded generators in [`rng`]).
 //!
 //! Every fork-join kernel is written once, generic over [`join::Join`]: with
@@ -33,6 +34,7 @@ pub mod registry;
 pub mod rng;
 pub mod shared;
 pub mod spmv;
+pub mod sssp;
 pub mod tsp;
 pub mod uts;
 
