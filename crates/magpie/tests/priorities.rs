@@ -21,11 +21,7 @@ fn hits(n: usize) -> Vec<AtomicU8> {
 }
 
 fn assert_all_once(hits: &[AtomicU8], what: &str) {
-    if let Some((i, h)) = hits
-        .iter()
-        .enumerate()
-        .find(|(_, h)| h.load(Relaxed) != 1)
-    {
+    if let Some((i, h)) = hits.iter().enumerate().find(|(_, h)| h.load(Relaxed) != 1) {
         panic!("{what}: task {i} ran {} times", h.load(Relaxed));
     }
 }
@@ -231,7 +227,14 @@ fn one_worker_runs_ordinary_work_of_the_running_task_first() {
     }) {
         assert_eq!(
             order,
-            ["plain-root", "prio-9", "join-a", "join-b", "plain", "prio-100"]
+            [
+                "plain-root",
+                "prio-9",
+                "join-a",
+                "join-b",
+                "plain",
+                "prio-100"
+            ]
         );
     }
 }

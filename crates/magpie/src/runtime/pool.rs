@@ -110,9 +110,12 @@ impl ThreadPool {
     /// use std::sync::mpsc::channel;
     /// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
     /// let (tx, rx) = channel();
-    /// pool.spawn_with_priority(-3, move || tx.send(pool_answer()).unwrap());
-    /// fn pool_answer() -> u32 { 42 }
-    /// assert_eq!(rx.recv().unwrap(), 42);
+    /// for p in [-3, 0, 5] {
+    ///     let tx = tx.clone();
+    ///     pool.spawn_with_priority(p, move || tx.send(p).unwrap());
+    /// }
+    /// drop(tx);
+    /// assert_eq!(rx.iter().sum::<i64>(), 2);
     /// ```
     pub fn spawn_with_priority<F>(&self, priority: i64, f: F)
     where
