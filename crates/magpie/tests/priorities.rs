@@ -261,3 +261,61 @@ fn extreme_priorities_are_ordered() {
         assert_eq!(order, ["max", "zero", "min+1", "min"]);
     }
 }
+
+/// A thief takes the best prioritised task it sees: the spawning worker stays busy (it
+/// waits, without running anything, until its four tasks ran), so the other worker takes
+/// them all, best first and LIFO among equals.
+#[test]
+fn a_thief_takes_the_best_task_first() {
+    for deque in deques() {
+        let pool = pool(deque, 2);
+        let log = Mutex::new(Vec::new());
+        let done = AtomicUsize::new(0);
+        pool.scope(|s| {
+            let me = magpie::current_worker_index();
+            for (p, label) in [(1, "1"), (5, "5a"), (3, "3"), (5, "5b")] {
+                let (log, done) = (&log, &done);
+                s.spawn_with_priority(p, move |_| {
+                    assert_ne!(
+                        magpie::current_worker_index(),
+                        me,
+                        "{deque}: ran by its spawner"
+                    );
+                    record(log, label);
+                    done.fetch_add(1, Relaxed);
+                });
+            }
+            while done.load(Relaxed) < 4 {
+                std::thread::yield_now();
+            }
+        });
+        assert_eq!(log.into_inner().unwrap(), ["5b", "5a", "3", "1"], "{deque}");
+    }
+}
+
+#[test]
+fn a_panic_in_a_prioritised_task_reaches_the_scope_after_all_ran() {
+    for deque in deques() {
+        for n in WORKERS {
+            let pool = pool(deque, n);
+            let ran = AtomicUsize::new(0);
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.scope(|s| {
+                    for i in 0..100 {
+                        let ran = &ran;
+                        s.spawn_with_priority(i % 5, move |_| {
+                            ran.fetch_add(1, Relaxed);
+                            if i == 37 {
+                                panic!("task 37");
+                            }
+                        });
+                    }
+                })
+            }));
+            let payload = result.expect_err("the scope must propagate the panic");
+            assert_eq!(payload.downcast_ref::<&str>(), Some(&"task 37"));
+            assert_eq!(ran.load(Relaxed), 100, "{deque}, {n} workers");
+            assert_pool_works(&pool);
+        }
+    }
+}
