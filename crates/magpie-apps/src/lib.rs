@@ -1,7 +1,9 @@
 //! The applications of magpie: the fork-join kernels (at the crate root), the search
-//! applications (UTS, NS, N-Queens, maximum clique, knapsack, TSP, subgraph isomorphism),
-//! the loop applications (Mandelbrot, dist, Dist-D, histogram, SpMV), and what they share
-//! (inputs, outputs, statistics, seeded generators in [`rng`]).
+//! applications (UTS, NS, N-Queens, maximum clique, knapsack, TSP, graph bipartitioning,
+//! subgraph isomorphism), the loop applications (Mandelbrot, dist, Dist-D, histogram,
+//! SpMV), single-source shortest paths on task priorities ([`sssp`]), the PBBS kernels
+//! ([`pbbs`]), and what they share (inputs, outputs, statistics, seeded generators in
+//! [`rng`]).
 //!
 //! Every fork-join kernel is written once, generic over [`join::Join`]: with
 //! [`join::Magpie`] it forks with [`magpie::join`], so it runs on whatever pool it is called
@@ -38,6 +40,7 @@ pub mod rng;
 pub mod shared;
 pub mod sip;
 pub mod spmv;
+pub mod sssp;
 pub mod tsp;
 pub mod uts;
 

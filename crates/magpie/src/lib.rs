@@ -89,9 +89,9 @@ pub mod trace;
 // and `search` (the search skeletons).
 #[cfg(not(loom))]
 pub use runtime::{
-    current_num_workers, current_worker_index, expose_work, join, scope, spawn, BuildError,
-    IntoDequeKind, JoinLimit, ParseSettingError, PoolStats, Scope, Signal, ThreadPool,
-    ThreadPoolBuilder, DEFAULT_STACK_SIZE, MAX_WORKERS,
+    current_num_workers, current_worker_index, expose_work, join, scope, spawn,
+    spawn_with_priority, BuildError, IntoDequeKind, JoinLimit, ParseSettingError, PoolStats, Scope,
+    Signal, ThreadPool, ThreadPoolBuilder, DEFAULT_STACK_SIZE, MAX_WORKERS,
 };
 pub use stats::WorkerStats;
 #[cfg(not(loom))]
@@ -101,3 +101,8 @@ pub use trace::Trace;
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The user guide's code examples (docs/guide.md), run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide.md")]
+pub struct GuideDoctests;

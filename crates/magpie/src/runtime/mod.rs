@@ -2,6 +2,8 @@
 //! and the user API built on them (`join`, `scope`, `spawn`, `install`).
 
 pub(crate) mod latch;
+#[cfg(any(not(loom), test))]
+pub(crate) mod priority;
 pub(crate) mod sleep;
 #[cfg(all(test, loom))]
 mod tests {
@@ -29,7 +31,7 @@ pub use self::{
     },
     join::join,
     pool::{PoolStats, ThreadPool},
-    scope::{scope, spawn, Scope},
+    scope::{scope, spawn, spawn_with_priority, Scope},
 };
 
 #[cfg(not(loom))]

@@ -101,7 +101,27 @@ impl ThreadPool {
     where
         F: FnOnce() + Send + 'static,
     {
-        spawn_in(&self.registry, f)
+        spawn_in(&self.registry, f, None)
+    }
+
+    /// [`crate::spawn_with_priority`] on this pool: higher `priority` runs first.
+    ///
+    /// ```
+    /// use std::sync::mpsc::channel;
+    /// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+    /// let (tx, rx) = channel();
+    /// for p in [-3, 0, 5] {
+    ///     let tx = tx.clone();
+    ///     pool.spawn_with_priority(p, move || tx.send(p).unwrap());
+    /// }
+    /// drop(tx);
+    /// assert_eq!(rx.iter().sum::<i64>(), 2);
+    /// ```
+    pub fn spawn_with_priority<F>(&self, priority: i64, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        spawn_in(&self.registry, f, Some(priority))
     }
 
     /// Number of workers.

@@ -14,6 +14,7 @@ use crossbeam_utils::CachePadded;
 
 use super::job::{AbortOnUnwind, JobRef, StackJob};
 use super::latch::{CoreLatch, LockLatch, SpinLatch};
+use super::priority::PriorityQueues;
 use super::sleep::{Sleep, Wakeup};
 use crate::deque::{chase_lev, split, DequeKind, DequeOwner, DequeStealer, Steal};
 use crate::policy::idle::{IdleAction, IdlePolicy, IdleState};
@@ -98,6 +99,8 @@ pub(crate) struct Registry {
     id: usize,
     infos: Vec<ThreadInfo>,
     injector: Injector<JobRef>,
+    /// Prioritised tasks (`spawn_with_priority`): a heap per worker and a shared one.
+    priority: PriorityQueues<JobRef>,
     sleep: Sleep,
     terminating: AtomicBool,
     config: RegistryConfig,
@@ -148,6 +151,7 @@ impl Registry {
             id: NEXT_REGISTRY_ID.fetch_add(1, Ordering::Relaxed),
             infos,
             injector: Injector::new(),
+            priority: PriorityQueues::new(n),
             sleep: Sleep::new(n),
             terminating: AtomicBool::new(false),
             config,
@@ -243,10 +247,22 @@ impl Registry {
         self.sleep.new_external_work();
     }
 
+    /// Sends a prioritised job from outside the pool (or from another pool) to this pool's
+    /// shared priority heap, and wakes a sleeper as [`Registry::inject`] does.
+    pub(crate) fn inject_prioritized(&self, priority: i64, job: JobRef) {
+        self.priority
+            .push(self.priority.shared_slot(), priority, job);
+        // Dekker pair with `Sleep::sleep` step 2, as in `inject` (`has_work` reads
+        // `pending` with SeqCst).
+        fence(Ordering::SeqCst);
+        self.sleep.new_external_work();
+    }
+
     /// True if a sleeper should stay awake: injected or public work, or termination.
     fn has_work(&self) -> bool {
         self.terminating.load(Ordering::SeqCst)
             || !self.injector.is_empty()
+            || self.priority.pending_seqcst()
             || self.infos.iter().any(|i| i.stealer.has_public_work())
     }
 
@@ -549,6 +565,16 @@ impl WorkerThread {
         }
     }
 
+    /// Puts a prioritised job in this worker's priority heap (`spawn_with_priority`), and
+    /// wakes a parked worker as [`WorkerThread::push`] does.
+    pub(crate) fn push_prioritized(&self, priority: i64, job: JobRef) {
+        self.registry.priority.push(self.index, priority, job);
+        // A plain load: see the note on lost wake-ups in runtime/sleep.rs.
+        if self.registry.sleep.sleeping_hint() > 0 {
+            self.registry.sleep.new_work();
+        }
+    }
+
     /// Pops the bottom-most job of this worker's deque (hot path of `join`).
     #[inline]
     pub(crate) fn pop(&self) -> Option<JobRef> {
@@ -592,8 +618,16 @@ impl WorkerThread {
         if let Some(job) = self.pop() {
             return Search::Found(job);
         }
-        let mut contended = false;
         let registry = &*self.registry;
+        // Prioritised tasks run when the deque is empty, before any steal of ordinary work:
+        // this worker's best first, else the best published anywhere (runtime/priority.rs).
+        // Without priorities this is the one relaxed load the idle path pays.
+        if registry.priority.maybe_pending() {
+            if let Some(job) = registry.priority.take(self.index) {
+                return Search::Found(job);
+            }
+        }
+        let mut contended = false;
         let traced = self.recorder.on();
         if registry.num_workers() > 1 {
             let mut victims = self.victim_buf.borrow_mut();

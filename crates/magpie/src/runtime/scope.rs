@@ -7,7 +7,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Arc;
 
-use super::job::HeapJob;
+use super::job::{HeapJob, JobRef};
 use super::latch::{CountLatch, Latch};
 use super::registry::{Registry, WorkerThread};
 
@@ -129,7 +129,42 @@ impl<'scope> Scope<'scope> {
     where
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
-        self.spawn_job(body, false)
+        self.spawn_job(body, Target::Local)
+    }
+
+    /// Spawns a job into the scope with priority `priority`: **higher runs first**.
+    ///
+    /// Each worker keeps its prioritised jobs in a heap of its own, beside its deque. A
+    /// worker runs them when its deque is empty, that is, when it would otherwise steal:
+    /// the ordinary `join`/[`spawn`](Scope::spawn) work of the task it is running always
+    /// comes first (the priority orders the *next* tasks, as Pheet's strategies do; see
+    /// `runtime/README.md`). Then it takes its own highest-priority job, the latest spawned
+    /// among equal priorities (LIFO); a worker whose own heap is empty takes the
+    /// highest-priority job it sees on any worker before it steals ordinary work. So on one
+    /// worker the order is exact; on several it is a best effort (each worker is exact
+    /// locally, and no job waits while a worker is idle).
+    ///
+    /// Called from outside the pool (the scope was passed to another thread), the job goes
+    /// to the pool's shared priority heap, which every worker scans.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// let pool = magpie::ThreadPoolBuilder::new().num_workers(1).build().unwrap();
+    /// let order = Mutex::new(Vec::new());
+    /// pool.scope(|s| {
+    ///     for p in [3, 1, 2, 3] {
+    ///         let order = &order;
+    ///         s.spawn_with_priority(p, move |_| order.lock().unwrap().push(p));
+    ///     }
+    /// });
+    /// // One worker: by priority, the later of the two 3s first.
+    /// assert_eq!(order.into_inner().unwrap(), [3, 3, 2, 1]);
+    /// ```
+    pub fn spawn_with_priority<BODY>(&self, priority: i64, body: BODY)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.spawn_job(body, Target::Priority(priority))
     }
 
     /// Like [`Scope::spawn`], but the job goes to the pool's shared queue, where any idle
@@ -140,10 +175,10 @@ impl<'scope> Scope<'scope> {
     where
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
-        self.spawn_job(body, true)
+        self.spawn_job(body, Target::Shared)
     }
 
-    fn spawn_job<BODY>(&self, body: BODY, shared: bool)
+    fn spawn_job<BODY>(&self, body: BODY, target: Target)
     where
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
@@ -163,12 +198,7 @@ impl<'scope> Scope<'scope> {
         // SAFETY: the closure borrows only data outliving 'scope, and the scope does not end
         // before the job ran (it waits on the count latch).
         let job_ref = unsafe { job.into_job_ref() };
-        let wt = WorkerThread::current();
-        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
-        match unsafe { wt.as_ref() } {
-            Some(wt) if !shared && wt.registry().id() == self.registry.id() => wt.push(job_ref),
-            _ => self.registry.inject(job_ref),
-        }
+        submit(&self.registry, job_ref, target);
     }
 
     fn record_panic(&self, payload: Box<dyn Any + Send + 'static>) {
@@ -181,6 +211,30 @@ impl<'scope> Scope<'scope> {
             // SAFETY: `boxed` was just leaked and never shared.
             drop(unsafe { Box::from_raw(boxed) });
         }
+    }
+}
+
+/// Where a new job goes.
+#[derive(Clone, Copy)]
+enum Target {
+    /// The current worker's deque (the injector outside the pool).
+    Local,
+    /// The injector.
+    Shared,
+    /// The current worker's priority heap (the shared priority heap outside the pool).
+    Priority(i64),
+}
+
+/// Hands `job_ref` to `registry` as `target` says.
+fn submit(registry: &Arc<Registry>, job_ref: JobRef, target: Target) {
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+    let local = unsafe { wt.as_ref() }.filter(|wt| wt.registry().id() == registry.id());
+    match (local, target) {
+        (Some(wt), Target::Local) => wt.push(job_ref),
+        (Some(wt), Target::Priority(p)) => wt.push_prioritized(p, job_ref),
+        (None, Target::Priority(p)) => registry.inject_prioritized(p, job_ref),
+        (_, Target::Local | Target::Shared) => registry.inject(job_ref),
     }
 }
 
@@ -204,15 +258,40 @@ pub fn spawn<F>(f: F)
 where
     F: FnOnce() + Send + 'static,
 {
+    spawn_here(f, None)
+}
+
+/// Like [`spawn`], with priority `priority` (higher runs first); see
+/// [`Scope::spawn_with_priority`] for the order the pool promises.
+///
+/// ```
+/// use std::sync::mpsc::channel;
+/// let (tx, rx) = channel();
+/// magpie::spawn_with_priority(7, move || tx.send(6 * 7).unwrap());
+/// assert_eq!(rx.recv().unwrap(), 42);
+/// ```
+pub fn spawn_with_priority<F>(priority: i64, f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    spawn_here(f, Some(priority))
+}
+
+/// Spawns `f` on the current worker's pool, or the global pool outside any pool.
+fn spawn_here<F>(f: F, priority: Option<i64>)
+where
+    F: FnOnce() + Send + 'static,
+{
     let wt = WorkerThread::current();
     // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
     match unsafe { wt.as_ref() } {
-        Some(wt) => spawn_in(wt.registry(), f),
-        None => spawn_in(crate::runtime::global_registry(), f),
+        Some(wt) => spawn_in(wt.registry(), f, priority),
+        None => spawn_in(crate::runtime::global_registry(), f, priority),
     }
 }
 
-pub(crate) fn spawn_in<F>(registry: &Arc<Registry>, f: F)
+/// Spawns the `'static` job `f` on `registry`, with `priority` if given.
+pub(crate) fn spawn_in<F>(registry: &Arc<Registry>, f: F, priority: Option<i64>)
 where
     F: FnOnce() + Send + 'static,
 {
@@ -224,10 +303,6 @@ where
     });
     // SAFETY: the closure is 'static.
     let job_ref = unsafe { job.into_job_ref() };
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
-    match unsafe { wt.as_ref() } {
-        Some(wt) if wt.registry().id() == registry.id() => wt.push(job_ref),
-        _ => registry.inject(job_ref),
-    }
+    let target = priority.map_or(Target::Local, Target::Priority);
+    submit(registry, job_ref, target);
 }
