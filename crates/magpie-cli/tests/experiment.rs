@@ -1110,6 +1110,58 @@ fn pheet_applications_run_checked_on_one_two_and_four_workers() {
     );
 }
 
+/// Pheet's SSSP on task priorities (issue 17): with and without priorities, on 1, 2 and 4
+/// workers, every run checked against Dijkstra, and every answer the same.
+#[test]
+fn sssp_runs_checked_with_and_without_priorities() {
+    let v = policies_json(
+        &[
+            "--app",
+            "sssp",
+            "--graph",
+            "grid",
+            "--size",
+            "400",
+            "--app",
+            "sssp",
+            "--graph",
+            "grid",
+            "--size",
+            "400",
+            "--priorities",
+            "off",
+            "--workers",
+            "1,2,4",
+            "--deque",
+            "chase-lev",
+            "--runs",
+            "2",
+        ],
+        &[],
+    );
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 6, "2 apps × 3 worker counts: {v}");
+    let first = rows[0]["answer"].as_str().unwrap();
+    // A 20 × 20 grid is connected: every vertex is reached.
+    assert!(first.starts_with("400 vertices reached, distances sum "), "{first}");
+    for r in rows {
+        assert_eq!(r["answer"], first, "{r}");
+        assert_eq!(r["check"], "every distance equals Dijkstra's", "{r}");
+    }
+    assert_usage_error(
+        &["--app", "sssp", "--priorities", "maybe"],
+        &["--priorities \"maybe\": expected on or off"],
+    );
+    assert_usage_error(
+        &["--app", "sssp", "--graph", "ring"],
+        &["unknown graph kind \"ring\""],
+    );
+    assert_usage_error(
+        &["--app", "sssp", "--peers", "rayon"],
+        &["no rayon version of sssp"],
+    );
+}
+
 #[test]
 fn lu_runs_on_the_rayon_peer_with_the_same_factors() {
     let v = policies_json(

@@ -14,8 +14,8 @@ use clap::{ArgMatches, Parser};
 use magpie::ThreadPool;
 use magpie::WorkerStats;
 use magpie_apps::join::{Magpie, Rayon, Sequential};
-use magpie_apps::lu;
 use magpie_apps::registry::{self, Engine, Goal};
+use magpie_apps::{lu, sssp};
 use serde::{Deserialize, Serialize};
 
 use super::matrix::Peer;
@@ -27,11 +27,12 @@ use crate::search::{self, Prepared, SearchArgs, DEFAULT_SPAWN_DEPTH};
 
 /// The kernels, as named after `--app` (neither a search nor a loop application), each with
 /// its options (each option takes a value).
-const KERNELS: [(&str, &[&str]); 4] = [
+const KERNELS: [(&str, &[&str]); 5] = [
     ("quicksort", &["--size", "--data"]),
     ("prefix-sum", &["--size", "--data"]),
     ("fib", &["--n"]),
     ("lu", &["--n", "--block", "--seed"]),
+    ("sssp", &["--graph", "--size", "--seed", "--priorities"]),
 ];
 
 /// The kernels' names.
@@ -48,6 +49,9 @@ pub fn app_names() -> Vec<&'static str> {
     names
 }
 
+/// The vertices of sssp's graph without `--size` (its tasks without priorities relax a
+/// vertex many times over: keep it small for `--priorities off`).
+pub const DEFAULT_SSSP_SIZE: usize = 100_000;
 /// The elements of quicksort and prefix-sum without `--size`.
 pub const DEFAULT_SIZE: usize = 10_000_000;
 /// The largest `--n` of lu: three 8192² matrices of doubles are 1.5 GiB.
@@ -84,7 +88,7 @@ impl Data {
 }
 
 /// The application options of `policies`: clap id, flag, whether it takes a value.
-const OPTIONS: [(&str, &str, bool); 31] = [
+const OPTIONS: [(&str, &str, bool); 33] = [
     ("skeleton", "--skeleton", true),
     ("spawn_depth", "--spawn-depth", true),
     ("budget", "--budget", true),
@@ -116,6 +120,8 @@ const OPTIONS: [(&str, &str, bool); 31] = [
     ("density", "--density", true),
     ("data", "--data", true),
     ("block", "--block", true),
+    ("graph", "--graph", true),
+    ("priorities", "--priorities", true),
 ];
 
 /// What an application is.
@@ -138,6 +144,12 @@ enum Kind {
         n: usize,
         block: usize,
         seed: u64,
+    },
+    Sssp {
+        graph: sssp::GraphKind,
+        size: usize,
+        seed: u64,
+        priorities: sssp::Priorities,
     },
     /// One of `magpie loop`'s (its tokens are `LoopArgs`).
     Loop,
@@ -407,6 +419,37 @@ impl App {
                     },
                 }
             }
+            "sssp" => Kind::Sssp {
+                graph: match get("--graph") {
+                    Some(v) => v
+                        .parse()
+                        .map_err(|e| Failure::Usage(format!("--app {name}: {e}")))?,
+                    None => sssp::GraphKind::Random,
+                },
+                size: match get("--size") {
+                    Some(v) => parse_number(
+                        name,
+                        "--size",
+                        v,
+                        (2, sssp::MAX_SIZE),
+                        "a number of vertices",
+                    )?,
+                    None => DEFAULT_SSSP_SIZE,
+                },
+                seed: match get("--seed") {
+                    Some(v) => parse_number(name, "--seed", v, (0, u64::MAX), "a seed")?,
+                    None => SEED,
+                },
+                priorities: match get("--priorities").map(str::trim) {
+                    None | Some("on") => sssp::Priorities::On,
+                    Some("off") => sssp::Priorities::Off,
+                    Some(v) => {
+                        return usage(format!(
+                            "--app {name}: --priorities {v:?}: expected on or off"
+                        ))
+                    }
+                },
+            },
             "quicksort" => Kind::Quicksort {
                 size: size()?,
                 data: data()?,
@@ -449,6 +492,10 @@ impl App {
             (Peer::Rayon, Kind::Loop, other) => usage(format!(
                 "--peers rayon: there is no rayon version of the loop application {other}"
             )),
+            (Peer::Rayon, _, "sssp") => usage(
+                "--peers rayon: there is no rayon version of sssp (rayon has no task priorities)"
+                    .to_string(),
+            ),
             (Peer::Rayon, _, _) => Ok(()),
         }
     }
@@ -479,6 +526,16 @@ impl App {
                 }
             },
             Kind::Fib { n } => Job::Fib { n },
+            Kind::Sssp {
+                graph,
+                size,
+                seed,
+                priorities,
+            } => Job::Sssp {
+                graph: sssp::instance(graph, size, seed)
+                    .map_err(|e| Failure::Usage(format!("--app {}: {e}", self.label)))?,
+                priorities,
+            },
             Kind::Lu { n, block, seed } => {
                 let a = lu::generate(n, seed);
                 let m = lu::Blocked::from_rows(n, block, &a);
@@ -584,6 +641,10 @@ enum Job {
     },
     Fib {
         n: u64,
+    },
+    Sssp {
+        graph: sssp::Graph,
+        priorities: sssp::Priorities,
     },
     Lu {
         /// The matrix, row-major.
@@ -777,6 +838,26 @@ impl Job {
                          equal the sequential blocked LU's bit for bit",
                         r.residual, r.tolerance
                     ),
+                ))
+            }
+            Job::Sssp { graph, priorities } => {
+                let t = Instant::now();
+                let run = pool.install(|| sssp::sssp(&graph, 0, priorities));
+                let seconds = t.elapsed().as_secs_f64();
+                sssp::check(&graph, 0, &run).map_err(|e| Failure::Run(format!("sssp: {e}")))?;
+                Ok((
+                    seconds,
+                    // The answer is compared across configurations: the relaxation count,
+                    // which depends on the schedule, is not part of it.
+                    format!(
+                        "{} vertices reached, distances sum {}",
+                        sssp::reachable(&run.distances),
+                        run.distances
+                            .iter()
+                            .filter(|&&d| d != sssp::UNREACHABLE)
+                            .sum::<u64>()
+                    ),
+                    "every distance equals Dijkstra's".to_string(),
                 ))
             }
             Job::Fib { n } => {

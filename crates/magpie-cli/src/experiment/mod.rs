@@ -82,6 +82,11 @@ Applications (--app, repeatable; an application's options follow its --app):
                      matrix (default 1024, blocks of 64); checked ||A - LU||_F <=
                      2 N eps ||L||_F ||U||_F and bit for bit against the sequential
                      blocked LU
+  sssp [--graph random|grid --size N --seed S --priorities on|off]
+                     single-source shortest paths from vertex 0 of a seeded graph of N
+                     vertices (default 100000; random G(n, 8n) or a grid, weights
+                     1..1000), one task per improved vertex at priority -distance
+                     (Pheet's; off: all at 0); checked against Dijkstra; magpie only
   mandelbrot [--width W --height H --max-iter N], dist [--dist D --iterations N
   --mean-units U --seed S], histogram [--size N --buckets B --skew S --seed S],
   spmv [--rows R --cols C --min-len L --alpha A --seed S], each with [--steps T]
@@ -183,7 +188,8 @@ pub struct PoliciesArgs {
     #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Applications")]
     pub n: Vec<String>,
-    /// quicksort, prefix-sum: the number of elements; histogram: the number of keys
+    /// quicksort, prefix-sum: the number of elements; histogram: the number of keys; sssp:
+    /// the number of vertices
     #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Applications")]
     pub size: Vec<String>,
@@ -194,6 +200,13 @@ pub struct PoliciesArgs {
     #[arg(long, value_name = "B", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Applications")]
     pub block: Vec<String>,
+    /// sssp: the generated graph, random or grid [default: random]
+    #[arg(long, value_name = "G", action = ArgAction::Append, help_heading = "Applications")]
+    pub graph: Vec<String>,
+    /// sssp: on (priority -distance, default) or off (every task at priority 0)
+    #[arg(long, value_name = "on|off", action = ArgAction::Append,
+          help_heading = "Applications")]
+    pub priorities: Vec<String>,
     /// bipartition: the edge probability of a generated graph [default: 0.9]
     #[arg(long, value_name = "P", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Applications")]
