@@ -1143,7 +1143,10 @@ fn sssp_runs_checked_with_and_without_priorities() {
     assert_eq!(rows.len(), 6, "2 apps × 3 worker counts: {v}");
     let first = rows[0]["answer"].as_str().unwrap();
     // A 20 × 20 grid is connected: every vertex is reached.
-    assert!(first.starts_with("400 vertices reached, distances sum "), "{first}");
+    assert!(
+        first.starts_with("400 vertices reached, distances sum "),
+        "{first}"
+    );
     for r in rows {
         assert_eq!(r["answer"], first, "{r}");
         assert_eq!(r["check"], "every distance equals Dijkstra's", "{r}");

@@ -7,6 +7,7 @@ pub(crate) mod priority;
 pub(crate) mod sleep;
 #[cfg(all(test, loom))]
 mod tests {
+    mod loom_priority;
     mod loom_sleep;
 }
 
