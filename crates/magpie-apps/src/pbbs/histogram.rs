@@ -13,7 +13,7 @@
 //! ```
 
 use super::gen;
-use super::par::reduce;
+use super::par::{for_pieces, reduce};
 use crate::join::Join;
 use crate::registry::{digest, fits, Kernel};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -55,7 +55,7 @@ pub fn histogram<J: Join>(j: &mut J, keys: &[u32], buckets: usize) -> Vec<u64> {
         )
     } else {
         let counts: Vec<AtomicU64> = (0..buckets).map(|_| AtomicU64::new(0)).collect();
-        super::par::for_pieces(j, keys, grain, &|block: &[u32]| {
+        for_pieces(j, keys, grain, &|block: &[u32]| {
             for &k in block {
                 counts[k as usize].fetch_add(1, Ordering::Relaxed);
             }
