@@ -241,7 +241,7 @@ impl Kernel for MaximalMatching {
     const NAME: &'static str = "maximal-matching";
     const ABOUT: &'static str =
         "PBBS maximalMatching: greedy matching of a random local graph by deterministic reservations (size: vertices)";
-    const FULL: usize = 1_000_000;
+    const FULL: usize = 4_000_000;
     const QUICK: usize = 20_000;
 
     fn build(size: usize, seed: u64) -> Result<Self, String> {

@@ -216,7 +216,7 @@ forkjoin_kernels! {
     WordCounts => crate::pbbs::word_counts::WordCounts,
     /// PBBS BFS: breadth-first search tree from vertex 0 of an rMat graph of 2^20 vertices.
     Bfs => crate::pbbs::bfs::BfsKernel,
-    /// PBBS maximalMatching: greedy maximal matching of a random local graph of 10^6
+    /// PBBS maximalMatching: greedy maximal matching of a random local graph of 4·10^6
     /// vertices.
     MaximalMatching => crate::pbbs::matching::MaximalMatching,
     /// PBBS convexHull: quickhull of 10^7 points uniform in a disk.
