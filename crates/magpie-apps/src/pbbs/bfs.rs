@@ -24,9 +24,10 @@
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use super::graph_gen::{self, Graph, GraphKind, NONE};
-use super::slices as par;
+use super::par;
 use crate::input::InputError;
 use crate::join::Join;
+use crate::registry::Kernel;
 
 /// The frontier vertices one sequential piece handles.
 pub const GRAIN: usize = 256;
@@ -82,7 +83,7 @@ pub fn bfs<J: Join>(j: &mut J, g: &Graph, source: u32) -> Bfs {
             }
         });
         level += 1;
-        par::for_pieces(j, &next, GRAIN * 16, &|_, piece: &[u32]| {
+        par::for_pieces(j, &next, GRAIN * 16, &|piece: &[u32]| {
             for &v in piece {
                 levels[v as usize].store(level, Relaxed);
             }
@@ -171,4 +172,64 @@ pub fn check(g: &Graph, source: u32, r: &Bfs) -> Result<(), String> {
 /// A digest of the result (its parents, then its levels), equal across runtimes.
 pub fn digest(r: &Bfs) -> u64 {
     crate::output::fnv64(r.parents.iter().chain(&r.levels).map(|&x| u64::from(x)))
+}
+
+/// The `bfs` kernel: [`bfs`] from vertex 0 of a [`DEFAULT_INPUT`] (rMat) graph of `size`
+/// vertices (rounded up to a power of two), each result [`check`]ed before its [`digest`].
+///
+/// ```
+/// use magpie_apps::join::Sequential;
+/// use magpie_apps::pbbs::bfs::BfsKernel;
+/// use magpie_apps::registry::Kernel;
+/// let mut k = BfsKernel::build(1000, 1).unwrap(); // 1024 vertices
+/// let ret = k.run(&mut Sequential);
+/// assert!(ret > 1 && ret <= 1024); // the vertices reached
+/// assert!(k.digest(ret).is_ok());
+/// assert!(BfsKernel::build(0, 1).unwrap_err().starts_with("--size"));
+/// ```
+#[derive(Debug)]
+pub struct BfsKernel {
+    graph: Graph,
+    result: Option<Bfs>,
+}
+
+impl Kernel for BfsKernel {
+    const NAME: &'static str = "bfs";
+    const ABOUT: &'static str =
+        "PBBS BFS: breadth-first search tree from vertex 0 of an rMat graph (size: vertices)";
+    const FULL: usize = 1 << 20;
+    const QUICK: usize = 1 << 12;
+
+    fn build(size: usize, seed: u64) -> Result<Self, String> {
+        let graph = input(DEFAULT_INPUT, size, seed).map_err(|e| e.to_string())?;
+        Ok(BfsKernel {
+            graph,
+            result: None,
+        })
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "BFS from vertex 0 of an rMat graph of {} vertices, {} arcs",
+            self.graph.num_vertices(),
+            self.graph.num_edges()
+        )
+    }
+
+    fn prepare(&mut self) {
+        self.result = None;
+    }
+
+    fn run<J: Join>(&mut self, j: &mut J) -> u64 {
+        let r = bfs(j, &self.graph, 0);
+        let reached = r.levels.iter().filter(|&&l| l != NONE).count() as u64;
+        self.result = Some(r);
+        reached
+    }
+
+    fn digest(&self, ret: u64) -> Result<u64, String> {
+        let r = self.result.as_ref().ok_or("bfs: digest before a run")?;
+        check(&self.graph, 0, r)?;
+        Ok(crate::registry::digest([ret, digest(r)]))
+    }
 }

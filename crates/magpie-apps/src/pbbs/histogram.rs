@@ -13,7 +13,7 @@
 //! ```
 
 use super::gen;
-use super::par::map_reduce;
+use super::par::{for_pieces, reduce};
 use crate::join::Join;
 use crate::registry::{digest, fits, Kernel};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -36,15 +36,14 @@ pub const KERNEL_BUCKETS: u32 = 256;
 /// If a key is `buckets` or more.
 pub fn histogram<J: Join>(j: &mut J, keys: &[u32], buckets: usize) -> Vec<u64> {
     let grain = HISTOGRAM_GRAIN.max(4 * buckets);
-    let tasks = keys.len().div_ceil(grain);
-    let block = |t: usize| &keys[t * grain..keys.len().min((t + 1) * grain)];
     if buckets <= LOCAL_COUNTS_MAX {
-        map_reduce(
+        reduce(
             j,
-            0..tasks,
-            &|t| {
+            keys,
+            grain,
+            &|block: &[u32]| {
                 let mut counts = vec![0u64; buckets];
-                for &k in block(t) {
+                for &k in block {
                     counts[k as usize] += 1;
                 }
                 counts
@@ -54,19 +53,13 @@ pub fn histogram<J: Join>(j: &mut J, keys: &[u32], buckets: usize) -> Vec<u64> {
                 a
             },
         )
-        .unwrap_or_else(|| vec![0; buckets])
     } else {
         let counts: Vec<AtomicU64> = (0..buckets).map(|_| AtomicU64::new(0)).collect();
-        map_reduce(
-            j,
-            0..tasks,
-            &|t| {
-                for &k in block(t) {
-                    counts[k as usize].fetch_add(1, Ordering::Relaxed);
-                }
-            },
-            &|(), ()| (),
-        );
+        for_pieces(j, keys, grain, &|block: &[u32]| {
+            for &k in block {
+                counts[k as usize].fetch_add(1, Ordering::Relaxed);
+            }
+        });
         counts.into_iter().map(AtomicU64::into_inner).collect()
     }
 }

@@ -24,10 +24,11 @@
 //! assert!(h.len() > 10 && h.len() < 200);
 //! ```
 
+use super::par;
 use super::point_gen::{self, Point, PointKind};
-use super::slices as par;
 use crate::input::InputError;
 use crate::join::Join;
+use crate::registry::Kernel;
 
 /// The candidate points one sequential piece handles.
 pub const GRAIN: usize = 2048;
@@ -268,4 +269,77 @@ pub fn monotone_chain(pts: &[Point]) -> Vec<u32> {
 /// A digest of the hull (its indices in order), equal across runtimes.
 pub fn digest(hull: &[u32]) -> u64 {
     crate::output::fnv64(hull.iter().map(|&i| u64::from(i)))
+}
+
+/// The `convex-hull` kernel: [`convex_hull`] of `size` points uniform in a disk
+/// ([`DEFAULT_INPUT`]); each result is checked on its face (indices in range, every turn
+/// strictly counter-clockwise) before its [`digest`], the harness comparing the digests
+/// with the sequential run's ([`monotone_chain`] is the tests' full check).
+///
+/// ```
+/// use magpie_apps::join::Sequential;
+/// use magpie_apps::pbbs::hull::ConvexHull;
+/// use magpie_apps::registry::Kernel;
+/// let mut k = ConvexHull::build(5000, 1).unwrap();
+/// let ret = k.run(&mut Sequential);
+/// assert!(ret > 3 && ret < 200); // the hull's vertices
+/// assert!(k.digest(ret).is_ok());
+/// assert!(ConvexHull::build(0, 1).unwrap_err().starts_with("--size"));
+/// ```
+#[derive(Debug)]
+pub struct ConvexHull {
+    pts: Vec<Point>,
+    result: Option<Vec<u32>>,
+}
+
+impl Kernel for ConvexHull {
+    const NAME: &'static str = "convex-hull";
+    const ABOUT: &'static str =
+        "PBBS convexHull: parallel quickhull of points uniform in a disk (size: points)";
+    const FULL: usize = 10_000_000;
+    const QUICK: usize = 100_000;
+
+    fn build(size: usize, seed: u64) -> Result<Self, String> {
+        let pts = input(DEFAULT_INPUT, size, seed).map_err(|e| e.to_string())?;
+        Ok(ConvexHull { pts, result: None })
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "quickhull of {} points uniform in a disk, pieces of {GRAIN}",
+            self.pts.len()
+        )
+    }
+
+    fn prepare(&mut self) {
+        self.result = None;
+    }
+
+    fn run<J: Join>(&mut self, j: &mut J) -> u64 {
+        let h = convex_hull(j, &self.pts);
+        let vertices = h.len() as u64;
+        self.result = Some(h);
+        vertices
+    }
+
+    fn digest(&self, ret: u64) -> Result<u64, String> {
+        let h = self
+            .result
+            .as_ref()
+            .ok_or("convex-hull: digest before a run")?;
+        if let Some(&bad) = h.iter().find(|&&i| i as usize >= self.pts.len()) {
+            return Err(format!("convex-hull: vertex {bad} is not a point"));
+        }
+        if h.len() >= 3 {
+            let p = |k: usize| self.pts[h[k % h.len()] as usize];
+            if let Some(k) = (0..h.len()).find(|&k| Point::cross(p(k), p(k + 1), p(k + 2)) <= 0) {
+                return Err(format!(
+                    "convex-hull: no left turn at vertex {} (point {})",
+                    k + 1,
+                    h[(k + 1) % h.len()]
+                ));
+            }
+        }
+        Ok(crate::registry::digest([ret, digest(h)]))
+    }
 }

@@ -15,7 +15,7 @@
 //! ```
 
 use super::gen;
-use super::par::{map_reduce, par_copy, scatter};
+use super::par::{par_copy, reduce, scatter};
 use crate::join::Join;
 use crate::registry::{digest, fits, Kernel};
 
@@ -41,19 +41,13 @@ pub fn integer_sort<J: Join>(j: &mut J, keys: &mut [u32], tmp: &mut [u32]) {
         keys.sort_unstable();
         return;
     }
-    let max = {
-        let keys: &[u32] = keys;
-        map_reduce(
-            j,
-            0..n.div_ceil(MAX_CHUNK),
-            &|c| {
-                let chunk = &keys[c * MAX_CHUNK..n.min((c + 1) * MAX_CHUNK)];
-                chunk.iter().copied().max().unwrap_or(0)
-            },
-            &|a: u32, b: u32| a.max(b),
-        )
-        .unwrap_or(0)
-    };
+    let max = reduce(
+        j,
+        keys,
+        MAX_CHUNK,
+        &|chunk: &[u32]| chunk.iter().copied().max().unwrap_or(0),
+        &|a: u32, b: u32| a.max(b),
+    );
     let bits = u32::BITS - max.leading_zeros();
     let passes = bits.div_ceil(RADIX_BITS);
     let (mut src, mut dst) = (keys, tmp);

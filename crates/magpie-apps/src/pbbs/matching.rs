@@ -26,9 +26,10 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 
 use super::graph_gen::{self, GraphKind, NONE};
-use super::slices as par;
+use super::par;
 use crate::input::InputError;
 use crate::join::Join;
+use crate::registry::Kernel;
 use crate::rng::SplitMix64;
 
 /// The edges one sequential piece handles.
@@ -91,7 +92,7 @@ pub fn maximal_matching<J: Join>(j: &mut J, input: &EdgeList) -> Vec<u32> {
         let prefix = &pending[start..start + len];
         // Reserve: matched flags change only in the commit phase, so all edges of the
         // prefix see the state at the end of the previous round.
-        par::for_pieces(j, prefix, GRAIN, &|_, piece: &[u32]| {
+        par::for_pieces(j, prefix, GRAIN, &|piece: &[u32]| {
             for &e in piece {
                 let (u, v) = edges[e as usize];
                 if !matched[u as usize].load(Relaxed) && !matched[v as usize].load(Relaxed) {
@@ -214,4 +215,68 @@ pub fn check(input: &EdgeList, chosen: &[u32]) -> Result<(), String> {
 /// A digest of the matching (its edge indices), equal across runtimes.
 pub fn digest(chosen: &[u32]) -> u64 {
     crate::output::fnv64(chosen.iter().map(|&e| u64::from(e)))
+}
+
+/// The `maximal-matching` kernel: [`maximal_matching`] of the shuffled edges of a
+/// [`DEFAULT_INPUT`] (random local) graph of `size` vertices, each result [`check`]ed
+/// before its [`digest`].
+///
+/// ```
+/// use magpie_apps::join::Sequential;
+/// use magpie_apps::pbbs::matching::MaximalMatching;
+/// use magpie_apps::registry::Kernel;
+/// let mut k = MaximalMatching::build(2000, 1).unwrap();
+/// let ret = k.run(&mut Sequential);
+/// assert!(ret > 0 && ret <= 1000); // the edges chosen
+/// assert!(k.digest(ret).is_ok());
+/// assert!(MaximalMatching::build(0, 1).unwrap_err().starts_with("--size"));
+/// ```
+#[derive(Debug)]
+pub struct MaximalMatching {
+    edges: EdgeList,
+    result: Option<Vec<u32>>,
+}
+
+impl Kernel for MaximalMatching {
+    const NAME: &'static str = "maximal-matching";
+    const ABOUT: &'static str =
+        "PBBS maximalMatching: greedy matching of a random local graph by deterministic reservations (size: vertices)";
+    const FULL: usize = 4_000_000;
+    const QUICK: usize = 20_000;
+
+    fn build(size: usize, seed: u64) -> Result<Self, String> {
+        let edges = input(DEFAULT_INPUT, size, seed).map_err(|e| e.to_string())?;
+        Ok(MaximalMatching {
+            edges,
+            result: None,
+        })
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "maximal matching of a random local graph of {} vertices, {} edges",
+            self.edges.n,
+            self.edges.edges.len()
+        )
+    }
+
+    fn prepare(&mut self) {
+        self.result = None;
+    }
+
+    fn run<J: Join>(&mut self, j: &mut J) -> u64 {
+        let m = maximal_matching(j, &self.edges);
+        let chosen = m.len() as u64;
+        self.result = Some(m);
+        chosen
+    }
+
+    fn digest(&self, ret: u64) -> Result<u64, String> {
+        let m = self
+            .result
+            .as_ref()
+            .ok_or("maximal-matching: digest before a run")?;
+        check(&self.edges, m)?;
+        Ok(crate::registry::digest([ret, digest(m)]))
+    }
 }

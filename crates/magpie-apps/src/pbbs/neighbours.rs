@@ -22,10 +22,11 @@
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use super::graph_gen::NONE;
+use super::par;
 use super::point_gen::{self, Point, PointKind};
-use super::slices as par;
 use crate::input::InputError;
 use crate::join::Join;
+use crate::registry::Kernel;
 
 /// The most points a kd-tree leaf holds.
 pub const LEAF: usize = 16;
@@ -148,7 +149,7 @@ fn search(pts: &[Point], node: &[u32], depth: usize, q: Point, skip: u32, best: 
 pub fn all_nearest<J: Join>(j: &mut J, pts: &[Point]) -> Vec<u32> {
     let tree = KdTree::build(j, pts);
     let out: Vec<AtomicU32> = (0..pts.len()).map(|_| AtomicU32::new(NONE)).collect();
-    par::for_pieces(j, &tree.perm, GRAIN, &|_, piece: &[u32]| {
+    par::for_pieces(j, &tree.perm, GRAIN, &|piece: &[u32]| {
         for &i in piece {
             let nn = tree.nearest(pts, pts[i as usize], Some(i)).unwrap_or(NONE);
             out[i as usize].store(nn, Relaxed);
@@ -183,4 +184,72 @@ pub fn brute_force(pts: &[Point]) -> Vec<u32> {
 /// A digest of the neighbours, equal across runtimes.
 pub fn digest(nn: &[u32]) -> u64 {
     crate::output::fnv64(nn.iter().map(|&i| u64::from(i)))
+}
+
+/// The `nearest-neighbours` kernel: [`all_nearest`] of `size` points uniform in a square
+/// ([`DEFAULT_INPUT`]); each result is checked on its face (every point's neighbour is
+/// another point) before its [`digest`], the harness comparing the digests with the
+/// sequential run's ([`brute_force`] is the tests' full check).
+///
+/// ```
+/// use magpie_apps::join::Sequential;
+/// use magpie_apps::pbbs::neighbours::NearestNeighbours;
+/// use magpie_apps::registry::Kernel;
+/// let mut k = NearestNeighbours::build(3000, 1).unwrap();
+/// let ret = k.run(&mut Sequential);
+/// assert!(k.digest(ret).is_ok());
+/// assert!(NearestNeighbours::build(0, 1).unwrap_err().starts_with("--size"));
+/// ```
+#[derive(Debug)]
+pub struct NearestNeighbours {
+    pts: Vec<Point>,
+    result: Option<Vec<u32>>,
+}
+
+impl Kernel for NearestNeighbours {
+    const NAME: &'static str = "nearest-neighbours";
+    const ABOUT: &'static str =
+        "PBBS nearestNeighbours: each point's nearest other point by a parallel kd-tree, points uniform in a square (size: points)";
+    const FULL: usize = 1_000_000;
+    const QUICK: usize = 20_000;
+
+    fn build(size: usize, seed: u64) -> Result<Self, String> {
+        let pts = input(DEFAULT_INPUT, size, seed).map_err(|e| e.to_string())?;
+        Ok(NearestNeighbours { pts, result: None })
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "nearest neighbour of each of {} points uniform in a square, kd-tree leaves of {LEAF}",
+            self.pts.len()
+        )
+    }
+
+    fn prepare(&mut self) {
+        self.result = None;
+    }
+
+    fn run<J: Join>(&mut self, j: &mut J) -> u64 {
+        self.result = Some(all_nearest(j, &self.pts));
+        0
+    }
+
+    fn digest(&self, _ret: u64) -> Result<u64, String> {
+        let nn = self
+            .result
+            .as_ref()
+            .ok_or("nearest-neighbours: digest before a run")?;
+        let n = self.pts.len();
+        let lone = n == 1;
+        if let Some((i, &k)) = nn.iter().enumerate().find(|&(i, &k)| {
+            if lone {
+                k != NONE
+            } else {
+                k as usize >= n || k as usize == i
+            }
+        }) {
+            return Err(format!("nearest-neighbours: point {i} has neighbour {k}"));
+        }
+        Ok(digest(nn))
+    }
 }

@@ -1,21 +1,34 @@
-//! The parallel steps the PBBS kernels share, over [`Join`]: loops over chunks or pieces of
-//! a slice, a map-reduce over an index range, and PBBS's blocked counting scatter (count
-//! per block and bucket, prefix sums, scatter), the core of radix and sample sort.
+//! The parallel steps the PBBS kernels share, over [`Join`], in one place: loops over
+//! chunks or pieces of a slice ([`par_chunks`], [`par_pieces`], [`for_pieces`]), a
+//! reduction ([`reduce`]), order-keeping passes whose outputs are concatenated in parallel
+//! ([`flat_map`], [`filter`], [`concat()`]), a parallel copy ([`par_copy`]) and PBBS's
+//! blocked counting scatter (count per block and bucket, prefix sums, scatter), the core of
+//! radix and sample sort. A slice is halved recursively (each half in a `join`) until a
+//! piece is small enough to run sequentially; results combine in slice order, so a filter
+//! keeps the order of its input whatever runtime runs it.
 //!
 //! ```
-//! use magpie_apps::join::Sequential;
-//! use magpie_apps::pbbs::par::scatter;
+//! use magpie_apps::join::{Magpie, Sequential};
+//! use magpie_apps::pbbs::par;
 //!
 //! let src = [31u32, 10, 22, 11, 30, 20];
 //! let mut dst = [0; 6];
-//! let starts = scatter(&mut Sequential, &src, &mut dst, 4, &|x: &u32| (*x / 10) as usize);
+//! let starts = par::scatter(&mut Sequential, &src, &mut dst, 4, &|x: &u32| (*x / 10) as usize);
 //! assert_eq!(dst, [10, 11, 22, 20, 31, 30]); // by tens, stable within each
 //! assert_eq!(starts, [0, 0, 2, 4, 6]);
+//!
+//! let v: Vec<u32> = (0..10_000).collect();
+//! let evens = par::filter(&mut Sequential, &v, 100, &|&x| x % 2 == 0);
+//! assert_eq!(evens.len(), 5_000);
+//! let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+//! let sum = pool.install(|| {
+//!     par::reduce(&mut Magpie, &v, 100, &|s| s.iter().map(|&x| u64::from(x)).sum::<u64>(), &|a, b| a + b)
+//! });
+//! assert_eq!(sum, 49_995_000);
 //! ```
 
 use crate::join::Join;
 use std::marker::PhantomData;
-use std::ops::Range;
 
 /// Runs `f(i, chunk)` on the `i`-th chunk of `len` consecutive elements of `data` (the last
 /// may be shorter), in parallel by halving the chunks.
@@ -116,37 +129,137 @@ fn pieces_from<J: Join, T: Send, F: Fn(usize, &mut [T]) + Sync>(
     );
 }
 
-/// `combine` over `map(i)` for every `i` of `range` (in index order, so `combine` need only
-/// be associative), in parallel by halving the range; `None` for an empty range.
+/// Reduces `items`: `leaf` on each piece of at most `grain` items (at least one piece, empty
+/// when `items` is), `combine(left, right)` up the halving tree (in slice order, so
+/// `combine` need only be associative).
 ///
 /// ```
 /// use magpie_apps::join::Sequential;
-/// use magpie_apps::pbbs::par::map_reduce;
-/// assert_eq!(map_reduce(&mut Sequential, 0..5, &|i| vec![i], &|mut a, b| { a.extend(b); a }), Some(vec![0, 1, 2, 3, 4]));
-/// assert_eq!(map_reduce(&mut Sequential, 3..3, &|i| i, &|a, b| a + b), None);
+/// use magpie_apps::pbbs::par::reduce;
+/// let v = [3, 1, 4, 1, 5];
+/// assert_eq!(reduce(&mut Sequential, &v, 2, &|p: &[i32]| p.to_vec(), &|mut a, b| { a.extend(b); a }), v);
+/// assert_eq!(reduce(&mut Sequential, &[] as &[i32], 2, &|p| p.len(), &|a, b| a + b), 0);
 /// ```
-pub fn map_reduce<J, R, M, C>(j: &mut J, range: Range<usize>, map: &M, combine: &C) -> Option<R>
+pub fn reduce<J, T, R, L, C>(j: &mut J, items: &[T], grain: usize, leaf: &L, combine: &C) -> R
 where
     J: Join,
+    T: Sync,
     R: Send,
-    M: Fn(usize) -> R + Sync,
+    L: Fn(&[T]) -> R + Sync,
     C: Fn(R, R) -> R + Sync,
 {
-    match range.len() {
-        0 => None,
-        1 => Some(map(range.start)),
-        len => {
-            let mid = range.start + len / 2;
-            let (a, b) = j.join(
-                |j| map_reduce(j, range.start..mid, map, combine),
-                |j| map_reduce(j, mid..range.end, map, combine),
-            );
-            match (a, b) {
-                (Some(a), Some(b)) => Some(combine(a, b)),
-                (a, b) => a.or(b),
-            }
-        }
+    if items.len() <= grain.max(1) {
+        return leaf(items);
     }
+    let (lo, hi) = items.split_at(items.len() / 2);
+    let (a, b) = j.join(
+        |j| reduce(j, lo, grain, leaf, combine),
+        |j| reduce(j, hi, grain, leaf, combine),
+    );
+    combine(a, b)
+}
+
+/// Runs `f(piece)` on pieces of at most `grain` items covering `items` (read-only; for
+/// writes to disjoint parts of a slice see [`par_chunks`] and [`par_pieces`]): [`reduce`]
+/// with nothing to combine.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+/// use magpie_apps::join::Sequential;
+/// let (pieces, sum) = (AtomicUsize::new(0), AtomicUsize::new(0));
+/// magpie_apps::pbbs::par::for_pieces(&mut Sequential, &[1, 2, 3, 4, 5], 2, &|p: &[usize]| {
+///     pieces.fetch_add(1, Relaxed);
+///     sum.fetch_add(p.iter().sum(), Relaxed);
+/// });
+/// assert_eq!((pieces.into_inner(), sum.into_inner()), (3, 15)); // [1, 2], [3], [4, 5]
+/// ```
+pub fn for_pieces<J, T, F>(j: &mut J, items: &[T], grain: usize, f: &F)
+where
+    J: Join,
+    T: Sync,
+    F: Fn(&[T]) + Sync,
+{
+    reduce(j, items, grain, f, &|(), ()| ())
+}
+
+/// The outputs of the pieces of a parallel pass, in order, not yet concatenated:
+/// combining two is a move of vector headers, so a pass's span does not grow with its
+/// output; [`concat()`] then copies them into one vector in parallel.
+pub type Pieces<U> = Vec<Vec<U>>;
+
+/// Joins the piece lists of two halves (left first): moves no elements.
+pub fn join_pieces<U>(mut a: Pieces<U>, mut b: Pieces<U>) -> Pieces<U> {
+    a.append(&mut b);
+    a
+}
+
+/// The pieces' items in order in one vector; the copying runs in parallel, a `join` per
+/// halving of the list of pieces.
+pub fn concat<J, U>(j: &mut J, pieces: Pieces<U>) -> Vec<U>
+where
+    J: Join,
+    U: Copy + Default + Send + Sync,
+{
+    let pieces: Vec<Vec<U>> = pieces.into_iter().filter(|p| !p.is_empty()).collect();
+    match pieces.len() {
+        0 => return Vec::new(),
+        1 => return pieces.into_iter().next().expect("one piece"),
+        _ => {}
+    }
+    let total = pieces.iter().map(Vec::len).sum();
+    let mut out = vec![U::default(); total];
+    copy_pieces(j, &pieces, &mut out);
+    out
+}
+
+/// Copies `pieces` into `out` (exactly as long as all of them): a `join` per halving of
+/// the list of pieces, each piece by [`par_copy`].
+fn copy_pieces<J: Join, U: Copy + Send + Sync>(j: &mut J, pieces: &[Vec<U>], out: &mut [U]) {
+    if pieces.len() == 1 {
+        par_copy(j, out, &pieces[0]);
+        return;
+    }
+    let (lo, hi) = pieces.split_at(pieces.len() / 2);
+    let (out_lo, out_hi) = out.split_at_mut(lo.iter().map(Vec::len).sum());
+    j.join(
+        |j| copy_pieces(j, lo, out_lo),
+        |j| copy_pieces(j, hi, out_hi),
+    );
+}
+
+/// Whatever `f(piece, out)` pushes onto `out` for each piece, concatenated in the order of
+/// the pieces.
+pub fn flat_map<J, T, U, F>(j: &mut J, items: &[T], grain: usize, f: &F) -> Vec<U>
+where
+    J: Join,
+    T: Sync,
+    U: Copy + Default + Send + Sync,
+    F: Fn(&[T], &mut Vec<U>) + Sync,
+{
+    let pieces = reduce(
+        j,
+        items,
+        grain,
+        &|piece| {
+            let mut out = Vec::new();
+            f(piece, &mut out);
+            vec![out]
+        },
+        &join_pieces,
+    );
+    concat(j, pieces)
+}
+
+/// The items for which `keep` holds, in their order.
+pub fn filter<J, T, F>(j: &mut J, items: &[T], grain: usize, keep: &F) -> Vec<T>
+where
+    J: Join,
+    T: Copy + Default + Send + Sync,
+    F: Fn(&T) -> bool + Sync,
+{
+    flat_map(j, items, grain, &|piece: &[T], out: &mut Vec<T>| {
+        out.extend(piece.iter().copied().filter(|x| keep(x)))
+    })
 }
 
 /// Copies `src` into `dst` in parallel (chunks of [`COPY_CHUNK`]).
@@ -154,6 +267,13 @@ where
 /// # Panics
 ///
 /// If the lengths differ.
+///
+/// ```
+/// use magpie_apps::join::Sequential;
+/// let mut dst = [0u8; 3];
+/// magpie_apps::pbbs::par::par_copy(&mut Sequential, &mut dst, &[7, 8, 9]);
+/// assert_eq!(dst, [7, 8, 9]);
+/// ```
 pub fn par_copy<J: Join, T: Copy + Send + Sync>(j: &mut J, dst: &mut [T], src: &[T]) {
     assert_eq!(dst.len(), src.len(), "par_copy: lengths");
     par_chunks(j, dst, COPY_CHUNK, &|i, d: &mut [T]| {
@@ -284,5 +404,57 @@ impl<'a, T: Copy> SharedSlice<'a, T> {
         debug_assert!(i < self.len);
         // SAFETY: in bounds and unshared by the caller's contract; `T: Copy` has no drop.
         unsafe { self.ptr.add(i).write(value) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::join::Sequential;
+
+    #[test]
+    fn pieces_cover_in_order() {
+        let v: Vec<usize> = (0..1000).collect();
+        for grain in [1, 7, 64, 5000] {
+            let got = flat_map(
+                &mut Sequential,
+                &v,
+                grain,
+                &|p: &[usize], o: &mut Vec<usize>| o.extend_from_slice(p),
+            );
+            assert_eq!(got, v);
+            let mut w = vec![0usize; 1000];
+            par_chunks(&mut Sequential, &mut w, grain, &|c, xs: &mut [usize]| {
+                for (k, x) in xs.iter_mut().enumerate() {
+                    *x = (c * grain + k) * 3;
+                }
+            });
+            assert!(w.iter().enumerate().all(|(i, &x)| x == i * 3));
+            let pieces = std::sync::Mutex::new(Vec::new());
+            for_pieces(&mut Sequential, &v, grain, &|p| {
+                assert!(!p.is_empty() && p.len() <= grain);
+                pieces.lock().unwrap().push((p[0], p.len()));
+            });
+            let mut pieces = pieces.into_inner().unwrap();
+            pieces.sort_unstable();
+            let mut next = 0;
+            for (first, len) in pieces {
+                assert_eq!(first, next, "pieces tile the slice");
+                next += len;
+            }
+            assert_eq!(next, 1000);
+        }
+        assert!(filter(&mut Sequential, &[] as &[u32], 4, &|_| true).is_empty());
+        let pieces = vec![vec![1u8, 2], vec![], vec![3], vec![4, 5, 6]];
+        assert_eq!(concat(&mut Sequential, pieces), [1, 2, 3, 4, 5, 6]);
+        assert!(concat::<_, u8>(&mut Sequential, vec![vec![], vec![]]).is_empty());
+        // A piece longer than a copy chunk goes through par_copy's chunks.
+        let long: Vec<u32> = (0..(COPY_CHUNK as u32 * 2 + 5)).collect();
+        let got = concat(&mut Sequential, vec![vec![9], long.clone(), vec![7]]);
+        assert_eq!(got.len(), long.len() + 2);
+        assert_eq!(
+            (got[0], &got[1..=long.len()], got[long.len() + 1]),
+            (9, &long[..], 7)
+        );
     }
 }

@@ -17,7 +17,7 @@
 //! ```
 
 use super::gen;
-use super::par::{map_reduce, par_pieces, scatter};
+use super::par::{par_chunks, par_pieces, reduce, scatter};
 use crate::join::Join;
 use crate::registry::{digest, fits, Kernel};
 use std::collections::HashMap;
@@ -63,18 +63,17 @@ pub fn word_counts<J: Join>(j: &mut J, text: &[u8]) -> Vec<WordCount> {
         (t.hash >> 56) as usize
     });
     drop(tokens);
-    let grouped = &grouped;
-    let starts = &starts;
-    map_reduce(
+    let buckets: Vec<&[Token]> = starts.windows(2).map(|w| &grouped[w[0]..w[1]]).collect();
+    reduce(
         j,
-        0..WORD_BUCKETS,
-        &|b| count_bucket(text, &grouped[starts[b]..starts[b + 1]]),
+        &buckets,
+        1,
+        &|piece: &[&[Token]]| piece.iter().flat_map(|b| count_bucket(text, b)).collect(),
         &|mut a: Vec<WordCount>, b| {
             a.extend(b);
             a
         },
     )
-    .unwrap_or_default()
 }
 
 /// Whether a word starts at `i`.
@@ -87,7 +86,7 @@ fn tokenize<J: Join>(j: &mut J, text: &[u8]) -> Vec<Token> {
     let blocks = text.len().div_ceil(TOKEN_BLOCK);
     let range = |b: usize| b * TOKEN_BLOCK..text.len().min((b + 1) * TOKEN_BLOCK);
     let mut offsets = vec![0usize; blocks + 1];
-    super::par::par_chunks(j, &mut offsets[1..], 1, &|b, c: &mut [usize]| {
+    par_chunks(j, &mut offsets[1..], 1, &|b, c: &mut [usize]| {
         c[0] = range(b).filter(|&i| starts_word(text, i)).count();
     });
     for b in 0..blocks {

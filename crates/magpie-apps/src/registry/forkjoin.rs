@@ -18,6 +18,7 @@
 //! let ret = input.run(&mut Sequential);
 //! assert_eq!(input.digest(ret), Ok(6765));
 //! assert!(KernelId::from_name("integer-sort").is_some());
+//! assert!(KernelId::from_name("nearest-neighbours").is_some());
 //! assert!(KernelId::from_name("sudoku").is_none());
 //! ```
 
@@ -213,6 +214,15 @@ forkjoin_kernels! {
     Histogram => crate::pbbs::histogram::Histogram,
     /// PBBS wordCounts: occurrences of each word of a generated Zipf-like text.
     WordCounts => crate::pbbs::word_counts::WordCounts,
+    /// PBBS BFS: breadth-first search tree from vertex 0 of an rMat graph of 2^20 vertices.
+    Bfs => crate::pbbs::bfs::BfsKernel,
+    /// PBBS maximalMatching: greedy maximal matching of a random local graph of 4·10^6
+    /// vertices.
+    MaximalMatching => crate::pbbs::matching::MaximalMatching,
+    /// PBBS convexHull: quickhull of 10^7 points uniform in a disk.
+    ConvexHull => crate::pbbs::hull::ConvexHull,
+    /// PBBS nearestNeighbours: each of 10^6 points' nearest other point, by a kd-tree.
+    NearestNeighbours => crate::pbbs::neighbours::NearestNeighbours,
 }
 
 impl KernelId {

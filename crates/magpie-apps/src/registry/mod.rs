@@ -185,7 +185,7 @@ mod tests {
         std::fs::write(dir.join("k3.lad"), "3\n2 1 2\n1 2\n0\n").unwrap();
         std::fs::write(dir.join("k4.lad"), "4\n3 1 2 3\n2 2 3\n1 3\n0\n").unwrap();
         let sip = |p: &str| AppArgs::new(Some(dir.join(p))).with_file(Some(dir.join("k4.lad")));
-        let cases: [(&str, AppArgs, &str); 12] = [
+        let cases: [(&str, AppArgs, &str); 11] = [
             (
                 "maxclique",
                 AppArgs::new(shared("instances/dimacs/MANN_a9.clq")),
