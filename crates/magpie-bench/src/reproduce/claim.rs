@@ -150,7 +150,9 @@ pub fn not_slower(candidate: &[f64], baseline: &[f64]) -> Judgement {
 /// "The candidate is faster in a share of the configurations within [`low`, `high`]"
 /// (LCWS: 65–69%): `k` of `n` configurations faster. Reproduced when the candidate is
 /// faster in most configurations and the Wilson 95% interval of the share reaches `low`;
-/// refuted otherwise; out of reach with fewer than `min_n` configurations.
+/// refuted when the interval stays below `low`; out of reach (inconclusive) when the
+/// candidate is not faster in most but the interval still reaches `low`, and with fewer
+/// than `min_n` configurations.
 pub fn share(k: usize, n: usize, low: f64, min_n: usize) -> Judgement {
     if n < min_n.max(1) {
         return Judgement::out_of_reach(format!(
@@ -171,14 +173,30 @@ pub fn share(k: usize, n: usize, low: f64, min_n: usize) -> Judgement {
                 low * 100.0
             ),
         )
+    } else if hi >= low {
+        // Not a majority, but the interval still reaches the seed's share: these
+        // configurations cannot tell the two apart.
+        (
+            Verdict::OutOfReach,
+            format!(
+                "inconclusive: faster in only {k} of {n} ({:.0}%), but the 95% CI {:.0}–{:.0}% \
+                 still reaches the seed's {:.0}%: too few configurations to decide",
+                s * 100.0,
+                lo * 100.0,
+                hi * 100.0,
+                low * 100.0
+            ),
+        )
     } else if 2 * k <= n {
         (
             Verdict::Refuted,
             format!(
-                "faster in only {k} of {n} ({:.0}%, 95% CI {:.0}–{:.0}%): not a majority",
+                "faster in only {k} of {n} ({:.0}%, 95% CI {:.0}–{:.0}% below the seed's \
+                 {:.0}%): not a majority",
                 s * 100.0,
                 lo * 100.0,
-                hi * 100.0
+                hi * 100.0,
+                low * 100.0
             ),
         )
     } else {
@@ -611,8 +629,10 @@ mod tests {
             (lo - 0.467_7).abs() < 1e-3 && (hi - 0.911_1).abs() < 1e-3,
             "{lo} {hi}"
         );
-        // 6 of 12: not a majority.
-        assert_eq!(share(6, 12, 0.65, 4).verdict, Verdict::Refuted);
+        // 6 of 12 (CI 25.4–74.6%): not a majority, but the CI reaches 65%: undecided.
+        assert_eq!(share(6, 12, 0.65, 4).verdict, Verdict::OutOfReach);
+        // 10 of 40 (CI 14.2–40.2%): not a majority, and the CI stays below 65%.
+        assert_eq!(share(10, 40, 0.65, 4).verdict, Verdict::Refuted);
         // 55 of 100 (CI 45.2–64.4%): a majority, but the CI stays below 65%.
         assert_eq!(share(55, 100, 0.65, 4).verdict, Verdict::Refuted);
         assert_eq!(share(2, 3, 0.65, 4).verdict, Verdict::OutOfReach);
