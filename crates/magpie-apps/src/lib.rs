@@ -30,6 +30,7 @@ pub mod knapsack;
 pub mod lu;
 pub mod mandelbrot;
 pub mod maxclique;
+mod names;
 pub mod nqueens;
 pub mod ns;
 pub mod output;

@@ -31,8 +31,6 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::fmt;
-use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::input::InputError;
@@ -123,7 +121,15 @@ impl Graph {
     }
 }
 
-/// The generated graphs.
+/// The generated graphs, named on the command line (`--graph`).
+///
+/// ```
+/// use magpie_apps::sssp::GraphKind;
+/// assert_eq!("grid".parse::<GraphKind>(), Ok(GraphKind::Grid));
+/// assert_eq!(GraphKind::NAMES, ["random", "grid"]);
+/// let e = "ring".parse::<GraphKind>().unwrap_err();
+/// assert_eq!(e, "unknown graph kind \"ring\" (expected one of random, grid)");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GraphKind {
     /// `G(n, m)`: `m = `[`EDGES_PER_VERTEX`]` · n` edges with uniformly drawn distinct
@@ -133,51 +139,10 @@ pub enum GraphKind {
     Grid,
 }
 
-impl GraphKind {
-    /// Every kind, in the order of [`GraphKind::NAMES`].
-    pub const ALL: [GraphKind; 2] = [GraphKind::Random, GraphKind::Grid];
-    /// The kinds' names.
-    pub const NAMES: [&'static str; 2] = ["random", "grid"];
-
-    /// The kind's name (`random`, `grid`).
-    pub fn name(self) -> &'static str {
-        match self {
-            GraphKind::Random => "random",
-            GraphKind::Grid => "grid",
-        }
-    }
-}
-
-impl fmt::Display for GraphKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for GraphKind {
-    type Err = InputError;
-
-    /// ```
-    /// use magpie_apps::sssp::GraphKind;
-    /// assert_eq!("grid".parse::<GraphKind>().unwrap(), GraphKind::Grid);
-    /// let e = "ring".parse::<GraphKind>().unwrap_err();
-    /// assert_eq!(e.to_string(), "--graph: unknown graph kind \"ring\" (expected random or grid)");
-    /// ```
-    fn from_str(s: &str) -> Result<Self, InputError> {
-        GraphKind::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| {
-                InputError::file(
-                    "--graph",
-                    format!(
-                        "unknown graph kind {s:?} (expected {})",
-                        GraphKind::NAMES.join(" or ")
-                    ),
-                )
-            })
-    }
-}
+crate::names::named_kinds!(GraphKind, "graph kind", [
+    Random => "random",
+    Grid => "grid",
+]);
 
 /// The largest `size` [`instance`] accepts: 2^26 vertices. A random graph must also fit in
 /// [`crate::MAX_GENERATED_BYTES`] (28 bytes per edge while it is built), which limits it to

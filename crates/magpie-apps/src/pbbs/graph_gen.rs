@@ -22,9 +22,6 @@
 //! assert!(Graph::from_csr(vec![0, 1, 1], vec![1]).is_err()); // not symmetric
 //! ```
 
-use std::fmt;
-use std::str::FromStr;
-
 use crate::input::InputError;
 use crate::rng::SplitMix64;
 
@@ -205,6 +202,13 @@ impl Graph {
 }
 
 /// The generators of [`generate`], by their command-line names.
+///
+/// ```
+/// use magpie_apps::pbbs::graph_gen::GraphKind;
+/// assert_eq!("grid3d".parse::<GraphKind>(), Ok(GraphKind::Grid3d));
+/// assert_eq!(GraphKind::RandomLocal.to_string(), "random-local");
+/// assert!("grid4d".parse::<GraphKind>().unwrap_err().contains("random-local"));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GraphKind {
     /// `rmat`: [`rmat`] with [`DEFAULT_DEGREE`] edges per vertex.
@@ -217,50 +221,12 @@ pub enum GraphKind {
     RandomLocal,
 }
 
-impl GraphKind {
-    /// Every kind, in the order of their names in [`GraphKind::NAMES`].
-    pub const ALL: [GraphKind; 4] = [
-        GraphKind::Rmat,
-        GraphKind::Grid2d,
-        GraphKind::Grid3d,
-        GraphKind::RandomLocal,
-    ];
-
-    /// The kinds' names.
-    pub const NAMES: [&'static str; 4] = ["rmat", "grid2d", "grid3d", "random-local"];
-
-    /// This kind's name (what [`FromStr`] reads).
-    pub fn name(self) -> &'static str {
-        Self::NAMES[self as usize]
-    }
-}
-
-impl fmt::Display for GraphKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for GraphKind {
-    type Err = String;
-
-    /// ```
-    /// use magpie_apps::pbbs::graph_gen::GraphKind;
-    /// assert_eq!("grid3d".parse::<GraphKind>(), Ok(GraphKind::Grid3d));
-    /// assert!("grid4d".parse::<GraphKind>().unwrap_err().contains("random-local"));
-    /// ```
-    fn from_str(s: &str) -> Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown graph generator {s:?} (expected one of {})",
-                    Self::NAMES.join(", ")
-                )
-            })
-    }
-}
+crate::names::named_kinds!(GraphKind, "graph generator", [
+    Rmat => "rmat",
+    Grid2d => "grid2d",
+    Grid3d => "grid3d",
+    RandomLocal => "random-local",
+]);
 
 /// The largest size [`generate`] accepts: 2^30 vertices (rMat rounds up to a power of two,
 /// so ids stay far below [`NONE`]).

@@ -18,9 +18,6 @@
 //! assert_eq!(pts, generate(PointKind::Circle, 1000, 1).unwrap());
 //! ```
 
-use std::fmt;
-use std::str::FromStr;
-
 use crate::input::InputError;
 use crate::rng::SplitMix64;
 
@@ -93,6 +90,13 @@ impl Point {
 pub const RADIUS: i32 = 1 << 30;
 
 /// The distributions of [`generate`], by their command-line names.
+///
+/// ```
+/// use magpie_apps::pbbs::point_gen::PointKind;
+/// assert_eq!("kuzmin".parse::<PointKind>(), Ok(PointKind::Kuzmin));
+/// assert_eq!(PointKind::ALL.len(), 4);
+/// assert!("cube".parse::<PointKind>().unwrap_err().contains("square"));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PointKind {
     /// `square`: uniform in `[-RADIUS, RADIUS)²`.
@@ -107,50 +111,12 @@ pub enum PointKind {
     Kuzmin,
 }
 
-impl PointKind {
-    /// Every kind, in the order of [`PointKind::NAMES`].
-    pub const ALL: [PointKind; 4] = [
-        PointKind::Square,
-        PointKind::Disk,
-        PointKind::Circle,
-        PointKind::Kuzmin,
-    ];
-
-    /// The kinds' names.
-    pub const NAMES: [&'static str; 4] = ["square", "disk", "circle", "kuzmin"];
-
-    /// This kind's name (what [`FromStr`] reads).
-    pub fn name(self) -> &'static str {
-        Self::NAMES[self as usize]
-    }
-}
-
-impl fmt::Display for PointKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for PointKind {
-    type Err = String;
-
-    /// ```
-    /// use magpie_apps::pbbs::point_gen::PointKind;
-    /// assert_eq!("kuzmin".parse::<PointKind>(), Ok(PointKind::Kuzmin));
-    /// assert!("cube".parse::<PointKind>().unwrap_err().contains("square"));
-    /// ```
-    fn from_str(s: &str) -> Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown point distribution {s:?} (expected one of {})",
-                    Self::NAMES.join(", ")
-                )
-            })
-    }
-}
+crate::names::named_kinds!(PointKind, "point distribution", [
+    Square => "square",
+    Disk => "disk",
+    Circle => "circle",
+    Kuzmin => "kuzmin",
+]);
 
 /// The most points [`generate`] makes: 2^31 (indices stay below `u32::MAX`, which the
 /// kernels use for "none").
