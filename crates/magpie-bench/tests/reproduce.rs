@@ -92,6 +92,7 @@ fn lcws_quick_json_has_every_claim_with_a_verdict() {
         if d == "lcws-signal" || d == "lcws-user" {
             want.push(format!("lcws.fences.{d}"));
             want.push(format!("lcws.cas.{d}"));
+            want.push(format!("lcws.owner-fences.{d}"));
         }
     }
     assert_eq!(ids(&claims), want);
