@@ -11,7 +11,7 @@ use magpie_apps::pbbs::histogram::{histogram, LOCAL_COUNTS_MAX};
 use magpie_apps::pbbs::integer_sort::integer_sort;
 use magpie_apps::pbbs::par::scatter;
 use magpie_apps::pbbs::word_counts::{word_counts, TOKEN_BLOCK};
-use magpie_apps::registry::{KernelId, KernelInput};
+use magpie_apps::registry::{digest, KernelId, KernelInput};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -257,6 +257,7 @@ fn registered_kernels_agree_on_every_runtime() {
         KernelId::IntegerSort,
         KernelId::ComparisonSort,
         KernelId::Histogram,
+        KernelId::Histogram100K,
         KernelId::WordCounts,
     ];
     assert_eq!(
@@ -265,6 +266,7 @@ fn registered_kernels_agree_on_every_runtime() {
             "integer-sort",
             "comparison-sort",
             "histogram",
+            "histogram-100k",
             "word-counts"
         ]
     );
@@ -279,6 +281,41 @@ fn registered_kernels_agree_on_every_runtime() {
             });
         }
     }
+}
+
+/// `histogram-100k`, by name: the digest of exactly the counts a loop gives of its keys
+/// (uniform below 100,000, from the kernel's seed), on every runtime; and not the
+/// `histogram` kernel's.
+#[test]
+fn histogram_100k_counts_its_keys_into_100k_buckets() {
+    let k = KernelId::from_name("histogram-100k").unwrap();
+    assert!(k.about().contains("100,000 buckets"), "{}", k.about());
+    for (size, seed) in [(0, 1), (1, 2), (300_000, 3), (300_000, 4)] {
+        let keys = gen::uniform_u32(size, 100_000, seed);
+        let want = digest(counted(&keys, 100_000));
+        let mut input = k.build(size, seed).unwrap();
+        assert_eq!(
+            input.describe(),
+            format!(
+                "histogram of {size} u32 keys into 100000 buckets, one array of atomic \
+                 counters, 16384 keys per task"
+            )
+        );
+        let what = format!("{k} of size {size}, seed {seed}");
+        let got = on_every_runtime!(what, |j| {
+            input.prepare();
+            let ret = input.run(j);
+            input.digest(ret).unwrap()
+        });
+        assert_eq!(got, want, "{what}");
+        if size > 0 {
+            let mut small = KernelId::Histogram.build(size, seed).unwrap();
+            let ret = small.run(&mut Sequential);
+            assert_ne!(small.digest(ret).unwrap(), want, "{what}");
+        }
+    }
+    // More than LOCAL_COUNTS_MAX: the atomic counters.
+    const _: () = assert!(100_000 > LOCAL_COUNTS_MAX);
 }
 
 #[test]

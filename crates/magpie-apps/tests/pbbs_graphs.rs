@@ -1,5 +1,5 @@
-//! The PBBS graph and geometry kernels (`magpie_apps::pbbs`: BFS, maximal matching, convex
-//! hull, all nearest neighbours) against their checkers, on several generators, sizes and
+//! The PBBS graph and geometry kernels (`magpie_apps::pbbs`: BFS, back-forward BFS, maximal
+//! matching, convex hull, all nearest neighbours) against their checkers, on several generators, sizes and
 //! seeds, on `Sequential` and on magpie pools of 1, 2 and 4 workers with the chase-lev and
 //! lcws-signal deques (and on rayon and chili when those features are on). Each kernel's
 //! result is unique by construction, so every runtime must also give the same digest as
@@ -7,9 +7,11 @@
 
 use magpie::{ThreadPool, ThreadPoolBuilder};
 use magpie_apps::join::{Join, Magpie, Sequential};
+use magpie_apps::pbbs::backforward_bfs::{self, Steps, ALPHA, BETA};
 use magpie_apps::pbbs::graph_gen::{self, Graph, GraphKind, NONE};
 use magpie_apps::pbbs::point_gen::{Point, PointKind};
 use magpie_apps::pbbs::{bfs, hull, matching, neighbours};
+use magpie_apps::registry::KernelId;
 
 const DEQUES: [&str; 2] = ["chase-lev", "lcws-signal"];
 const WORKERS: [usize; 3] = [1, 2, 4];
@@ -60,9 +62,17 @@ fn every_runtime<R: Send>(run: impl Fn(&mut dyn Kernels) -> R + Sync) -> Vec<(St
     out
 }
 
-/// The four kernels behind one `Join` type, so that a test can run them on any runtime.
+/// The kernels behind one `Join` type, so that a test can run them on any runtime.
 trait Kernels {
     fn bfs(&mut self, g: &Graph, source: u32) -> bfs::Bfs;
+    fn backforward_bfs(
+        &mut self,
+        g: &Graph,
+        source: u32,
+        alpha: usize,
+        beta: usize,
+    ) -> (bfs::Bfs, Steps);
+    fn kernel_digest(&mut self, input: &mut magpie_apps::registry::KernelInput) -> u64;
     fn matching(&mut self, e: &matching::EdgeList) -> Vec<u32>;
     fn hull(&mut self, pts: &[Point]) -> Vec<u32>;
     fn neighbours(&mut self, pts: &[Point]) -> Vec<u32>;
@@ -71,6 +81,20 @@ trait Kernels {
 impl<J: Join> Kernels for J {
     fn bfs(&mut self, g: &Graph, source: u32) -> bfs::Bfs {
         bfs::bfs(self, g, source)
+    }
+    fn backforward_bfs(
+        &mut self,
+        g: &Graph,
+        source: u32,
+        alpha: usize,
+        beta: usize,
+    ) -> (bfs::Bfs, Steps) {
+        backforward_bfs::backforward_bfs_with(self, g, source, alpha, beta)
+    }
+    fn kernel_digest(&mut self, input: &mut magpie_apps::registry::KernelInput) -> u64 {
+        input.prepare();
+        let ret = input.run(self);
+        input.digest(ret).unwrap()
     }
     fn matching(&mut self, e: &matching::EdgeList) -> Vec<u32> {
         matching::maximal_matching(self, e)
@@ -153,6 +177,180 @@ fn bfs_leaves_other_components_unreached() {
         assert_eq!(r.levels, [1, 0, 1, NONE, NONE, NONE], "{runtime}");
         assert_eq!(r.parents, [1, 1, 1, NONE, NONE, NONE], "{runtime}");
     }
+}
+
+/// The thresholds the back-forward BFS tests use: Beamer's, never bottom-up (`alpha = 1`:
+/// a frontier's arcs never exceed the arcs not yet expanded), and bottom-up from the first
+/// step with an arc to the end (`alpha = beta = usize::MAX`).
+const THRESHOLDS: [(&str, usize, usize); 3] = [
+    ("beamer", ALPHA, BETA),
+    ("top-down only", 1, 1),
+    ("bottom-up only", usize::MAX, usize::MAX),
+];
+
+/// The deepest level reached.
+fn depth(r: &bfs::Bfs) -> u32 {
+    r.levels
+        .iter()
+        .copied()
+        .filter(|&l| l != NONE)
+        .max()
+        .unwrap()
+}
+
+#[test]
+fn backforward_bfs_is_bfs_on_every_runtime_with_any_thresholds() {
+    for (what, g) in graphs() {
+        let n = g.num_vertices() as u32;
+        for source in [0, n / 2, n - 1] {
+            let want = bfs::bfs(&mut Sequential, &g, source);
+            bfs::check(&g, source, &want).unwrap();
+            for (rule, alpha, beta) in THRESHOLDS {
+                let what = format!("{what}, source {source}, {rule}");
+                let results = every_runtime(|k| k.backforward_bfs(&g, source, alpha, beta));
+                let steps = results[0].1 .1;
+                for (runtime, (r, s)) in &results {
+                    bfs::check(&g, source, r).unwrap_or_else(|e| panic!("{what}, {runtime}: {e}"));
+                    assert_eq!(bfs::digest(r), bfs::digest(&want), "{what}, {runtime}");
+                    assert_eq!(r, &want, "{what}, {runtime}");
+                    // The directions depend on the frontiers only, not on the runtime.
+                    assert_eq!(*s, steps, "{what}, {runtime}");
+                }
+                // One step per level, the last one finding nothing.
+                assert_eq!(steps.top_down + steps.bottom_up, depth(&want) + 1, "{what}");
+                match rule {
+                    "top-down only" => assert_eq!(steps.bottom_up, 0, "{what}"),
+                    "bottom-up only" => {
+                        assert_eq!(steps.top_down, u32::from(g.degree(source) == 0), "{what}")
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn beamers_thresholds_go_bottom_up_on_rmat_and_tori() {
+    // Large frontiers: rMat's hubs, the middle levels of a torus.
+    for (kind, size) in [
+        (GraphKind::Rmat, 1 << 14),
+        (GraphKind::Grid2d, 10_000),
+        (GraphKind::Grid3d, 27_000),
+    ] {
+        let g = bfs::input(kind, size, 5).unwrap();
+        let want = bfs::bfs(&mut Sequential, &g, 0);
+        for (runtime, (r, steps)) in every_runtime(|k| k.backforward_bfs(&g, 0, ALPHA, BETA)) {
+            let what = format!("{kind} of {size}, {runtime}");
+            assert!(steps.bottom_up > 0, "{what}: {steps:?}");
+            assert!(steps.top_down > 0, "{what}: {steps:?}");
+            assert_eq!(r, want, "{what}");
+        }
+    }
+}
+
+#[test]
+fn bottom_up_steps_take_the_smallest_frontier_neighbour_and_skip_other_components() {
+    // A star (centre 0, leaves 1..=20) and, apart, a path 21 - 22 - 23 and a lone 24.
+    let mut edges: Vec<(u32, u32)> = (1..=20).map(|v| (v, 0)).collect();
+    edges.extend([(21, 22), (22, 23)]);
+    let g = Graph::from_edges(25, &edges).unwrap();
+    let mut levels = vec![2; 21];
+    levels[0] = 1;
+    levels[1] = 0;
+    levels.extend([NONE; 4]);
+    let mut parents = vec![0; 21];
+    parents[0] = 1;
+    parents[1] = 1;
+    parents.extend([NONE; 4]);
+    // From leaf 1 with Beamer's thresholds: top-down to the centre (1 arc, not above
+    // 44 / 15), then its 20 arcs exceed the 43 left / 15: bottom-up to the other leaves,
+    // and bottom-up again (the frontier grew), finding nothing.
+    for (runtime, (r, steps)) in every_runtime(|k| k.backforward_bfs(&g, 1, ALPHA, BETA)) {
+        assert_eq!(
+            steps,
+            Steps {
+                top_down: 1,
+                bottom_up: 2
+            },
+            "{runtime}"
+        );
+        assert_eq!(r.levels, levels, "{runtime}");
+        assert_eq!(r.parents, parents, "{runtime}");
+    }
+    // From the path's middle, bottom-up only: the ends, then nothing; the star untouched.
+    for (runtime, (r, steps)) in
+        every_runtime(|k| k.backforward_bfs(&g, 22, usize::MAX, usize::MAX))
+    {
+        assert_eq!(
+            steps,
+            Steps {
+                top_down: 0,
+                bottom_up: 2
+            },
+            "{runtime}"
+        );
+        assert_eq!(&r.levels[21..], [1, 0, 1, NONE], "{runtime}");
+        assert_eq!(&r.parents[21..], [22, 22, 22, NONE], "{runtime}");
+        assert!(r.levels[..21].iter().all(|&l| l == NONE), "{runtime}");
+        assert!(r.parents[..21].iter().all(|&p| p == NONE), "{runtime}");
+    }
+    // Several frontier neighbours: a bottom-up step takes the smallest. 0 - {1, 2, 3},
+    // 4 - {3, 2, 1}, 5 - {3, 2}: 4's parent is 1 and 5's is 2, not the last ones found.
+    let g = Graph::from_edges(
+        6,
+        &[
+            (0, 1),
+            (0, 2),
+            (0, 3),
+            (4, 3),
+            (4, 2),
+            (4, 1),
+            (5, 3),
+            (5, 2),
+        ],
+    )
+    .unwrap();
+    for (alpha, beta) in [(ALPHA, BETA), (usize::MAX, usize::MAX)] {
+        for (runtime, (r, steps)) in every_runtime(|k| k.backforward_bfs(&g, 0, alpha, beta)) {
+            let what = format!("alpha {alpha} beta {beta}, {runtime}");
+            assert_eq!(
+                steps,
+                Steps {
+                    top_down: 0,
+                    bottom_up: 3
+                },
+                "{what}"
+            );
+            assert_eq!(r.levels, [0, 1, 1, 1, 2, 2], "{what}");
+            assert_eq!(r.parents, [0, 0, 0, 0, 1, 2], "{what}");
+        }
+    }
+}
+
+#[test]
+fn the_backforward_bfs_kernel_gives_the_bfs_kernels_digest() {
+    let bf = KernelId::from_name("backforward-bfs").unwrap();
+    assert_eq!(bf.name(), "backforward-bfs");
+    for (size, seed) in [(1, 1), (3000, 2), (5000, 3)] {
+        let mut top_down = KernelId::Bfs.build(size, seed).unwrap();
+        let want = Sequential.kernel_digest(&mut top_down);
+        let mut input = bf.build(size, seed).unwrap();
+        assert!(input
+            .describe()
+            .starts_with("back-forward BFS from vertex 0 of an rMat graph"));
+        for (runtime, d) in every_runtime(|k| {
+            let mut input = bf.build(size, seed).unwrap();
+            k.kernel_digest(&mut input)
+        }) {
+            assert_eq!(d, want, "size {size} seed {seed}, {runtime}");
+        }
+        assert_eq!(Sequential.kernel_digest(&mut input), want);
+    }
+    let Err(e) = bf.build(0, 1) else {
+        panic!("a graph of size 0 built")
+    };
+    assert!(e.starts_with("--size"), "{e}");
 }
 
 #[test]

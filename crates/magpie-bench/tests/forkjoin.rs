@@ -246,7 +246,7 @@ fn counters_without_a_magpie_runtime_is_a_usage_error() {
 }
 
 /// Every kernel of the registry, by name, in table order (names are an interface).
-const KERNELS: [&str; 14] = [
+const KERNELS: [&str; 16] = [
     "fib",
     "tree",
     "quicksort",
@@ -256,8 +256,10 @@ const KERNELS: [&str; 14] = [
     "integer-sort",
     "comparison-sort",
     "histogram",
+    "histogram-100k",
     "word-counts",
     "bfs",
+    "backforward-bfs",
     "maximal-matching",
     "convex-hull",
     "nearest-neighbours",
@@ -310,8 +312,10 @@ fn every_kernel_runs_quick_on_every_runtime_and_agrees_with_sequential() {
         "== integer-sort — radix sort of 200000 u32 keys uniform below 200000",
         "== comparison-sort — sample sort of 200000 uniform f64",
         "== histogram — histogram of 200000 u32 keys into 256 buckets",
+        "== histogram-100k — histogram of 200000 u32 keys into 100000 buckets",
         "== word-counts — word counts of a Zipf text of 100000 words",
         "== bfs — BFS from vertex 0 of an rMat graph of 4096 vertices",
+        "== backforward-bfs — back-forward BFS from vertex 0 of an rMat graph of 4096 vertices",
         "== maximal-matching — maximal matching of a random local graph of 20000 vertices",
         "== convex-hull — quickhull of 100000 points uniform in a disk",
         "== nearest-neighbours — nearest neighbour of each of 20000 points uniform in a square",

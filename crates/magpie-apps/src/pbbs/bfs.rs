@@ -57,21 +57,60 @@ pub fn input(kind: GraphKind, size: usize, seed: u64) -> Result<Graph, InputErro
 /// # Panics
 /// If `source` is not a vertex of `g`.
 pub fn bfs<J: Join>(j: &mut J, g: &Graph, source: u32) -> Bfs {
-    let n = g.num_vertices();
-    assert!(
-        (source as usize) < n,
-        "bfs: source {source} is not one of the {n} vertices"
-    );
-    let parents: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(NONE)).collect();
-    let levels: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(NONE)).collect();
-    parents[source as usize].store(source, Relaxed);
-    levels[source as usize].store(0, Relaxed);
+    let search = Search::new(g, source);
     let mut frontier = vec![source];
     let mut level = 0u32;
     while !frontier.is_empty() {
-        // Levels change only between rounds (below), so every read in a round sees the
-        // levels of the rounds before it: NONE means "not reached before this round".
-        let next = par::flat_map(j, &frontier, GRAIN, &|piece: &[u32], out: &mut Vec<u32>| {
+        frontier = search.top_down_step(j, g, &frontier, level);
+        level += 1;
+    }
+    search.finish()
+}
+
+/// A search in progress, shared by [`bfs`] and
+/// [`backforward_bfs`](super::backforward_bfs): each vertex's parent and level so far
+/// ([`NONE`] until it is reached), atomics so that a step's tasks can offer parents and
+/// read levels concurrently.
+pub(crate) struct Search {
+    /// The parent of each vertex (the source's is itself), [`NONE`] while unreached.
+    pub(crate) parents: Vec<AtomicU32>,
+    /// The level of each vertex, [`NONE`] while unreached.
+    pub(crate) levels: Vec<AtomicU32>,
+}
+
+impl Search {
+    /// Only `source` reached, at level 0, its own parent.
+    ///
+    /// # Panics
+    /// If `source` is not a vertex of `g`.
+    pub(crate) fn new(g: &Graph, source: u32) -> Search {
+        let n = g.num_vertices();
+        assert!(
+            (source as usize) < n,
+            "bfs: source {source} is not one of the {n} vertices"
+        );
+        let parents: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(NONE)).collect();
+        let levels: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(NONE)).collect();
+        parents[source as usize].store(source, Relaxed);
+        levels[source as usize].store(0, Relaxed);
+        Search { parents, levels }
+    }
+
+    /// One top-down step: every vertex of `frontier` (the vertices at `level`), in
+    /// parallel, offers itself as parent to its unreached neighbours with `fetch_min`;
+    /// the neighbours reached (each once) get level `level + 1` and are returned, the next
+    /// frontier.
+    pub(crate) fn top_down_step<J: Join>(
+        &self,
+        j: &mut J,
+        g: &Graph,
+        frontier: &[u32],
+        level: u32,
+    ) -> Vec<u32> {
+        let (parents, levels) = (&self.parents, &self.levels);
+        // Levels change only after the offers (below), so every read in the step sees the
+        // levels of the steps before it: NONE means "not reached before this step".
+        let next = par::flat_map(j, frontier, GRAIN, &|piece: &[u32], out: &mut Vec<u32>| {
             for &u in piece {
                 for &v in g.neighbours(u) {
                     let v_ = v as usize;
@@ -82,18 +121,24 @@ pub fn bfs<J: Join>(j: &mut J, g: &Graph, source: u32) -> Bfs {
                 }
             }
         });
-        level += 1;
         par::for_pieces(j, &next, GRAIN * 16, &|piece: &[u32]| {
             for &v in piece {
-                levels[v as usize].store(level, Relaxed);
+                levels[v as usize].store(level + 1, Relaxed);
             }
         });
-        frontier = next;
+        next
     }
-    // The pool's join publishes every write of the rounds to this thread.
-    Bfs {
-        parents: parents.into_iter().map(AtomicU32::into_inner).collect(),
-        levels: levels.into_iter().map(AtomicU32::into_inner).collect(),
+
+    /// The tree found. The pool's join publishes every write of the steps to this thread.
+    pub(crate) fn finish(self) -> Bfs {
+        Bfs {
+            parents: self
+                .parents
+                .into_iter()
+                .map(AtomicU32::into_inner)
+                .collect(),
+            levels: self.levels.into_iter().map(AtomicU32::into_inner).collect(),
+        }
     }
 }
 
@@ -174,29 +219,60 @@ pub fn digest(r: &Bfs) -> u64 {
     crate::output::fnv64(r.parents.iter().chain(&r.levels).map(|&x| u64::from(x)))
 }
 
-/// The `bfs` kernel: [`bfs`] from vertex 0 of a [`DEFAULT_INPUT`] (rMat) graph of `size`
-/// vertices (rounded up to a power of two), each result [`check`]ed before its [`digest`].
+/// A BFS algorithm as a kernel runs it: its name and help, and the search. One
+/// implementation per registered BFS kernel, so that [`BfsKernel`]'s input, description
+/// and check are written once: [`TopDown`] here ([`bfs`]), and
+/// [`BackForward`](super::backforward_bfs::BackForward).
+pub trait BfsAlgorithm: Send + 'static {
+    /// The kernel's name ([`Kernel::NAME`]).
+    const NAME: &'static str;
+    /// The kernel's help ([`Kernel::ABOUT`]).
+    const ABOUT: &'static str;
+    /// What the description calls the search, e.g. "BFS".
+    const WHAT: &'static str;
+    /// The search of `g` from `source`: a result [`check`] accepts.
+    fn search<J: Join>(j: &mut J, g: &Graph, source: u32) -> Bfs;
+}
+
+/// [`bfs`], top-down frontier by frontier: the `bfs` kernel.
+#[derive(Debug)]
+pub struct TopDown;
+
+impl BfsAlgorithm for TopDown {
+    const NAME: &'static str = "bfs";
+    const ABOUT: &'static str =
+        "PBBS BFS: breadth-first search tree from vertex 0 of an rMat graph (size: vertices)";
+    const WHAT: &'static str = "BFS";
+
+    fn search<J: Join>(j: &mut J, g: &Graph, source: u32) -> Bfs {
+        bfs(j, g, source)
+    }
+}
+
+/// A BFS kernel: `A`'s search (by default [`TopDown`], the `bfs` kernel) from vertex 0
+/// of a [`DEFAULT_INPUT`] (rMat) graph of `size` vertices (rounded up to a power of
+/// two), each result [`check`]ed before its [`digest`].
 ///
 /// ```
 /// use magpie_apps::join::Sequential;
 /// use magpie_apps::pbbs::bfs::BfsKernel;
 /// use magpie_apps::registry::Kernel;
-/// let mut k = BfsKernel::build(1000, 1).unwrap(); // 1024 vertices
+/// let mut k = <BfsKernel>::build(1000, 1).unwrap(); // 1024 vertices
 /// let ret = k.run(&mut Sequential);
 /// assert!(ret > 1 && ret <= 1024); // the vertices reached
 /// assert!(k.digest(ret).is_ok());
-/// assert!(BfsKernel::build(0, 1).unwrap_err().starts_with("--size"));
+/// assert!(<BfsKernel>::build(0, 1).unwrap_err().starts_with("--size"));
 /// ```
 #[derive(Debug)]
-pub struct BfsKernel {
+pub struct BfsKernel<A: BfsAlgorithm = TopDown> {
     graph: Graph,
     result: Option<Bfs>,
+    algorithm: std::marker::PhantomData<fn() -> A>,
 }
 
-impl Kernel for BfsKernel {
-    const NAME: &'static str = "bfs";
-    const ABOUT: &'static str =
-        "PBBS BFS: breadth-first search tree from vertex 0 of an rMat graph (size: vertices)";
+impl<A: BfsAlgorithm> Kernel for BfsKernel<A> {
+    const NAME: &'static str = A::NAME;
+    const ABOUT: &'static str = A::ABOUT;
     const FULL: usize = 1 << 20;
     const QUICK: usize = 1 << 12;
 
@@ -205,12 +281,14 @@ impl Kernel for BfsKernel {
         Ok(BfsKernel {
             graph,
             result: None,
+            algorithm: std::marker::PhantomData,
         })
     }
 
     fn describe(&self) -> String {
         format!(
-            "BFS from vertex 0 of an rMat graph of {} vertices, {} arcs",
+            "{} from vertex 0 of an rMat graph of {} vertices, {} arcs",
+            A::WHAT,
             self.graph.num_vertices(),
             self.graph.num_edges()
         )
@@ -221,14 +299,17 @@ impl Kernel for BfsKernel {
     }
 
     fn run<J: Join>(&mut self, j: &mut J) -> u64 {
-        let r = bfs(j, &self.graph, 0);
+        let r = A::search(j, &self.graph, 0);
         let reached = r.levels.iter().filter(|&&l| l != NONE).count() as u64;
         self.result = Some(r);
         reached
     }
 
     fn digest(&self, ret: u64) -> Result<u64, String> {
-        let r = self.result.as_ref().ok_or("bfs: digest before a run")?;
+        let r = self
+            .result
+            .as_ref()
+            .ok_or_else(|| format!("{}: digest before a run", A::NAME))?;
         check(&self.graph, 0, r)?;
         Ok(crate::registry::digest([ret, digest(r)]))
     }

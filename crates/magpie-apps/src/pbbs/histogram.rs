@@ -18,8 +18,8 @@ use crate::join::Join;
 use crate::registry::{digest, fits, Kernel};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Keys per task (at least; with many buckets, 4 keys per bucket so that adding up the
-/// arrays stays cheap next to counting).
+/// Keys per task (at least; with per-task arrays and many buckets, 4 keys per bucket so
+/// that adding up the arrays stays cheap next to counting).
 pub const HISTOGRAM_GRAIN: usize = 1 << 14;
 
 /// Above this many buckets, one shared array of atomic counters instead of one array per
@@ -35,12 +35,11 @@ pub const KERNEL_BUCKETS: u32 = 256;
 ///
 /// If a key is `buckets` or more.
 pub fn histogram<J: Join>(j: &mut J, keys: &[u32], buckets: usize) -> Vec<u64> {
-    let grain = HISTOGRAM_GRAIN.max(4 * buckets);
     if buckets <= LOCAL_COUNTS_MAX {
         reduce(
             j,
             keys,
-            grain,
+            HISTOGRAM_GRAIN.max(4 * buckets),
             &|block: &[u32]| {
                 let mut counts = vec![0u64; buckets];
                 for &k in block {
@@ -55,7 +54,8 @@ pub fn histogram<J: Join>(j: &mut J, keys: &[u32], buckets: usize) -> Vec<u64> {
         )
     } else {
         let counts: Vec<AtomicU64> = (0..buckets).map(|_| AtomicU64::new(0)).collect();
-        for_pieces(j, keys, grain, &|block: &[u32]| {
+        // No arrays to add up: HISTOGRAM_GRAIN keys per task, whatever the buckets.
+        for_pieces(j, keys, HISTOGRAM_GRAIN, &|block: &[u32]| {
             for &k in block {
                 counts[k as usize].fetch_add(1, Ordering::Relaxed);
             }
@@ -64,38 +64,94 @@ pub fn histogram<J: Join>(j: &mut J, keys: &[u32], buckets: usize) -> Vec<u64> {
     }
 }
 
-/// The `histogram` kernel: [`histogram`] of `size` keys uniform below
-/// [`KERNEL_BUCKETS`] (PBBS `randomSeq -r 256`) into as many buckets.
-#[derive(Debug)]
-pub struct Histogram {
-    keys: Vec<u32>,
-    counts: Vec<u64>,
+/// The buckets of one histogram kernel, with its name: one type per registered kernel,
+/// so that [`Histogram`]'s input, run and check are written once.
+pub trait KernelBuckets: Send + 'static {
+    /// The kernel's name ([`Kernel::NAME`]).
+    const NAME: &'static str;
+    /// The kernel's help ([`Kernel::ABOUT`]).
+    const ABOUT: &'static str;
+    /// The buckets: the keys are uniform below this.
+    const BUCKETS: u32;
 }
 
-impl Kernel for Histogram {
+/// [`KERNEL_BUCKETS`] (256) buckets, one count array per task: the `histogram` kernel
+/// (PBBS `randomSeq_…_256_int`).
+#[derive(Debug)]
+pub struct Buckets256;
+
+impl KernelBuckets for Buckets256 {
     const NAME: &'static str = "histogram";
     const ABOUT: &'static str = "PBBS histogram: counts of uniform u32 keys into 256 buckets";
+    const BUCKETS: u32 = KERNEL_BUCKETS;
+}
+
+/// 100,000 buckets, one shared array of atomic counters (more than
+/// [`LOCAL_COUNTS_MAX`]): the `histogram-100k` kernel (PBBS `randomSeq_…_100K_int`).
+#[derive(Debug)]
+pub struct Buckets100K;
+
+impl KernelBuckets for Buckets100K {
+    const NAME: &'static str = "histogram-100k";
+    const ABOUT: &'static str =
+        "PBBS histogram: counts of uniform u32 keys into 100,000 buckets (atomic counters)";
+    const BUCKETS: u32 = 100_000;
+}
+
+/// A histogram kernel: [`histogram`] of `size` keys uniform below `B::BUCKETS` (PBBS
+/// `randomSeq -r B`) into as many buckets; by default [`Buckets256`], the `histogram`
+/// kernel. The digest is that of the counts, checked to add up to `size`.
+///
+/// ```
+/// use magpie_apps::join::Sequential;
+/// use magpie_apps::pbbs::histogram::{Histogram, Histogram100K};
+/// use magpie_apps::registry::Kernel;
+/// let mut k = Histogram100K::build(1000, 1).unwrap();
+/// assert!(k.describe().contains("into 100000 buckets"));
+/// let ret = k.run(&mut Sequential);
+/// assert!(k.digest(ret).is_ok());
+/// assert_eq!(<Histogram>::NAME, "histogram");
+/// ```
+#[derive(Debug)]
+pub struct Histogram<B: KernelBuckets = Buckets256> {
+    keys: Vec<u32>,
+    counts: Vec<u64>,
+    buckets: std::marker::PhantomData<fn() -> B>,
+}
+
+/// The `histogram-100k` kernel: 100,000 buckets ([`Buckets100K`]).
+pub type Histogram100K = Histogram<Buckets100K>;
+
+impl<B: KernelBuckets> Kernel for Histogram<B> {
+    const NAME: &'static str = B::NAME;
+    const ABOUT: &'static str = B::ABOUT;
     const FULL: usize = 10_000_000;
     const QUICK: usize = 200_000;
 
     fn build(size: usize, seed: u64) -> Result<Self, String> {
         fits(&format!("{size} u32 keys to count"), size, 4)?;
         Ok(Histogram {
-            keys: gen::uniform_u32(size, KERNEL_BUCKETS, seed),
+            keys: gen::uniform_u32(size, B::BUCKETS, seed),
             counts: Vec::new(),
+            buckets: std::marker::PhantomData,
         })
     }
 
     fn describe(&self) -> String {
+        let how = if B::BUCKETS as usize <= LOCAL_COUNTS_MAX {
+            format!("one count array per {HISTOGRAM_GRAIN} keys")
+        } else {
+            format!("one array of atomic counters, {HISTOGRAM_GRAIN} keys per task")
+        };
         format!(
-            "histogram of {} u32 keys into {KERNEL_BUCKETS} buckets, one count array per \
-             {HISTOGRAM_GRAIN} keys",
-            self.keys.len()
+            "histogram of {} u32 keys into {} buckets, {how}",
+            self.keys.len(),
+            B::BUCKETS
         )
     }
 
     fn run<J: Join>(&mut self, j: &mut J) -> u64 {
-        self.counts = histogram(j, &self.keys, KERNEL_BUCKETS as usize);
+        self.counts = histogram(j, &self.keys, B::BUCKETS as usize);
         0
     }
 
@@ -103,7 +159,8 @@ impl Kernel for Histogram {
         let total: u64 = self.counts.iter().sum();
         if total != self.keys.len() as u64 {
             return Err(format!(
-                "histogram counted {total} keys of {}",
+                "{} counted {total} keys of {}",
+                B::NAME,
                 self.keys.len()
             ));
         }

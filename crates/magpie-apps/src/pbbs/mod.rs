@@ -5,6 +5,7 @@
 //! with inputs from [`graph_gen`] and [`point_gen`]; all of them built from the parallel
 //! steps of [`par`].
 
+pub mod backforward_bfs;
 pub mod bfs;
 pub mod comparison_sort;
 pub mod gen;

@@ -212,10 +212,14 @@ forkjoin_kernels! {
     ComparisonSort => crate::pbbs::comparison_sort::ComparisonSort,
     /// PBBS histogram: counts of 10M `u32` keys into 256 buckets.
     Histogram => crate::pbbs::histogram::Histogram,
+    /// PBBS histogram: counts of 10M `u32` keys into 100,000 buckets (atomic counters).
+    Histogram100K => crate::pbbs::histogram::Histogram100K,
     /// PBBS wordCounts: occurrences of each word of a generated Zipf-like text.
     WordCounts => crate::pbbs::word_counts::WordCounts,
     /// PBBS BFS: breadth-first search tree from vertex 0 of an rMat graph of 2^20 vertices.
     Bfs => crate::pbbs::bfs::BfsKernel,
+    /// PBBS backForwardBFS: direction-optimizing BFS of the same graph, the same tree.
+    BackForwardBfs => crate::pbbs::backforward_bfs::BackForwardBfsKernel,
     /// PBBS maximalMatching: greedy maximal matching of a random local graph of 4·10^6
     /// vertices.
     MaximalMatching => crate::pbbs::matching::MaximalMatching,
