@@ -2,7 +2,7 @@
 //! task runs exactly once on every deque with 1, 2 and 4 workers, spawned from workers, from
 //! plain threads and mixed with joins and ordinary spawns; on one worker the promised order
 //! holds exactly (higher first, LIFO among equals, ordinary deque work of the running task
-//! before any prioritised task).
+//! before any prioritised task); the pool's counters count each prioritised task once.
 #![cfg(not(loom))]
 
 mod common;
@@ -10,9 +10,10 @@ mod common;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
 use std::sync::{mpsc, Mutex};
 
-use common::{assert_pool_works, deques, fib, pool};
+use common::{assert_pool_works, deques, fib, pool, COUNTERS};
+use magpie::deque::DequeKind;
 use magpie::policy::XorShift64Star;
-use magpie::Scope;
+use magpie::{Scope, WorkerStats};
 
 const WORKERS: [usize; 3] = [1, 2, 4];
 
@@ -316,6 +317,106 @@ fn a_panic_in_a_prioritised_task_reaches_the_scope_after_all_ran() {
             assert_eq!(payload.downcast_ref::<&str>(), Some(&"task 37"));
             assert_eq!(ran.load(Relaxed), 100, "{deque}, {n} workers");
             assert_pool_works(&pool);
+        }
+    }
+}
+
+/// Runs one scope on a fresh pool of `n` workers that spawns `prioritised` prioritised and
+/// `plain` ordinary tasks (interleaved), checks that each ran once, and returns the pool's
+/// counters (the total, checked equal to the sum of the workers').
+fn counted_scope(deque: DequeKind, n: usize, prioritised: usize, plain: usize) -> WorkerStats {
+    let pool = pool(deque, n);
+    let h = hits(prioritised + plain);
+    pool.scope(|s| {
+        let (mut p, mut q) = (0, 0);
+        for i in 0..prioritised + plain {
+            let h = &h;
+            // Two prioritised spawns for each plain one while both last.
+            if q == plain || (p < prioritised && i % 3 != 2) {
+                p += 1;
+                s.spawn_with_priority(prio(i), move |_| {
+                    h[i].fetch_add(1, Relaxed);
+                });
+            } else {
+                q += 1;
+                s.spawn(move |_| {
+                    h[i].fetch_add(1, Relaxed);
+                });
+            }
+        }
+    });
+    assert_all_once(&h, &format!("counted scope, {deque}, {n} workers"));
+    let stats = pool.stats();
+    let t = stats.total();
+    let per_worker: u64 = stats.workers.iter().map(|w| w.tasks_run).sum();
+    assert_eq!(per_worker, t.tasks_run, "total() != sum of workers ({t:?})");
+    t
+}
+
+/// `tasks_run` counts prioritised tasks, each once: the scope's body (one injected job),
+/// its plain spawns (deque pops and steals) and its prioritised spawns (`priority_taken` +
+/// `priority_stolen`, which together count exactly the prioritised tasks). One worker takes
+/// all of its own prioritised tasks from its own heap. A build without the `counters`
+/// feature counts nothing.
+#[test]
+fn stats_count_each_prioritised_task_once() {
+    const PRIORITISED: usize = 300;
+    const PLAIN: usize = 200;
+    let counted = |n: u64| if COUNTERS { n } else { 0 };
+    for deque in deques() {
+        for n in [1, 2] {
+            let what = format!("{deque}, {n} workers");
+            let without = counted_scope(deque, n, 0, PLAIN);
+            let with = counted_scope(deque, n, PRIORITISED, PLAIN);
+            assert_eq!(
+                without.priority_taken + without.priority_stolen,
+                0,
+                "{what}"
+            );
+            assert_eq!(
+                with.priority_taken + with.priority_stolen,
+                counted(PRIORITISED as u64),
+                "{what}: prioritised tasks ({with:?})"
+            );
+            assert_eq!(
+                with.tasks_run - without.tasks_run,
+                counted(PRIORITISED as u64),
+                "{what}: tasks_run with and without priorities ({with:?}, {without:?})"
+            );
+            assert_eq!(
+                with.tasks_run,
+                counted((PRIORITISED + PLAIN + 1) as u64),
+                "{what}: tasks_run ({with:?})"
+            );
+            if n == 1 {
+                assert_eq!(with.priority_stolen, 0, "{what}: {with:?}");
+            }
+        }
+    }
+}
+
+/// Prioritised tasks spawned from outside the pool go to the shared heap: every worker takes
+/// them as `priority_stolen`, and they are all the pool runs.
+#[test]
+fn stats_count_prioritised_tasks_from_outside_the_pool() {
+    const JOBS: usize = 500;
+    for deque in deques() {
+        for n in [1, 2] {
+            let pool = pool(deque, n);
+            let (tx, rx) = mpsc::channel();
+            for i in 0..JOBS {
+                let tx = tx.clone();
+                pool.spawn_with_priority(prio(i), move || tx.send(i).unwrap());
+            }
+            drop(tx);
+            // Each job's counter is bumped before the job runs, so before its send.
+            assert_eq!(rx.iter().count(), JOBS);
+            let t = pool.stats().total();
+            let want = if COUNTERS { JOBS as u64 } else { 0 };
+            let what = format!("{deque}, {n} workers ({t:?})");
+            assert_eq!(t.priority_stolen, want, "{what}");
+            assert_eq!(t.priority_taken, 0, "{what}");
+            assert_eq!(t.tasks_run, want, "{what}");
         }
     }
 }

@@ -39,6 +39,16 @@ pub(crate) const EMPTY: i64 = i64::MIN;
 /// for the heap it chose, before it goes on to steal ordinary work.
 const SCAN_RETRIES: usize = 4;
 
+/// Where [`PriorityQueues::take`] found a task (the split of the worker counters
+/// `priority_taken` and `priority_stolen`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// The taker's own heap.
+    Own,
+    /// Another worker's heap or the shared slot (tasks spawned from outside the pool).
+    Other,
+}
+
 struct Entry<T> {
     priority: i64,
     /// Push order within the heap: the later push of two equal priorities runs first.
@@ -88,12 +98,20 @@ impl<T> Slot<T> {
         }
     }
 
-    /// Removes the top task, if any, and republishes `best`.
-    fn take(&self) -> Option<T> {
+    /// Removes the top task, if any, and republishes `best` while still holding the lock
+    /// (protocol step 1). `BEST_UNDER_LOCK = false` republishes it after the unlock instead:
+    /// the broken protocol of the loom model's negative control (a stale `best` can then
+    /// overwrite a newer one, and an owner that reads [`EMPTY`] skips a task left in its own
+    /// heap); nothing else uses it, and the constant leaves the real path unchanged.
+    fn take<const BEST_UNDER_LOCK: bool>(&self) -> Option<T> {
         // A poisoned lock still holds a consistent heap: nothing panics while holding it.
         let mut heap = self.heap.lock().unwrap_or_else(|e| e.into_inner());
         let top = heap.entries.pop()?;
-        self.best.store(published(&heap), Ordering::Relaxed);
+        let best = published(&heap);
+        if !BEST_UNDER_LOCK {
+            drop(heap);
+        }
+        self.best.store(best, Ordering::Relaxed);
         Some(top.item)
     }
 }
@@ -157,15 +175,29 @@ impl<T> PriorityQueues<T> {
         s.best.store(published(&heap), Ordering::Relaxed);
     }
 
-    /// The task worker `me` should run next among the prioritised ones: the top of its own
-    /// heap if it has one, else the top of the heap with the best published priority (the
-    /// shared slot included), scanning from `me + 1` so that thieves spread over equal
-    /// victims. `None` if every heap looked empty.
-    pub(crate) fn take(&self, me: usize) -> Option<T> {
+    /// The task worker `me` should run next among the prioritised ones, and where it was:
+    /// the top of its own heap if it has one ([`Origin::Own`]), else the top of the heap
+    /// with the best published priority, the shared slot included ([`Origin::Other`]),
+    /// scanning from `me + 1` so that thieves spread over equal victims. `None` if every
+    /// heap looked empty.
+    #[inline]
+    pub(crate) fn take(&self, me: usize) -> Option<(T, Origin)> {
+        self.take_publishing::<true>(me)
+    }
+
+    /// [`take`](Self::take) with protocol step 1 broken: each heap's `best` republished
+    /// after its lock is released. Only for the loom model's negative control.
+    #[cfg(all(test, loom))]
+    pub(crate) fn take_publishing_best_unlocked(&self, me: usize) -> Option<(T, Origin)> {
+        self.take_publishing::<false>(me)
+    }
+
+    /// [`take`](Self::take), with `best` republished as [`Slot::take`] says.
+    fn take_publishing<const BEST_UNDER_LOCK: bool>(&self, me: usize) -> Option<(T, Origin)> {
         let own = &self.slots[me];
         if own.best.load(Ordering::Relaxed) != EMPTY {
-            if let Some(item) = own.take() {
-                return Some(self.taken(item));
+            if let Some(item) = own.take::<BEST_UNDER_LOCK>() {
+                return Some((self.taken(item), Origin::Own));
             }
         }
         let n = self.slots.len();
@@ -181,8 +213,8 @@ impl<T> PriorityQueues<T> {
                 }
             }
             let i = chosen?;
-            if let Some(item) = self.slots[i].take() {
-                return Some(self.taken(item));
+            if let Some(item) = self.slots[i].take::<BEST_UNDER_LOCK>() {
+                return Some((self.taken(item), Origin::Other));
             }
         }
         None
@@ -206,7 +238,15 @@ mod tests {
             q.push(0, p, name);
         }
         let order: Vec<_> = std::iter::from_fn(|| q.take(0)).collect();
-        assert_eq!(order, ["d", "a", "c", "b"]);
+        assert_eq!(
+            order,
+            [
+                ("d", Origin::Own),
+                ("a", Origin::Own),
+                ("c", Origin::Own),
+                ("b", Origin::Own)
+            ]
+        );
         assert!(!q.maybe_pending());
     }
 
@@ -217,11 +257,11 @@ mod tests {
         q.push(1, 9, "w1-9");
         q.push(q.shared_slot(), 7, "shared-7");
         q.push(0, i64::MIN, "w0-min");
-        assert_eq!(q.take(2), Some("w1-9"));
-        assert_eq!(q.take(2), Some("shared-7"));
+        assert_eq!(q.take(2), Some(("w1-9", Origin::Other)));
+        assert_eq!(q.take(2), Some(("shared-7", Origin::Other)));
         // Worker 0 takes its own before anything else.
-        assert_eq!(q.take(0), Some("w0-5"));
-        assert_eq!(q.take(1), Some("w0-min"));
+        assert_eq!(q.take(0), Some(("w0-5", Origin::Own)));
+        assert_eq!(q.take(1), Some(("w0-min", Origin::Other)));
         assert_eq!(q.take(1), None);
         assert!(!q.maybe_pending());
     }

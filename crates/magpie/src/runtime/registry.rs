@@ -14,7 +14,7 @@ use crossbeam_utils::CachePadded;
 
 use super::job::{AbortOnUnwind, JobRef, StackJob};
 use super::latch::{CoreLatch, LockLatch, SpinLatch};
-use super::priority::PriorityQueues;
+use super::priority::{Origin, PriorityQueues};
 use super::sleep::{Sleep, Wakeup};
 use crate::deque::{chase_lev, split, DequeKind, DequeOwner, DequeStealer, Steal};
 use crate::policy::idle::{IdleAction, IdlePolicy, IdleState};
@@ -374,7 +374,12 @@ impl Registry {
                 } else if idle_since != NOT_IDLE {
                     s.idle_ns += now.saturating_sub(idle_since);
                 }
-                s.tasks_run = s.private_pops + s.public_pops + s.steals + s.injected_taken;
+                s.tasks_run = s.private_pops
+                    + s.public_pops
+                    + s.steals
+                    + s.injected_taken
+                    + s.priority_taken
+                    + s.priority_stolen;
                 s.busy_ns = since_reset.saturating_sub(s.idle_ns + s.parked_ns + s.sleep_ns);
                 s
             })
@@ -623,7 +628,12 @@ impl WorkerThread {
         // this worker's best first, else the best published anywhere (runtime/priority.rs).
         // Without priorities this is the one relaxed load the idle path pays.
         if registry.priority.maybe_pending() {
-            if let Some(job) = registry.priority.take(self.index) {
+            if let Some((job, origin)) = registry.priority.take(self.index) {
+                let counters = self.counters();
+                match origin {
+                    Origin::Own => counters.priority_taken.bump(),
+                    Origin::Other => counters.priority_stolen.bump(),
+                }
                 return Search::Found(job);
             }
         }

@@ -115,7 +115,8 @@ macro_rules! worker_counters {
 }
 
 worker_counters! {
-    /// Jobs this worker executed (popped from its own deque, stolen, or injected).
+    /// Jobs this worker executed (popped from its own deque, stolen, injected, or taken
+    /// from a priority heap).
     tasks_run,
     /// Jobs pushed onto this worker's deque.
     pushes,
@@ -143,6 +144,11 @@ worker_counters! {
     cas,
     /// Jobs taken from the pool's injector (work sent from outside the pool).
     injected_taken,
+    /// Prioritised jobs (`spawn_with_priority`) this worker took from its own priority heap.
+    priority_taken,
+    /// Prioritised jobs this worker took from another worker's priority heap or from the
+    /// pool's shared one (prioritised work spawned from outside the pool).
+    priority_stolen,
     /// Nanoseconds spent running jobs found while idle (stolen or injected work).
     busy_ns,
     /// Nanoseconds spent looking for work (spinning or yielding).

@@ -8,6 +8,12 @@
 /// aborts the whole process instead of failing one test (so `#[should_panic]` would be
 /// fragile).
 pub(crate) fn negative_controls_fail(module: &str, names: &[&str]) {
+    negative_controls_fail_with(module, names, "deadlock")
+}
+
+/// [`negative_controls_fail`] for models that fail otherwise than by a deadlock (a broken
+/// invariant, an assertion): each must fail with `expected` in its output.
+pub(crate) fn negative_controls_fail_with(module: &str, names: &[&str], expected: &str) {
     let exe = std::env::current_exe().unwrap();
     // Test names leave out the crate's name.
     let module = module.split_once("::").map_or("", |(_, rest)| rest);
@@ -29,8 +35,8 @@ pub(crate) fn negative_controls_fail(module: &str, names: &[&str]) {
             "{name}: the broken model passed:\n{text}"
         );
         assert!(
-            text.contains("deadlock"),
-            "{name}: failed, but not by a deadlock:\n{text}"
+            text.contains(expected),
+            "{name}: failed, but without {expected:?} in its output:\n{text}"
         );
     }
 }
