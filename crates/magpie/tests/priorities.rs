@@ -33,6 +33,17 @@ fn prio(i: usize) -> i64 {
 }
 
 /// Spawns the tasks `lo..hi` as a binary tree of prioritised spawns; each task bumps its hit.
+/// Spawns jobs `0..jobs` with [`prio`] priorities from the calling (non-pool) thread: each
+/// sends its index on the returned channel, which closes when all have run.
+fn spawn_from_outside(pool: &magpie::ThreadPool, jobs: usize) -> mpsc::Receiver<usize> {
+    let (tx, rx) = mpsc::channel();
+    for i in 0..jobs {
+        let tx = tx.clone();
+        pool.spawn_with_priority(prio(i), move || tx.send(i).unwrap());
+    }
+    rx
+}
+
 fn spawn_tree<'s>(s: &Scope<'s>, hits: &'s [AtomicU8], lo: usize, hi: usize) {
     if hi - lo == 1 {
         hits[lo].fetch_add(1, Relaxed);
@@ -82,13 +93,7 @@ fn tasks_spawned_from_outside_the_pool_run_exactly_once() {
         for n in WORKERS {
             let pool = pool(deque, n);
             // `ThreadPool::spawn_with_priority` from the test thread: the shared heap.
-            let (tx, rx) = mpsc::channel();
-            for i in 0..JOBS {
-                let tx = tx.clone();
-                pool.spawn_with_priority(prio(i), move || tx.send(i).unwrap());
-            }
-            drop(tx);
-            let mut got: Vec<usize> = rx.iter().collect();
+            let mut got: Vec<usize> = spawn_from_outside(&pool, JOBS).iter().collect();
             got.sort_unstable();
             assert_eq!(got, (0..JOBS).collect::<Vec<_>>(), "{deque}, {n} workers");
             // A scope's handle used from plain threads while its body runs on the pool.
@@ -403,14 +408,8 @@ fn stats_count_prioritised_tasks_from_outside_the_pool() {
     for deque in deques() {
         for n in [1, 2] {
             let pool = pool(deque, n);
-            let (tx, rx) = mpsc::channel();
-            for i in 0..JOBS {
-                let tx = tx.clone();
-                pool.spawn_with_priority(prio(i), move || tx.send(i).unwrap());
-            }
-            drop(tx);
             // Each job's counter is bumped before the job runs, so before its send.
-            assert_eq!(rx.iter().count(), JOBS);
+            assert_eq!(spawn_from_outside(&pool, JOBS).iter().count(), JOBS);
             let t = pool.stats().total();
             let want = if COUNTERS { JOBS as u64 } else { 0 };
             let what = format!("{deque}, {n} workers ({t:?})");
