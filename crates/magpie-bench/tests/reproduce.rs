@@ -95,6 +95,9 @@ fn lcws_quick_json_has_every_claim_with_a_verdict() {
             want.push(format!("lcws.owner-fences.{d}"));
         }
     }
+    for c in ["owner-fences", "cas", "unstolen"] {
+        want.push(format!("lcws.signal-vs-user.{c}"));
+    }
     assert_eq!(ids(&claims), want);
     for c in &claims {
         assert!(

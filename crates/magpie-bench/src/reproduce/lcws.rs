@@ -41,6 +41,9 @@ use std::time::Duration;
 const DOCUMENT: &str = "002_31aabaed57c1a16a.txt";
 /// The paper's WS baseline.
 const WS: &str = "chase-lev";
+/// The signal-based and user-space deques, compared with each other in §5.3.
+const SIGNAL: &str = "lcws-signal";
+const USER: &str = "lcws-user";
 /// The fewest configurations a share is judged on.
 const MIN_CONFIGS: usize = 4;
 
@@ -97,6 +100,9 @@ struct Row {
     /// Fences less the thieves' (one per steal attempt): the owner's alone.
     owner_fences: Option<f64>,
     cas: Option<f64>,
+    /// Tasks moved to the public part, and those of them the owner took back (unstolen).
+    exposed: Option<f64>,
+    unstolen: Option<f64>,
 }
 
 fn parse_rows(v: &Value) -> Result<Vec<Row>, String> {
@@ -127,6 +133,8 @@ fn parse_rows(v: &Value) -> Result<Vec<Row>, String> {
                 _ => None,
             },
             cas: count("cas"),
+            exposed: count("exposed"),
+            unstolen: count("unstolen"),
         });
     }
     Ok(out)
@@ -255,6 +263,46 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
             out.push(st.judged(&ctx, value, &ratios, j, &by));
         }
     }
+    // §5.3: the signal-based version against the user-space one, per configuration with 2+
+    // workers: (signal + 1)/(user + 1) of each count (+1: a count of 0 on either side
+    // still gives a ratio).
+    let share_unstolen = |r: &Row| -> Option<f64> {
+        let (e, u) = (r.exposed?, r.unstolen?);
+        Some(if e > 0.0 { 100.0 * u / e } else { 0.0 })
+    };
+    for get in [
+        (|r: &Row| r.owner_fences) as fn(&Row) -> Option<f64>,
+        |r: &Row| r.cas,
+        share_unstolen,
+    ] {
+        let st = statements.next().expect("signal-vs-user statements");
+        if !counted {
+            out.push(st.unmeasured(
+                &ctx,
+                "this magpie-bench was built without magpie's counters (the uncounted build)",
+                &by,
+            ));
+            continue;
+        }
+        let ratios: Vec<f64> = by_config
+            .iter()
+            .filter(|((_, w), _)| *w >= 2)
+            .filter_map(|(_, rows)| {
+                let s = get(rows.get(SIGNAL)?)?;
+                let u = get(rows.get(USER)?)?;
+                Some((s + 1.0) / (u + 1.0))
+            })
+            .collect();
+        let j = if max_workers < 2 {
+            claim::Judgement::out_of_reach(format!(
+                "{p} core(s): the seed's profile is at 2 or more workers"
+            ))
+        } else {
+            claim::ratio_below(&ratios, 1.0)
+        };
+        let value = (!ratios.is_empty()).then(|| stats::median(&ratios) * 100.0);
+        out.push(st.judged(&ctx, value, &ratios, j, &by));
+    }
     out
 }
 
@@ -324,6 +372,36 @@ fn statements() -> Vec<Statement> {
             });
         }
     }
+    const PER_CONFIG: &str = "(signal + 1)/(user + 1) per configuration: 95% CI of the \
+                              geometric mean below 1; value: the median ratio";
+    for (suffix, what, figure, test) in [
+        ("owner-fences", "owner fences", "Figure 8e", PER_CONFIG),
+        ("cas", "CAS operations", "Figure 8f", PER_CONFIG),
+        (
+            "unstolen",
+            "unstolen exposures (exposed tasks their owner took back, as a share of those \
+             exposed)",
+            "Figure 8h",
+            "(signal + 1)/(user + 1) of the unstolen share (%) per configuration: 95% CI of \
+             the geometric mean below 1; value: the median ratio",
+        ),
+    ] {
+        out.push(Statement {
+            seed: "lcws",
+            document: DOCUMENT,
+            claim: format!("lcws.signal-vs-user.{suffix}"),
+            statement: format!(
+                "the signal-based version has fewer {what} than the user-space one (2+ workers)"
+            ),
+            source: format!(
+                "§5.3, {figure}: 'even lower than what was observed for USLCWS'; 'avoid \
+                 unnecessary work exposures'"
+            ),
+            seed_value: "lower".into(),
+            unit: "%",
+            test,
+        });
+    }
     out
 }
 
@@ -337,7 +415,8 @@ mod tests {
             {"runtime": "magpie", "kernel": "fib", "variant": "chase-lev", "workers": 2,
              "times_s": [1.0], "profile": {"total": {"fences": 110, "steals": 4, "failed": 6, "cas": 5}}},
             {"runtime": "magpie", "kernel": "fib", "variant": "lcws-user", "workers": 2,
-             "times_s": [1.0], "profile": {"total": {"fences": 9, "steals": 3, "failed": 6, "cas": 3}}},
+             "times_s": [1.0], "profile": {"total": {"fences": 9, "steals": 3, "failed": 6, "cas": 3,
+                                   "exposed": 8, "unstolen": 2}}},
             {"runtime": "rayon", "kernel": "fib", "workers": 2, "times_s": [1.0]},
             {"runtime": "magpie", "kernel": "fib", "variant": "chase-lev", "workers": 1,
              "times_s": [1.0]}
@@ -348,6 +427,8 @@ mod tests {
         assert_eq!(rows[0].owner_fences, Some(100.0));
         assert_eq!(rows[1].owner_fences, Some(0.0));
         assert_eq!(rows[1].cas, Some(3.0));
+        assert_eq!((rows[1].exposed, rows[1].unstolen), (Some(8.0), Some(2.0)));
+        assert_eq!(rows[0].exposed, None);
         assert_eq!(rows[2].owner_fences, None, "no counters, no count");
     }
 }
