@@ -206,6 +206,32 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
             .or_default()
             .insert(r.deque.clone(), r);
     }
+    // A profile claim: `ratio` of each configuration with 2+ workers (as §3.3), its 95% CI
+    // of the geometric mean judged against `bound`.
+    type Ratio<'a> = dyn Fn(&BTreeMap<String, Row>) -> Option<f64> + 'a;
+    let judge_ratios = |st: Statement, bound: f64, ratio: &Ratio| -> Claim {
+        if !counted {
+            return st.unmeasured(
+                &ctx,
+                "this magpie-bench was built without magpie's counters (the uncounted build)",
+                &by,
+            );
+        }
+        let ratios: Vec<f64> = by_config
+            .iter()
+            .filter(|((_, w), _)| *w >= 2)
+            .filter_map(|(_, rows)| ratio(rows))
+            .collect();
+        let j = if max_workers < 2 {
+            claim::Judgement::out_of_reach(format!(
+                "{p} core(s): the seed's profile is at 2 or more workers"
+            ))
+        } else {
+            claim::ratio_below(&ratios, bound)
+        };
+        let value = (!ratios.is_empty()).then(|| stats::median(&ratios) * 100.0);
+        st.judged(&ctx, value, &ratios, j, &by)
+    };
     let mut out = Vec::new();
     let mut statements = statements().into_iter();
     for v in &VARIANTS {
@@ -227,45 +253,22 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
         if v.profile_source.is_none() {
             continue;
         }
-        // Fences and CAS relative to WS, configurations with >= 2 workers.
+        // Fences and CAS relative to WS.
         for (bound, get) in [
             (0.01, (|r: &Row| r.fences) as fn(&Row) -> Option<f64>),
             (0.40, |r: &Row| r.cas),
             (0.01, |r: &Row| r.owner_fences),
         ] {
             let st = statements.next().expect("profile statements");
-            if !counted {
-                out.push(st.unmeasured(
-                    &ctx,
-                    "this magpie-bench was built without magpie's counters (the uncounted \
-                     build)",
-                    &by,
-                ));
-                continue;
-            }
-            let ratios: Vec<f64> = by_config
-                .iter()
-                .filter(|((_, w), _)| *w >= 2)
-                .filter_map(|(_, rows)| {
-                    let ws = get(rows.get(WS)?)?;
-                    let c = get(rows.get(v.deque)?)?;
-                    (ws > 0.0).then(|| c / ws)
-                })
-                .collect();
-            let j = if max_workers < 2 {
-                claim::Judgement::out_of_reach(format!(
-                    "{p} core(s): the seed's profile is at 2 or more workers"
-                ))
-            } else {
-                claim::ratio_below(&ratios, bound)
-            };
-            let value = (!ratios.is_empty()).then(|| stats::median(&ratios) * 100.0);
-            out.push(st.judged(&ctx, value, &ratios, j, &by));
+            out.push(judge_ratios(st, bound, &|rows| {
+                let ws = get(rows.get(WS)?)?;
+                let c = get(rows.get(v.deque)?)?;
+                (ws > 0.0).then(|| c / ws)
+            }));
         }
     }
-    // §5.3: the signal-based version against the user-space one, per configuration with 2+
-    // workers: (signal + 1)/(user + 1) of each count (+1: a count of 0 on either side
-    // still gives a ratio).
+    // §5.3: the signal-based version against the user-space one: (signal + 1)/(user + 1)
+    // of each count (+1: a count of 0 on either side still gives a ratio).
     let share_unstolen = |r: &Row| -> Option<f64> {
         let (e, u) = (r.exposed?, r.unstolen?);
         Some(if e > 0.0 { 100.0 * u / e } else { 0.0 })
@@ -276,32 +279,11 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
         share_unstolen,
     ] {
         let st = statements.next().expect("signal-vs-user statements");
-        if !counted {
-            out.push(st.unmeasured(
-                &ctx,
-                "this magpie-bench was built without magpie's counters (the uncounted build)",
-                &by,
-            ));
-            continue;
-        }
-        let ratios: Vec<f64> = by_config
-            .iter()
-            .filter(|((_, w), _)| *w >= 2)
-            .filter_map(|(_, rows)| {
-                let s = get(rows.get(SIGNAL)?)?;
-                let u = get(rows.get(USER)?)?;
-                Some((s + 1.0) / (u + 1.0))
-            })
-            .collect();
-        let j = if max_workers < 2 {
-            claim::Judgement::out_of_reach(format!(
-                "{p} core(s): the seed's profile is at 2 or more workers"
-            ))
-        } else {
-            claim::ratio_below(&ratios, 1.0)
-        };
-        let value = (!ratios.is_empty()).then(|| stats::median(&ratios) * 100.0);
-        out.push(st.judged(&ctx, value, &ratios, j, &by));
+        out.push(judge_ratios(st, 1.0, &|rows| {
+            let s = get(rows.get(SIGNAL)?)?;
+            let u = get(rows.get(USER)?)?;
+            Some((s + 1.0) / (u + 1.0))
+        }));
     }
     out
 }
