@@ -1,22 +1,33 @@
 #!/usr/bin/env bash
-# Runs test binaries N times in a row while a background CPU load keeps every core busy,
-# to catch tests whose outcome depends on scheduling (issue 13: an MPI failure test that
-# passed alone failed under load). Builds the binaries once (release), starts one busy loop
-# per core (killed on exit), runs every binary N times, prints one line per run and a final
-# "N runs, F failures" line; exits 1 if any run failed. The output of a failed run is kept
-# (its path is printed).
+# Runs test binaries N times in a row on a quiet machine and/or while a background CPU load
+# keeps every core busy, to catch tests whose outcome depends on scheduling (issue 13: an
+# MPI failure test that passed alone failed under load; issue 30: a priority test that
+# passed 20 runs under load failed on an idle machine, where threads wake sooner). Builds
+# the binaries once (the test-release profile, as scripts/test-all.sh), runs every binary N
+# times per mode (loaded: one busy loop per core, killed on exit), prints one line per run
+# and a final "N runs, F failures" line; exits 1 if any run failed. The output of a failed
+# run is kept (its path is printed).
 #
-# Usage: scripts/repeat-tests.sh N [FILTER ...]
+# Usage: scripts/repeat-tests.sh [--quiet|--loaded|--both] N [FILTER ...]
+#   --loaded  with the background load (the default)
+#   --quiet   without it (an idle machine: run nothing else meanwhile)
+#   --both    N quiet runs, then N loaded runs
 #   N       how many times to run each binary (default 20)
 #   FILTER  test-name filters passed to every binary (e.g. `a_rank`); default: all its tests
 # Env:
 #   TESTS  the test targets, PACKAGE:TARGET separated by spaces (default: the distributed
 #          ones, "magpie-cli:distributed magpie-cli:distributed_loops"); magpie-cli targets
 #          are built with its `mpi` feature
-#   LOAD   busy loops in the background (default: the number of cores; 0 for none)
+#   LOAD   busy loops in the background in loaded mode (default: the number of cores)
 #   EXACT  set to 1 to pass --exact to the binaries (FILTERs are then whole test names)
 set -euo pipefail
 
+modes=(loaded)
+case "${1:-}" in
+--quiet) modes=(quiet); shift ;;
+--loaded) modes=(loaded); shift ;;
+--both) modes=(quiet loaded); shift ;;
+esac
 runs=${1:-20}
 shift || true
 filters=("$@")
@@ -30,9 +41,6 @@ fi
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-# The test executables run outside cargo, which would set MAGPIE_SHARED from
-# .cargo/config.toml: set it the same way (the instances beside the repository).
-export MAGPIE_SHARED="${MAGPIE_SHARED:-$root/../shared}"
 logs=$(mktemp -d "${TMPDIR:-/tmp}/repeat-tests.XXXXXX")
 
 # Build each target once and note its executable and package directory.
@@ -50,8 +58,8 @@ for spec in $tests; do
     if [ "$package" = magpie-cli ]; then
         features=(--features magpie-cli/mpi)
     fi
-    echo "repeat-tests: building $package --test $target (release)" >&2
-    exe=$(cargo test --release -q -p "$package" "${features[@]}" --test "$target" --no-run \
+    echo "repeat-tests: building $package --test $target (test-release)" >&2
+    exe=$(cargo test --profile test-release -q -p "$package" "${features[@]}" --test "$target" --no-run \
         --message-format=json |
         jq -r "select(.reason == \"compiler-artifact\" and .profile.test == true
                       and .target.name == \"$target\") | .executable" | tail -n 1)
@@ -66,19 +74,16 @@ for spec in $tests; do
     names+=("$spec")
 done
 
-# The background load: one busy loop per core, ended however this script ends.
+# The background load of loaded mode: one busy loop per core, ended however this script ends.
 pids=()
 stop_load() {
     for p in "${pids[@]}"; do
         kill "$p" 2>/dev/null || true
     done
+    pids=()
 }
 trap stop_load EXIT
-for _ in $(seq 1 "$load"); do
-    (while :; do :; done) &
-    pids+=($!)
-done
-echo "repeat-tests: $load busy loop(s) in the background; logs of failed runs in $logs" >&2
+echo "repeat-tests: logs of failed runs in $logs" >&2
 
 extra=()
 if [ "${EXACT:-0}" = 1 ]; then
@@ -86,22 +91,34 @@ if [ "${EXACT:-0}" = 1 ]; then
 fi
 failures=0
 total=0
-for i in $(seq 1 "$runs"); do
-    for k in "${!binaries[@]}"; do
-        total=$((total + 1))
-        log="$logs/run$i-${names[$k]//[:\/]/-}.log"
-        start=$(date +%s%N)
-        if (cd "${dirs[$k]}" && "${binaries[$k]}" "${filters[@]}" "${extra[@]}") >"$log" 2>&1; then
-            status=ok
-            rm -f "$log"
-        else
-            status="FAILED (log: $log)"
-            failures=$((failures + 1))
-        fi
-        ms=$((($(date +%s%N) - start) / 1000000))
-        printf 'run %d/%d %s: %s (%d.%03d s)\n' "$i" "$runs" "${names[$k]}" "$status" \
-            $((ms / 1000)) $((ms % 1000))
+for mode in "${modes[@]}"; do
+    if [ "$mode" = loaded ]; then
+        for _ in $(seq 1 "$load"); do
+            (while :; do :; done) &
+            pids+=($!)
+        done
+        echo "repeat-tests: loaded: $load busy loop(s) in the background" >&2
+    else
+        echo "repeat-tests: quiet: no background load" >&2
+    fi
+    for i in $(seq 1 "$runs"); do
+        for k in "${!binaries[@]}"; do
+            total=$((total + 1))
+            log="$logs/$mode-run$i-${names[$k]//[:\/]/-}.log"
+            start=$(date +%s%N)
+            if (cd "${dirs[$k]}" && "${binaries[$k]}" "${filters[@]}" "${extra[@]}") >"$log" 2>&1; then
+                status=ok
+                rm -f "$log"
+            else
+                status="FAILED (log: $log)"
+                failures=$((failures + 1))
+            fi
+            ms=$((($(date +%s%N) - start) / 1000000))
+            printf '%s run %d/%d %s: %s (%d.%03d s)\n' "$mode" "$i" "$runs" "${names[$k]}" "$status" \
+                $((ms / 1000)) $((ms % 1000))
+        done
     done
+    stop_load
 done
-echo "$runs runs of ${#names[@]} binaries ($total in all), $failures failures"
+echo "${#modes[@]} mode(s) (${modes[*]}) x $runs runs of ${#names[@]} binaries ($total in all), $failures failures"
 [ "$failures" -eq 0 ]

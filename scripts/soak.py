@@ -36,7 +36,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = (REPO / ".." / "shared").resolve()
-INST = SHARED / "instances"
+# The instances: MAGPIE_INSTANCES, else the collection beside the repository (its README
+# holds the oracles, so the soak needs the collection, not the repository's tests/data).
+INST = Path(os.environ.get("MAGPIE_INSTANCES") or SHARED / "instances")
 
 # Instances fast enough for ~0.1-10 s per run on 2 cores with up to 16 workers (measured
 # with 2 workers: every one under 2.5 s). Slower ones (brock400_*, frb30-15-1, gr48,

@@ -1,6 +1,6 @@
 //! One solve, for instruction counts: the `Sequential` skeleton on a 1-worker pool, or the
 //! app's hand-written solver, on a small instance of UTS, NS, N-Queens or max clique
-//! (brock200_4, read from `../shared/instances`). `scripts/search-cost.sh`
+//! (brock200_4, read from the instance directory, `magpie_apps::instances`). `scripts/search-cost.sh`
 //! runs each under callgrind and prints instructions per node.
 //!
 //! ```text
@@ -66,7 +66,7 @@ fn main() {
         }
         ("maxclique", _) => {
             // brock200_4 (ω = 17).
-            let g = shared("dimacs/brock200_4.clq", |p| maxclique::read_dimacs(p));
+            let g = instance("dimacs/brock200_4.clq", |p| maxclique::read_dimacs(p));
             let (omega, nodes) = if solver == "seq" {
                 let space = maxclique::CliqueSpace::new(&g);
                 let opts = Options {
@@ -85,7 +85,7 @@ fn main() {
         }
         ("knapsack", _) => {
             // The 100 instances of knapPI_9_50_1000 (the overhead experiment's).
-            let all = shared(
+            let all = instance(
                 "knapsack/pisinger/smallcoeff_pisinger/knapPI_9_50_1000.csv",
                 |p| knapsack::read(p),
             );
@@ -114,10 +114,13 @@ fn main() {
     println!("{nodes}");
 }
 
-/// `read` of the file at `rel` under the shared instances (`../shared/instances`), or exit
+/// `read` of the file at `rel` under the instance directory (`MAGPIE_INSTANCES`), or exit
 /// with its error.
-fn shared<T, E: std::fmt::Display>(rel: &str, read: impl FnOnce(&str) -> Result<T, E>) -> T {
-    let path = magpie_apps::shared::dir().join("instances").join(rel);
+fn instance<T, E: std::fmt::Display>(rel: &str, read: impl FnOnce(&str) -> Result<T, E>) -> T {
+    let path = magpie_apps::instances::find(rel).unwrap_or_else(|e| {
+        eprintln!("search_cost: {e}");
+        std::process::exit(2)
+    });
     read(&path.to_string_lossy()).unwrap_or_else(|e| {
         eprintln!("search_cost: {e}");
         std::process::exit(2)

@@ -1,138 +1,160 @@
-//! Maximum clique: ω of the shared DIMACS instances (values from
-//! `shared/instances/README.md`), the decision variant, brute-force cross-checks on random
-//! small graphs, the search-node type, and the DIMACS reader's error reports.
+//! Maximum clique: ω of the repository's DIMACS instances (every file of
+//! `tests/data/dimacs/`, with the sizes and ω of `tests/data/README.md`'s table), Hamming
+//! graphs built from their definition (hamming10-2's ω = 512), seeded random graphs
+//! against an independent Bron–Kerbosch, the decision variant, brute-force cross-checks on
+//! random small graphs, the search-node type, and the DIMACS reader's error reports.
 
 use magpie_apps::maxclique::{
     find_clique_of_size, is_clique, max_clique, max_clique_counted, parse_dimacs, read_dimacs,
-    CliqueNode, Graph,
+    to_dimacs, CliqueNode, Graph,
 };
 use magpie_apps::rng::XorShift64Star;
+use magpie_apps::testdata;
 use std::time::Instant;
 
 fn load(name: &str) -> Graph {
-    let p = magpie_apps::shared::path(&format!("instances/dimacs/{name}"));
+    let p = testdata::path(&format!("dimacs/{name}"));
     read_dimacs(&p).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// `(file, N, edges (e-lines), ω)` from the README table, for the instances marked checked
-/// whose sequential solve takes at most a few seconds in release.
-const FAST: &[(&str, usize, usize, usize)] = &[
-    ("brock200_1.clq", 200, 14834, 21),
-    ("brock200_2.clq", 200, 9876, 12),
-    ("brock200_3.clq", 200, 12048, 15),
-    ("brock200_4.clq", 200, 13089, 17),
-    ("C125.9.clq", 125, 6963, 34),
-    ("hamming6-2.clq", 64, 1824, 32),
-    ("hamming6-4.clq", 64, 704, 4),
-    ("johnson8-2-4.clq", 28, 210, 4),
-    ("johnson8-4-4.clq", 70, 1855, 14),
-    ("MANN_a9.clq", 45, 918, 16),
-    ("san200_0.7_1.clq", 200, 13930, 30),
-    ("sanr200_0.7.clq", 200, 13868, 18),
-    ("c-fat200-1.clq", 200, 1534, 12),
-    ("p_hat300-1.clq", 300, 10933, 8),
-    ("p_hat500-1.clq", 500, 31569, 9),
-    ("p_hat700-1.clq", 700, 60999, 11),
-];
+/// `(file, N, edges, ω)`: the rows of the `dimacs/` table of `tests/data/README.md`.
+fn readme_rows() -> Vec<(String, usize, usize, usize)> {
+    let readme = std::fs::read_to_string(testdata::path("README.md")).unwrap();
+    let section = readme
+        .split("## `dimacs/`")
+        .nth(1)
+        .expect("a dimacs section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    section
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains(".clq"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let num = |i: usize| cells[i].parse::<usize>().unwrap_or_else(|_| panic!("{l}"));
+            (cells[1].to_string(), num(2), num(3), num(4))
+        })
+        .collect()
+}
 
-/// Checked instances that take a few tenths of a second to a few seconds each.
-const MEDIUM: &[(&str, usize, usize, usize)] = &[
-    ("san200_0.9_2.clq", 200, 17910, 60),
-    ("gen200_p0.9_55.clq", 200, 17910, 55),
-    ("p_hat1000-1.clq", 1000, 122253, 10),
-    ("johnson16-2-4.clq", 120, 5460, 8),
-    ("MANN_a27.clq", 378, 70551, 126),
-    ("hamming10-2.clq", 1024, 518656, 512),
-];
-
-fn check_omega(name: &str, n: usize, m: usize, omega: usize) {
-    let g = load(name);
+fn check_omega(name: &str, g: &Graph, n: usize, m: usize, omega: usize) {
     assert_eq!((g.n(), g.edge_count()), (n, m), "{name}: size");
     let t = Instant::now();
-    let (c, nodes) = max_clique_counted(&g);
+    let (c, nodes) = max_clique_counted(g);
     let dt = t.elapsed();
     eprintln!("{name}: ω = {} in {dt:.2?}, {nodes} nodes", c.len());
-    assert!(is_clique(&g, &c), "{name}: {c:?} is not a clique");
+    assert!(is_clique(g, &c), "{name}: {c:?} is not a clique");
     assert_eq!(c.len(), omega, "{name}: ω");
 }
 
+/// Every DIMACS file of the test data has a row in its README, with the size it reads as
+/// and the ω the solver proves; and every row has its file.
 #[test]
-fn omega_of_fast_checked_instances() {
-    for &(name, n, m, omega) in FAST {
-        check_omega(name, n, m, omega);
+fn every_dimacs_file_has_the_size_and_omega_of_its_readme_row() {
+    let rows = readme_rows();
+    let mut on_disk: Vec<String> = std::fs::read_dir(testdata::dir().join("dimacs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    on_disk.sort();
+    let mut named: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+    named.sort();
+    assert_eq!(
+        on_disk, named,
+        "files in tests/data/dimacs vs the README's table"
+    );
+    assert!(rows.len() >= 16, "{rows:?}");
+    for (name, n, m, omega) in &rows {
+        check_omega(name, &load(name), *n, *m, *omega);
     }
 }
 
-#[test]
-fn omega_of_medium_checked_instances() {
-    for &(name, n, m, omega) in MEDIUM {
-        check_omega(name, n, m, omega);
+/// The Hamming graph H(bits, d): the `bits`-bit words, adjacent when they differ in at
+/// least `d` bits (the DIMACS definition; vertex k is the word k − 1).
+fn hamming(bits: u32, d: u32) -> Graph {
+    let n = 1usize << bits;
+    let mut g = Graph::new(n);
+    for u in 0..n {
+        for v in u + 1..n {
+            if (u ^ v).count_ones() >= d {
+                g.add_edge(u, v);
+            }
+        }
     }
+    g
 }
 
+/// The definition gives the shipped hamming6-2 and hamming6-4 edge for edge, and the big
+/// ones their published sizes and ω: hamming8-4 (ω = 16) and hamming10-2 (ω = 512, the
+/// even-weight words), which are too big to ship.
 #[test]
-fn omega_of_dsjc500_5() {
-    // Its `p` line says 125248 edges; the 62624 e-lines are what counts.
-    check_omega("DSJC500_5.clq", 500, 62624, 13);
+fn hamming_graphs_from_their_definition() {
+    assert_eq!(hamming(6, 2), load("hamming6-2.clq"));
+    assert_eq!(hamming(6, 4), load("hamming6-4.clq"));
+    check_omega("hamming8-4", &hamming(8, 4), 256, 20864, 16);
+    check_omega("hamming10-2", &hamming(10, 2), 1024, 518_656, 512);
 }
 
-/// `(file, N, edges (e-lines))` for every file in `dimacs/`, from the README table.
-const ALL_SIZES: &[(&str, usize, usize)] = &[
-    ("brock200_1.clq", 200, 14834),
-    ("brock200_2.clq", 200, 9876),
-    ("brock200_3.clq", 200, 12048),
-    ("brock200_4.clq", 200, 13089),
-    ("brock400_1.clq", 400, 59723),
-    ("brock400_3.clq", 400, 59681),
-    ("brock800_1.clq", 800, 207505),
-    ("brock800_2.clq", 800, 208166),
-    ("brock800_3.clq", 800, 207333),
-    ("brock800_4.clq", 800, 207643),
-    ("C125.9.clq", 125, 6963),
-    ("C250.9.clq", 250, 27984),
-    ("keller5.clq", 776, 225990),
-    ("hamming6-2.clq", 64, 1824),
-    ("hamming6-4.clq", 64, 704),
-    ("hamming10-2.clq", 1024, 518656),
-    ("johnson8-2-4.clq", 28, 210),
-    ("johnson8-4-4.clq", 70, 1855),
-    ("johnson16-2-4.clq", 120, 5460),
-    ("MANN_a9.clq", 45, 918),
-    ("MANN_a27.clq", 378, 70551),
-    ("MANN_a45.clq", 1035, 533115),
-    ("p_hat300-1.clq", 300, 10933),
-    ("p_hat500-1.clq", 500, 31569),
-    ("p_hat700-1.clq", 700, 60999),
-    ("p_hat1000-1.clq", 1000, 122253),
-    ("san200_0.7_1.clq", 200, 13930),
-    ("san200_0.9_2.clq", 200, 17910),
-    ("sanr200_0.7.clq", 200, 13868),
-    ("sanr400_0.7.clq", 400, 55869),
-    ("gen200_p0.9_55.clq", 200, 17910),
-    ("gen400_p0.9_55.clq", 400, 71820),
-    ("c-fat200-1.clq", 200, 1534),
-    ("DSJC500_5.clq", 500, 62624),
-    ("DSJC1000_5.clq", 1000, 249826),
-    ("frb30-15-1.mis", 450, 17827),
-    ("frb30-15-1.clq", 450, 83198),
-];
-
-#[test]
-fn every_instance_reads_with_the_published_size() {
-    let dir = magpie_apps::shared::path("instances/dimacs");
-    let on_disk = std::fs::read_dir(dir).unwrap().count();
-    assert_eq!(on_disk, ALL_SIZES.len(), "files in dimacs/ vs the table");
-    for &(name, n, m) in ALL_SIZES {
-        let g = load(name);
-        // DSJC*: the `p` line says 2·M; the e-lines are what counts.
-        assert_eq!((g.n(), g.edge_count()), (n, m), "{name}");
+/// ω by Bron–Kerbosch with Tomita's pivot, on plain vertex lists: an independent reference
+/// that shares nothing with the library's colouring bound.
+fn bron_kerbosch_omega(g: &Graph) -> usize {
+    fn expand(g: &Graph, size: usize, p: Vec<usize>, x: Vec<usize>, best: &mut usize) {
+        if p.is_empty() {
+            *best = (*best).max(size);
+            return;
+        }
+        if size + p.len() <= *best {
+            return;
+        }
+        let pivot = *p
+            .iter()
+            .chain(&x)
+            .max_by_key(|&&u| p.iter().filter(|&&v| g.adjacent(u, v)).count())
+            .unwrap();
+        let (mut p, mut x) = (p, x);
+        let branch: Vec<usize> = p
+            .iter()
+            .copied()
+            .filter(|&v| !g.adjacent(pivot, v))
+            .collect();
+        for v in branch {
+            let np = p.iter().copied().filter(|&w| g.adjacent(v, w)).collect();
+            let nx = x.iter().copied().filter(|&w| g.adjacent(v, w)).collect();
+            expand(g, size + 1, np, nx, best);
+            p.retain(|&w| w != v);
+            x.push(v);
+        }
     }
+    let mut best = 0;
+    expand(g, 0, (0..g.n()).collect(), Vec::new(), &mut best);
+    best
 }
 
+/// Seeded random graphs of a few hundred vertices (in place of the big DIMACS files): the
+/// solver's ω equals the independent reference's, through a DIMACS round trip whose `p`
+/// line states twice the edges (as DSJC500_5's does: the e-lines count).
 #[test]
-fn frb_mis_is_the_complement_of_frb_clq() {
-    // The .mis file has CRLF line ends and trailing spaces on its `p` line.
-    assert_eq!(load("frb30-15-1.mis").complement(), load("frb30-15-1.clq"));
+fn random_graphs_against_bron_kerbosch() {
+    for (n, density, seed) in [(300, 0.5, 1), (200, 0.6, 2), (100, 0.8, 3)] {
+        let g = Graph::random(n, density, seed);
+        let text = to_dimacs(&g);
+        let doubled = text.replacen(
+            &format!("p edge {n} {}", g.edge_count()),
+            &format!("p edge {n} {}", 2 * g.edge_count()),
+            1,
+        );
+        let read = parse_dimacs(&doubled, "g.clq").unwrap();
+        assert_eq!(read, g);
+        let omega = bron_kerbosch_omega(&g);
+        check_omega(
+            &format!("G({n}, {density}) seed {seed}"),
+            &read,
+            n,
+            g.edge_count(),
+            omega,
+        );
+    }
 }
 
 #[test]

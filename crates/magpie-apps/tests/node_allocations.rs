@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use magpie::search::{optimise, Options, Skeleton};
-use magpie_apps::{knapsack, maxclique, shared, tsp};
+use magpie_apps::{knapsack, maxclique, testdata, tsp};
 
 /// Counts allocations and reallocations (of every thread).
 struct Counting;
@@ -71,7 +71,7 @@ fn assert_few_allocations(search: &str, allocations: u64, nodes: u64, min_nodes:
 #[test]
 fn sequential_max_clique_on_brock200_4_allocates_per_depth_not_per_node() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let g = maxclique::read_dimacs(shared::path("instances/dimacs/brock200_4.clq")).unwrap();
+    let g = maxclique::read_dimacs(testdata::path("dimacs/brock200_4.clq")).unwrap();
     let space = maxclique::CliqueSpace::new(&g);
     let opts = Options {
         prune_level: true,
@@ -95,7 +95,7 @@ fn sequential_max_clique_on_brock200_4_allocates_per_depth_not_per_node() {
 #[test]
 fn sequential_tsp_on_bayg29_allocates_per_depth_not_per_node() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let inst = tsp::read(shared::path("instances/tsplib/bayg29.tsp")).unwrap();
+    let inst = tsp::read(testdata::path("tsplib/bayg29.tsp")).unwrap();
     // No initial bound (the heuristic tour would leave only 124 nodes to expand).
     let opts = Options::default();
     let (out, allocations) = count_allocations(|| optimise(&inst, Skeleton::Sequential, &opts));
@@ -127,7 +127,7 @@ fn sequential_tsp_on_bayg29_allocates_per_depth_not_per_node() {
 #[test]
 fn sequential_knapsack_allocates_o1_not_per_node() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let path = shared::path("instances/knapsack/large_scale/knapPI_3_200_1000_1");
+    let path = testdata::path("knapsack/large_scale/knapPI_3_200_1000_1");
     let inst = knapsack::read(path).unwrap().pop().unwrap();
     assert_eq!(inst.len(), 200);
     let opts = Options::default();

@@ -15,7 +15,7 @@ use magpie::deque::DequeKind;
 use magpie::search::{self, CountPerDepth, Objective, Options, SearchStats, Skeleton, TaskOrder};
 use magpie::{ThreadPool, ThreadPoolBuilder};
 use magpie_apps::rng::XorShift64Star;
-use magpie_apps::{knapsack, maxclique, nqueens, ns, shared, tsp, uts, NQUEENS_SOLUTIONS};
+use magpie_apps::{knapsack, maxclique, nqueens, ns, testdata, tsp, uts, NQUEENS_SOLUTIONS};
 
 // ---------------------------------------------------------------------------------------
 // Configurations
@@ -430,7 +430,7 @@ fn max_depth_truncates_the_count_per_depth_exactly() {
 // Max clique
 
 fn dimacs(name: &str) -> maxclique::Graph {
-    maxclique::read_dimacs(shared::path(&format!("instances/dimacs/{name}.clq"))).unwrap()
+    maxclique::read_dimacs(testdata::path(&format!("dimacs/{name}.clq"))).unwrap()
 }
 
 /// A random graph on `n` vertices, each edge present with probability `percent`%.
@@ -870,14 +870,14 @@ const KNAPSACK_FILES: &[(&str, &str, u64)] = &[
 fn knapsack_instance_files_on_every_skeleton() {
     let mut cases: Vec<(String, knapsack::Instance, u64)> = Vec::new();
     for &(dir, name, optimum) in KNAPSACK_FILES {
-        let file = shared::path(&format!("instances/knapsack/{dir}-optimum/{name}"));
+        let file = testdata::path(&format!("knapsack/{dir}-optimum/{name}"));
         let stated: u64 = std::fs::read_to_string(file)
             .unwrap()
             .trim()
             .parse()
             .unwrap();
         assert_eq!(stated, optimum, "{name}: optimum file vs README");
-        let inst = knapsack::read(shared::path(&format!("instances/knapsack/{dir}/{name}")))
+        let inst = knapsack::read(testdata::path(&format!("knapsack/{dir}/{name}")))
             .unwrap()
             .pop()
             .unwrap();
@@ -889,8 +889,7 @@ fn knapsack_instance_files_on_every_skeleton() {
         "largecoeff_pisinger/knapPI_1_50_100000.csv",
         "largecoeff_pisinger/knapPI_1_100_100000.csv",
     ] {
-        let all =
-            knapsack::read(shared::path(&format!("instances/knapsack/pisinger/{file}"))).unwrap();
+        let all = knapsack::read(testdata::path(&format!("knapsack/pisinger/{file}"))).unwrap();
         for inst in all.into_iter().take(8) {
             let z = inst.stated_optimum().expect("Pisinger files state z");
             cases.push((format!("{file} {}", inst.name()), inst, z));
@@ -906,12 +905,10 @@ fn knapsack_instance_files_on_every_skeleton() {
     });
     // The real-valued f5 (README: 481.0694, data scaled by 10^6): every skeleton agrees with
     // the plain solver, whose value rounds to the stated optimum.
-    let f5 = knapsack::read(shared::path(
-        "instances/knapsack/low-dimensional/f5_l-d_kp_15_375",
-    ))
-    .unwrap()
-    .pop()
-    .unwrap();
+    let f5 = knapsack::read(testdata::path("knapsack/low-dimensional/f5_l-d_kp_15_375"))
+        .unwrap()
+        .pop()
+        .unwrap();
     let reference = knapsack::solve(&f5).profit;
     assert!((reference as f64 / 1e6 - 481.0694).abs() < 5e-5);
     configs(&deques(), &[2], |c| {
@@ -1062,7 +1059,7 @@ fn tsplib_instances_on_every_skeleton() {
         ("bayg29", 1610),
     ];
     for (name, opt) in files {
-        let inst = tsp::read(shared::path(&format!("instances/tsplib/{name}.tsp"))).unwrap();
+        let inst = tsp::read(testdata::path(&format!("tsplib/{name}.tsp"))).unwrap();
         let heuristic = tsp::heuristic_tour(&inst).length;
         assert!(heuristic >= opt, "{name}");
         configs(&["chase-lev"], &[2], |c| {

@@ -2,12 +2,12 @@
 //! the shipped optimal tours, brute force on random small instances, malformed input.
 
 use magpie_apps::rng::XorShift64Star;
-use magpie_apps::shared;
+use magpie_apps::testdata;
 use magpie_apps::tsp::{parse, read, read_tour, solve, tour_length, Instance, TspNode};
 use std::time::Instant;
 
 fn inst(name: &str) -> Instance {
-    read(shared::path(&format!("instances/tsplib/{name}.tsp"))).unwrap()
+    read(testdata::path(&format!("tsplib/{name}.tsp"))).unwrap()
 }
 
 /// (file, n, optimum) from the README's TSPLIB table.
@@ -65,7 +65,7 @@ fn opt_tours_have_the_stated_length() {
         "eil76",
     ] {
         let i = inst(name);
-        let t = read_tour(shared::path(&format!("instances/tsplib/{name}.opt.tour"))).unwrap();
+        let t = read_tour(testdata::path(&format!("tsplib/{name}.opt.tour"))).unwrap();
         let mut sorted = t.clone();
         sorted.sort_unstable();
         assert_eq!(

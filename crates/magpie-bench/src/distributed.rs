@@ -22,8 +22,9 @@
 //! **Apps** (`--overhead-apps`, `--policy-apps`): `uts-NAME` (a named UTS tree, e.g.
 //! `uts-T1`), `uts-dD` (T1's shape cut at depth D), `ns-G` (numerical semigroups up to genus
 //! G) — both with `--skeleton budget` (and `--budget B` if given) — and a DIMACS graph name
-//! (`brock400_1`, or `maxclique-brock400_1`), read from `instances/dimacs/` of the shared directory
-//! (`magpie_apps::shared::location`: `MAGPIE_SHARED`, else `../shared`), with `--skeleton depth-bounded --spawn-depth D` (default 2).
+//! (`brock400_1`, or `maxclique-brock400_1`), read from `dimacs/` of the instance directory
+//! (`magpie_apps::instances`: `--instances DIR`, `MAGPIE_INSTANCES`, else
+//! `../shared/instances`), with `--skeleton depth-bounded --spawn-depth D` (default 2).
 //!
 //! **Runs.** Each comparison runs its contenders in interleaved rounds (one run of each per
 //! round, so that a drift in machine load hits all alike): `--warmup` untimed rounds
@@ -394,7 +395,7 @@ fn parse_app(
     spec: &str,
     budget: Option<u64>,
     spawn_depth: u32,
-    shared: &Path,
+    instance_dir: &Path,
 ) -> Result<App, String> {
     let s = |x: &str| x.to_string();
     let budget_args = || {
@@ -427,11 +428,12 @@ fn parse_app(
                 "app `{spec}`: not uts-…, ns-… or a DIMACS graph name"
             ));
         }
-        let path = shared.join("instances/dimacs").join(format!("{name}.clq"));
+        let relative = format!("dimacs/{name}.clq");
+        let path = instance_dir.join(&relative);
         if !path.is_file() {
             return Err(format!(
-                "app `{spec}`: no DIMACS file {} (apps: uts-NAME, uts-dD, ns-G, a graph name)",
-                path.display()
+                "app `{spec}` (apps: uts-NAME, uts-dD, ns-G, a graph name): {}",
+                magpie_apps::instances::missing(&relative, &path)
             ));
         }
         vec![
@@ -816,7 +818,7 @@ impl Suite<'_> {
                 spec,
                 self.args.budget,
                 self.args.spawn_depth,
-                &magpie_apps::shared::location(),
+                &magpie_apps::instances::location(),
             ) {
                 Ok(a) => a,
                 Err(e) => {
@@ -882,9 +884,9 @@ impl Suite<'_> {
             );
         }
         eprintln!("policies:");
-        let shared = magpie_apps::shared::location();
+        let instance_dir = magpie_apps::instances::location();
         for (i, spec) in apps.iter().enumerate() {
-            let app = match parse_app(spec, args.budget, args.spawn_depth, &shared) {
+            let app = match parse_app(spec, args.budget, args.spawn_depth, &instance_dir) {
                 Ok(a) => a,
                 Err(e) => {
                     self.error("policies", spec, "", "", &e);
@@ -911,7 +913,7 @@ impl Suite<'_> {
                             .unwrap_or_default(),
                         s => s.to_string(),
                     };
-                    match parse_app(&bg_spec, args.budget, args.spawn_depth, &shared) {
+                    match parse_app(&bg_spec, args.budget, args.spawn_depth, &instance_dir) {
                         Ok(bg) => {
                             let mut tail = bg.args;
                             tail.extend([
@@ -1197,8 +1199,8 @@ mod tests {
     #[test]
     fn app_specs() {
         let dir = std::env::temp_dir().join(format!("magpie-bench-dist-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("instances/dimacs")).unwrap();
-        std::fs::write(dir.join("instances/dimacs/g1.clq"), "p edge 1 0\n").unwrap();
+        std::fs::create_dir_all(dir.join("dimacs")).unwrap();
+        std::fs::write(dir.join("dimacs/g1.clq"), "p edge 1 0\n").unwrap();
         let a = parse_app("uts-T1", Some(5000), 2, &dir).unwrap();
         assert_eq!(
             a.args,
@@ -1247,13 +1249,13 @@ mod tests {
         );
         assert!(parse_app("g2", None, 2, &dir)
             .unwrap_err()
-            .contains("no DIMACS file"));
+            .contains("missing instance dimacs/g2.clq"));
         assert!(parse_app("ns-x", None, 2, &dir).is_err());
         assert!(parse_app("uts-", None, 2, &dir).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
-        // The default instances exist where the suite looks for them.
-        for name in ["brock200_1", "brock200_4", "brock400_1"] {
-            parse_app(name, None, 2, &magpie_apps::shared::location()).unwrap();
+        // The repository's test data has the small graphs the suite names.
+        for name in ["brock200_1", "brock200_4"] {
+            parse_app(name, None, 2, &magpie_apps::testdata::dir()).unwrap();
         }
     }
 

@@ -114,7 +114,7 @@ mod tests {
 
     #[test]
     fn c_peer_on_knapsack_pi_3_500() {
-        let path = magpie_apps::shared::path("instances/knapsack/large_scale/knapPI_3_500_1000_1");
+        let path = magpie_apps::testdata::path("knapsack/large_scale/knapPI_3_500_1000_1");
         let inst = magpie_apps::knapsack::read(path).unwrap().pop().unwrap();
         // The README's optimum; 73,102 nodes, as the Sequential skeleton expands.
         assert_eq!(CKnapsack::new(&inst).solve(), (7117, 73_102));

@@ -80,6 +80,11 @@ use std::time::Duration;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The directory of the benchmark instances (dimacs/, tsplib/, knapsack/), for every
+    /// command and the children it runs; it sets MAGPIE_INSTANCES, whose default is
+    /// ../shared/instances. The repository's tests/data holds the small ones.
+    #[arg(long, global = true, value_name = "DIR")]
+    instances: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -109,8 +114,8 @@ enum Command {
     /// steal/share and the c.o.v. of the ranks' finishing times.
     ///
     /// Apps: uts-NAME (a named tree), uts-dD (T1 cut at depth D), ns-G (genus G), with the
-    /// budget skeleton (--budget); a DIMACS graph name (brock400_1, from
-    /// ../shared/instances/dimacs) with depth-bounded (--spawn-depth). A failed child is an error row naming its
+    /// budget skeleton (--budget); a DIMACS graph name (brock400_1, from dimacs/ of
+    /// --instances DIR) with depth-bounded (--spawn-depth). A failed child is an error row naming its
     /// command; the suite then exits non-zero after the other items ran.
     Distributed(distributed::DistributedArgs),
     /// Each seed's headline claims at this machine's scale: the seed's number, magpie's
@@ -194,6 +199,18 @@ impl std::fmt::Display for RuntimeKind {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(dir) = &cli.instances {
+        if !dir.is_dir() {
+            eprintln!(
+                "magpie-bench: error: --instances {}: not a directory",
+                dir.display()
+            );
+            return ExitCode::from(2);
+        }
+        // Set before any thread starts, so every part of the run and every child it
+        // spawns reads the same directory.
+        std::env::set_var(magpie_apps::instances::MAGPIE_INSTANCES, dir);
+    }
     if let Command::Forkjoin(args) = &cli.command {
         if let Err(e) = check_counters(args) {
             Cli::command()
@@ -230,7 +247,12 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("magpie-bench: error: {e}");
-            ExitCode::FAILURE
+            // A missing instance is the user's to fix (where to look): a usage error.
+            if e.contains("missing instance ") {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }

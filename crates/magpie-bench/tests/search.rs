@@ -97,3 +97,72 @@ fn plot_writes_the_box_plots_and_the_speedup_curve() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `magpie-bench` with its environment cleared of `MAGPIE_*` and `args`.
+fn bench(args: &[&str]) -> std::process::Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_magpie-bench"));
+    for var in magpie::ThreadPoolBuilder::ENV_VARS {
+        cmd.env_remove(var);
+    }
+    cmd.env_remove(magpie_apps::instances::MAGPIE_INSTANCES);
+    cmd.args(args).output().expect("runs magpie-bench")
+}
+
+/// Issue 30: an instance missing from the directory the user named is one line per item,
+/// naming the file, where it looked and how to point elsewhere, and exit code 2; the same
+/// items run on the repository's test data, and a `--instances` that is not a directory is
+/// refused before anything runs.
+#[test]
+fn instances_come_from_the_named_directory_and_a_missing_one_is_a_clear_error() {
+    let empty =
+        std::env::temp_dir().join(format!("magpie-bench-no-instances-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let cpeer = [
+        "search",
+        "--quick",
+        "--experiments",
+        "cpeer",
+        "--runs",
+        "1",
+        "--quiet",
+    ];
+    let mut args = vec!["--instances", empty.to_str().unwrap()];
+    args.extend(cpeer);
+    let out = bench(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let missing: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("missing instance knapsack knapPI_3_100_1000_1"))
+        .collect();
+    assert!(!missing.is_empty(), "{stderr}");
+    for line in missing {
+        assert!(line.contains(empty.to_str().unwrap()), "{line}");
+        assert!(line.contains("--instances DIR"), "{line}");
+    }
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
+    let data = magpie_apps::testdata::dir();
+    let mut args = vec!["--instances", data.to_str().unwrap()];
+    args.extend(cpeer);
+    let out = bench(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("knapPI_3_200_1000_1"), "{stdout}");
+
+    let file = data.join("README.md");
+    let out = bench(&["--instances", file.to_str().unwrap(), "search", "--quick"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        format!(
+            "magpie-bench: error: --instances {}: not a directory",
+            file.display()
+        )
+    );
+    std::fs::remove_dir_all(&empty).unwrap();
+}

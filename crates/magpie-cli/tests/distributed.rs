@@ -454,9 +454,7 @@ fn bad_input_ends_every_rank_with_one_error() {
 }
 
 fn instance(relative: &str) -> String {
-    magpie_apps::shared::path(&format!("instances/{relative}"))
-        .display()
-        .to_string()
+    magpie_apps::testdata::path(relative).display().to_string()
 }
 
 #[test]
@@ -881,10 +879,12 @@ fn ordered_over_ranks_finds_the_optima() {
 
 /// `--time-limit` over MPI: rank 0 decides, every rank stops and sends what it has, the job
 /// ends normally with exit code 3, and rank 0 reports a checked partial answer (ω of
-/// brock400_1 is 27 and takes minutes to prove; UTS T3L has 111,345,631 nodes).
+/// a seeded G(400, 0.75) takes minutes to prove; UTS T3L has 111,345,631 nodes).
 #[test]
 fn a_time_limit_stops_every_rank_and_rank_0_reports_what_was_found() {
-    let clq = instance("dimacs/brock400_1.clq");
+    let clq = magpie_apps::testdata::random_dimacs(400, 0.75, 400)
+        .display()
+        .to_string();
     let graph = magpie_apps::maxclique::read_dimacs(&clq).unwrap();
     let log = std::env::temp_dir().join(format!("magpie-dist-inc-{}.jsonl", std::process::id()));
     let cases: [(Vec<&str>, &str); 2] = [
@@ -922,7 +922,7 @@ fn a_time_limit_stops_every_rank_and_rank_0_reports_what_was_found() {
         if answer == "omega" {
             let clique: Vec<usize> = serde_json::from_value(v["clique"].clone()).unwrap();
             assert_eq!(v["omega"], clique.len());
-            assert!((2..=27).contains(&clique.len()), "{v}");
+            assert!(clique.len() >= 2, "{v}");
             assert!(magpie_apps::maxclique::is_clique(&graph, &clique), "{v}");
             // Rank 0 logged every improvement it saw, its own and the other rank's.
             let body = std::fs::read_to_string(&log).unwrap();

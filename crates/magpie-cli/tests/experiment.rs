@@ -569,7 +569,7 @@ fn bad_input_exits_2_naming_the_problem() {
     );
     assert_usage_error(&["--app", "fib", "--n", "94"], &["--n \"94\""]);
     assert_usage_error(&["--app", "fib", "--peers", "tbb"], &["\"tbb\""]);
-    let knapsack = magpie_apps::shared::path("instances/knapsack/low-dimensional/f1_l-d_kp_10_269");
+    let knapsack = magpie_apps::testdata::path("knapsack/low-dimensional/f1_l-d_kp_10_269");
     assert_usage_error(
         &[
             "--app",
@@ -928,7 +928,7 @@ fn loop_bad_input_exits_2_naming_the_problem() {
 /// rayon row out and says so (table and JSON), instead of failing the whole experiment.
 #[test]
 fn a_peer_without_an_application_leaves_its_row_out() {
-    let knapsack = magpie_apps::shared::path("instances/knapsack/low-dimensional/f1_l-d_kp_10_269");
+    let knapsack = magpie_apps::testdata::path("knapsack/low-dimensional/f1_l-d_kp_10_269");
     let knapsack = knapsack.to_str().unwrap();
     let args = [
         "--app",

@@ -6,10 +6,9 @@
 //! never do, so stack-stealing and ordered (whose tasks are all spawned up front) would run
 //! on one worker and leave the parallel paths untested.
 
-use std::path::PathBuf;
 use std::process::Output;
 
-use magpie_apps::{knapsack, maxclique, shared, tsp};
+use magpie_apps::{knapsack, maxclique, testdata, tsp};
 use serde_json::Value;
 
 /// Every skeleton, with its options, as command-line arguments.
@@ -39,10 +38,6 @@ use common::text;
 /// The binary with a clean environment (no inherited `MAGPIE_*` variable).
 fn magpie(args: &[&str]) -> Output {
     common::magpie(args, &[])
-}
-
-fn instance(relative: &str) -> PathBuf {
-    shared::path(&format!("instances/{relative}"))
 }
 
 /// `magpie search ARGS --json --workers 2` (plus `extra`; the seq skeleton, which runs on
@@ -260,7 +255,7 @@ fn assert_clique(graph: &maxclique::Graph, v: &Value, size: usize) {
 #[test]
 fn maxclique_omega_with_every_skeleton() {
     for (file, omega) in [("johnson8-2-4.clq", 4), ("brock200_2.clq", 12)] {
-        let path = instance(&format!("dimacs/{file}"));
+        let path = testdata::path(&format!("dimacs/{file}"));
         let graph = maxclique::read_dimacs(&path).unwrap();
         let p = path.to_str().unwrap();
         for sk in SKELETONS {
@@ -278,9 +273,9 @@ fn maxclique_omega_with_every_skeleton() {
 /// workers, run after run, and the report names the window.
 #[test]
 fn replicable_ordered_optimisation_reports_the_same_counts_on_any_worker_count() {
-    let clq = instance("dimacs/brock200_4.clq");
-    let knap = instance("knapsack/large_scale/knapPI_3_200_1000_1");
-    let tsp = instance("tsplib/burma14.tsp");
+    let clq = testdata::path("dimacs/brock200_4.clq");
+    let knap = testdata::path("knapsack/large_scale/knapPI_3_200_1000_1");
+    let tsp = testdata::path("tsplib/burma14.tsp");
     let fixed = |v: &Value, answer: &str| {
         let stats = &v["stats"];
         (
@@ -324,7 +319,7 @@ fn replicable_ordered_optimisation_reports_the_same_counts_on_any_worker_count()
 
 #[test]
 fn maxclique_decision() {
-    let path = instance("dimacs/brock200_2.clq");
+    let path = testdata::path("dimacs/brock200_2.clq");
     let graph = maxclique::read_dimacs(&path).unwrap();
     let p = path.to_str().unwrap();
     for sk in SKELETONS {
@@ -360,7 +355,7 @@ fn assert_selection(inst: &knapsack::Instance, v: &Value, profit: u64) {
 
 #[test]
 fn knapsack_low_dimensional_with_every_skeleton() {
-    let path = instance("knapsack/low-dimensional/f1_l-d_kp_10_269");
+    let path = testdata::path("knapsack/low-dimensional/f1_l-d_kp_10_269");
     let inst = &knapsack::read(&path).unwrap()[0];
     for sk in SKELETONS {
         let v = search_json(
@@ -376,7 +371,7 @@ fn knapsack_low_dimensional_with_every_skeleton() {
 
 #[test]
 fn knapsack_pisinger_instances_by_default_name_and_number() {
-    let path = instance("knapsack/pisinger/smallcoeff_pisinger/knapPI_1_50_1000.csv");
+    let path = testdata::path("knapsack/pisinger/smallcoeff_pisinger/knapPI_1_50_1000.csv");
     let all = knapsack::read(&path).unwrap();
     let p = path.to_str().unwrap();
 
@@ -396,7 +391,7 @@ fn knapsack_pisinger_instances_by_default_name_and_number() {
 
 #[test]
 fn knapsack_decimal_profits_print_scaled_back() {
-    let path = instance("knapsack/low-dimensional/f5_l-d_kp_15_375");
+    let path = testdata::path("knapsack/low-dimensional/f5_l-d_kp_15_375");
     let inst = &knapsack::read(&path).unwrap()[0];
     let p = path.to_str().unwrap();
     let v = search_json(&["knapsack", p], &[]);
@@ -417,7 +412,7 @@ fn tsp_shortest_tours_with_every_skeleton() {
         ("ulysses16.tsp", 6859, false),
         ("bayg29.tsp", 1610, false),
     ] {
-        let path = instance(&format!("tsplib/{file}"));
+        let path = testdata::path(&format!("tsplib/{file}"));
         let inst = tsp::read(&path).unwrap();
         for sk in SKELETONS {
             let v = search_json(&["tsp", path.to_str().unwrap(), "--deque", "chase-lev"], sk);
@@ -439,7 +434,7 @@ fn tsp_shortest_tours_with_every_skeleton() {
 
 #[test]
 fn text_report_has_the_answer_and_with_stats_the_counters() {
-    let path = instance("dimacs/johnson8-2-4.clq");
+    let path = testdata::path("dimacs/johnson8-2-4.clq");
     let p = path.to_str().unwrap();
     let args = [
         "search",
@@ -573,7 +568,7 @@ fn unknown_names_list_the_accepted_ones() {
         &[
             "search",
             "knapsack",
-            instance("knapsack/pisinger/smallcoeff_pisinger/knapPI_1_50_1000.csv")
+            testdata::path("knapsack/pisinger/smallcoeff_pisinger/knapPI_1_50_1000.csv")
                 .to_str()
                 .unwrap(),
             "--instance",
@@ -635,9 +630,9 @@ fn bad_pool_configuration_uses_the_config_error() {
 
 #[test]
 fn options_that_do_not_apply_are_rejected() {
-    let graph = instance("dimacs/johnson8-2-4.clq");
+    let graph = testdata::path("dimacs/johnson8-2-4.clq");
     let g = graph.to_str().unwrap();
-    let tsp = instance("tsplib/burma14.tsp");
+    let tsp = testdata::path("tsplib/burma14.tsp");
     let cases: &[(&[&str], &[&str])] = &[
         (
             &["uts", "--tree", "T1", "--target", "3"],

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use magpie_apps::maxclique::{read_dimacs, Graph};
-use magpie_apps::shared;
+use magpie_apps::testdata;
 use serde_json::Value;
 
 mod common;
@@ -192,7 +192,7 @@ fn text_report_and_a_dimacs_target() {
     assert!(line_starting(&stdout, "check").starts_with("check       ok: each of the 120"));
 
     // K4 into MANN_a9 (omega 16, DIMACS: numbered from 1).
-    let mann = shared::path("instances/dimacs/MANN_a9.clq");
+    let mann = testdata::path("dimacs/MANN_a9.clq");
     let target = read_dimacs(&mann).unwrap();
     let v = sip_json(&[&path(&dir, "k4.lad"), &mann.display().to_string()]);
     assert_eq!(v["found"], true, "{v}");

@@ -7,7 +7,10 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicU8, AtomicUsize,
+    Ordering::{Acquire, Relaxed, Release},
+};
 use std::sync::{mpsc, Mutex};
 
 use common::{assert_pool_works, deques, fib, pool, COUNTERS};
@@ -271,14 +274,35 @@ fn extreme_priorities_are_ordered() {
 /// A thief takes the best prioritised task it sees: the spawning worker stays busy (it
 /// waits, without running anything, until its four tasks ran), so the other worker takes
 /// them all, best first and LIFO among equals.
+///
+/// The other worker is held in a plain task until all four are published (it takes that
+/// task first, since nothing else exists yet, and the spawner waits until it has), so
+/// that the order it finds does not depend on when it wakes: a thief that looked while the
+/// spawner was still publishing could take "1" before "5a" existed, which the schedule
+/// allows.
 #[test]
 fn a_thief_takes_the_best_task_first() {
     for deque in deques() {
         let pool = pool(deque, 2);
         let log = Mutex::new(Vec::new());
-        let done = AtomicUsize::new(0);
+        let (held, published, done) = (
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+        );
         pool.scope(|s| {
             let me = magpie::current_worker_index();
+            let (held, published) = (&held, &published);
+            s.spawn(move |_| {
+                assert_ne!(magpie::current_worker_index(), me, "{deque}: the holder");
+                held.store(1, Relaxed);
+                while published.load(Acquire) == 0 {
+                    std::thread::yield_now();
+                }
+            });
+            while held.load(Relaxed) == 0 {
+                std::thread::yield_now();
+            }
             for (p, label) in [(1, "1"), (5, "5a"), (3, "3"), (5, "5b")] {
                 let (log, done) = (&log, &done);
                 s.spawn_with_priority(p, move |_| {
@@ -291,6 +315,8 @@ fn a_thief_takes_the_best_task_first() {
                     done.fetch_add(1, Relaxed);
                 });
             }
+            // Release: the four tasks are in the heap before the holder lets go.
+            published.store(1, Release);
             while done.load(Relaxed) < 4 {
                 std::thread::yield_now();
             }

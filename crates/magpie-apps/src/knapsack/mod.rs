@@ -564,7 +564,7 @@ pub fn solve_dp(inst: &Instance) -> Solution {
 /// otherwise the plain format (one instance).
 ///
 /// ```
-/// let p = magpie_apps::shared::path("instances/knapsack/low-dimensional/f3_l-d_kp_4_20");
+/// let p = magpie_apps::testdata::path("knapsack/low-dimensional/f3_l-d_kp_4_20");
 /// let v = magpie_apps::knapsack::read(&p).unwrap();
 /// assert_eq!(v.len(), 1);
 /// assert_eq!(magpie_apps::knapsack::solve(&v[0]).profit, 35);

@@ -345,10 +345,30 @@ impl Graph {
 // DIMACS reader
 // ---------------------------------------------------------------------------------------------
 
+/// The graph as DIMACS ASCII text (`p edge N M`, then one `e U V` line per edge with
+/// `U < V`, vertices numbered from 1), which [`parse_dimacs`] reads back as the same graph.
+///
+/// ```
+/// use magpie_apps::maxclique::{parse_dimacs, to_dimacs, Graph};
+/// let g = Graph::from_edges(3, &[(0, 1), (2, 1)]);
+/// assert_eq!(to_dimacs(&g), "p edge 3 2\ne 1 2\ne 2 3\n");
+/// assert_eq!(parse_dimacs(&to_dimacs(&g), "g.clq").unwrap(), g);
+/// ```
+pub fn to_dimacs(g: &Graph) -> String {
+    use std::fmt::Write as _;
+    let mut text = format!("p edge {} {}\n", g.n(), g.edge_count());
+    for u in 0..g.n() {
+        for v in g.neighbours(u).iter().filter(|&v| v > u) {
+            let _ = writeln!(text, "e {} {}", u + 1, v + 1);
+        }
+    }
+    text
+}
+
 /// Reads a DIMACS ASCII clique file (see [`parse_dimacs`]); errors name the file and line.
 ///
 /// ```
-/// let p = magpie_apps::shared::path("instances/dimacs/johnson8-2-4.clq");
+/// let p = magpie_apps::testdata::path("dimacs/johnson8-2-4.clq");
 /// let g = magpie_apps::maxclique::read_dimacs(&p).unwrap();
 /// assert_eq!((g.n(), g.edge_count()), (28, 210));
 /// ```

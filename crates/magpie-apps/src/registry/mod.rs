@@ -171,13 +171,13 @@ mod tests {
     }
 
     /// Every application, loaded from its arguments and solved on a pool with two
-    /// skeletons, gives the known answer (the oracles of `shared/instances/README.md`, OEIS
+    /// skeletons, gives the known answer (the oracles of `tests/data/README.md`, OEIS
     /// and the UTS spec); `--target` makes maxclique a decision both ways.
     #[test]
     fn every_application_loads_solves_and_checks_through_the_registry() {
         use magpie::search::{Options, Skeleton};
 
-        let shared = |p: &str| Some(crate::shared::path(p));
+        let data = |p: &str| Some(crate::testdata::path(p));
         // sip: the path P3 (DIMACS) and the triangle K3 (LAD) into K4 (LAD).
         let dir = std::env::temp_dir().join(format!("magpie-registry-sip-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -188,22 +188,22 @@ mod tests {
         let cases: [(&str, AppArgs, &str); 11] = [
             (
                 "maxclique",
-                AppArgs::new(shared("instances/dimacs/MANN_a9.clq")),
+                AppArgs::new(data("dimacs/MANN_a9.clq")),
                 "omega 16",
             ),
             (
                 "maxclique",
-                AppArgs::new(shared("instances/dimacs/MANN_a9.clq")).with("--target", Some("17")),
+                AppArgs::new(data("dimacs/MANN_a9.clq")).with("--target", Some("17")),
                 "clique of 17: none",
             ),
             (
                 "knapsack",
-                AppArgs::new(shared("instances/knapsack/low-dimensional/f3_l-d_kp_4_20")),
+                AppArgs::new(data("knapsack/low-dimensional/f3_l-d_kp_4_20")),
                 "profit 35",
             ),
             (
                 "tsp",
-                AppArgs::new(shared("instances/tsplib/burma14.tsp")),
+                AppArgs::new(data("tsplib/burma14.tsp")),
                 "length 3323",
             ),
             (
@@ -320,8 +320,8 @@ mod tests {
         let s = q.solve(&engine, sk, &Options::default()).unwrap().unwrap();
         assert_eq!(s.answer.key, "92 solutions");
         assert_eq!(s.check, "the known count (OEIS A000170)");
-        let t = (find("tsp").unwrap().load)(&AppArgs::new(Some(crate::shared::path(
-            "instances/tsplib/burma14.tsp",
+        let t = (find("tsp").unwrap().load)(&AppArgs::new(Some(crate::testdata::path(
+            "tsplib/burma14.tsp",
         ))))
         .unwrap();
         assert!(matches!(

@@ -727,7 +727,7 @@ pub fn heuristic_tour(inst: &Instance) -> Tour {
 /// Reads a TSPLIB `.tsp` file (see [`parse`]).
 ///
 /// ```
-/// let p = magpie_apps::shared::path("instances/tsplib/burma14.tsp");
+/// let p = magpie_apps::testdata::path("tsplib/burma14.tsp");
 /// let inst = magpie_apps::tsp::read(p).unwrap();
 /// assert_eq!(inst.len(), 14);
 /// assert_eq!(magpie_apps::tsp::solve(&inst).length, 3323);
@@ -1086,9 +1086,9 @@ fn coord_dist(w: Weight, a: (f64, f64), b: (f64, f64)) -> i64 {
 /// Reads a TSPLIB `.tour` file's TOUR_SECTION (1-based ids up to the closing `-1`).
 ///
 /// ```
-/// use magpie_apps::{shared, tsp};
-/// let inst = tsp::read(shared::path("instances/tsplib/ulysses16.tsp")).unwrap();
-/// let tour = tsp::read_tour(shared::path("instances/tsplib/ulysses16.opt.tour")).unwrap();
+/// use magpie_apps::{testdata, tsp};
+/// let inst = tsp::read(testdata::path("tsplib/ulysses16.tsp")).unwrap();
+/// let tour = tsp::read_tour(testdata::path("tsplib/ulysses16.opt.tour")).unwrap();
 /// assert_eq!(tsp::tour_length(&inst, &tour), 6859);
 /// ```
 pub fn read_tour(path: impl AsRef<Path>) -> Result<Vec<usize>, InputError> {

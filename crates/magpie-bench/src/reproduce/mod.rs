@@ -184,10 +184,10 @@ pub fn show(program: &Path, args: &[String]) -> String {
         .join(" ")
 }
 
-/// The `MAGPIE_*` variables a child keeps: where the binaries and the shared instances are
+/// The `MAGPIE_*` variables a child keeps: where the binaries and the instances are
 /// (the others configure pools and faults, and a measurement is configured by its command
 /// line alone).
-const KEPT_VARS: [&str; 2] = ["MAGPIE_BIN", "MAGPIE_SHARED"];
+const KEPT_VARS: [&str; 2] = ["MAGPIE_BIN", "MAGPIE_INSTANCES"];
 
 /// Runs `program args` to its end (or `timeout`) with every inherited `MAGPIE_*` variable
 /// but [`KEPT_VARS`] removed, and returns its stdout, or an error naming its exit status and the last lines

@@ -1,20 +1,11 @@
-//! The suite's instances and their oracles: files under the repository's `../shared`
-//! (`magpie_apps::shared`) and the known answers they are checked against.
+//! The suite's instances and their oracles: files under the instance directory
+//! (`magpie_apps::instances`: `--instances DIR`, `MAGPIE_INSTANCES`, else
+//! `../shared/instances`) and the known answers they are checked against.
 
-use magpie_apps::{knapsack, maxclique, shared, tsp};
+use magpie_apps::{instances, knapsack, maxclique, tsp};
 use std::path::{Path, PathBuf};
 
-/// A file under `shared/`, or an error naming where it was looked for.
-pub fn shared_file(relative: &str) -> Result<PathBuf, String> {
-    let p = shared::try_dir()?.join(relative);
-    if p.is_file() {
-        Ok(p)
-    } else {
-        Err(format!("missing instance file {}", p.display()))
-    }
-}
-
-/// Clique numbers ω of the DIMACS graphs (`shared/instances/README.md`, section 1).
+/// Clique numbers ω of the DIMACS graphs (the collection's README, section 1; `tests/data/README.md` for the small ones).
 const CLIQUE_NUMBERS: &[(&str, usize)] = &[
     ("brock200_1", 21),
     ("brock200_2", 12),
@@ -54,7 +45,7 @@ const CLIQUE_NUMBERS: &[(&str, usize)] = &[
     ("frb30-15-1", 30),
 ];
 
-/// Optimal tour lengths of the TSPLIB instances (`shared/instances/README.md`, section 2).
+/// Optimal tour lengths of the TSPLIB instances (the collection's README, section 2; `tests/data/README.md`).
 const TOUR_OPTIMA: &[(&str, i64)] = &[
     ("burma14", 3323),
     ("ulysses16", 6859),
@@ -85,14 +76,14 @@ pub struct Clique {
 }
 
 impl Clique {
-    /// Reads `shared/instances/dimacs/<name>.clq`.
+    /// Reads `dimacs/<name>.clq` of the instance directory.
     pub fn load(name: &str) -> Result<Clique, String> {
         let omega = CLIQUE_NUMBERS
             .iter()
             .find(|(n, _)| *n == name)
             .map(|&(_, w)| w)
             .ok_or_else(|| format!("{name}: no known clique number to check against"))?;
-        let path = shared_file(&format!("instances/dimacs/{name}.clq"))?;
+        let path = instances::find(&format!("dimacs/{name}.clq"))?;
         let graph = maxclique::read_dimacs(&path).map_err(|e| e.to_string())?;
         let (sorted, order) = graph.sorted_by_degree();
         Ok(Clique {
@@ -137,15 +128,15 @@ pub struct Tsp {
 }
 
 impl Tsp {
-    /// Reads `shared/instances/tsplib/<name>.tsp`; the optimum comes from the README's table
+    /// Reads `tsplib/<name>.tsp` of the instance directory; the optimum comes from the README's table
     /// or else the `.opt.tour` file.
     pub fn load(name: &str) -> Result<Tsp, String> {
-        let path = shared_file(&format!("instances/tsplib/{name}.tsp"))?;
+        let path = instances::find(&format!("tsplib/{name}.tsp"))?;
         let inst = tsp::read(&path).map_err(|e| e.to_string())?;
         let optimum = match TOUR_OPTIMA.iter().find(|(n, _)| *n == name) {
             Some(&(_, o)) => o,
             None => {
-                let tour = shared_file(&format!("instances/tsplib/{name}.opt.tour"))
+                let tour = instances::find(&format!("tsplib/{name}.opt.tour"))
                     .map_err(|_| format!("{name}: no known optimum to check against"))?;
                 let cities = tsp::read_tour(tour).map_err(|e| e.to_string())?;
                 tsp::tour_length(&inst, &cities)
@@ -197,27 +188,27 @@ pub struct Knapsack {
 }
 
 impl Knapsack {
-    /// `spec` is a path under `shared/instances/knapsack/` (a Pisinger `.csv` means all its
+    /// `spec` is a path under `knapsack/` of the instance directory (a Pisinger `.csv` means all its
     /// instances; `FILE#NAME` one of them), or an instance name looked up in `large_scale/`,
     /// `low-dimensional/` and the Pisinger files.
     pub fn load(spec: &str) -> Result<Knapsack, String> {
-        let base = "instances/knapsack";
+        let base = "knapsack";
         let (file, only) = match spec.split_once('#') {
             Some((f, n)) => (f.to_string(), Some(n.to_string())),
             None => (spec.to_string(), None),
         };
         let (path, only) = if file.contains('/') {
-            (shared_file(&format!("{base}/{file}"))?, only)
+            (instances::find(&format!("{base}/{file}"))?, only)
         } else {
-            let shared = shared::try_dir()?;
+            let dir = instances::location();
             let plain = ["large_scale", "low-dimensional"]
                 .iter()
-                .map(|d| shared.join(format!("{base}/{d}/{file}")))
+                .map(|d| dir.join(format!("{base}/{d}/{file}")))
                 .find(|p| p.is_file());
             match plain {
                 Some(p) => (p, None),
                 None => (
-                    find_in_pisinger(&shared.join(base), &file)?,
+                    find_in_pisinger(&dir.join(base), &file)?,
                     Some(file.clone()),
                 ),
             }
@@ -257,9 +248,9 @@ fn find_in_pisinger(base: &Path, name: &str) -> Result<PathBuf, String> {
             }
         }
     }
-    Err(format!(
-        "no knapsack instance called {name} under {}",
-        base.display()
+    Err(instances::missing(
+        &format!("knapsack {name} (large_scale/, low-dimensional/ or a pisinger/ file)"),
+        base,
     ))
 }
 

@@ -1,7 +1,7 @@
 //! Loom models of the Chase-Lev deque.
 //!
 //! Run with:
-//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --lib --release -- loom_chase_lev`
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --lib --profile test-release -- loom_chase_lev`
 //!
 //! Every model checks that each pushed value is obtained exactly once (by the owner, a thief,
 //! or the final drain), over all interleavings loom explores. Loom also checks, through the

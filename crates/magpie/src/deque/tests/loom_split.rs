@@ -1,7 +1,7 @@
 //! Loom models of the LCWS split deque (`deque::split`).
 //!
 //! Run with
-//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --lib --release -- loom_split`.
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --lib --profile test-release -- loom_split`.
 //!
 //! Signals cannot be delivered under loom, so the signal handler is modelled as an
 //! interleaving point inside the owner's code: `split::loom_hook::arm(n)` makes the `n`-th

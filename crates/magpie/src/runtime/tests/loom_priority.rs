@@ -2,7 +2,7 @@
 //! take from the same heap; every task is taken exactly once.
 //!
 //! Run with:
-//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --lib --release -- loom_priority`
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --lib --profile test-release -- loom_priority`
 //!
 //! `broken_best_published_after_unlock` is the negative control: the same model on a take
 //! that breaks protocol step 1 on purpose (`best` republished after the heap's lock is

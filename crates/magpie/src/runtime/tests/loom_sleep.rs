@@ -1,7 +1,7 @@
 //! Loom models of the latch / sleep protocol (`runtime/latch.rs`, `runtime/sleep.rs`).
 //!
 //! Run with:
-//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --lib --release -- loom_sleep`
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --lib --profile test-release -- loom_sleep`
 //!
 //! Under loom a condvar wait has no timeout (see `sleep.rs`), so a lost wake-up leaves the
 //! sleeper blocked forever, which loom reports as a deadlock: every model below fails if any

@@ -3,7 +3,7 @@
 //! `0..=k - window` and sees exactly their results, whatever order they finish in.
 //!
 //! Run with:
-//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --lib --release -- loom_ledger`
+//! `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p magpie --lib --profile test-release -- loom_ledger`
 //!
 //! A lost wake-up leaves the viewer blocked forever, which loom reports as a deadlock. The
 //! `broken_*` model is a negative control: a view whose task is never finished must be
