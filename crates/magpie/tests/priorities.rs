@@ -275,7 +275,7 @@ fn extreme_priorities_are_ordered() {
 /// waits, without running anything, until its four tasks ran), so the other worker takes
 /// them all, best first and LIFO among equals.
 ///
-/// The other worker is held in a plain task until all four are published (it takes that
+/// The other worker is held in a first task until all four are published (it takes that
 /// task first, since nothing else exists yet, and the spawner waits until it has), so
 /// that the order it finds does not depend on when it wakes: a thief that looked while the
 /// spawner was still publishing could take "1" before "5a" existed, which the schedule
@@ -293,7 +293,9 @@ fn a_thief_takes_the_best_task_first() {
         pool.scope(|s| {
             let me = magpie::current_worker_index();
             let (held, published) = (&held, &published);
-            s.spawn(move |_| {
+            // A prioritised task, public at once: a plain one could sit in an LCWS
+            // deque's private part, which the spawner (busy waiting) never exposes.
+            s.spawn_with_priority(100, move |_| {
                 assert_ne!(magpie::current_worker_index(), me, "{deque}: the holder");
                 held.store(1, Relaxed);
                 while published.load(Acquire) == 0 {
