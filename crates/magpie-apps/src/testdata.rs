@@ -42,7 +42,7 @@ pub fn path(relative: &str) -> PathBuf {
 /// A seeded random graph G(`n`, `density`) ([`Graph::random`]) written as a DIMACS file in
 /// the temporary directory, for tests that need a hard instance (G(400, 0.75) takes
 /// minutes to solve on two cores, like brock400_1) without shipping one. The same
-/// arguments give the same file; it is written once per process and arguments.
+/// arguments give the same file, rewritten only if its content is not the graph's.
 ///
 /// ```
 /// use magpie_apps::{maxclique, testdata};
@@ -50,15 +50,19 @@ pub fn path(relative: &str) -> PathBuf {
 /// assert_eq!(maxclique::read_dimacs(&p).unwrap(), maxclique::Graph::random(30, 0.5, 7));
 /// ```
 pub fn random_dimacs(n: usize, density: f64, seed: u64) -> PathBuf {
-    let p = std::env::temp_dir().join(format!(
-        "magpie-testdata-{}-g{n}-{density}-{seed}.clq",
-        std::process::id()
-    ));
-    if !p.is_file() {
-        let text = crate::maxclique::to_dimacs(&Graph::random(n, density, seed));
-        // Written under another name, then renamed: a test running beside this one never
-        // reads a half-written file.
-        let tmp = p.with_extension(format!("{:?}.tmp", std::thread::current().id()));
+    // One name per graph, not per process: every test binary that wants this graph shares
+    // the file (its content is fixed by the arguments), and the temporary directory keeps
+    // one copy, not one per run.
+    let p = std::env::temp_dir().join(format!("magpie-testdata-g{n}-{density}-{seed}.clq"));
+    let text = crate::maxclique::to_dimacs(&Graph::random(n, density, seed));
+    if std::fs::read_to_string(&p).ok().as_deref() != Some(text.as_str()) {
+        // Written under a name of this process and thread, then renamed: a test running
+        // beside this one never reads a half-written file.
+        let tmp = p.with_extension(format!(
+            "{}-{:?}.tmp",
+            std::process::id(),
+            std::thread::current().id()
+        ));
         std::fs::write(&tmp, text).expect("writes to the temporary directory");
         std::fs::rename(&tmp, &p).expect("renames in the temporary directory");
     }
