@@ -45,22 +45,18 @@ step="loom models (${loom_names[*]:-none})"
 echo "test-all: $step"
 if [ -n "${MAGPIE_TEST_ALL_NO_LOOM:-}" ]; then
     # .ci/run's second run (a clone with nothing beside it) has run them already.
-    loom_names=()
-    echo "test-all: loom models skipped (MAGPIE_TEST_ALL_NO_LOOM is set)"
+    loom_summary="loom models skipped (MAGPIE_TEST_ALL_NO_LOOM)"
+    echo "test-all: $loom_summary"
 elif [ "${#loom_names[@]}" -gt 0 ]; then
     # The filter keeps the loom models (each module is named loom_*); the lib's other unit
     # tests already ran above without loom. Each model's negative controls run in child
     # processes of this test binary (see crates/magpie/src/sync/loom_common.rs).
     RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom \
         cargo test -p magpie --lib --profile test-release -- ::loom_
+    loom_summary="${#loom_names[@]} loom model(s) passed: ${loom_names[*]}"
+else
+    loom_summary="no loom models found (crates/magpie/src/**/tests/loom_*.rs)"
 fi
 
 step="summary"
-if [ -n "${MAGPIE_TEST_ALL_NO_LOOM:-}" ]; then
-    loom_summary="loom models skipped (MAGPIE_TEST_ALL_NO_LOOM)"
-elif [ "${#loom_names[@]}" -eq 0 ]; then
-    loom_summary="no loom models found (crates/magpie/src/**/tests/loom_*.rs)"
-else
-    loom_summary="${#loom_names[@]} loom model(s) passed: ${loom_names[*]}"
-fi
 echo "test-all: OK: workspace tests passed (test-release profile); $loom_summary"

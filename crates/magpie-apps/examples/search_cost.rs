@@ -117,12 +117,10 @@ fn main() {
 /// `read` of the file at `rel` under the instance directory (`MAGPIE_INSTANCES`), or exit
 /// with its error.
 fn instance<T, E: std::fmt::Display>(rel: &str, read: impl FnOnce(&str) -> Result<T, E>) -> T {
-    let path = magpie_apps::instances::find(rel).unwrap_or_else(|e| {
-        eprintln!("search_cost: {e}");
-        std::process::exit(2)
-    });
-    read(&path.to_string_lossy()).unwrap_or_else(|e| {
-        eprintln!("search_cost: {e}");
-        std::process::exit(2)
-    })
+    magpie_apps::instances::find(rel)
+        .and_then(|path| read(&path.to_string_lossy()).map_err(|e| e.to_string()))
+        .unwrap_or_else(|e| {
+            eprintln!("search_cost: {e}");
+            std::process::exit(2)
+        })
 }

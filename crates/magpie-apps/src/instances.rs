@@ -21,6 +21,13 @@ pub const MAGPIE_INSTANCES: &str = "MAGPIE_INSTANCES";
 /// the collection beside the repository when a command runs from the repository root.
 pub const DEFAULT_DIR: &str = "../shared/instances";
 
+/// [`MAGPIE_INSTANCES`] when it is set and not empty.
+fn from_env() -> Option<PathBuf> {
+    std::env::var_os(MAGPIE_INSTANCES)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
 /// Where the instance directory should be: [`MAGPIE_INSTANCES`], or [`DEFAULT_DIR`],
 /// without checking that it is there (see [`find`], which does).
 ///
@@ -29,18 +36,7 @@ pub const DEFAULT_DIR: &str = "../shared/instances";
 /// assert!(!d.as_os_str().is_empty());
 /// ```
 pub fn location() -> PathBuf {
-    std::env::var_os(MAGPIE_INSTANCES)
-        .filter(|v| !v.is_empty())
-        .map_or_else(|| PathBuf::from(DEFAULT_DIR), PathBuf::from)
-}
-
-/// Where [`location`] came from, for messages.
-fn source() -> String {
-    if std::env::var_os(MAGPIE_INSTANCES).is_some_and(|v| !v.is_empty()) {
-        format!("from {MAGPIE_INSTANCES}")
-    } else {
-        format!("the default, {MAGPIE_INSTANCES} being unset")
-    }
+    from_env().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR))
 }
 
 /// The file at `relative` under the instance directory (e.g. `dimacs/brock400_1.clq`), or
@@ -74,11 +70,31 @@ pub fn find(relative: &str) -> Result<PathBuf, String> {
 /// assert!(e.starts_with("missing instance dimacs/x.clq: looked for /d/dimacs/x.clq ("), "{e}");
 /// ```
 pub fn missing(relative: &str, looked: &std::path::Path) -> String {
+    let source = if from_env().is_some() {
+        format!("from {MAGPIE_INSTANCES}")
+    } else {
+        format!("the default, {MAGPIE_INSTANCES} being unset")
+    };
     format!(
-        "missing instance {relative}: looked for {} ({}); set {MAGPIE_INSTANCES}=DIR or pass \
+        "{MISSING}{relative}: looked for {} ({source}); set {MAGPIE_INSTANCES}=DIR or pass \
          --instances DIR to read the instances from DIR (the repository's tests/data has the \
          small ones)",
         looked.display(),
-        source()
     )
+}
+
+/// How every [`missing`] error starts.
+const MISSING: &str = "missing instance ";
+
+/// Whether `error` (a command's error text, which may wrap others) reports a [`missing`]
+/// instance: the user's to fix by naming a directory, so a command exits with code 2.
+///
+/// ```
+/// use magpie_apps::instances::{is_missing, missing};
+/// let e = format!("2 item(s) failed:\n  {}", missing("dimacs/x.clq", "/d".as_ref()));
+/// assert!(is_missing(&e));
+/// assert!(!is_missing("the child exited with code 1"));
+/// ```
+pub fn is_missing(error: &str) -> bool {
+    error.contains(MISSING)
 }

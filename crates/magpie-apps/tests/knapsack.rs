@@ -104,11 +104,16 @@ fn low_dimensional_and_large_scale_optima() {
 fn generated_large_instances_match_dp() {
     let mut rng = XorShift64Star::new(0x5eed_4b4a);
     let mut next = |m: u64| rng.next_u64() % m;
-    for (n, weakly) in [(2000, false), (2000, true), (5000, false), (5000, true)] {
+    for (n, what) in [
+        (2000, "uncorrelated"),
+        (2000, "weakly correlated"),
+        (5000, "uncorrelated"),
+        (5000, "weakly correlated"),
+    ] {
         let items: Vec<(u64, u64)> = (0..n)
             .map(|_| {
                 let w = 1 + next(1000);
-                let p = if weakly {
+                let p = if what == "weakly correlated" {
                     (w + next(201)).saturating_sub(100).max(1)
                 } else {
                     1 + next(1000)
@@ -117,14 +122,7 @@ fn generated_large_instances_match_dp() {
             })
             .collect();
         let inst = Instance::new(5 * n, &items).unwrap();
-        let what = format!(
-            "n {n}, {}",
-            if weakly {
-                "weakly correlated"
-            } else {
-                "uncorrelated"
-            }
-        );
+        let what = format!("n {n}, {what}");
         let t = Instant::now();
         let sol = solve(&inst);
         eprintln!("{what}: solved in {:?}", t.elapsed());

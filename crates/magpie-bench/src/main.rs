@@ -248,7 +248,7 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("magpie-bench: error: {e}");
             // A missing instance is the user's to fix (where to look): a usage error.
-            if e.contains("missing instance ") {
+            if magpie_apps::instances::is_missing(&e) {
                 ExitCode::from(2)
             } else {
                 ExitCode::FAILURE
