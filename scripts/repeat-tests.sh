@@ -16,8 +16,9 @@
 #   FILTER  test-name filters passed to every binary (e.g. `a_rank`); default: all its tests
 # Env:
 #   TESTS  the test targets, PACKAGE:TARGET separated by spaces (default: the distributed
-#          ones, "magpie-cli:distributed magpie-cli:distributed_loops"); magpie-cli targets
-#          are built with its `mpi` feature
+#          ones, "magpie-cli:distributed magpie-cli:distributed_loops"); TARGET `lib` is the
+#          package's unit tests (e.g. magpie:lib); magpie-cli targets are built with its
+#          `mpi` feature
 #   LOAD   busy loops in the background in loaded mode (default: the number of cores)
 #   EXACT  set to 1 to pass --exact to the binaries (FILTERs are then whole test names)
 set -euo pipefail
@@ -58,11 +59,20 @@ for spec in $tests; do
     if [ "$package" = magpie-cli ]; then
         features=(--features magpie-cli/mpi)
     fi
-    echo "repeat-tests: building $package --test $target (test-release)" >&2
-    exe=$(cargo test --profile test-release -q -p "$package" "${features[@]}" --test "$target" --no-run \
+    if [ "$target" = lib ]; then
+        select=(--lib)
+        kind=lib
+    else
+        select=(--test "$target")
+        kind=test
+    fi
+    echo "repeat-tests: building $package ${select[*]} (test-release)" >&2
+    exe=$(cargo test --profile test-release -q -p "$package" "${features[@]}" "${select[@]}" --no-run \
         --message-format=json |
         jq -r "select(.reason == \"compiler-artifact\" and .profile.test == true
-                      and .target.name == \"$target\") | .executable" | tail -n 1)
+                      and .target.kind[0] == \"$kind\"
+                      and (\"$kind\" == \"lib\" or .target.name == \"$target\"))
+               | .executable" | tail -n 1)
     if [ -z "$exe" ] || [ ! -x "$exe" ]; then
         echo "repeat-tests: error: no test executable for $spec" >&2
         exit 2

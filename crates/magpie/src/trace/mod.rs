@@ -664,19 +664,30 @@ mod tests {
     /// A writer appends numbered chunk events as fast as it can while a reader starts and
     /// takes recordings: every take is a gap-free run of consecutive numbers (each event
     /// whole, none twice), and some takes span several chunks.
+    ///
+    /// The writer is held to a budget of events per recording: unbounded, it outran the
+    /// reader's decoding on a loaded machine, each recording longer than the last, until the
+    /// process held 8 GB (CI killed it).
     #[test]
     fn concurrent_takes_see_whole_consecutive_events() {
+        /// Events the writer may write per recording: eight chunks.
+        const BUDGET: usize = 2 * CHUNK_WORDS;
         let log = Log::new();
         let recording = Recording::new(vec![Arc::clone(&log)]);
         let epoch = Instant::now();
-        recording.start(0);
         let stop = AtomicBool::new(false);
         let written = AtomicUsize::new(0);
+        let allowed = AtomicUsize::new(BUDGET);
+        recording.start(0);
         std::thread::scope(|s| {
             s.spawn(|| {
                 let r = Recorder::new(Arc::clone(&log), epoch);
                 let mut n = 0usize;
                 while !stop.load(Ordering::Relaxed) {
+                    if n >= allowed.load(Ordering::Relaxed) {
+                        std::thread::yield_now();
+                        continue;
+                    }
                     if r.on() {
                         r.chunk(1, 2, n..n + 1);
                     }
@@ -685,17 +696,17 @@ mod tests {
                 }
             });
             let mut longest = 0;
+            // Where the writer was when the running recording started (at most).
+            let mut from = 0;
             for round in 0..100 {
                 // Every tenth recording lasts until three chunks' worth of events were
-                // written; the others are taken at once.
+                // written since it started (within the budget); the others are taken at once.
                 if round % 10 == 0 {
-                    let from = written.load(Ordering::Relaxed);
                     while written.load(Ordering::Relaxed) < from + 3 * CHUNK_WORDS / 4 {
                         std::thread::yield_now();
                     }
                 }
                 let trace = recording.take(|| 3);
-                recording.start(0);
                 let starts: Vec<usize> = trace.workers[0]
                     .events
                     .iter()
@@ -710,7 +721,12 @@ mod tests {
                 for w in starts.windows(2) {
                     assert_eq!(w[1], w[0] + 1, "round {round}: a gap or a repeat");
                 }
+                // The rest of the previous budget, spent before `allowed` moved, and this one.
+                assert!(starts.len() <= 2 * BUDGET, "round {round}: over the budget");
                 longest = longest.max(starts.len());
+                recording.start(0);
+                from = written.load(Ordering::Relaxed);
+                allowed.store(from + BUDGET, Ordering::Relaxed);
             }
             stop.store(true, Ordering::Relaxed);
             // Events between a take's end and the next start are lost (a few at most).

@@ -13,6 +13,7 @@
 use crate::deque::signal::{self, DEFAULT_SIGNAL};
 use crate::deque::{chase_lev, split, DequeOwner, DequeStealer, Exposure, Steal};
 use crate::stats::WorkerCounters;
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering::SeqCst};
 use std::sync::Arc;
 use std::thread;
@@ -100,16 +101,33 @@ impl Kind for Split {
     }
 }
 
-/// Fails the test instead of hanging forever if a loop makes no progress.
-struct Deadline(Instant);
+/// Fails the test instead of hanging forever if a loop makes no progress for 60 s. Progress
+/// is a count the caller passes (values obtained, thieves served): any change restarts the
+/// clock, so a slow but moving run on a loaded machine passes (a fixed 60 s for the whole
+/// loop failed the signal variant's `spsc`, 50,000 signalled steals, under load).
+struct Deadline {
+    progress: Cell<usize>,
+    since: Cell<Instant>,
+}
 
 impl Deadline {
     fn new() -> Self {
-        Deadline(Instant::now() + Duration::from_secs(60))
+        Deadline {
+            progress: Cell::new(0),
+            since: Cell::new(Instant::now()),
+        }
     }
 
-    fn check(&self, what: &str) {
-        assert!(Instant::now() < self.0, "no progress for 60 s: {what}");
+    fn check(&self, what: &str, progress: usize) {
+        if progress != self.progress.get() {
+            self.progress.set(progress);
+            self.since.set(Instant::now());
+        } else {
+            assert!(
+                self.since.get().elapsed() < Duration::from_secs(60),
+                "no progress for 60 s: {what} (progress {progress})"
+            );
+        }
     }
 }
 
@@ -179,6 +197,11 @@ impl Tally {
         AbortOnPanic(&self.abort)
     }
 
+    /// How many values have been obtained so far (a [`Deadline`]'s progress).
+    fn progress(&self) -> usize {
+        self.done.load(SeqCst)
+    }
+
     fn check(&self) {
         let n = self.hits.len();
         for (v, h) in self.hits.iter().enumerate() {
@@ -204,7 +227,7 @@ fn owner_drain<W: DequeOwner<usize>>(w: &W, c: &WorkerCounters, tally: &Tally) {
         match w.pop(c) {
             Some(v) => tally.record(v),
             None => {
-                deadline.check("owner waiting for thieves");
+                deadline.check("owner waiting for thieves", tally.progress());
                 thread::yield_now();
             }
         }
@@ -298,7 +321,7 @@ fn spsc<K: Kind>(k: &K) {
                     last = Some(v);
                     tally.record(v);
                 } else {
-                    deadline.check("spsc thief");
+                    deadline.check("spsc thief", tally.progress());
                 }
             }
         });
@@ -312,7 +335,7 @@ fn spsc<K: Kind>(k: &K) {
             // The thief can get everything on its own: let it.
             let deadline = Deadline::new();
             while !tally.finished() {
-                deadline.check("spsc owner waiting");
+                deadline.check("spsc owner waiting", tally.progress());
                 thread::yield_now();
             }
         }
@@ -351,7 +374,7 @@ fn stampede<K: Kind>(k: &K) {
                         last = Some(v);
                         tally.record(v);
                     } else {
-                        deadline.check("stampede thief");
+                        deadline.check("stampede thief", tally.progress());
                     }
                 }
             });
@@ -369,7 +392,7 @@ fn stampede<K: Kind>(k: &K) {
                     tally.record(v);
                 }
                 None => {
-                    deadline.check("stampede owner");
+                    deadline.check("stampede owner", tally.progress());
                     thread::yield_now();
                 }
             }
@@ -398,7 +421,7 @@ fn stress<K: Kind>(k: &K) {
                 while !tally.finished() {
                     match steal_one(&s, tc) {
                         Some(v) => tally.record(v),
-                        None => deadline.check("stress thief"),
+                        None => deadline.check("stress thief", tally.progress()),
                     }
                 }
             });
@@ -482,7 +505,10 @@ fn no_starvation<K: Kind>(k: &K) {
             if popped > 0 && stolen.iter().all(|s| s.load(SeqCst) > 0) {
                 break;
             }
-            deadline.check("no_starvation");
+            deadline.check(
+                "no_starvation",
+                stolen.iter().filter(|s| s.load(SeqCst) > 0).count() + usize::from(popped > 0),
+            );
             // Give the thieves the CPU: with more threads than cores, a thief may not even
             // have been scheduled yet.
             thread::sleep(Duration::from_micros(50));
@@ -670,7 +696,7 @@ fn never_empty(e: Exposure, n: usize) {
                     thread::yield_now();
                     deadline
                         .get_or_insert_with(Deadline::new)
-                        .check("owner waiting for the thief");
+                        .check("owner waiting for the thief", w.len());
                 }
             }
             for _ in 0..BATCH.min(n - next) {
