@@ -4,7 +4,8 @@
 # loom models: the core's unit tests named loom_* (crates/magpie/src/**/tests/loom_*.rs,
 # under cfg(all(test, loom)), so they reach crate-private items), in one run of its lib. The
 # workspace tests include the distributed ones (the `mpi` feature of magpie-cli, under
-# mpirun): scripts/ensure-mpi.sh installs or names the system MPI they need.
+# mpirun): scripts/ensure-mpi.sh installs or names the system MPI they need. Last,
+# scripts/scale.sh --smoke runs the scaling script at tiny sizes.
 # Works from any directory, in a clone of the repository alone: the tests read their data
 # from the repository's tests/data, never from ../shared or MAGPIE_INSTANCES.
 set -euo pipefail
@@ -58,5 +59,17 @@ else
     loom_summary="no loom models found (crates/magpie/src/**/tests/loom_*.rs)"
 fi
 
+# The 16-core scaling run's script, end to end at tiny sizes (it builds its bundle with the
+# test-release profile, runs every part on 1 and 2 workers and checks that each wrote its
+# JSON and its summary section): docs/benchmarks.md, "Scaling".
+step="scripts/scale.sh --smoke"
+echo "test-all: $step"
+if [ -n "${MAGPIE_TEST_ALL_NO_SCALE:-}" ]; then
+    # .ci/run's second run has run it already.
+    scale_summary="scale smoke skipped (MAGPIE_TEST_ALL_NO_SCALE)"
+else
+    "$root/scripts/scale.sh" --smoke
+    scale_summary="scale smoke passed"
+fi
 step="summary"
-echo "test-all: OK: workspace tests passed (test-release profile); $loom_summary"
+echo "test-all: OK: workspace tests passed (test-release profile); $loom_summary; $scale_summary"

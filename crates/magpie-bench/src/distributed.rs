@@ -39,6 +39,8 @@
 //! 1. **overhead** — 2 ranks × 1 worker vs 1 rank × 2 workers, both `--distributed` with the
 //!    same skeleton, on each of `--overhead-apps` (default `uts-T1,ns-34,brock400_1`;
 //!    brock400_1 takes minutes per run). Ratio median(2×1) / median(1×2), target ≤ 1.15.
+//!    `--overhead-shapes 4x4,1x16` compares other shapes (ranks × workers per rank, the
+//!    first over the second), as `scripts/scale.sh` does on 16 cores.
 //! 2. **policies** — each of `--policies` (`--remote-victims`, passed as strings; default
 //!    `random,sticky,perf`) at `--policy-ranks` (4) ranks × 1 worker on each of
 //!    `--policy-apps` (default `ns-34` with Budget, `brock200_1` with DepthBounded d = 2),
@@ -173,6 +175,11 @@ pub struct DistributedArgs {
     /// uts-d7,ns-20,brock200_4].
     #[arg(long, value_delimiter = ',')]
     pub overhead_apps: Option<Vec<String>>,
+    /// The two shapes of the overhead experiment, RANKSxWORKERS each (the workers per
+    /// rank); the ratio is the first's median over the second's.
+    #[arg(long, value_delimiter = ',', num_args = 1, default_values = ["2x1", "1x2"],
+          value_parser = parse_shape)]
+    pub overhead_shapes: Vec<(u32, u32)>,
     /// Apps of the policies experiment [default: ns-34,brock200_1; --quick: ns-20,brock200_4].
     #[arg(long, value_delimiter = ',')]
     pub policy_apps: Option<Vec<String>>,
@@ -388,6 +395,20 @@ pub(crate) fn parse_output(kind: Kind, stdout: &str) -> Result<Sample, String> {
 struct App {
     label: String,
     args: Vec<String>,
+}
+
+/// An `--overhead-shapes` shape, `RANKSxWORKERS` (each at least 1): `4x4`.
+fn parse_shape(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("{s:?}: expected RANKSxWORKERS, two whole numbers of at least 1 (4x4)");
+    let (r, w) = s.split_once(['x', 'X', '×']).ok_or_else(bad)?;
+    let (r, w): (u32, u32) = (
+        r.trim().parse().map_err(|_| bad())?,
+        w.trim().parse().map_err(|_| bad())?,
+    );
+    if r == 0 || w == 0 {
+        return Err(bad());
+    }
+    Ok((r, w))
 }
 
 /// Parses an app spec (see the module doc) into its CLI arguments.
@@ -807,10 +828,24 @@ impl Suite<'_> {
                 strings(&["uts-T1", "ns-34", "brock400_1"])
             }
         });
+        let [(ra, wa), (rb, wb)] = match self.args.overhead_shapes.as_slice() {
+            &[a, b] => [a, b],
+            _ => {
+                self.error(
+                    "overhead",
+                    "-",
+                    "",
+                    "",
+                    "--overhead-shapes takes exactly two shapes (RANKSxWORKERS,RANKSxWORKERS)",
+                );
+                return;
+            }
+        };
+        let (a, b) = (format!("{ra}x{wa}"), format!("{rb}x{wb}"));
         let _ = writeln!(
             self.text,
-            "== overhead: 2 ranks x 1 worker vs 1 rank x 2 workers (target ratio <= \
-             {OVERHEAD_TARGET})"
+            "== overhead: {ra} ranks x {wa} worker(s) vs {rb} rank(s) x {wb} worker(s) (target \
+             ratio <= {OVERHEAD_TARGET})"
         );
         eprintln!("overhead:");
         for spec in &apps {
@@ -827,8 +862,8 @@ impl Suite<'_> {
                 }
             };
             let mut cs = [
-                Contender::new(&self.launcher, "2x1", 2, 1, &app.args),
-                Contender::new(&self.launcher, "1x2", 1, 2, &app.args),
+                Contender::new(&self.launcher, &a, ra, wa, &app.args),
+                Contender::new(&self.launcher, &b, rb, wb, &app.args),
             ];
             self.measure("overhead", spec, Kind::Search, &mut cs);
             let _ = writeln!(self.text, "-- {spec}");
@@ -838,13 +873,13 @@ impl Suite<'_> {
                 let met = ratio <= OVERHEAD_TARGET;
                 let _ = writeln!(
                     self.text,
-                    "ratio 2x1/1x2 = {ratio:.3} (target <= {OVERHEAD_TARGET}: {})",
+                    "ratio {a}/{b} = {ratio:.3} (target <= {OVERHEAD_TARGET}: {})",
                     if met { "met" } else { "missed" }
                 );
                 self.rows.push(Row::Ratio(RatioRow {
                     experiment: "overhead".into(),
                     app: spec.clone(),
-                    ratio_of: "2x1/1x2".into(),
+                    ratio_of: format!("{a}/{b}"),
                     ratio,
                     target: Some(OVERHEAD_TARGET),
                     met: Some(met),

@@ -23,6 +23,9 @@
 //! cargo run --release -p magpie-bench -- reproduce lcws|pheet|yewpar|lb4omp [--quick] [--json]
 //!     [--runs N] [--plot DIR]   (see the `reproduce` module)
 //!
+//! cargo run --release -p magpie-bench -- scale-summary DIR --part NAME --status ok
+//!     (scripts/scale.sh's bookkeeping: see the `scale` module)
+//!
 //! cargo build --release -p magpie-cli --features mpi   # the binary the next suite runs
 //! cargo run --release -p magpie-bench -- distributed [--runs N] [--json] [--quick]
 //!     [--experiments overhead,policies,loops] [--policies random,sticky,perf]
@@ -57,6 +60,7 @@ mod knapsack_c;
 mod loops;
 mod omp;
 mod reproduce;
+mod scale;
 mod search;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -125,6 +129,10 @@ enum Command {
     /// Reads `forkjoin --json` outputs of the counted and uncounted builds and prints, per
     /// configuration, the ratio counted/uncounted of the medians (median over files).
     CountingRatio(CountingArgs),
+    /// The bookkeeping of scripts/scale.sh after each part of the scaling run: wraps the
+    /// part's raw reports (DIR/raw/PART*.json) with its status into DIR/PART.json, draws
+    /// DIR/PART-speedup.png, and rewrites DIR/summary.md from every part so far.
+    ScaleSummary(scale::ScaleArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -242,6 +250,7 @@ fn main() -> ExitCode {
         Command::CountingRatio(args) => {
             counting::report(&args.counted, &args.uncounted).map(|t| print!("{t}"))
         }
+        Command::ScaleSummary(args) => scale::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

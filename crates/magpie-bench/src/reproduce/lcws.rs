@@ -143,17 +143,23 @@ fn parse_rows(v: &Value) -> Result<Vec<Row>, String> {
 /// The claims of `reproduce lcws`.
 pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -> Vec<Claim> {
     let p = cores();
-    let max_workers = if args.quick { p.min(2) } else { p };
+    let counts = args.worker_counts(if args.quick { p.min(2) } else { p });
+    let max_workers = counts.last().copied().unwrap_or(1);
+    let shown: Vec<String> = counts.iter().map(usize::to_string).collect();
     ctx.scale = format!(
-        "scale: {p} core(s) here, workers 1..={max_workers}, magpie's fork-join kernels; the \
-         seed: 12–32 cores (Table 1), 1..=cores workers, all PBBS V2 inputs"
+        "scale: {p} core(s) here, workers {}, magpie's fork-join kernels; the seed: 12–32 \
+         cores (Table 1), 1..=cores workers, all PBBS V2 inputs",
+        shown.join(",")
     );
     let counted = cfg!(feature = "counted");
-    let workers: Vec<String> = (1..=max_workers).map(|w| w.to_string()).collect();
+    let workers = shown;
     let deques: Vec<&str> = std::iter::once(WS)
         .chain(VARIANTS.iter().map(|v| v.deque))
         .collect();
-    let kernels: Vec<&str> = KernelId::ALL.iter().map(|k| k.name()).collect();
+    let kernels: Vec<&str> = match &args.kernels {
+        Some(k) => k.iter().map(|k| k.name()).collect(),
+        None => KernelId::ALL.iter().map(|k| k.name()).collect(),
+    };
     let kernels = kernels.join(",");
     let mut child: Vec<String> = [
         "forkjoin",

@@ -81,12 +81,39 @@ pub struct ReproduceArgs {
     /// report, from magpie_measure::plot).
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
+    /// Worker counts [default: lcws 1..=P, one per core up to P (2 with --quick); pheet P].
+    /// lcws measures every count given; pheet runs at the largest. A subset such as
+    /// 1,2,4,8,16 fits a many-core machine's short time (`scripts/scale.sh`).
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub workers: Option<Vec<u64>>,
+    /// lcws: the fork-join kernels measured [default: every kernel of the registry].
+    #[arg(long, value_delimiter = ',', value_parser = crate::kernels::kernel_parser())]
+    pub kernels: Option<Vec<magpie_apps::registry::KernelId>>,
 }
 
 impl ReproduceArgs {
     /// Timed runs per configuration.
     pub fn runs(&self) -> u32 {
         self.runs.unwrap_or(if self.quick { 2 } else { 10 })
+    }
+
+    /// The worker counts to measure: `--workers`, else 1..=`max` (sorted, no repeats).
+    pub fn worker_counts(&self, max: usize) -> Vec<usize> {
+        let mut w: Vec<usize> = match &self.workers {
+            Some(w) => w.iter().map(|&w| w as usize).collect(),
+            None => (1..=max).collect(),
+        };
+        w.sort_unstable();
+        w.dedup();
+        w
+    }
+
+    /// The largest worker count: of `--workers`, else `default`.
+    pub fn max_workers(&self, default: usize) -> usize {
+        self.workers
+            .as_ref()
+            .and_then(|w| w.iter().max())
+            .map_or(default, |&w| w as usize)
     }
 }
 
@@ -103,6 +130,19 @@ pub fn run(args: &ReproduceArgs) -> Result<(), String> {
     }
     if let Some(r) = args.runs {
         command.push_str(&format!(" --runs {r}"));
+    }
+    let list = |v: &mut dyn Iterator<Item = String>| v.collect::<Vec<_>>().join(",");
+    if let Some(w) = &args.workers {
+        command.push_str(&format!(
+            " --workers {}",
+            list(&mut w.iter().map(u64::to_string))
+        ));
+    }
+    if let Some(k) = &args.kernels {
+        command.push_str(&format!(
+            " --kernels {}",
+            list(&mut k.iter().map(|k| k.name().to_string()))
+        ));
     }
     let ctx = Context {
         quick: args.quick,

@@ -152,7 +152,7 @@ fn experiment(
     }
     for (k, v) in [
         ("--idle", idles.join(",")),
-        ("--workers", cores().to_string()),
+        ("--workers", args.max_workers(cores()).to_string()),
         ("--runs", args.runs().to_string()),
         ("--instances", instances.to_string()),
         ("--format", "json".into()),
@@ -171,8 +171,9 @@ fn experiment(
 /// The claims of `reproduce pheet`.
 pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -> Vec<Claim> {
     let p = cores();
+    let w = args.max_workers(p);
     ctx.scale = format!(
-        "scale: {p} core(s) here, {p} worker(s) per instance; the thesis: Mars 80 cores, \
+        "scale: {p} core(s) here, {w} worker(s) per instance; the thesis: Mars 80 cores, \
          Saturn 48 cores, one worker per core"
     );
     let bin = match magpie_bin() {

@@ -120,6 +120,7 @@ mod overhead;
 mod plain;
 mod rayon_impl;
 mod replicable;
+mod scaling;
 mod sequential;
 mod speedup;
 
@@ -136,9 +137,11 @@ pub enum Experiment {
     Sequential,
     Cpeer,
     Replicable,
+    Scaling,
 }
 
 impl Experiment {
+    /// The default experiments (`scaling` is asked for by name: it is sized for many cores).
     const ALL: [Experiment; 6] = [
         Experiment::Overhead,
         Experiment::Speedup,
@@ -156,6 +159,7 @@ impl Experiment {
             Experiment::Sequential => "sequential",
             Experiment::Cpeer => "cpeer",
             Experiment::Replicable => "replicable",
+            Experiment::Scaling => "scaling",
         }
     }
 }
@@ -310,6 +314,20 @@ pub struct SearchArgs {
     /// replicable: the replicable windows compared with the shared incumbent.
     #[arg(long, value_delimiter = ',', default_value = "2,8")]
     pub replicable_windows: Vec<std::num::NonZeroUsize>,
+    /// scaling: the worker counts [default: 1, 2, 4, … up to the cores, and the cores].
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub scaling_workers: Option<Vec<u64>>,
+    /// scaling: the workloads (uts, ns, nqueens, maxclique; the NS genus is --genus, default
+    /// 34; the graphs --cliques, default brock400_4).
+    #[arg(long, value_enum, value_delimiter = ',',
+          default_values_t = [App::Uts, App::Ns, App::Nqueens, App::Maxclique])]
+    pub scaling_apps: Vec<App>,
+    /// scaling: the UTS tree, a name (T1L, T3L, T1XL…) or parameters [default: T1L].
+    #[arg(long)]
+    pub tree: Option<String>,
+    /// scaling: the N-Queens board side [default: 15].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(4..=20))]
+    pub queens: Option<u64>,
     /// After the report, write its pictures into DIR: runtimes.png (box plots of the run
     /// times, one panel per experiment, app and instance) and, where a configuration ran at
     /// several worker counts (speedup, replicable), speedup.png
@@ -598,6 +616,7 @@ pub fn run(args: &SearchArgs) -> Result<(), String> {
             Experiment::Sequential => sequential::run(args, &mut report),
             Experiment::Cpeer => cpeer::run(args, &mut report),
             Experiment::Replicable => replicable::run(args, &mut report),
+            Experiment::Scaling => scaling::run(args, &mut report),
         };
         eprintln!("{e}: done in {:.1} s\n", start.elapsed().as_secs_f64());
         report.print_experiment(e, &title);

@@ -26,7 +26,7 @@ pub const PEERS_TARGET: f64 = 0.95;
 const PEERS_SAMPLE: f64 = 0.25;
 
 /// The small UTS tree of `--quick` (geometric, fixed shape, depth 8).
-const QUICK_UTS: &str = "-t 1 -a 3 -d 8 -b 4 -r 19";
+pub(super) const QUICK_UTS: &str = "-t 1 -a 3 -d 8 -b 4 -r 19";
 
 fn uts_tree(quick: bool) -> Result<(String, UtsTree), String> {
     if quick {
@@ -176,7 +176,7 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
 /// Measures each candidate at the pool's worker count and returns the fastest (no
 /// measurement when there is only one).
 #[allow(clippy::too_many_arguments)]
-fn screen<'a>(
+pub(super) fn screen<'a>(
     args: &SearchArgs,
     report: &mut Report,
     exp: &str,
@@ -309,6 +309,46 @@ fn speedup_item<'a>(
         ));
     }
     Ok(())
+}
+
+/// Measures the rayon peer at each spawn depth (on a `w`-thread pool) and returns the
+/// fastest depth (no measurement when there is only one).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn screen_depth<'a>(
+    args: &SearchArgs,
+    report: &mut Report,
+    exp: &str,
+    app: App,
+    instance: &str,
+    depths: &[usize],
+    w: usize,
+    rayon_job: impl Fn(usize) -> Job<'a>,
+) -> Result<usize, String> {
+    match depths {
+        [] => return Err("no rayon spawn depth to measure".into()),
+        [only] => return Ok(*only),
+        _ => {}
+    }
+    let mut cs: Vec<Contender> = depths
+        .iter()
+        .map(|&d| Contender::new(format!("rayon d={d}"), w, rayon_job(d)))
+        .collect();
+    measure::measure(
+        &format!("{exp} {app} {instance} (rayon screening)"),
+        &mut cs,
+        args.runs,
+        args.progress(),
+    )?;
+    let mut b = 0;
+    for (i, c) in cs.iter().enumerate() {
+        let mut row = c.row(exp, app.name(), instance);
+        row.config = format!("{} (screening)", c.config);
+        report.push(row);
+        if measure::median(c) < measure::median(&cs[b]) {
+            b = i;
+        }
+    }
+    Ok(depths[b])
 }
 
 /// The best a `w`-worker search can do on this machine now: `w` copies of the hand-written
@@ -483,31 +523,7 @@ fn peers_item<'a>(
     let job = |s| measure::repeated_parallel(reps, job(s));
     let rayon_job = |d| measure::repeated_parallel(reps, rayon_job(d));
     let best = screen(args, report, EXP, app, instance, &args.skeletons, pw, &job)?;
-    let depth = match depths.as_slice() {
-        [_] => first,
-        _ => {
-            let mut cs: Vec<Contender> = depths
-                .iter()
-                .map(|&d| Contender::new(format!("rayon d={d}"), w, rayon_job(d)))
-                .collect();
-            measure::measure(
-                &format!("{EXP} {app} {instance} (rayon screening)"),
-                &mut cs,
-                args.runs,
-                args.progress(),
-            )?;
-            let mut b = 0;
-            for (i, c) in cs.iter().enumerate() {
-                let mut row = c.row(EXP, app.name(), instance);
-                row.config = format!("{} (screening)", c.config);
-                report.push(row);
-                if measure::median(c) < measure::median(&cs[b]) {
-                    b = i;
-                }
-            }
-            depths[b]
-        }
-    };
+    let depth = screen_depth(args, report, EXP, app, instance, &depths, w, rayon_job)?;
     let what = format!("{EXP} {app} {instance}");
     let mut cs = vec![
         Contender::new(format!("magpie {best}"), w, job(Solver::Skeleton(pw, best))),
