@@ -291,7 +291,7 @@ for part in ${parts//,/ }; do
     forkjoin)
         # One kernel a command, so that a kernel over its cap loses only itself.
         for k in ${FJ_KERNELS//,/ }; do
-            step "forkjoin-$k" 30 "$B" forkjoin --json --quiet --kernels "$k" --workers "$workers" \
+            step "forkjoin-$k" 40 "$B" forkjoin --json --quiet --kernels "$k" --workers "$workers" \
                 --runs "$RUNS" --deques lcws-user "${QUICK[@]}"
         done
         ;;

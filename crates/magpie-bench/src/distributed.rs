@@ -841,7 +841,7 @@ impl Suite<'_> {
                 return;
             }
         };
-        let (a, b) = (format!("{ra}x{wa}"), format!("{rb}x{wb}"));
+        let (shape_a, shape_b) = (format!("{ra}x{wa}"), format!("{rb}x{wb}"));
         let _ = writeln!(
             self.text,
             "== overhead: {ra} ranks x {wa} worker(s) vs {rb} rank(s) x {wb} worker(s) (target \
@@ -862,8 +862,8 @@ impl Suite<'_> {
                 }
             };
             let mut cs = [
-                Contender::new(&self.launcher, &a, ra, wa, &app.args),
-                Contender::new(&self.launcher, &b, rb, wb, &app.args),
+                Contender::new(&self.launcher, &shape_a, ra, wa, &app.args),
+                Contender::new(&self.launcher, &shape_b, rb, wb, &app.args),
             ];
             self.measure("overhead", spec, Kind::Search, &mut cs);
             let _ = writeln!(self.text, "-- {spec}");
@@ -873,13 +873,13 @@ impl Suite<'_> {
                 let met = ratio <= OVERHEAD_TARGET;
                 let _ = writeln!(
                     self.text,
-                    "ratio {a}/{b} = {ratio:.3} (target <= {OVERHEAD_TARGET}: {})",
+                    "ratio {shape_a}/{shape_b} = {ratio:.3} (target <= {OVERHEAD_TARGET}: {})",
                     if met { "met" } else { "missed" }
                 );
                 self.rows.push(Row::Ratio(RatioRow {
                     experiment: "overhead".into(),
                     app: spec.clone(),
-                    ratio_of: format!("{a}/{b}"),
+                    ratio_of: format!("{shape_a}/{shape_b}"),
                     ratio,
                     target: Some(OVERHEAD_TARGET),
                     met: Some(met),
@@ -1194,6 +1194,17 @@ mod tests {
         Cli::try_parse_from(std::iter::once("distributed").chain(argv.iter().copied()))
             .unwrap()
             .args
+    }
+
+    #[test]
+    fn overhead_shapes() {
+        assert_eq!(parse(&[]).overhead_shapes, [(2, 1), (1, 2)]);
+        let a = parse(&["--overhead-shapes", "4x4,1x16"]);
+        assert_eq!(a.overhead_shapes, [(4, 4), (1, 16)]);
+        for bad in ["4", "0x4", "4x", "axb", "4x-1"] {
+            assert!(parse_shape(bad).is_err(), "{bad}");
+        }
+        assert!(Cli::try_parse_from(["distributed", "--overhead-shapes", "2y2"]).is_err());
     }
 
     #[test]

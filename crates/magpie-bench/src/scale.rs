@@ -346,9 +346,9 @@ fn ratio_table<'a>(out: &mut String, reports: impl Iterator<Item = &'a Value>) {
             .filter_map(|x| x.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        let of = r["config"]
+        let of = r["ratio_of"]
             .as_str()
-            .or(r["ratio_of"].as_str())
+            .or(r["config"].as_str())
             .unwrap_or("?");
         let _ = writeln!(
             out,

@@ -318,7 +318,7 @@ pub struct SearchArgs {
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub scaling_workers: Option<Vec<u64>>,
     /// scaling: the workloads (uts, ns, nqueens, maxclique; the NS genus is --genus, default
-    /// 34; the graphs --cliques, default brock400_4).
+    /// 34; the graphs --cliques, default DSJC500_5).
     #[arg(long, value_enum, value_delimiter = ',',
           default_values_t = [App::Uts, App::Ns, App::Nqueens, App::Maxclique])]
     pub scaling_apps: Vec<App>,
@@ -561,6 +561,14 @@ fn table(title: &str, rows: &[&Row]) -> String {
     }
     out.push('\n');
     out
+}
+
+/// A rayon pool of `workers` threads (the rayon peers').
+pub fn rayon_pool(workers: usize) -> Result<rayon::ThreadPool, String> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .build()
+        .map_err(|e| format!("building a {workers}-thread rayon pool: {e}"))
 }
 
 /// A magpie pool of `workers` workers (from the environment, `--deque` overriding).

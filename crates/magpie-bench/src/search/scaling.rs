@@ -47,120 +47,20 @@ pub fn run(args: &SearchArgs, report: &mut Report) -> String {
     counts.dedup();
     let pools: Result<Vec<Pools>, String> = counts
         .iter()
-        .map(|&w| {
-            let rayon = rayon::ThreadPoolBuilder::new()
-                .num_threads(w)
-                .build()
-                .map_err(|e| format!("building a {w}-thread rayon pool: {e}"))?;
-            Ok((super::pool(args, w)?, rayon))
-        })
+        .map(|&w| Ok((super::pool(args, w)?, super::rayon_pool(w)?)))
         .collect();
-    let pools = match pools {
-        Ok(p) if !p.is_empty() => p,
-        Ok(_) => {
-            report.error(EXP, "-", "-", "no worker count".into());
-            return String::new();
-        }
-        Err(e) => {
-            report.error(EXP, "-", "-", e);
-            return String::new();
-        }
-    };
     let mut apps = args.scaling_apps.clone();
     apps.dedup();
-    for app in apps {
-        let r = match app {
-            App::Uts => {
-                let spec = args
-                    .tree
-                    .clone()
-                    .unwrap_or_else(|| if args.quick { QUICK_UTS } else { "T1L" }.to_string());
-                UtsTree::load(&spec).and_then(|tree| {
-                    item(
-                        args,
-                        report,
-                        app,
-                        &spec,
-                        &args.skeletons,
-                        &pools,
-                        |s| jobs::uts(&tree, s),
-                        &[2, 4, 6],
-                        |d, rp| rayon_impl::uts(&tree, rp, d as u32),
-                    )
-                    .map_err(|e| format!("{spec}: {e}"))
-                })
-            }
-            App::Ns => {
-                let g = args.genus.unwrap_or(if args.quick { 24 } else { 34 });
-                ns::Tree::new(g)
-                    .map_err(|e| e.to_string())
-                    .and_then(|tree| {
-                        item(
-                            args,
-                            report,
-                            app,
-                            &format!("genus {g}"),
-                            &args.skeletons,
-                            &pools,
-                            |s| jobs::ns(&tree, s),
-                            &[8, 12, 16, 20],
-                            |d, rp| rayon_impl::ns(&tree, rp, d),
-                        )
-                    })
-            }
-            App::Nqueens => {
-                let n = args.queens.unwrap_or(if args.quick { 10 } else { 15 });
-                nqueens::Board::new(n)
-                    .map_err(|e| e.to_string())
-                    .and_then(|board| {
-                        item(
-                            args,
-                            report,
-                            app,
-                            &format!("n = {n}"),
-                            &args.skeletons,
-                            &pools,
-                            |s| jobs::nqueens(&board, s),
-                            &[2, 3, 4],
-                            |d, rp| rayon_impl::nqueens(n as u32, rp, d),
-                        )
-                    })
-            }
-            App::Maxclique => {
-                let names = args.cliques.clone().unwrap_or_else(|| {
-                    vec![if args.quick {
-                        "brock200_4"
-                    } else {
-                        "brock400_4"
-                    }
-                    .into()]
-                });
-                for name in names {
-                    let r = Clique::load(&name).and_then(|clq| {
-                        let space = CliqueSpace::new(&clq.graph);
-                        item(
-                            args,
-                            report,
-                            app,
-                            &name,
-                            &args.clique_skeletons,
-                            &pools,
-                            |s| jobs::maxclique(&clq, &space, s),
-                            &[1, 2, 3],
-                            |d, rp| rayon_impl::maxclique(&clq, rp, d),
-                        )
-                    });
-                    if let Err(e) = r {
-                        report.error(EXP, app.name(), &name, e);
-                    }
+    match pools {
+        Ok(pools) if !pools.is_empty() => {
+            for app in apps {
+                if let Err(e) = app_items(args, report, &pools, app) {
+                    report.error(EXP, app.name(), "-", e);
                 }
-                Ok(())
             }
-            _ => Err("no scaling workload for this app (uts, ns, nqueens, maxclique)".into()),
-        };
-        if let Err(e) = r {
-            report.error(EXP, app.name(), "-", e);
         }
+        Ok(_) => report.error(EXP, "-", "-", "no worker count".into()),
+        Err(e) => report.error(EXP, "-", "-", e),
     }
     let shown: Vec<String> = counts.iter().map(usize::to_string).collect();
     format!(
@@ -171,6 +71,121 @@ pub fn run(args: &SearchArgs, report: &mut Report) -> String {
         shown.join(", "),
         args.runs
     )
+}
+
+/// The items of one app: its instance (max clique: each graph of --cliques).
+fn app_items(
+    args: &SearchArgs,
+    report: &mut Report,
+    pools: &[Pools],
+    app: App,
+) -> Result<(), String> {
+    let mut cx = Cx {
+        args,
+        report,
+        pools,
+    };
+    match app {
+        App::Uts => {
+            let spec = args
+                .tree
+                .clone()
+                .unwrap_or_else(|| if args.quick { QUICK_UTS } else { "T1L" }.to_string());
+            let tree = UtsTree::load(&spec).map_err(|e| format!("{spec}: {e}"))?;
+            let rayon = |d: usize, rp| rayon_impl::uts(&tree, rp, d as u32);
+            cx.item(
+                app,
+                &spec,
+                &args.skeletons,
+                |s| jobs::uts(&tree, s),
+                &[2, 4, 6],
+                rayon,
+            )
+        }
+        App::Ns => {
+            let g = args.genus.unwrap_or(if args.quick { 24 } else { 34 });
+            let tree = ns::Tree::new(g).map_err(|e| e.to_string())?;
+            let rayon = |d, rp| rayon_impl::ns(&tree, rp, d);
+            let depths = [8, 12, 16, 20];
+            cx.item(
+                app,
+                &format!("genus {g}"),
+                &args.skeletons,
+                |s| jobs::ns(&tree, s),
+                &depths,
+                rayon,
+            )
+        }
+        App::Nqueens => {
+            let n = args.queens.unwrap_or(if args.quick { 10 } else { 15 });
+            let board = nqueens::Board::new(n).map_err(|e| e.to_string())?;
+            let rayon = |d, rp| rayon_impl::nqueens(n as u32, rp, d);
+            let job = |s| jobs::nqueens(&board, s);
+            cx.item(
+                app,
+                &format!("n = {n}"),
+                &args.skeletons,
+                job,
+                &[2, 3, 4],
+                rayon,
+            )
+        }
+        App::Maxclique => {
+            let names = args.cliques.clone().unwrap_or_else(|| {
+                vec![if args.quick {
+                    "brock200_4"
+                } else {
+                    "DSJC500_5"
+                }
+                .into()]
+            });
+            for name in names {
+                let r = Clique::load(&name).and_then(|clq| {
+                    let space = CliqueSpace::new(&clq.graph);
+                    let rayon = |d, rp| rayon_impl::maxclique(&clq, rp, d);
+                    let job = |s| jobs::maxclique(&clq, &space, s);
+                    cx.item(app, &name, &args.clique_skeletons, job, &[1, 2, 3], rayon)
+                });
+                // One failed graph does not stop the others.
+                if let Err(e) = r {
+                    cx.report.error(EXP, app.name(), &name, e);
+                }
+            }
+            Ok(())
+        }
+        _ => Err("no scaling workload for this app (uts, ns, nqueens, maxclique)".into()),
+    }
+}
+
+/// What every item of the experiment shares.
+struct Cx<'c> {
+    args: &'c SearchArgs,
+    report: &'c mut Report,
+    pools: &'c [Pools],
+}
+
+impl Cx<'_> {
+    fn item<'a>(
+        &'a mut self,
+        app: App,
+        instance: &str,
+        candidates: &[Skeleton],
+        job: impl Fn(Solver<'a>) -> Job<'a>,
+        depths: &[usize],
+        rayon_job: impl Fn(usize, &'a rayon::ThreadPool) -> Job<'a>,
+    ) -> Result<(), String> {
+        item(
+            self.args,
+            self.report,
+            app,
+            instance,
+            candidates,
+            self.pools,
+            job,
+            depths,
+            rayon_job,
+        )
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

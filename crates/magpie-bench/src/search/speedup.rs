@@ -198,21 +198,8 @@ pub(super) fn screen<'a>(
         .iter()
         .map(|s| Contender::new(s.to_string(), w, job(Solver::Skeleton(pool, *s))))
         .collect();
-    measure::measure(
-        &format!("{exp} {app} {instance} (screening)"),
-        &mut cs,
-        args.runs,
-        args.progress(),
-    )?;
-    let mut best = 0;
-    for (i, c) in cs.iter().enumerate() {
-        let mut row = c.row(exp, app.name(), instance);
-        row.config = format!("{} (screening)", c.config);
-        report.push(row);
-        if measure::median(c) < measure::median(&cs[best]) {
-            best = i;
-        }
-    }
+    let what = (exp, app, instance, "screening");
+    let best = fastest(args, report, what, &mut cs)?;
     eprintln!(
         "{exp} {app} {instance}: best at {w} workers: {}",
         candidates[best]
@@ -333,22 +320,34 @@ pub(super) fn screen_depth<'a>(
         .iter()
         .map(|&d| Contender::new(format!("rayon d={d}"), w, rayon_job(d)))
         .collect();
+    let what = (exp, app, instance, "rayon screening");
+    Ok(depths[fastest(args, report, what, &mut cs)?])
+}
+
+/// Measures screening candidates (`what`: experiment, app, instance, and the label of the
+/// measurement), reports each as a `(screening)` row, and returns the fastest one's index.
+fn fastest(
+    args: &SearchArgs,
+    report: &mut Report,
+    (exp, app, instance, label): (&str, App, &str, &str),
+    cs: &mut [Contender<'_>],
+) -> Result<usize, String> {
     measure::measure(
-        &format!("{exp} {app} {instance} (rayon screening)"),
-        &mut cs,
+        &format!("{exp} {app} {instance} ({label})"),
+        cs,
         args.runs,
         args.progress(),
     )?;
-    let mut b = 0;
+    let mut best = 0;
     for (i, c) in cs.iter().enumerate() {
         let mut row = c.row(exp, app.name(), instance);
         row.config = format!("{} (screening)", c.config);
         report.push(row);
-        if measure::median(c) < measure::median(&cs[b]) {
-            b = i;
+        if measure::median(c) < measure::median(&cs[best]) {
+            best = i;
         }
     }
-    Ok(depths[b])
+    Ok(best)
 }
 
 /// The best a `w`-worker search can do on this machine now: `w` copies of the hand-written
@@ -386,13 +385,7 @@ fn copies_at_once(solve: &(dyn Fn() + Sync), w: usize) -> measure::Sample {
 pub fn run_peers(args: &SearchArgs, report: &mut Report) -> String {
     const EXP: &str = "peers";
     let w = args.workers as usize;
-    let pools = super::pool(args, w).and_then(|pw| {
-        let rayon = rayon::ThreadPoolBuilder::new()
-            .num_threads(w)
-            .build()
-            .map_err(|e| format!("building a rayon pool: {e}"))?;
-        Ok((pw, rayon))
-    });
+    let pools = super::pool(args, w).and_then(|pw| Ok((pw, super::rayon_pool(w)?)));
     let (pw, rp) = match pools {
         Ok(p) => p,
         Err(e) => {
