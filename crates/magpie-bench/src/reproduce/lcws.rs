@@ -145,14 +145,13 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
     let p = cores();
     let counts = args.worker_counts(if args.quick { p.min(2) } else { p });
     let max_workers = counts.last().copied().unwrap_or(1);
-    let shown: Vec<String> = counts.iter().map(usize::to_string).collect();
+    let workers: Vec<String> = counts.iter().map(usize::to_string).collect();
     ctx.scale = format!(
         "scale: {p} core(s) here, workers {}, magpie's fork-join kernels; the seed: 12–32 \
          cores (Table 1), 1..=cores workers, all PBBS V2 inputs",
-        shown.join(",")
+        workers.join(",")
     );
     let counted = cfg!(feature = "counted");
-    let workers = shown;
     let deques: Vec<&str> = std::iter::once(WS)
         .chain(VARIANTS.iter().map(|v| v.deque))
         .collect();

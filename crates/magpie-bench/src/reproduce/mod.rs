@@ -97,7 +97,8 @@ impl ReproduceArgs {
         self.runs.unwrap_or(if self.quick { 2 } else { 10 })
     }
 
-    /// The worker counts to measure: `--workers`, else 1..=`max` (sorted, no repeats).
+    /// The worker counts to measure: `--workers`, else 1..=`max` (sorted, no repeats; the
+    /// last is the largest, at which pheet runs).
     pub fn worker_counts(&self, max: usize) -> Vec<usize> {
         let mut w: Vec<usize> = match &self.workers {
             Some(w) => w.iter().map(|&w| w as usize).collect(),
@@ -106,14 +107,6 @@ impl ReproduceArgs {
         w.sort_unstable();
         w.dedup();
         w
-    }
-
-    /// The largest worker count: of `--workers`, else `default`.
-    pub fn max_workers(&self, default: usize) -> usize {
-        self.workers
-            .as_ref()
-            .and_then(|w| w.iter().max())
-            .map_or(default, |&w| w as usize)
     }
 }
 
@@ -131,18 +124,13 @@ pub fn run(args: &ReproduceArgs) -> Result<(), String> {
     if let Some(r) = args.runs {
         command.push_str(&format!(" --runs {r}"));
     }
-    let list = |v: &mut dyn Iterator<Item = String>| v.collect::<Vec<_>>().join(",");
     if let Some(w) = &args.workers {
-        command.push_str(&format!(
-            " --workers {}",
-            list(&mut w.iter().map(u64::to_string))
-        ));
+        let w: Vec<String> = w.iter().map(u64::to_string).collect();
+        command.push_str(&format!(" --workers {}", w.join(",")));
     }
     if let Some(k) = &args.kernels {
-        command.push_str(&format!(
-            " --kernels {}",
-            list(&mut k.iter().map(|k| k.name().to_string()))
-        ));
+        let k: Vec<&str> = k.iter().map(|k| k.name()).collect();
+        command.push_str(&format!(" --kernels {}", k.join(",")));
     }
     let ctx = Context {
         quick: args.quick,

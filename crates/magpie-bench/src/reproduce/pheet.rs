@@ -152,7 +152,7 @@ fn experiment(
     }
     for (k, v) in [
         ("--idle", idles.join(",")),
-        ("--workers", args.max_workers(cores()).to_string()),
+        ("--workers", largest(args).to_string()),
         ("--runs", args.runs().to_string()),
         ("--instances", instances.to_string()),
         ("--format", "json".into()),
@@ -168,10 +168,15 @@ fn experiment(
     (by, report)
 }
 
+/// The workers of every instance: the largest of `--workers`, else one per core.
+fn largest(args: &ReproduceArgs) -> usize {
+    args.worker_counts(cores()).last().copied().unwrap_or(1)
+}
+
 /// The claims of `reproduce pheet`.
 pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -> Vec<Claim> {
     let p = cores();
-    let w = args.max_workers(p);
+    let w = largest(args);
     ctx.scale = format!(
         "scale: {p} core(s) here, {w} worker(s) per instance; the thesis: Mars 80 cores, \
          Saturn 48 cores, one worker per core"

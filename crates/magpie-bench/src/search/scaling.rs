@@ -165,6 +165,7 @@ struct Cx<'c> {
 }
 
 impl Cx<'_> {
+    /// One item: screening at the largest count, then the alternating rounds and the rows.
     fn item<'a>(
         &'a mut self,
         app: App,
@@ -174,90 +175,66 @@ impl Cx<'_> {
         depths: &[usize],
         rayon_job: impl Fn(usize, &'a rayon::ThreadPool) -> Job<'a>,
     ) -> Result<(), String> {
-        item(
-            self.args,
-            self.report,
-            app,
-            instance,
-            candidates,
-            self.pools,
-            job,
-            depths,
-            rayon_job,
-        )
+        let (args, report, pools) = (self.args, &mut *self.report, self.pools);
+        let (pmax, rmax) = pools.last().ok_or("no worker count")?;
+        let max = pmax.num_workers();
+        let mut depths = depths.to_vec();
+        if let Some(d) = &args.rayon_depths {
+            depths.clone_from(d);
+        }
+        depths.dedup();
+        let best = screen(args, report, EXP, app, instance, candidates, pmax, &job)?;
+        let depth = screen_depth(args, report, EXP, app, instance, &depths, max, |d| {
+            rayon_job(d, rmax)
+        })?;
+        let hand_written = app.app().name;
+        let mut cs = vec![Contender::new(
+            format!("{hand_written} hand-written"),
+            1,
+            job(Solver::Reference),
+        )];
+        for (p, r) in pools {
+            let w = p.num_workers();
+            cs.push(Contender::new(
+                format!("magpie {best}"),
+                w,
+                job(Solver::Skeleton(p, best)),
+            ));
+            cs.push(Contender::new(
+                format!("rayon d={depth}"),
+                w,
+                rayon_job(depth, r),
+            ));
+        }
+        measure::measure(
+            &format!("{EXP} {app} {instance}"),
+            &mut cs,
+            args.runs,
+            args.progress(),
+        )?;
+        for (i, c) in cs.iter().enumerate() {
+            let mut row = c.row(EXP, app.name(), instance);
+            // The hand-written solver: the curves' baseline.
+            row.baseline = i == 0;
+            report.push(row);
+        }
+        let base = measure::median(&cs[0]);
+        for pair in cs[1..].chunks(2) {
+            let (m, r) = (&pair[0], &pair[1]);
+            let w = m.workers;
+            let row = Row::new(
+                EXP,
+                app.name(),
+                instance,
+                &format!("speedup hand-written / magpie {best}"),
+                w,
+            );
+            report.push(ratio_row(row, base, measure::median(m), None));
+            let row = Row::new(EXP, app.name(), instance, "magpie / rayon", w);
+            report.push(ratio_row(row, measure::median(m), measure::median(r), None));
+        }
+        Ok(())
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn item<'a>(
-    args: &SearchArgs,
-    report: &mut Report,
-    app: App,
-    instance: &str,
-    candidates: &[Skeleton],
-    pools: &'a [Pools],
-    job: impl Fn(Solver<'a>) -> Job<'a>,
-    depths: &[usize],
-    rayon_job: impl Fn(usize, &'a rayon::ThreadPool) -> Job<'a>,
-) -> Result<(), String> {
-    let (pmax, rmax) = pools.last().ok_or("no worker count")?;
-    let max = pmax.num_workers();
-    let mut depths = depths.to_vec();
-    if let Some(d) = &args.rayon_depths {
-        depths.clone_from(d);
-    }
-    depths.dedup();
-    let best = screen(args, report, EXP, app, instance, candidates, pmax, &job)?;
-    let depth = screen_depth(args, report, EXP, app, instance, &depths, max, |d| {
-        rayon_job(d, rmax)
-    })?;
-    let hand_written = app.app().name;
-    let mut cs = vec![Contender::new(
-        format!("{hand_written} hand-written"),
-        1,
-        job(Solver::Reference),
-    )];
-    for (p, r) in pools {
-        let w = p.num_workers();
-        cs.push(Contender::new(
-            format!("magpie {best}"),
-            w,
-            job(Solver::Skeleton(p, best)),
-        ));
-        cs.push(Contender::new(
-            format!("rayon d={depth}"),
-            w,
-            rayon_job(depth, r),
-        ));
-    }
-    measure::measure(
-        &format!("{EXP} {app} {instance}"),
-        &mut cs,
-        args.runs,
-        args.progress(),
-    )?;
-    for (i, c) in cs.iter().enumerate() {
-        let mut row = c.row(EXP, app.name(), instance);
-        // The hand-written solver: the curves' baseline.
-        row.baseline = i == 0;
-        report.push(row);
-    }
-    let base = measure::median(&cs[0]);
-    for pair in cs[1..].chunks(2) {
-        let (m, r) = (&pair[0], &pair[1]);
-        let w = m.workers;
-        let row = Row::new(
-            EXP,
-            app.name(),
-            instance,
-            &format!("speedup hand-written / magpie {best}"),
-            w,
-        );
-        report.push(ratio_row(row, base, measure::median(m), None));
-        let row = Row::new(EXP, app.name(), instance, "magpie / rayon", w);
-        report.push(ratio_row(row, measure::median(m), measure::median(r), None));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
