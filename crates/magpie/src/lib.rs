@@ -34,9 +34,15 @@
 //!   [`DEFAULT_STACK_SIZE`]; the values the environment and the `magpie` binary give as
 //!   strings, [`Signal`] and [`JoinLimit`] (parsed with `FromStr`, failing with a
 //!   [`ParseSettingError`]), and a deque by name or by kind ([`IntoDequeKind`]);
-//! - fork-join on the current pool (the global pool outside any pool): [`join`], [`scope`]
-//!   (with [`Scope`]), [`spawn`], [`expose_work`], [`current_worker_index`],
-//!   [`current_num_workers`];
+//! - fork-join on the current pool (the global pool outside any pool): [`join`] and
+//!   [`join_context`] (with [`FnContext`]), [`scope`] and [`in_place_scope`] (with
+//!   [`Scope`]), their FIFO twins [`scope_fifo`] and [`in_place_scope_fifo`] (with
+//!   [`ScopeFifo`]), [`spawn`], [`spawn_fifo`] and [`spawn_with_priority`], [`broadcast`] and
+//!   [`spawn_broadcast`] (with [`BroadcastContext`]), [`yield_now`] and [`yield_local`] (with
+//!   [`Yield`]), [`expose_work`], [`current_worker_index`], [`current_num_workers`],
+//!   [`current_thread_has_pending_tasks`];
+//! - worker threads started by a spawn handler of your own: [`ThreadBuilder`]
+//!   ([`ThreadPoolBuilder::build_with_spawn_handler`], [`ThreadPoolBuilder::build_scoped`]);
 //! - the pool's counters: [`PoolStats`] (from [`ThreadPool::stats`]) and one
 //!   [`WorkerStats`] per worker;
 //! - the pool's traces: [`Trace`] (from [`ThreadPool::take_trace`]), what each worker did
@@ -89,9 +95,12 @@ pub mod trace;
 // and `search` (the search skeletons).
 #[cfg(not(loom))]
 pub use runtime::{
-    current_num_workers, current_worker_index, expose_work, join, scope, spawn,
-    spawn_with_priority, BuildError, IntoDequeKind, JoinLimit, ParseSettingError, PoolStats, Scope,
-    Signal, ThreadPool, ThreadPoolBuilder, DEFAULT_STACK_SIZE, MAX_WORKERS,
+    broadcast, current_num_workers, current_thread_has_pending_tasks, current_worker_index,
+    expose_work, in_place_scope, in_place_scope_fifo, join, join_context, scope, scope_fifo, spawn,
+    spawn_broadcast, spawn_fifo, spawn_with_priority, yield_local, yield_now, BroadcastContext,
+    BuildError, FnContext, IntoDequeKind, JoinLimit, ParseSettingError, PoolStats, Scope,
+    ScopeFifo, Signal, ThreadBuilder, ThreadPool, ThreadPoolBuilder, Yield, DEFAULT_STACK_SIZE,
+    MAX_WORKERS,
 };
 pub use stats::WorkerStats;
 #[cfg(not(loom))]

@@ -7,8 +7,12 @@ use std::os::raw::c_int;
 use std::str::FromStr;
 use std::sync::Arc;
 
+use std::io;
+use std::thread::JoinHandle;
+
 use super::pool::ThreadPool;
-use super::registry::{PanicHandler, Registry, RegistryConfig};
+use super::registry::{PanicHandler, Registry, RegistryConfig, ThreadHandler};
+use super::thread::ThreadBuilder;
 use crate::deque::signal::{self, SignalError, DEFAULT_SIGNAL};
 use crate::deque::{DequeKind, UnknownName};
 use crate::policy::{idle, victim, IdlePolicy, PolicyError, SpecError, VictimPolicy};
@@ -67,6 +71,9 @@ pub enum BuildError {
     /// `build_global` was called after the global pool already existed.
     #[error("the global pool is already initialised")]
     GlobalAlreadyInitialized,
+    /// `use_current_thread`, called on a thread that is a worker of a pool already.
+    #[error("use_current_thread: this thread is already a worker of a pool")]
+    CurrentThreadInPool,
 }
 
 /// Something that names a deque: a [`DequeKind`] or its name (`"lcws-signal"`).
@@ -118,16 +125,19 @@ pub struct ThreadPoolBuilder {
     idle: Result<Arc<dyn IdlePolicy>, BuildError>,
     signal: Result<c_int, BuildError>,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
-    stack_size: usize,
+    stack_size: Option<usize>,
     panic_handler: Option<Arc<PanicHandler>>,
     join_push_limit: Result<usize, BuildError>,
+    start_handler: Option<Arc<ThreadHandler>>,
+    exit_handler: Option<Arc<ThreadHandler>>,
+    use_current_thread: bool,
 }
 
 /// What `Registry::start` takes: the config, thread namer and stack size.
 type StartArgs = (
     RegistryConfig,
     Option<Box<dyn FnMut(usize) -> String>>,
-    usize,
+    Option<usize>,
 );
 
 /// The most workers a pool can have: `num_workers` above it fails at `build()` with
@@ -199,9 +209,12 @@ impl ThreadPoolBuilder {
             idle: Ok(Arc::new(idle::ParkIdle::default())),
             signal: Ok(DEFAULT_SIGNAL),
             thread_name: None,
-            stack_size: DEFAULT_STACK_SIZE,
+            stack_size: None,
             panic_handler: None,
             join_push_limit: Ok(DEFAULT_JOIN_PUSH_LIMIT),
+            start_handler: None,
+            exit_handler: None,
+            use_current_thread: false,
         }
     }
 
@@ -231,6 +244,8 @@ impl ThreadPoolBuilder {
                 .parse::<usize>()
                 .map(Some)
                 .map_err(|e| env("MAGPIE_NUM_WORKERS", &v, e.to_string()));
+        } else if let Some(n) = rayon_num_threads() {
+            b.num_workers = Ok(Some(n));
         }
         if let Some(v) = var("MAGPIE_DEQUE") {
             b.deque = v
@@ -316,9 +331,61 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Worker stack size in bytes (default [`DEFAULT_STACK_SIZE`]).
+    /// Worker stack size in bytes (default [`DEFAULT_STACK_SIZE`]; at least 64 KiB).
     pub fn stack_size(mut self, bytes: usize) -> Self {
-        self.stack_size = bytes;
+        self.stack_size = Some(bytes.max(64 << 10));
+        self
+    }
+
+    /// Runs `handler` on every worker thread as it starts, with the worker's index (the
+    /// worker is already one: `current_worker_index()` answers). A panic in it goes to the
+    /// panic handler, and the worker starts anyway.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let s = Arc::clone(&started);
+    /// let pool = magpie::ThreadPoolBuilder::new()
+    ///     .num_workers(3)
+    ///     .start_handler(move |_| { s.fetch_add(1, Ordering::SeqCst); })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(pool); // joins the workers: all of them started
+    /// assert_eq!(started.load(Ordering::SeqCst), 3);
+    /// ```
+    pub fn start_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.start_handler = Some(Arc::new(handler));
+        self
+    }
+
+    /// Runs `handler` on every worker thread as it exits (after the pool shut down and the
+    /// worker finished its queued jobs), with the worker's index. A panic in it goes to the
+    /// panic handler.
+    pub fn exit_handler(mut self, handler: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.exit_handler = Some(Arc::new(handler));
+        self
+    }
+
+    /// Makes the thread that calls `build` worker 0 of the pool: `num_workers - 1` threads
+    /// are started, and the calling thread runs the pool's jobs whenever it waits in it
+    /// (`install` runs right there; `join`, `scope` and the yields run and steal jobs). It
+    /// runs no worker loop, so jobs it spawns are taken by the other workers (its deque is
+    /// Chase-Lev, whatever the pool's: every job in it can be stolen without asking). The
+    /// thread stays worker 0 until it exits, even after the pool is dropped, and cannot
+    /// become a worker of another pool: `build` fails if it is a worker already. Start and
+    /// exit handlers do not run for it.
+    ///
+    /// ```
+    /// std::thread::spawn(|| {
+    ///     let pool = magpie::ThreadPoolBuilder::new().num_workers(2).use_current_thread().build().unwrap();
+    ///     assert_eq!(magpie::current_worker_index(), Some(0));
+    ///     assert_eq!(pool.install(magpie::current_worker_index), Some(0));
+    ///     assert!(magpie::ThreadPoolBuilder::new().use_current_thread().build().is_err());
+    /// }).join().unwrap();
+    /// ```
+    pub fn use_current_thread(mut self) -> Self {
+        self.use_current_thread = true;
         self
     }
 
@@ -352,6 +419,26 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// Aborts the process when a `spawn`ed job panics and no panic handler is set, after
+    /// printing the panic on stderr: rayon-core's rule ("panics should not go unobserved"),
+    /// where magpie's default prints and carries on. Replaces any panic handler set before.
+    ///
+    /// ```
+    /// let pool = magpie::ThreadPoolBuilder::new().abort_on_unhandled_panic().num_workers(1).build().unwrap();
+    /// assert_eq!(pool.install(|| 1 + 1), 2);
+    /// ```
+    pub fn abort_on_unhandled_panic(self) -> Self {
+        self.panic_handler(|payload| {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "magpie: a spawned job panicked and no panic handler is set: {}; aborting",
+                panic_message(&*payload)
+            );
+            std::process::abort();
+        })
+    }
+
     fn into_config(self) -> Result<StartArgs, BuildError> {
         let num_workers = match self.num_workers? {
             Some(0) => return Err(BuildError::ZeroWorkers),
@@ -380,21 +467,105 @@ impl ThreadPoolBuilder {
             signal,
             join_push_limit,
             panic_handler: self.panic_handler,
+            start_handler: self.start_handler,
+            exit_handler: self.exit_handler,
+            use_current_thread: self.use_current_thread,
         };
-        Ok((config, self.thread_name, self.stack_size.max(64 << 10)))
+        Ok((config, self.thread_name, self.stack_size))
+    }
+
+    /// Starts the registry, each worker on the thread `spawn` gives it.
+    fn start(
+        self,
+        spawn: impl FnMut(ThreadBuilder) -> io::Result<()>,
+    ) -> Result<Arc<Registry>, BuildError> {
+        let (config, names, stack) = self.into_config()?;
+        Registry::start(config, names, stack, spawn)
+    }
+
+    /// Starts the registry on `std` threads; their handles go to `handles` (joined here if
+    /// the start fails).
+    fn start_std(self, handles: &mut Vec<JoinHandle<()>>) -> Result<Arc<Registry>, BuildError> {
+        let started = self.start(|worker| {
+            handles.push(worker.spawn_std()?);
+            Ok(())
+        });
+        if started.is_err() {
+            // The registry was terminated: the threads that started exit at once.
+            for h in handles.drain(..) {
+                let _ = h.join();
+            }
+        }
+        started
     }
 
     /// Builds the pool and starts its workers.
     pub fn build(self) -> Result<ThreadPool, BuildError> {
-        let (config, names, stack) = self.into_config()?;
-        let (registry, handles) = Registry::start(config, names, stack)?;
+        let mut handles = Vec::new();
+        let registry = self.start_std(&mut handles)?;
         Ok(ThreadPool::from_parts(registry, handles))
+    }
+
+    /// Builds the pool with `spawn` starting each worker: it gets a [`ThreadBuilder`] per
+    /// worker and must run it ([`ThreadBuilder::run`]) on a thread of its own (a thread with
+    /// a given affinity, priority or thread-local state, a thread of a scope...). An error
+    /// it returns fails the build (the workers started so far exit). The pool does not join
+    /// these threads when dropped: whoever spawned them does.
+    pub fn build_with_spawn_handler(
+        self,
+        spawn: impl FnMut(ThreadBuilder) -> io::Result<()>,
+    ) -> Result<ThreadPool, BuildError> {
+        let registry = self.start(spawn)?;
+        Ok(ThreadPool::from_parts(registry, Vec::new()))
+    }
+
+    /// Builds a pool whose workers are scoped threads of this call: each runs
+    /// `wrapper(worker)` (which must call [`ThreadBuilder::run`]), so they may borrow from
+    /// the caller's stack; `with_pool` gets the pool, and when it returns the pool shuts
+    /// down and every worker has exited before this returns. A panic of `with_pool`
+    /// propagates after that.
+    ///
+    /// ```
+    /// let label = String::from("scoped");
+    /// let n = magpie::ThreadPoolBuilder::new()
+    ///     .num_workers(2)
+    ///     .build_scoped(
+    ///         |worker| {
+    ///             assert_eq!(label, "scoped"); // borrowed by every worker
+    ///             worker.run()
+    ///         },
+    ///         |pool| pool.install(|| magpie::join(|| 20, || 22)),
+    ///     )
+    ///     .unwrap();
+    /// assert_eq!(n, (20, 22));
+    /// ```
+    pub fn build_scoped<W, F, R>(self, wrapper: W, with_pool: F) -> Result<R, BuildError>
+    where
+        W: Fn(ThreadBuilder) + Sync,
+        F: FnOnce(&ThreadPool) -> R,
+    {
+        std::thread::scope(|scope| {
+            let wrapper = &wrapper;
+            let pool = self.build_with_spawn_handler(|worker| {
+                worker
+                    .std_builder()
+                    .spawn_scoped(scope, move || wrapper(worker))
+                    .map(drop)
+            })?;
+            let result =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| with_pool(&pool)));
+            // Shut the workers down; the scope joins them before it returns.
+            drop(pool);
+            match result {
+                Ok(r) => Ok(r),
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        })
     }
 
     /// Starts a registry whose threads are never joined (the global pool).
     pub(crate) fn into_registry(self) -> Result<Arc<Registry>, BuildError> {
-        let (config, names, stack) = self.into_config()?;
-        Registry::start(config, names, stack).map(|(r, _)| r)
+        self.start_std(&mut Vec::new())
     }
 
     /// Makes this configuration the global pool (used by the free functions outside any
@@ -409,6 +580,34 @@ impl ThreadPoolBuilder {
         // Start the workers only once it is known there is no global pool yet.
         super::set_global(|| self.into_registry())
     }
+
+    /// [`ThreadPoolBuilder::build_global`] with `spawn` starting each worker (see
+    /// [`ThreadPoolBuilder::build_with_spawn_handler`]).
+    pub fn build_global_with_spawn_handler(
+        self,
+        spawn: impl FnMut(ThreadBuilder) -> io::Result<()>,
+    ) -> Result<(), BuildError> {
+        super::set_global(|| self.start(spawn))
+    }
+}
+
+/// A panic payload's message (`&str` or `String`), or a placeholder.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "<non-string panic payload>".into())
+}
+
+/// The worker count that `RAYON_NUM_THREADS` (or its old name `RAYON_RS_NUM_CPUS`) asks
+/// for, as rayon reads it: a positive number, else nothing (0 or a non-number means "the
+/// default").
+pub(crate) fn rayon_num_threads() -> Option<usize> {
+    ["RAYON_NUM_THREADS", "RAYON_RS_NUM_CPUS"]
+        .iter()
+        .find_map(|var| std::env::var(var).ok()?.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
 }
 
 fn victim_by_name(name: &str) -> Result<Arc<dyn VictimPolicy>, BuildError> {

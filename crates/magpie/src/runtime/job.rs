@@ -38,7 +38,7 @@ impl JobRef {
     /// # Safety
     /// `data` must stay valid until the job has executed, and `J::execute` must be sound to
     /// call (once) from any thread.
-    unsafe fn new<J: Job>(data: *const J) -> JobRef {
+    pub(crate) unsafe fn new<J: Job>(data: *const J) -> JobRef {
         JobRef {
             pointer: data.cast(),
             execute_fn: |p| {

@@ -1,5 +1,6 @@
 //! `join`: run two closures, potentially in parallel.
 
+use std::marker::PhantomData;
 use std::mem;
 
 use super::job::{AbortOnUnwind, StackJob};
@@ -31,16 +32,72 @@ where
     RA: Send,
     RB: Send,
 {
+    join_context(|_| a(), |_| b())
+}
+
+/// Where a closure of [`join_context`] runs: whether it *migrated*, that is, runs on
+/// another thread than the one that called `join_context` (its job was stolen, or the call
+/// came from outside the pool). rayon's adaptive splitters read it: work that was stolen is
+/// split again, work that stayed home is not.
+#[derive(Debug)]
+pub struct FnContext {
+    migrated: bool,
+    /// Not `Send`: it describes the thread it was made on.
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl FnContext {
+    fn new(migrated: bool) -> Self {
+        FnContext {
+            migrated,
+            _not_send: PhantomData,
+        }
+    }
+
+    /// True if the closure runs on another thread than the one that called `join_context`.
+    ///
+    /// ```
+    /// let pool = magpie::ThreadPoolBuilder::new().num_workers(1).build().unwrap();
+    /// // One worker: nobody can steal `b`, and `a` runs where the call was made.
+    /// let (a, b) = pool.install(|| magpie::join_context(|c| c.migrated(), |c| c.migrated()));
+    /// assert_eq!((a, b), (false, false));
+    /// // From outside any pool the call is sent to one: both closures migrated.
+    /// let (a, _) = magpie::join_context(|c| c.migrated(), |_| ());
+    /// assert!(a);
+    /// ```
+    #[inline]
+    pub fn migrated(&self) -> bool {
+        self.migrated
+    }
+}
+
+/// [`join`], telling each closure whether it migrated ([`FnContext::migrated`]): `a` did when
+/// the call came from outside the pool, `b` did when it was stolen (or `a` did).
+///
+/// ```
+/// let (x, y) = magpie::join_context(|_| 1 + 1, |ctx| (ctx.migrated(), 2 * 2));
+/// assert_eq!(x, 2);
+/// assert_eq!(y.1, 4);
+/// ```
+#[inline]
+pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
     let wt = WorkerThread::current();
     if wt.is_null() {
-        return crate::runtime::global_registry().in_worker(|wt, _| join_on_worker(wt, a, b));
+        return crate::runtime::global_registry()
+            .in_worker(|wt, injected| join_on_worker(wt, injected, a, b));
     }
     // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
     let wt = unsafe { &*wt };
     if wt.join_should_push() {
-        join_on_worker(wt, a, b)
+        join_on_worker(wt, false, a, b)
     } else {
-        join_in_sequence(a, b)
+        join_in_sequence(|| a(FnContext::new(false)), || b(FnContext::new(false)))
     }
 }
 
@@ -85,15 +142,22 @@ impl<B: FnOnce() -> RB, RB> Drop for RunOnUnwind<B, RB> {
     }
 }
 
+/// The parallel join on worker `wt`; `injected`: the call came from outside the pool (so `a`
+/// migrated too).
 #[inline]
-pub(crate) fn join_on_worker<A, B, RA, RB>(wt: &WorkerThread, a: A, b: B) -> (RA, RB)
+pub(crate) fn join_on_worker<A, B, RA, RB>(
+    wt: &WorkerThread,
+    injected: bool,
+    a: A,
+    b: B,
+) -> (RA, RB)
 where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    let job_b = StackJob::new(|_migrated| b(), SpinLatch::new(wt));
+    let job_b = StackJob::new(|migrated| b(FnContext::new(migrated)), SpinLatch::new(wt));
     // SAFETY: `job_b` lives on this frame until it was either popped back and run inline, or
     // its latch was set; every exit path below (the guard included) ensures one of them.
     let job_b_ref = unsafe { job_b.as_job_ref() };
@@ -104,7 +168,7 @@ where
         wt,
         latch: job_b.latch.core(),
     };
-    let ra = a();
+    let ra = a(FnContext::new(injected));
     mem::forget(guard);
 
     // Usually nobody stole `b` and it is the bottom-most job: take it back and run it here.

@@ -179,50 +179,106 @@ mod runtime_latches {
         }
     }
 
-    /// Counts outstanding jobs of a scope; sets its core latch when the count reaches zero.
+    /// Counts outstanding jobs (of a scope, of a broadcast); the last one done releases the
+    /// owner. A worker owner keeps working while it waits (a core latch and a targeted
+    /// wake-up); a plain thread (`in_place_scope` outside any pool) blocks on a lock.
     pub(crate) struct CountLatch {
-        core: CoreLatch,
         counter: AtomicUsize,
-        registry: Arc<Registry>,
-        owner: usize,
+        kind: CountLatchKind,
+    }
+
+    enum CountLatchKind {
+        Stealing {
+            core: CoreLatch,
+            registry: Arc<Registry>,
+            owner: usize,
+        },
+        Blocking(LockLatch),
     }
 
     impl CountLatch {
         /// Starts at one: the scope body itself.
-        pub(crate) fn new(owner: &WorkerThread) -> Self {
+        pub(crate) fn new(owner: Option<&WorkerThread>) -> Self {
+            Self::with_count(1, owner)
+        }
+
+        /// Starts at `count`; `owner` is the worker that waits, if the waiter is one.
+        pub(crate) fn with_count(count: usize, owner: Option<&WorkerThread>) -> Self {
             CountLatch {
-                core: CoreLatch::new(),
-                counter: AtomicUsize::new(1),
-                registry: Arc::clone(owner.registry()),
-                owner: owner.index(),
+                counter: AtomicUsize::new(count),
+                kind: match owner {
+                    Some(wt) => CountLatchKind::Stealing {
+                        core: CoreLatch::new(),
+                        registry: Arc::clone(wt.registry()),
+                        owner: wt.index(),
+                    },
+                    None => CountLatchKind::Blocking(LockLatch::new()),
+                },
             }
         }
 
         pub(crate) fn increment(&self) {
-            let old = self.counter.fetch_add(1, Ordering::Relaxed);
-            debug_assert!(old != 0, "scope latch incremented after completion");
+            self.add(1)
         }
 
-        #[inline]
-        pub(crate) fn core(&self) -> &CoreLatch {
-            &self.core
+        pub(crate) fn add(&self, n: usize) {
+            let old = self.counter.fetch_add(n, Ordering::Relaxed);
+            debug_assert!(old != 0, "count latch incremented after completion");
+        }
+
+        /// Waits until the count is zero: `owner` (the worker this latch was made for) runs
+        /// other jobs meanwhile; a latch made for a plain thread blocks.
+        pub(crate) fn wait(&self, owner: Option<&WorkerThread>) {
+            match (&self.kind, owner) {
+                (CountLatchKind::Stealing { core, .. }, Some(wt)) => wt.wait_until(core),
+                (CountLatchKind::Blocking(lock), _) => lock.wait(),
+                (CountLatchKind::Stealing { .. }, None) => {
+                    unreachable!("a worker's count latch waited on by a plain thread")
+                }
+            }
         }
     }
 
     impl Latch for CountLatch {
         /// Decrements; the last decrement sets the latch and wakes the owner.
         unsafe fn set(this: *const Self) {
-            // SAFETY: alive on entry; the scope cannot end while the count is non-zero.
+            // SAFETY: alive on entry; the owner cannot stop waiting while the count is
+            // non-zero.
             let latch = unsafe { &*this };
-            if latch.counter.fetch_sub(1, Ordering::AcqRel) == 1 {
-                // Keep the registry alive past the moment the owner may free the latch.
-                let registry = Arc::clone(&latch.registry);
-                let owner = latch.owner;
-                // SAFETY: alive until the swap completes; not touched afterwards.
-                if unsafe { CoreLatch::set(&latch.core) } {
-                    registry.sleep().wake_specific(owner);
-                }
+            if latch.counter.fetch_sub(1, Ordering::AcqRel) != 1 {
+                return;
             }
+            match &latch.kind {
+                CountLatchKind::Stealing {
+                    core,
+                    registry,
+                    owner,
+                } => {
+                    // Keep the registry alive past the moment the owner may free the latch.
+                    let registry = Arc::clone(registry);
+                    let owner = *owner;
+                    // SAFETY: alive until the swap completes; not touched afterwards.
+                    if unsafe { CoreLatch::set(core) } {
+                        registry.sleep().wake_specific(owner);
+                    }
+                }
+                // SAFETY: alive on entry; `LockLatch::set` touches nothing after it unlocks.
+                CountLatchKind::Blocking(lock) => unsafe { Latch::set(lock) },
+            }
+        }
+    }
+
+    /// A latch by reference (`broadcast`: every job of the broadcast counts down one
+    /// `CountLatch`).
+    pub(crate) struct LatchRef<'a, L>(pub(crate) &'a L);
+
+    impl<L: Latch> Latch for LatchRef<'_, L> {
+        unsafe fn set(this: *const Self) {
+            // SAFETY: alive on entry; the reference is read before the inner set, which is
+            // the last access.
+            let inner: *const L = unsafe { (*this).0 };
+            // SAFETY: the referent outlives the referrer (forwarded contract).
+            unsafe { L::set(inner) }
         }
     }
 }

@@ -12,7 +12,11 @@ mod tests {
 }
 
 #[cfg(not(loom))]
+mod broadcast;
+#[cfg(not(loom))]
 pub(crate) mod builder;
+#[cfg(not(loom))]
+mod fifo;
 #[cfg(not(loom))]
 mod job;
 #[cfg(not(loom))]
@@ -23,16 +27,23 @@ mod pool;
 pub(crate) mod registry;
 #[cfg(not(loom))]
 mod scope;
+#[cfg(not(loom))]
+mod thread;
+#[cfg(not(loom))]
+mod worker;
 
 #[cfg(not(loom))]
 pub use self::{
+    broadcast::{broadcast, spawn_broadcast, BroadcastContext},
     builder::{
         BuildError, IntoDequeKind, JoinLimit, ParseSettingError, Signal, ThreadPoolBuilder,
         DEFAULT_STACK_SIZE, MAX_WORKERS,
     },
-    join::join,
+    fifo::{in_place_scope_fifo, scope_fifo, spawn_fifo, ScopeFifo},
+    join::{join, join_context, FnContext},
     pool::{PoolStats, ThreadPool},
-    scope::{scope, spawn, spawn_with_priority, Scope},
+    scope::{in_place_scope, scope, spawn, spawn_with_priority, Scope},
+    thread::ThreadBuilder,
 };
 
 #[cfg(not(loom))]
@@ -47,7 +58,11 @@ mod global {
     /// is reported once on stderr and the defaults are used instead.
     pub(crate) fn global_registry() -> &'static Arc<Registry> {
         GLOBAL.get_or_init(|| {
-            let start = |b: ThreadPoolBuilder| b.into_registry();
+            let start = |b: ThreadPoolBuilder| {
+                #[cfg(feature = "rayon-defaults")]
+                let b = b.abort_on_unhandled_panic();
+                b.into_registry()
+            };
             match start(ThreadPoolBuilder::from_env()) {
                 Ok(r) => r,
                 Err(e) => {
@@ -159,6 +174,80 @@ mod global {
         }
     }
 
+    /// Calls `f` with the registry of the current pool (the global pool outside any pool),
+    /// without touching its reference count.
+    pub(crate) fn current_registry_ref<R>(f: impl FnOnce(&Arc<Registry>) -> R) -> R {
+        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+        match unsafe { WorkerThread::current().as_ref() } {
+            Some(wt) => f(wt.registry()),
+            None => f(global_registry()),
+        }
+    }
+
+    /// What a yield did: ran a job, or found none.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Yield {
+        /// A pending job ran.
+        Executed,
+        /// No pending job was found.
+        Idle,
+    }
+
+    /// Runs one pending job of the current pool if there is one, looking where an idle
+    /// worker would (its own deque, its broadcasts, prioritised jobs, other workers' deques,
+    /// the pool's shared queue); never blocks. `None` outside any pool.
+    ///
+    /// ```
+    /// assert_eq!(magpie::yield_now(), None);
+    /// let pool = magpie::ThreadPoolBuilder::new().num_workers(1).build().unwrap();
+    /// let ran = pool.install(|| {
+    ///     let (tx, rx) = std::sync::mpsc::channel();
+    ///     magpie::spawn(move || tx.send(1).unwrap());
+    ///     (magpie::yield_now(), rx.try_recv().ok())
+    /// });
+    /// assert_eq!(ran, (Some(magpie::Yield::Executed), Some(1)));
+    /// ```
+    pub fn yield_now() -> Option<Yield> {
+        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+        let wt = unsafe { WorkerThread::current().as_ref() }?;
+        Some(if wt.yield_now() {
+            Yield::Executed
+        } else {
+            Yield::Idle
+        })
+    }
+
+    /// Runs one job of the current worker's own (its deque, its broadcast queue) if it has
+    /// one, never stealing; `None` outside any pool.
+    ///
+    /// ```
+    /// assert_eq!(magpie::yield_local(), None);
+    /// let pool = magpie::ThreadPoolBuilder::new().num_workers(1).build().unwrap();
+    /// assert_eq!(pool.install(magpie::yield_local), Some(magpie::Yield::Idle));
+    /// ```
+    pub fn yield_local() -> Option<Yield> {
+        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+        let wt = unsafe { WorkerThread::current().as_ref() }?;
+        Some(if wt.yield_local() {
+            Yield::Executed
+        } else {
+            Yield::Idle
+        })
+    }
+
+    /// Whether the current worker has jobs queued (a hint: thieves may take them at any
+    /// time); `None` outside any pool.
+    ///
+    /// ```
+    /// assert_eq!(magpie::current_thread_has_pending_tasks(), None);
+    /// let pool = magpie::ThreadPoolBuilder::new().num_workers(1).build().unwrap();
+    /// assert_eq!(pool.install(magpie::current_thread_has_pending_tasks), Some(false));
+    /// ```
+    pub fn current_thread_has_pending_tasks() -> Option<bool> {
+        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+        unsafe { WorkerThread::current().as_ref() }.map(WorkerThread::has_pending_tasks)
+    }
+
     /// The registry of the current pool (the global pool outside any pool).
     pub(crate) fn current_registry() -> Arc<Registry> {
         // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
@@ -170,8 +259,12 @@ mod global {
 }
 
 #[cfg(not(loom))]
-pub use global::{current_num_workers, current_worker_index, expose_work};
+pub use global::{
+    current_num_workers, current_thread_has_pending_tasks, current_worker_index, expose_work,
+    yield_local, yield_now, Yield,
+};
 #[cfg(not(loom))]
 pub(crate) use global::{
-    current_pool_steals, current_registry, expose_all_work, global_registry, set_global,
+    current_pool_steals, current_registry, current_registry_ref, expose_all_work, global_registry,
+    set_global,
 };

@@ -4,8 +4,11 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
+use super::broadcast::{broadcast_in, spawn_broadcast_in, BroadcastContext};
+use super::fifo::{in_place_scope_fifo_in, scope_fifo_in, spawn_fifo_in, ScopeFifo};
 use super::registry::{Registry, WorkerThread};
-use super::scope::{scope_on_worker, spawn_in, Scope};
+use super::scope::{in_place_scope_in, scope_on_worker, spawn_in, Scope};
+use super::Yield;
 use crate::deque::DequeKind;
 use crate::stats::WorkerStats;
 use crate::trace::Trace;
@@ -124,6 +127,103 @@ impl ThreadPool {
         spawn_in(&self.registry, f, Some(priority))
     }
 
+    /// [`crate::scope_fifo`] on this pool.
+    pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+        R: Send,
+    {
+        scope_fifo_in(&self.registry, op)
+    }
+
+    /// [`crate::in_place_scope`] whose jobs go to this pool: `op` runs on the calling thread.
+    ///
+    /// ```
+    /// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+    /// let mut v = [0u8; 2];
+    /// pool.in_place_scope(|s| {
+    ///     for x in v.iter_mut() {
+    ///         s.spawn(|_| *x = magpie::current_worker_index().unwrap() as u8 + 1);
+    ///     }
+    /// });
+    /// assert!(v.iter().all(|&x| x == 1 || x == 2));
+    /// ```
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R,
+    {
+        in_place_scope_in(Some(&self.registry), op)
+    }
+
+    /// [`crate::in_place_scope_fifo`] whose jobs go to this pool.
+    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R,
+    {
+        in_place_scope_fifo_in(Some(&self.registry), op)
+    }
+
+    /// [`crate::spawn_fifo`] on this pool.
+    pub fn spawn_fifo<F>(&self, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        spawn_fifo_in(&self.registry, f)
+    }
+
+    /// [`crate::broadcast`] on this pool: `op` runs once on each of its workers.
+    pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
+    where
+        OP: Fn(BroadcastContext<'_>) -> R + Sync,
+        R: Send,
+    {
+        broadcast_in(&self.registry, op)
+    }
+
+    /// [`crate::spawn_broadcast`] on this pool.
+    pub fn spawn_broadcast<OP>(&self, op: OP)
+    where
+        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        spawn_broadcast_in(&self.registry, op)
+    }
+
+    /// [`crate::yield_now`] if the current thread is a worker of this pool, else `None`.
+    pub fn yield_now(&self) -> Option<Yield> {
+        self.current_worker().map(|wt| {
+            if wt.yield_now() {
+                Yield::Executed
+            } else {
+                Yield::Idle
+            }
+        })
+    }
+
+    /// [`crate::yield_local`] if the current thread is a worker of this pool, else `None`.
+    pub fn yield_local(&self) -> Option<Yield> {
+        self.current_worker().map(|wt| {
+            if wt.yield_local() {
+                Yield::Executed
+            } else {
+                Yield::Idle
+            }
+        })
+    }
+
+    /// [`crate::current_thread_has_pending_tasks`] if the current thread is a worker of this
+    /// pool, else `None`.
+    pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
+        self.current_worker().map(WorkerThread::has_pending_tasks)
+    }
+
+    /// The current thread's worker, if it is one of this pool.
+    fn current_worker(&self) -> Option<&WorkerThread> {
+        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread, which outlives
+        // the borrow of `self` taken here (it lives as long as its thread's stay in the pool).
+        unsafe { WorkerThread::current().as_ref() }
+            .filter(|wt| wt.registry().id() == self.registry.id())
+    }
+
     /// Number of workers.
     pub fn num_workers(&self) -> usize {
         self.registry.num_workers()
@@ -146,11 +246,7 @@ impl ThreadPool {
 
     /// The index of the current thread if it is a worker of this pool.
     pub fn current_worker_index(&self) -> Option<usize> {
-        let wt = WorkerThread::current();
-        // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
-        unsafe { wt.as_ref() }
-            .filter(|wt| wt.registry().id() == self.registry.id())
-            .map(|wt| wt.index())
+        self.current_worker().map(WorkerThread::index)
     }
 
     /// A snapshot of every worker's counters (see [`WorkerStats`] for each field).

@@ -14,12 +14,18 @@ use super::registry::{Registry, WorkerThread};
 /// The variance marker of [`Scope`].
 type ScopeBody<'scope> = Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>;
 
-/// A scope in which jobs borrowing from the enclosing stack can be spawned; see [`scope`].
-pub struct Scope<'scope> {
+/// What every kind of scope (LIFO [`Scope`], [`crate::ScopeFifo`]) shares: the count of its
+/// outstanding jobs, its pool, and the first panic.
+pub(crate) struct ScopeBase {
     latch: CountLatch,
     registry: Arc<Registry>,
     /// The first panic of a spawned job (a leaked `Box<Box<dyn Any + Send>>`), or null.
     panic: AtomicPtr<Box<dyn Any + Send + 'static>>,
+}
+
+/// A scope in which jobs borrowing from the enclosing stack can be spawned; see [`scope`].
+pub struct Scope<'scope> {
+    base: ScopeBase,
     /// Invariant in `'scope`, like rayon: spawned closures may borrow anything outliving it.
     marker: PhantomData<ScopeBody<'scope>>,
 }
@@ -90,36 +96,142 @@ where
     }
 }
 
+/// Like [`scope`], but `op` runs on the calling thread, whatever it is: outside any pool, the
+/// spawned jobs go to the global pool and the caller blocks until they are done; on a worker,
+/// it is [`scope`].
+///
+/// ```
+/// let mut v = vec![0; 4];
+/// magpie::in_place_scope(|s| {
+///     for (i, x) in v.iter_mut().enumerate() {
+///         s.spawn(move |_| *x = i * i);
+///     }
+/// });
+/// assert_eq!(v, [0, 1, 4, 9]);
+/// ```
+pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    in_place_scope_in(None, op)
+}
+
+/// `in_place_scope` whose jobs go to `registry` (the current pool, else the global pool,
+/// when `None`); the caller waits as a worker of its own pool if it is one.
+pub(crate) fn in_place_scope_in<'scope, OP, R>(registry: Option<&Arc<Registry>>, op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
+    let owner = unsafe { WorkerThread::current().as_ref() };
+    let scope = Scope {
+        base: ScopeBase::new(registry, owner),
+        marker: PhantomData,
+    };
+    scope.base.complete(owner, || op(&scope))
+}
+
 pub(crate) fn scope_on_worker<'scope, OP, R>(wt: &WorkerThread, op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
     let scope = Scope {
-        latch: CountLatch::new(wt),
-        registry: Arc::clone(wt.registry()),
-        panic: AtomicPtr::new(ptr::null_mut()),
+        base: ScopeBase::new(None, Some(wt)),
         marker: PhantomData,
     };
-    let result = match panic::catch_unwind(AssertUnwindSafe(|| op(&scope))) {
-        Ok(r) => Some(r),
-        Err(p) => {
-            scope.record_panic(p);
-            None
+    scope.base.complete(Some(wt), || op(&scope))
+}
+
+impl ScopeBase {
+    /// A scope on `registry` (else the pool of `owner`, else the global pool), awaited by
+    /// `owner` (the current worker, if the current thread is one).
+    pub(crate) fn new(registry: Option<&Arc<Registry>>, owner: Option<&WorkerThread>) -> Self {
+        let registry = match (registry, owner) {
+            (Some(r), _) => Arc::clone(r),
+            (None, Some(wt)) => Arc::clone(wt.registry()),
+            (None, None) => Arc::clone(crate::runtime::global_registry()),
+        };
+        ScopeBase {
+            latch: CountLatch::new(owner),
+            registry,
+            panic: AtomicPtr::new(ptr::null_mut()),
         }
-    };
-    // SAFETY: the latch lives in `scope`, alive until after the wait below; this drops the
-    // count held for `op` itself.
-    unsafe { Latch::set(&scope.latch) };
-    wt.wait_until(scope.latch.core());
-    let p = scope.panic.swap(ptr::null_mut(), Ordering::Acquire);
-    if !p.is_null() {
-        // SAFETY: non-null pointers stored in `panic` come from `Box::into_raw` below and are
-        // taken out once (the swap).
-        let payload = unsafe { Box::from_raw(p) };
-        panic::resume_unwind(*payload);
     }
-    result.expect("scope body panicked without recording it")
+
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// Runs the scope's body, then waits for every job, then propagates the first panic (of
+    /// the body or of a job) or returns the body's result.
+    pub(crate) fn complete<R>(&self, owner: Option<&WorkerThread>, op: impl FnOnce() -> R) -> R {
+        let result = match panic::catch_unwind(AssertUnwindSafe(op)) {
+            Ok(r) => Some(r),
+            Err(p) => {
+                self.record_panic(p);
+                None
+            }
+        };
+        // SAFETY: the latch lives in `self`, alive until after the wait below; this drops the
+        // count held for the body itself.
+        unsafe { Latch::set(&self.latch) };
+        self.latch.wait(owner);
+        let p = self.panic.swap(ptr::null_mut(), Ordering::Acquire);
+        if !p.is_null() {
+            // SAFETY: non-null pointers stored in `panic` come from `Box::into_raw` in
+            // `record_panic` and are taken out once (the swap).
+            let payload = unsafe { Box::from_raw(p) };
+            panic::resume_unwind(*payload);
+        }
+        result.expect("scope body panicked without recording it")
+    }
+
+    /// Counts one more job of this scope and makes it: `body` runs, its panic is recorded,
+    /// and the count goes down.
+    ///
+    /// # Safety
+    /// The returned job must be run exactly once (the scope waits for it), and `body` may
+    /// borrow only what outlives the scope.
+    pub(crate) unsafe fn job<F: FnOnce() + Send>(&self, body: F) -> JobRef {
+        self.latch.increment();
+        let base = ScopePtr(self);
+        let job = HeapJob::new(move || {
+            let base = base;
+            // SAFETY: the scope outlives every job it counts: it waits for the count to reach
+            // zero, and this job's decrement is its last access.
+            let base = unsafe { &*base.0 };
+            if let Err(p) = panic::catch_unwind(AssertUnwindSafe(body)) {
+                base.record_panic(p);
+            }
+            // SAFETY: see above; nothing touches `base` after this.
+            unsafe { Latch::set(&base.latch) };
+        });
+        // SAFETY: forwarded from the caller.
+        unsafe { job.into_job_ref() }
+    }
+
+    /// Counts `n` more jobs (a broadcast's, one per worker).
+    pub(crate) fn add_jobs(&self, n: usize) {
+        self.latch.add(n)
+    }
+
+    /// The count's latch, for a job that counts itself down (`broadcast.rs`).
+    pub(crate) fn latch(&self) -> &CountLatch {
+        &self.latch
+    }
+
+    pub(crate) fn record_panic(&self, payload: Box<dyn Any + Send + 'static>) {
+        let boxed = Box::into_raw(Box::new(payload));
+        if self
+            .panic
+            .compare_exchange(ptr::null_mut(), boxed, Ordering::Release, Ordering::Relaxed)
+            .is_err()
+        {
+            // SAFETY: `boxed` was just leaked and never shared.
+            drop(unsafe { Box::from_raw(boxed) });
+        }
+    }
 }
 
 impl<'scope> Scope<'scope> {
@@ -182,41 +294,27 @@ impl<'scope> Scope<'scope> {
     where
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
-        self.latch.increment();
-        let scope_ptr = ScopePtr(self);
-        let job = HeapJob::new(move || {
-            let scope_ptr = scope_ptr;
-            // SAFETY: the scope outlives every job it counts: it waits for the count to reach
-            // zero, and this job's decrement is its last access.
-            let scope = unsafe { &*scope_ptr.0 };
-            if let Err(p) = panic::catch_unwind(AssertUnwindSafe(|| body(scope))) {
-                scope.record_panic(p);
-            }
-            // SAFETY: see above; nothing touches `scope` after this.
-            unsafe { Latch::set(&scope.latch) };
-        });
+        let scope = ScopePtr(self);
         // SAFETY: the closure borrows only data outliving 'scope, and the scope does not end
-        // before the job ran (it waits on the count latch).
-        let job_ref = unsafe { job.into_job_ref() };
-        submit(&self.registry, job_ref, target);
+        // before the job ran (it waits on the count latch); `scope` is alive while it runs.
+        let job_ref = unsafe {
+            self.base.job(move || {
+                let scope = scope;
+                body(&*scope.0)
+            })
+        };
+        submit(&self.base.registry, job_ref, target);
     }
 
-    fn record_panic(&self, payload: Box<dyn Any + Send + 'static>) {
-        let boxed = Box::into_raw(Box::new(payload));
-        if self
-            .panic
-            .compare_exchange(ptr::null_mut(), boxed, Ordering::Release, Ordering::Relaxed)
-            .is_err()
-        {
-            // SAFETY: `boxed` was just leaked and never shared.
-            drop(unsafe { Box::from_raw(boxed) });
-        }
+    /// The shared part, for the broadcast of this scope (`broadcast.rs`).
+    pub(crate) fn base(&self) -> &ScopeBase {
+        &self.base
     }
 }
 
 /// Where a new job goes.
 #[derive(Clone, Copy)]
-enum Target {
+pub(crate) enum Target {
     /// The current worker's deque (the injector outside the pool).
     Local,
     /// The injector.
@@ -226,7 +324,7 @@ enum Target {
 }
 
 /// Hands `job_ref` to `registry` as `target` says.
-fn submit(registry: &Arc<Registry>, job_ref: JobRef, target: Target) {
+pub(crate) fn submit(registry: &Arc<Registry>, job_ref: JobRef, target: Target) {
     let wt = WorkerThread::current();
     // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
     let local = unsafe { wt.as_ref() }.filter(|wt| wt.registry().id() == registry.id());
@@ -238,10 +336,12 @@ fn submit(registry: &Arc<Registry>, job_ref: JobRef, target: Target) {
     }
 }
 
-struct ScopePtr<T>(*const T);
+pub(crate) struct ScopePtr<T>(pub(crate) *const T);
 // SAFETY: a `Scope` is `Sync` (all shared state is atomic); the pointer is only dereferenced
 // while the scope is alive (see `Scope::spawn`).
 unsafe impl<T: Sync> Send for ScopePtr<T> {}
+// SAFETY: as for `Send`: sharing the pointer shares only a `Sync` referent.
+unsafe impl<T: Sync> Sync for ScopePtr<T> {}
 
 /// Spawns a `'static` job on the current pool (or the global pool) and returns at once.
 ///
@@ -282,16 +382,21 @@ fn spawn_here<F>(f: F, priority: Option<i64>)
 where
     F: FnOnce() + Send + 'static,
 {
-    let wt = WorkerThread::current();
-    // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
-    match unsafe { wt.as_ref() } {
-        Some(wt) => spawn_in(wt.registry(), f, priority),
-        None => spawn_in(crate::runtime::global_registry(), f, priority),
-    }
+    crate::runtime::current_registry_ref(|registry| spawn_in(registry, f, priority))
 }
 
 /// Spawns the `'static` job `f` on `registry`, with `priority` if given.
 pub(crate) fn spawn_in<F>(registry: &Arc<Registry>, f: F, priority: Option<i64>)
+where
+    F: FnOnce() + Send + 'static,
+{
+    let job_ref = static_job(registry, f);
+    let target = priority.map_or(Target::Local, Target::Priority);
+    submit(registry, job_ref, target);
+}
+
+/// The job of a `'static` spawn on `registry`: its panic goes to the pool's panic handler.
+pub(crate) fn static_job<F>(registry: &Arc<Registry>, f: F) -> JobRef
 where
     F: FnOnce() + Send + 'static,
 {
@@ -302,7 +407,5 @@ where
         }
     });
     // SAFETY: the closure is 'static.
-    let job_ref = unsafe { job.into_job_ref() };
-    let target = priority.map_or(Target::Local, Target::Priority);
-    submit(registry, job_ref, target);
+    unsafe { job.into_job_ref() }
 }
