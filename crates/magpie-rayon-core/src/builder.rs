@@ -5,7 +5,9 @@
 //! set through [`MagpieBuilderExt`]. The rules that differ between the two are rayon's here:
 //! `num_threads(0)` means "the default" (`RAYON_NUM_THREADS`, else the CPUs), a count above
 //! [`crate::max_num_threads`] is lowered to it, a spawned job's panic with no handler aborts
-//! the process, and the default spawn starts plain `std` threads that nobody joins.
+//! the process, the deque is Chase-Lev unless `MAGPIE_DEQUE` or [`MagpieBuilderExt::deque`]
+//! chose one (`magpie::ThreadPoolBuilder::rayon_defaults` says why), and the default spawn
+//! starts plain `std` threads that nobody joins.
 
 use std::any::Any;
 use std::error::Error;
@@ -62,7 +64,7 @@ impl Default for ThreadPoolBuilder {
             exit_handler: None,
             spawn_handler: DefaultSpawn,
             breadth_first: false,
-            magpie: magpie::ThreadPoolBuilder::from_env(),
+            magpie: magpie::ThreadPoolBuilder::from_env().rayon_defaults(),
         }
     }
 }
@@ -192,10 +194,10 @@ impl<S: ThreadSpawn> ThreadPoolBuilder<S> {
         if let Some(bytes) = self.stack_size {
             b = b.stack_size(bytes);
         }
-        b = match self.panic_handler {
-            Some(h) => b.panic_handler(h),
-            None => b.abort_on_unhandled_panic(),
-        };
+        // Without a handler, rayon_defaults' abort stays.
+        if let Some(h) = self.panic_handler {
+            b = b.panic_handler(h);
+        }
         if let Some(h) = self.start_handler {
             b = b.start_handler(h);
         }

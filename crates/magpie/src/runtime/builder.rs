@@ -439,6 +439,31 @@ impl ThreadPoolBuilder {
         })
     }
 
+    /// rayon-core's defaults, for programs written for rayon (the rayon-core replacement
+    /// builds every pool from them): a spawned job's panic with no handler aborts
+    /// ([`ThreadPoolBuilder::abort_on_unhandled_panic`]), and the deque is Chase-Lev unless
+    /// one was chosen (by `MAGPIE_DEQUE` or a setter). Why Chase-Lev: rayon code runs long
+    /// sequential stretches (a parallel iterator's fold) without ever calling
+    /// [`crate::expose_work`], and a split deque's owner then keeps its private tasks to
+    /// itself on `lcws-user`; Chase-Lev tasks can always be stolen, as rayon's are. The
+    /// signal-based split deques (`lcws-signal`, …) expose work without the owner's help too,
+    /// and are one `MAGPIE_DEQUE` away.
+    ///
+    /// ```
+    /// let pool = magpie::ThreadPoolBuilder::new().rayon_defaults().num_workers(1).build().unwrap();
+    /// assert_eq!(pool.deque().to_string(), "chase-lev");
+    /// let pool = magpie::ThreadPoolBuilder::new().deque("lcws-half").rayon_defaults().num_workers(1).build().unwrap();
+    /// assert_eq!(pool.deque().to_string(), "lcws-half");
+    /// ```
+    pub fn rayon_defaults(self) -> Self {
+        let b = if matches!(self.deque, Ok(DequeKind::Default)) {
+            self.deque(DequeKind::ChaseLev)
+        } else {
+            self
+        };
+        b.abort_on_unhandled_panic()
+    }
+
     fn into_config(self) -> Result<StartArgs, BuildError> {
         let num_workers = match self.num_workers? {
             Some(0) => return Err(BuildError::ZeroWorkers),

@@ -60,7 +60,7 @@ mod global {
         GLOBAL.get_or_init(|| {
             let start = |b: ThreadPoolBuilder| {
                 #[cfg(feature = "rayon-defaults")]
-                let b = b.abort_on_unhandled_panic();
+                let b = b.rayon_defaults();
                 b.into_registry()
             };
             match start(ThreadPoolBuilder::from_env()) {

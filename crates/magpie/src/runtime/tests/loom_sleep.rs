@@ -355,6 +355,60 @@ fn broken_dozer_woken_by_local_push() {
     });
 }
 
+/// The broadcast (`Registry::inject_broadcast`): one job per worker in the worker's own
+/// queue, a SeqCst fence, then a targeted wake of every worker; each sleeper re-checks only
+/// its own queue (`has_work(index)`). Two sleepers: neither may be left asleep. With
+/// `wake_all = false` the publisher wakes only worker 0 (the negative control).
+fn broadcast_model(wake_all: bool) {
+    model(Some(2), move || {
+        let sleep = Arc::new(Sleep::new(2));
+        let queues = Arc::new([AtomicBool::new(false), AtomicBool::new(false)]);
+        let publisher = {
+            let (sleep, queues) = (Arc::clone(&sleep), Arc::clone(&queues));
+            thread::spawn(move || {
+                for q in queues.iter() {
+                    q.store(true, SeqCst);
+                }
+                fence(SeqCst);
+                let woken = if wake_all { 2 } else { 1 };
+                for i in 0..woken {
+                    sleep.wake_specific(i);
+                }
+            })
+        };
+        let other = {
+            let (sleep, queues) = (Arc::clone(&sleep), Arc::clone(&queues));
+            thread::spawn(move || {
+                let latch = CoreLatch::new();
+                while !queues[1].load(SeqCst) {
+                    sleep.sleep(1, &latch, || queues[1].load(SeqCst));
+                }
+            })
+        };
+        let latch = CoreLatch::new();
+        while !queues[0].load(SeqCst) {
+            sleep.sleep(0, &latch, || queues[0].load(SeqCst));
+        }
+        publisher.join().unwrap();
+        other.join().unwrap();
+        assert_eq!(sleep.sleeping_hint(), 0);
+    });
+}
+
+/// (f) Broadcast jobs reach every worker, asleep or not.
+#[test]
+fn broadcast_wakes_every_sleeper() {
+    broadcast_model(true);
+}
+
+/// Negative control: a broadcast that wakes only worker 0 leaves worker 1 asleep forever
+/// (run by [`negative_controls_fail`]).
+#[test]
+#[ignore = "negative control: must fail; run by negative_controls_fail"]
+fn broken_broadcast_that_wakes_one() {
+    broadcast_model(false);
+}
+
 /// The broken models above must deadlock under loom.
 #[test]
 fn negative_controls_fail() {
@@ -364,6 +418,7 @@ fn negative_controls_fail() {
             "broken_setter_that_never_wakes",
             "broken_sleeper_without_recheck",
             "broken_dozer_woken_by_local_push",
+            "broken_broadcast_that_wakes_one",
         ],
     );
 }
