@@ -43,7 +43,8 @@
 //!   [`current_thread_has_pending_tasks`];
 //! - worker threads started by a spawn handler of your own: [`ThreadBuilder`]
 //!   ([`ThreadPoolBuilder::build_with_spawn_handler`], [`ThreadPoolBuilder::build_scoped`]);
-//! - the pool's counters: [`PoolStats`] (from [`ThreadPool::stats`]) and one
+//! - the pool's counters: [`PoolStats`] (from [`ThreadPool::stats`], or
+//!   [`current_pool_stats`] for the current or global pool) and one
 //!   [`WorkerStats`] per worker;
 //! - the pool's traces: [`Trace`] (from [`ThreadPool::take_trace`]), what each worker did
 //!   and when, with its events in [`trace`].
@@ -95,12 +96,12 @@ pub mod trace;
 // and `search` (the search skeletons).
 #[cfg(not(loom))]
 pub use runtime::{
-    broadcast, current_num_workers, current_thread_has_pending_tasks, current_worker_index,
-    expose_work, in_place_scope, in_place_scope_fifo, join, join_context, scope, scope_fifo, spawn,
-    spawn_broadcast, spawn_fifo, spawn_with_priority, yield_local, yield_now, BroadcastContext,
-    BuildError, FnContext, IntoDequeKind, JoinLimit, ParseSettingError, PoolStats, Scope,
-    ScopeFifo, Signal, ThreadBuilder, ThreadPool, ThreadPoolBuilder, Yield, DEFAULT_STACK_SIZE,
-    MAX_WORKERS,
+    broadcast, current_num_workers, current_pool_stats, current_thread_has_pending_tasks,
+    current_worker_index, expose_work, in_place_scope, in_place_scope_fifo, join, join_context,
+    scope, scope_fifo, spawn, spawn_broadcast, spawn_fifo, spawn_with_priority, yield_local,
+    yield_now, BroadcastContext, BuildError, FnContext, IntoDequeKind, JoinLimit,
+    ParseSettingError, PoolStats, Scope, ScopeFifo, Signal, ThreadBuilder, ThreadPool,
+    ThreadPoolBuilder, Yield, DEFAULT_STACK_SIZE, MAX_WORKERS,
 };
 pub use stats::WorkerStats;
 #[cfg(not(loom))]

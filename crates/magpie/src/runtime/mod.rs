@@ -184,6 +184,23 @@ mod global {
         }
     }
 
+    /// A snapshot of the counters of the current pool (the global pool outside any pool):
+    /// how a program that never holds its pool (a rayon program on the global pool) reads
+    /// them.
+    ///
+    /// ```
+    /// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+    /// let stats = pool.install(|| {
+    ///     magpie::join(|| (), || ());
+    ///     magpie::current_pool_stats()
+    /// });
+    /// assert_eq!(stats.workers.len(), 2);
+    /// assert!(stats.total().tasks_run >= 1);
+    /// ```
+    pub fn current_pool_stats() -> super::PoolStats {
+        current_registry_ref(|r| super::PoolStats { workers: r.stats() })
+    }
+
     /// What a yield did: ran a job, or found none.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum Yield {
@@ -260,8 +277,8 @@ mod global {
 
 #[cfg(not(loom))]
 pub use global::{
-    current_num_workers, current_thread_has_pending_tasks, current_worker_index, expose_work,
-    yield_local, yield_now, Yield,
+    current_num_workers, current_pool_stats, current_thread_has_pending_tasks,
+    current_worker_index, expose_work, yield_local, yield_now, Yield,
 };
 #[cfg(not(loom))]
 pub(crate) use global::{
