@@ -110,24 +110,10 @@ impl ThreadPoolBuilder {
         W: Fn(ThreadBuilder) + Sync,
         F: FnOnce(&ThreadPool) -> R,
     {
-        std::thread::scope(|scope| {
-            let wrapper = &wrapper;
-            let pool = self
-                .spawn_handler(|thread| {
-                    std_builder(&thread)
-                        .spawn_scoped(scope, move || wrapper(thread))
-                        .map(drop)
-                })
-                .build()?;
-            let result =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| with_pool(&pool)));
-            // Shut the workers down; the scope joins them before it returns.
-            drop(pool);
-            match result {
-                Ok(r) => Ok(r),
-                Err(p) => std::panic::resume_unwind(p),
-            }
-        })
+        let (magpie, DefaultSpawn) = self.into_magpie();
+        magpie
+            .build_scoped_as(wrapper, ThreadPool::from_magpie, with_pool)
+            .map_err(ThreadPoolBuildError::from)
     }
 
     /// Spawns the pool's threads with `spawn`: it gets a [`ThreadBuilder`] per thread and

@@ -28,30 +28,12 @@ fn pool(n: usize, deque: &str) -> ThreadPool {
 fn one_worker_runs_scope_spawns_lifo_and_fifo_spawns_fifo() {
     for deque in DEQUES {
         let p = pool(1, deque);
-        let lifo = Mutex::new(Vec::new());
-        p.scope(|s| {
-            for i in 0..10 {
-                let lifo = &lifo;
-                s.spawn(move |_| lifo.lock().unwrap().push(i));
-            }
-        });
-        assert_eq!(
-            lifo.into_inner().unwrap(),
-            (0..10).rev().collect::<Vec<_>>(),
-            "{deque}"
-        );
-        let fifo = Mutex::new(Vec::new());
-        p.scope_fifo(|s| {
-            for i in 0..10 {
-                let fifo = &fifo;
-                s.spawn_fifo(move |_| fifo.lock().unwrap().push(i));
-            }
-        });
-        assert_eq!(
-            fifo.into_inner().unwrap(),
-            (0..10).collect::<Vec<_>>(),
-            "{deque}"
-        );
+        let order = Mutex::new(Vec::new());
+        let push = |i: usize| order.lock().unwrap().push(i);
+        p.scope(|s| (0..10).for_each(|i| s.spawn(move |_| push(i))));
+        p.scope_fifo(|s| (10..20).for_each(|i| s.spawn_fifo(move |_| push(i))));
+        let want: Vec<usize> = (0..10).rev().chain(10..20).collect();
+        assert_eq!(order.into_inner().unwrap(), want, "{deque}");
     }
 }
 

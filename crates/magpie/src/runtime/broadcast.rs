@@ -17,7 +17,7 @@ use std::sync::Arc;
 use super::job::{HeapJob, JobRef, StackJob};
 use super::latch::{CountLatch, LatchRef};
 use super::registry::{Registry, WorkerThread};
-use super::scope::{ScopeBase, ScopePtr};
+use super::scope::{ScopeKind, ScopePtr};
 use super::{Scope, ScopeFifo};
 
 /// Where a broadcast job runs: the worker's index and the pool's size.
@@ -125,33 +125,35 @@ where
     registry.inject_broadcast(jobs.collect::<Vec<_>>().into_iter());
 }
 
-/// One job per worker of `base`'s pool, counted by the scope; `body` may borrow what
+/// One job per worker of `scope`'s pool, counted by the scope, each running `body` with the
+/// scope (`Scope::spawn_broadcast`, `ScopeFifo::spawn_broadcast`); `body` may borrow what
 /// outlives the scope.
-fn scope_broadcast<'scope, F>(base: &ScopeBase, body: F)
+fn scope_broadcast<S, F>(scope: &S, body: F)
 where
-    F: Fn(BroadcastContext<'_>) + Send + Sync + 'scope,
+    S: ScopeKind,
+    F: Fn(&S, BroadcastContext<'_>) + Send + Sync,
 {
+    let base = scope.base();
     let registry = base.registry();
     let n = registry.num_workers();
     let body = Arc::new(body);
     base.add_jobs(n);
-    let base_ptr = ScopePtr(base);
     let jobs: Vec<JobRef> = (0..n)
         .map(|_| {
             let body = Arc::clone(&body);
-            let base_ptr = ScopePtr(base_ptr.0);
+            let scope_ptr = ScopePtr(scope as *const S);
             let job = HeapJob::new(move || {
-                let base_ptr = base_ptr;
+                let scope_ptr = scope_ptr;
                 // SAFETY: the scope waits for this job (counted above), so it is alive.
-                let base = unsafe { &*base_ptr.0 };
-                let run = || body(BroadcastContext::current());
+                let scope = unsafe { &*scope_ptr.0 };
+                let run = || body(scope, BroadcastContext::current());
                 if let Err(p) = panic::catch_unwind(AssertUnwindSafe(run)) {
-                    base.record_panic(p);
+                    scope.base().record_panic(p);
                 }
                 // The body (and its borrows) is gone before the count goes down.
                 drop(body);
-                // SAFETY: see above; nothing touches `base` after this.
-                unsafe { super::latch::Latch::set(base.latch()) };
+                // SAFETY: see above; nothing touches the scope after this.
+                unsafe { super::latch::Latch::set(scope.base().latch()) };
             });
             // SAFETY: the job borrows only what outlives the scope, which waits for it.
             unsafe { job.into_job_ref() }
@@ -175,18 +177,12 @@ impl<'scope> Scope<'scope> {
     where
         BODY: Fn(&Scope<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
     {
-        let scope = ScopePtr(self);
-        scope_broadcast(self.base(), move |ctx| {
-            let scope = &scope;
-            // SAFETY: the scope outlives its jobs.
-            body(unsafe { &*scope.0 }, ctx)
-        });
+        scope_broadcast(self, body)
     }
 }
 
 impl<'scope> ScopeFifo<'scope> {
-    /// Spawns `body` into the scope once on every worker of the scope's pool; the scope
-    /// waits for all of them.
+    /// [`Scope::spawn_broadcast`] for a FIFO scope.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -199,11 +195,6 @@ impl<'scope> ScopeFifo<'scope> {
     where
         BODY: Fn(&ScopeFifo<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
     {
-        let scope = ScopePtr(self);
-        scope_broadcast(self.base(), move |ctx| {
-            let scope = &scope;
-            // SAFETY: the scope outlives its jobs.
-            body(unsafe { &*scope.0 }, ctx)
-        });
+        scope_broadcast(self, body)
     }
 }

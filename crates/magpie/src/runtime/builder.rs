@@ -569,14 +569,31 @@ impl ThreadPoolBuilder {
         W: Fn(ThreadBuilder) + Sync,
         F: FnOnce(&ThreadPool) -> R,
     {
+        self.build_scoped_as(wrapper, |pool| pool, with_pool)
+    }
+
+    /// [`ThreadPoolBuilder::build_scoped`] for a layer that wraps magpie's pool in a type of
+    /// its own (the rayon-core replacement does): `wrap` turns the pool into it, `with_pool`
+    /// gets that, and dropping it must shut the pool down (dropping the `ThreadPool` inside
+    /// does).
+    pub fn build_scoped_as<P, W, F, R>(
+        self,
+        wrapper: W,
+        wrap: impl FnOnce(ThreadPool) -> P,
+        with_pool: F,
+    ) -> Result<R, BuildError>
+    where
+        W: Fn(ThreadBuilder) + Sync,
+        F: FnOnce(&P) -> R,
+    {
         std::thread::scope(|scope| {
             let wrapper = &wrapper;
-            let pool = self.build_with_spawn_handler(|worker| {
+            let pool = wrap(self.build_with_spawn_handler(|worker| {
                 worker
                     .std_builder()
                     .spawn_scoped(scope, move || wrapper(worker))
                     .map(drop)
-            })?;
+            })?);
             let result =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| with_pool(&pool)));
             // Shut the workers down; the scope joins them before it returns.

@@ -19,7 +19,7 @@ use crossbeam_deque::{Injector, Steal};
 
 use super::job::{Job, JobRef};
 use super::registry::{Registry, WorkerThread};
-use super::scope::{ScopeBase, ScopePtr};
+use super::scope::{in_place, on_worker, scope_job, ScopeBase, ScopeKind};
 
 /// A queue of jobs run oldest first through indirections (see the module note).
 pub(crate) struct JobFifo {
@@ -107,10 +107,7 @@ where
     OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
     R: Send,
 {
-    registry.in_worker(|wt, _| {
-        let scope = ScopeFifo::new(None, Some(wt));
-        scope.base.complete(Some(wt), || op(&scope))
-    })
+    registry.in_worker(|wt, _| on_worker(wt, op))
 }
 
 /// Like [`scope_fifo`], but `op` runs on the calling thread (see [`crate::in_place_scope`]).
@@ -128,22 +125,10 @@ pub fn in_place_scope_fifo<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&ScopeFifo<'scope>) -> R,
 {
-    in_place_scope_fifo_in(None, op)
+    in_place(None, op)
 }
 
-/// `in_place_scope_fifo` whose jobs go to `registry` (the current pool, else the global
-/// pool, when `None`).
-pub(crate) fn in_place_scope_fifo_in<'scope, OP, R>(registry: Option<&Arc<Registry>>, op: OP) -> R
-where
-    OP: FnOnce(&ScopeFifo<'scope>) -> R,
-{
-    // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
-    let owner = unsafe { WorkerThread::current().as_ref() };
-    let scope = ScopeFifo::new(registry, owner);
-    scope.base.complete(owner, || op(&scope))
-}
-
-impl<'scope> ScopeFifo<'scope> {
+impl ScopeKind for ScopeFifo<'_> {
     fn new(registry: Option<&Arc<Registry>>, owner: Option<&WorkerThread>) -> Self {
         let base = ScopeBase::new(registry, owner);
         let fifos = (0..base.registry().num_workers())
@@ -156,6 +141,12 @@ impl<'scope> ScopeFifo<'scope> {
         }
     }
 
+    fn base(&self) -> &ScopeBase {
+        &self.base
+    }
+}
+
+impl<'scope> ScopeFifo<'scope> {
     /// Spawns a job into the scope: the spawning worker runs its FIFO jobs oldest first
     /// (from outside the pool, the job goes to the pool's shared queue). The job gets the
     /// scope back so it can spawn more.
@@ -163,26 +154,14 @@ impl<'scope> ScopeFifo<'scope> {
     where
         BODY: FnOnce(&ScopeFifo<'scope>) + Send + 'scope,
     {
-        let scope = ScopePtr(self);
-        // SAFETY: the closure borrows only data outliving 'scope, and the scope does not end
-        // before the job ran (it waits on the count latch); `scope` is alive while it runs.
-        let job = unsafe {
-            self.base.job(move || {
-                let scope = scope;
-                body(&*scope.0)
-            })
-        };
+        // SAFETY: `body` borrows only data outliving 'scope (its bound).
+        let job = unsafe { scope_job(self, body) };
         let registry = self.base.registry();
         match current_worker_of(registry) {
             // SAFETY: the scope's queue lives until the scope ends, after its last job ran.
             Some(wt) => wt.push(unsafe { self.fifos[wt.index()].push(job) }),
             None => registry.inject(job),
         }
-    }
-
-    /// The shared part, for the broadcast of this scope (`broadcast.rs`).
-    pub(crate) fn base(&self) -> &ScopeBase {
-        &self.base
     }
 }
 

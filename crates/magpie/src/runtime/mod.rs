@@ -226,12 +226,7 @@ mod global {
     /// ```
     pub fn yield_now() -> Option<Yield> {
         // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
-        let wt = unsafe { WorkerThread::current().as_ref() }?;
-        Some(if wt.yield_now() {
-            Yield::Executed
-        } else {
-            Yield::Idle
-        })
+        unsafe { WorkerThread::current().as_ref() }.map(WorkerThread::yield_now)
     }
 
     /// Runs one job of the current worker's own (its deque, its broadcast queue) if it has
@@ -244,12 +239,7 @@ mod global {
     /// ```
     pub fn yield_local() -> Option<Yield> {
         // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
-        let wt = unsafe { WorkerThread::current().as_ref() }?;
-        Some(if wt.yield_local() {
-            Yield::Executed
-        } else {
-            Yield::Idle
-        })
+        unsafe { WorkerThread::current().as_ref() }.map(WorkerThread::yield_local)
     }
 
     /// Whether the current worker has jobs queued (a hint: thieves may take them at any

@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use super::broadcast::{broadcast_in, spawn_broadcast_in, BroadcastContext};
-use super::fifo::{in_place_scope_fifo_in, scope_fifo_in, spawn_fifo_in, ScopeFifo};
+use super::fifo::{scope_fifo_in, spawn_fifo_in, ScopeFifo};
 use super::registry::{Registry, WorkerThread};
-use super::scope::{in_place_scope_in, scope_on_worker, spawn_in, Scope};
+use super::scope::{in_place, on_worker, spawn_in, Scope};
 use super::Yield;
 use crate::deque::DequeKind;
 use crate::stats::WorkerStats;
@@ -96,7 +96,7 @@ impl ThreadPool {
         OP: FnOnce(&Scope<'scope>) -> R + Send,
         R: Send,
     {
-        self.registry.in_worker(|wt, _| scope_on_worker(wt, op))
+        self.registry.in_worker(|wt, _| on_worker(wt, op))
     }
 
     /// [`crate::spawn`] on this pool.
@@ -152,7 +152,7 @@ impl ThreadPool {
     where
         OP: FnOnce(&Scope<'scope>) -> R,
     {
-        in_place_scope_in(Some(&self.registry), op)
+        in_place(Some(&self.registry), op)
     }
 
     /// [`crate::in_place_scope_fifo`] whose jobs go to this pool.
@@ -160,7 +160,7 @@ impl ThreadPool {
     where
         OP: FnOnce(&ScopeFifo<'scope>) -> R,
     {
-        in_place_scope_fifo_in(Some(&self.registry), op)
+        in_place(Some(&self.registry), op)
     }
 
     /// [`crate::spawn_fifo`] on this pool.
@@ -190,24 +190,12 @@ impl ThreadPool {
 
     /// [`crate::yield_now`] if the current thread is a worker of this pool, else `None`.
     pub fn yield_now(&self) -> Option<Yield> {
-        self.current_worker().map(|wt| {
-            if wt.yield_now() {
-                Yield::Executed
-            } else {
-                Yield::Idle
-            }
-        })
+        self.current_worker().map(WorkerThread::yield_now)
     }
 
     /// [`crate::yield_local`] if the current thread is a worker of this pool, else `None`.
     pub fn yield_local(&self) -> Option<Yield> {
-        self.current_worker().map(|wt| {
-            if wt.yield_local() {
-                Yield::Executed
-            } else {
-                Yield::Idle
-            }
-        })
+        self.current_worker().map(WorkerThread::yield_local)
     }
 
     /// [`crate::current_thread_has_pending_tasks`] if the current thread is a worker of this

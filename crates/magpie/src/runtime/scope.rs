@@ -89,10 +89,10 @@ where
 {
     let wt = WorkerThread::current();
     if wt.is_null() {
-        crate::runtime::global_registry().in_worker(|wt, _| scope_on_worker(wt, op))
+        crate::runtime::global_registry().in_worker(|wt, _| on_worker(wt, op))
     } else {
         // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
-        scope_on_worker(unsafe { &*wt }, op)
+        on_worker(unsafe { &*wt }, op)
     }
 }
 
@@ -113,34 +113,63 @@ pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
-    in_place_scope_in(None, op)
+    in_place(None, op)
 }
 
-/// `in_place_scope` whose jobs go to `registry` (the current pool, else the global pool,
-/// when `None`); the caller waits as a worker of its own pool if it is one.
-pub(crate) fn in_place_scope_in<'scope, OP, R>(registry: Option<&Arc<Registry>>, op: OP) -> R
-where
-    OP: FnOnce(&Scope<'scope>) -> R,
-{
+/// A kind of scope ([`Scope`], [`crate::ScopeFifo`]): made on a pool for an owner, with a
+/// [`ScopeBase`].
+pub(crate) trait ScopeKind: Sync {
+    /// A scope on `registry` (see [`ScopeBase::new`]) awaited by `owner`.
+    fn new(registry: Option<&Arc<Registry>>, owner: Option<&WorkerThread>) -> Self;
+    fn base(&self) -> &ScopeBase;
+}
+
+impl ScopeKind for Scope<'_> {
+    fn new(registry: Option<&Arc<Registry>>, owner: Option<&WorkerThread>) -> Self {
+        Scope {
+            base: ScopeBase::new(registry, owner),
+            marker: PhantomData,
+        }
+    }
+
+    fn base(&self) -> &ScopeBase {
+        &self.base
+    }
+}
+
+/// The job of a spawn into `scope`, counted by it: `body` gets the scope back.
+///
+/// # Safety
+/// `body` may borrow only what outlives the scope (the spawn methods' `'scope` bound).
+pub(crate) unsafe fn scope_job<S: ScopeKind, F: FnOnce(&S) + Send>(scope: &S, body: F) -> JobRef {
+    let ptr = ScopePtr(scope as *const S);
+    // SAFETY: the scope does not end before the job ran (it waits on its count), so `ptr` is
+    // alive while the job runs; the borrows of `body` are the caller's to vouch for.
+    unsafe {
+        scope.base().job(move || {
+            let ptr = ptr;
+            body(&*ptr.0)
+        })
+    }
+}
+
+/// Runs `op` in a new scope on the calling thread, whose jobs go to `registry` (the current
+/// pool, else the global pool, when `None`); the caller waits as a worker of its own pool
+/// if it is one, else blocks (`in_place_scope`, `in_place_scope_fifo`).
+pub(crate) fn in_place<S: ScopeKind, R>(
+    registry: Option<&Arc<Registry>>,
+    op: impl FnOnce(&S) -> R,
+) -> R {
     // SAFETY: a non-null TLS pointer is this thread's live WorkerThread.
     let owner = unsafe { WorkerThread::current().as_ref() };
-    let scope = Scope {
-        base: ScopeBase::new(registry, owner),
-        marker: PhantomData,
-    };
-    scope.base.complete(owner, || op(&scope))
+    let scope = S::new(registry, owner);
+    scope.base().complete(owner, || op(&scope))
 }
 
-pub(crate) fn scope_on_worker<'scope, OP, R>(wt: &WorkerThread, op: OP) -> R
-where
-    OP: FnOnce(&Scope<'scope>) -> R + Send,
-    R: Send,
-{
-    let scope = Scope {
-        base: ScopeBase::new(None, Some(wt)),
-        marker: PhantomData,
-    };
-    scope.base.complete(Some(wt), || op(&scope))
+/// Runs `op` in a new scope of worker `wt`'s pool, on `wt` (`scope`, `scope_fifo`).
+pub(crate) fn on_worker<S: ScopeKind, R>(wt: &WorkerThread, op: impl FnOnce(&S) -> R) -> R {
+    let scope = S::new(None, Some(wt));
+    scope.base().complete(Some(wt), || op(&scope))
 }
 
 impl ScopeBase {
@@ -294,21 +323,9 @@ impl<'scope> Scope<'scope> {
     where
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
-        let scope = ScopePtr(self);
-        // SAFETY: the closure borrows only data outliving 'scope, and the scope does not end
-        // before the job ran (it waits on the count latch); `scope` is alive while it runs.
-        let job_ref = unsafe {
-            self.base.job(move || {
-                let scope = scope;
-                body(&*scope.0)
-            })
-        };
+        // SAFETY: `body` borrows only data outliving 'scope (its bound).
+        let job_ref = unsafe { scope_job(self, body) };
         submit(&self.base.registry, job_ref, target);
-    }
-
-    /// The shared part, for the broadcast of this scope (`broadcast.rs`).
-    pub(crate) fn base(&self) -> &ScopeBase {
-        &self.base
     }
 }
 

@@ -18,6 +18,7 @@ use super::registry::{
     pin_current_thread, LocalDeque, Registry, ThreadHandler, ThreadInfo, NOT_IDLE,
 };
 use super::sleep::Wakeup;
+use super::Yield;
 use crate::deque::{DequeOwner, Steal};
 use crate::policy::idle::{IdleAction, IdleState};
 use crate::policy::victim::{Probe, ProbeOutcome, TaskCycle, VictimSelector};
@@ -490,21 +491,21 @@ impl WorkerThread {
         }
     }
 
-    /// Runs one job of this worker's own (its deque, then its broadcast queue); false if it
-    /// has none (`yield_local`).
-    pub(crate) fn yield_local(&self) -> bool {
+    /// Runs one job of this worker's own (its deque, then its broadcast queue), if it has
+    /// one (`yield_local`).
+    pub(crate) fn yield_local(&self) -> Yield {
         match self.pop().or_else(|| self.take_broadcast()) {
             Some(job) => {
                 self.execute(job);
-                true
+                Yield::Executed
             }
-            None => false,
+            None => Yield::Idle,
         }
     }
 
     /// Runs one job found as an idle worker would (its own, a prioritised one, a stolen one,
-    /// an injected one), without ever blocking; false if there was none (`yield_now`).
-    pub(crate) fn yield_now(&self) -> bool {
+    /// an injected one), without ever blocking, if there is one (`yield_now`).
+    pub(crate) fn yield_now(&self) -> Yield {
         // A set latch: any idle action the search takes returns at once instead of sleeping.
         let done = CoreLatch::new();
         // SAFETY: `done` lives on this frame for the whole search; nobody waits on it.
@@ -513,9 +514,9 @@ impl WorkerThread {
         match self.find_work(&done, &mut idle_start) {
             Search::Found(job) => {
                 self.execute(job);
-                true
+                Yield::Executed
             }
-            Search::Nothing { .. } => false,
+            Search::Nothing { .. } => Yield::Idle,
         }
     }
 
