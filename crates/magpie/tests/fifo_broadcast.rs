@@ -340,3 +340,109 @@ fn the_free_functions_use_the_current_pool() {
     p.install(|| magpie::scope_fifo(|s| (0..10).for_each(|_| s.spawn_fifo(|_| ()))));
     assert!(p.stats().total().tasks_run >= before + 10);
 }
+
+/// From outside any pool the whole join migrated: both closures say so, as in rayon.
+#[test]
+fn an_injected_join_migrated_as_a_whole() {
+    let (a, b) = magpie::join_context(|a| a.migrated(), |b| b.migrated());
+    assert_eq!((a, b), (true, true));
+}
+
+/// A spawned job that outlives its pool's handle still runs on live workers: it can
+/// broadcast, and the pool's drop waits for it (the pool's live count).
+#[test]
+fn spawned_jobs_keep_a_dropped_pool_running() {
+    for deque in DEQUES {
+        let p = pool(3, deque);
+        let (tx, rx) = mpsc::channel();
+        p.spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            tx.send(magpie::broadcast(|ctx| ctx.index())).unwrap();
+        });
+        drop(p);
+        assert_eq!(rx.recv().unwrap(), [0, 1, 2], "{deque}");
+    }
+}
+
+/// A panic in a `thread_name` closure half-way through a build stops the workers already
+/// started (`build_scoped` would otherwise wait for them forever).
+#[test]
+fn a_panic_during_the_build_stops_the_started_workers() {
+    let exited = Arc::new(AtomicUsize::new(0));
+    let e = Arc::clone(&exited);
+    let r = panic::catch_unwind(AssertUnwindSafe(|| {
+        ThreadPoolBuilder::new()
+            .num_workers(3)
+            .thread_name(|i| {
+                if i == 2 {
+                    panic!("no name for 2")
+                } else {
+                    format!("w{i}")
+                }
+            })
+            .exit_handler(move |_| {
+                e.fetch_add(1, Ordering::SeqCst);
+            })
+            .build_scoped(|w| w.run(), |_| ())
+    }));
+    assert!(r.is_err());
+    // build_scoped returned: the scope joined the two started workers, which ran their
+    // exit handlers.
+    assert_eq!(exited.load(Ordering::SeqCst), 2);
+}
+
+/// A worker of another pool run on a worker of this one (by a spawn handler) gives the
+/// thread its first worker state back when it ends.
+#[test]
+fn a_worker_run_inside_a_worker_restores_it() {
+    let x = pool(2, "chase-lev");
+    let (tx, rx) = mpsc::channel();
+    let y = ThreadPoolBuilder::new()
+        .num_workers(1)
+        .build_with_spawn_handler(|w| {
+            let tx = tx.clone();
+            x.spawn(move || {
+                let before = magpie::current_worker_index();
+                w.run();
+                tx.send((before, magpie::current_worker_index())).unwrap();
+            });
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(y.install(|| 6 * 7), 42);
+    drop(y);
+    let (before, after) = rx.recv().unwrap();
+    assert!(before.is_some());
+    assert_eq!(before, after);
+    assert!(x.install(magpie::current_worker_index).is_some());
+}
+
+/// Dropping a pool on its adopted worker 0 serves the pool until the other workers exited:
+/// the jobs it queued run, and every other worker's exit handler ran.
+#[test]
+fn dropping_a_pool_on_its_adopted_thread_joins_the_others() {
+    std::thread::spawn(|| {
+        let exited = Arc::new(AtomicUsize::new(0));
+        let e = Arc::clone(&exited);
+        let p = ThreadPoolBuilder::new()
+            .num_workers(3)
+            .use_current_thread()
+            .exit_handler(move |_| {
+                e.fetch_add(1, Ordering::SeqCst);
+            })
+            .build()
+            .unwrap();
+        let ran = Arc::new(AtomicUsize::new(0));
+        for _ in 0..10 {
+            let ran = Arc::clone(&ran);
+            p.spawn(move || {
+                ran.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+        drop(p);
+        assert_eq!(ran.load(Ordering::SeqCst), 10);
+        assert_eq!(exited.load(Ordering::SeqCst), 2);
+    })
+    .join()
+    .unwrap();
+}

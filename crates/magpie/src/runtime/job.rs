@@ -116,14 +116,15 @@ impl<L: Latch, F: FnOnce(bool) -> R + Send, R: Send> StackJob<L, F, R> {
         unsafe { JobRef::new(self) }
     }
 
-    /// Runs the closure on the current thread (the job was popped back by its owner),
-    /// `migrated = false`. Takes `&self` so the job is not moved (copied) on the hot path.
+    /// Runs the closure on the current thread (the job was popped back by its owner), with
+    /// `migrated` as given (a join injected from outside the pool migrated as a whole).
+    /// Takes `&self` so the job is not moved (copied) on the hot path.
     #[inline]
-    pub(crate) fn run_inline(&self) -> R {
+    pub(crate) fn run_inline(&self, migrated: bool) -> R {
         // SAFETY: the owner popped the job back, so no other thread executed or will execute
         // it; the owner is the only one touching `func` now.
         let f = unsafe { (*self.func.get()).take() }.expect("job already taken");
-        f(false)
+        f(migrated)
     }
 
     /// The result after the latch was set.

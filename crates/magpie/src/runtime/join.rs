@@ -175,7 +175,7 @@ where
     loop {
         match wt.pop() {
             Some(job) if job == job_b_ref => {
-                let rb = job_b.run_inline();
+                let rb = job_b.run_inline(injected);
                 return (ra, rb);
             }
             // Work left on our deque above `b` (e.g. `spawn`ed by `a`): run it first.

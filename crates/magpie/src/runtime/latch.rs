@@ -170,8 +170,10 @@ mod runtime_latches {
 
     impl Latch for LockLatch {
         unsafe fn set(this: *const Self) {
-            // SAFETY: alive on entry; the waiter cannot return before we unlock the mutex,
-            // and we touch nothing after the guard drops.
+            // SAFETY: alive on entry; the waiter cannot return before we unlock the mutex, and
+            // we touch nothing after the guard drops (the unlock's wake-up may still pass the
+            // mutex's address to the kernel, as a key only, after the waiter freed it; rayon's
+            // LockLatch does the same).
             let this = unsafe { &*this };
             let mut done = this.done.lock().unwrap_or_else(|e| e.into_inner());
             *done = true;

@@ -57,6 +57,13 @@ mod global {
     /// The global registry, built on first use from the environment. A bad environment value
     /// is reported once on stderr and the defaults are used instead.
     pub(crate) fn global_registry() -> &'static Arc<Registry> {
+        if let Some(r) = GLOBAL.get() {
+            return r;
+        }
+        // Under `build_global`'s lock: a `build_global` never races the implicit start, so
+        // it never starts a registry that loses (and, with `use_current_thread`, never leaves
+        // its thread adopted by a pool that was shut down).
+        let _serial = SETTING.lock().unwrap_or_else(|e| e.into_inner());
         GLOBAL.get_or_init(|| {
             let start = |b: ThreadPoolBuilder| {
                 #[cfg(feature = "rayon-defaults")]
@@ -88,8 +95,8 @@ mod global {
             return Err(BuildError::GlobalAlreadyInitialized);
         }
         let registry = make()?;
+        // Nobody else sets GLOBAL without holding SETTING, which we hold.
         GLOBAL.set(registry).map_err(|lost| {
-            // `global_registry()` won the race: stop the workers we started.
             lost.terminate();
             BuildError::GlobalAlreadyInitialized
         })

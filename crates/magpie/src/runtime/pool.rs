@@ -286,14 +286,29 @@ impl ThreadPool {
 
 impl Drop for ThreadPool {
     fn drop(&mut self) {
-        self.registry.terminate();
-        // A worker of this very pool cannot join itself: then the threads exit on their own.
-        if self.current_worker_index().is_some() {
-            return;
-        }
+        // The pool terminates once its `'static` jobs ran too (`Registry::release`).
+        self.registry.release();
         let handles = std::mem::take(&mut *self.handles.lock().unwrap_or_else(|e| e.into_inner()));
-        for h in handles {
-            let _ = h.join();
+        match self.current_worker() {
+            // The calling thread adopted as worker 0 (`use_current_thread`): it serves the
+            // pool (its own jobs, its broadcast parts) until the other workers exited.
+            Some(wt) if wt.is_adopted() => {
+                for h in handles {
+                    while !h.is_finished() {
+                        if wt.yield_now() == Yield::Idle {
+                            std::thread::sleep(std::time::Duration::from_micros(100));
+                        }
+                    }
+                    let _ = h.join();
+                }
+            }
+            // A worker of this very pool cannot join itself: the threads exit on their own.
+            Some(_) => {}
+            None => {
+                for h in handles {
+                    let _ = h.join();
+                }
+            }
         }
     }
 }

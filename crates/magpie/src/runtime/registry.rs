@@ -117,6 +117,12 @@ pub(crate) struct Registry {
     /// Prioritised tasks (`spawn_with_priority`): a heap per worker and a shared one.
     pub(super) priority: PriorityQueues<JobRef>,
     sleep: Sleep,
+    /// What keeps the pool running: one for its handle (the `ThreadPool`; the global pool's
+    /// is never released) and one per `'static` job (`spawn`, `spawn_fifo`, a
+    /// `spawn_broadcast` part) not yet run, as rayon-core counts them. The last release
+    /// terminates the pool, so a spawned job still running when the handle is dropped can
+    /// still broadcast, spawn and join on live workers.
+    live: AtomicUsize,
     terminating: AtomicBool,
     pub(super) config: RegistryConfig,
     pub(super) epoch: Instant,
@@ -173,6 +179,7 @@ impl Registry {
             injector: Injector::new(),
             priority: PriorityQueues::new(n),
             sleep: Sleep::new(n),
+            live: AtomicUsize::new(1),
             terminating: AtomicBool::new(false),
             config,
             epoch: Instant::now(),
@@ -208,6 +215,9 @@ impl Registry {
             .victims
             .placement(n)
             .filter(|cpus| cpus.len() == n);
+        // A panic below (in a `thread_name` closure or a spawn handler) must not leave the
+        // workers already started running forever: terminate on unwind, as on an error.
+        let guard = TerminateOnDrop(&registry);
         let mut adopt = None;
         for ((index, deque), selector) in locals.into_iter().enumerate().zip(selectors) {
             let seed = WorkerSeed {
@@ -223,7 +233,6 @@ impl Registry {
             }
             let name = thread_name.as_mut().map(|f| f(index));
             if let Err(source) = spawn(ThreadBuilder::new(name, stack_size, seed)) {
-                registry.terminate();
                 return Err(crate::BuildError::Spawn {
                     index,
                     count: n,
@@ -231,6 +240,7 @@ impl Registry {
                 });
             }
         }
+        std::mem::forget(guard);
         if let Some(seed) = adopt {
             adopt_current_thread(seed);
         }
@@ -340,6 +350,19 @@ impl Registry {
         job.into_result()
     }
 
+    /// One more reason to keep the pool running (a `'static` job about to be queued).
+    pub(crate) fn hold(&self) {
+        self.live.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// One reason fewer (the handle dropped, a `'static` job done); the last one terminates
+    /// the pool.
+    pub(crate) fn release(&self) {
+        if self.live.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.terminate();
+        }
+    }
+
     /// Stops the workers (they finish the work already queued, then exit).
     pub(crate) fn terminate(&self) {
         self.terminating.store(true, Ordering::SeqCst);
@@ -440,6 +463,16 @@ impl Registry {
         for info in &self.infos {
             info.counters.reset();
         }
+    }
+}
+
+/// Terminates a registry when dropped (`Registry::start`'s failure paths); forgotten on
+/// success.
+struct TerminateOnDrop<'a>(&'a Registry);
+
+impl Drop for TerminateOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.terminate();
     }
 }
 

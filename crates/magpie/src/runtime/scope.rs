@@ -7,7 +7,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Arc;
 
-use super::job::{HeapJob, JobRef};
+use super::job::{AbortOnUnwind, HeapJob, JobRef};
 use super::latch::{CountLatch, Latch};
 use super::registry::{Registry, WorkerThread};
 
@@ -195,7 +195,10 @@ impl ScopeBase {
     /// Runs the scope's body, then waits for every job, then propagates the first panic (of
     /// the body or of a job) or returns the body's result.
     pub(crate) fn complete<R>(&self, owner: Option<&WorkerThread>, op: impl FnOnce() -> R) -> R {
-        let result = match panic::catch_unwind(AssertUnwindSafe(op)) {
+        let result = panic::catch_unwind(AssertUnwindSafe(op));
+        // From here to the end of the wait nothing may unwind: the scope's jobs still use it.
+        let abort = AbortOnUnwind;
+        let result = match result {
             Ok(r) => Some(r),
             Err(p) => {
                 self.record_panic(p);
@@ -206,6 +209,7 @@ impl ScopeBase {
         // count held for the body itself.
         unsafe { Latch::set(&self.latch) };
         self.latch.wait(owner);
+        abort.disarm();
         let p = self.panic.swap(ptr::null_mut(), Ordering::Acquire);
         if !p.is_null() {
             // SAFETY: non-null pointers stored in `panic` come from `Box::into_raw` in
@@ -412,16 +416,19 @@ where
     submit(registry, job_ref, target);
 }
 
-/// The job of a `'static` spawn on `registry`: its panic goes to the pool's panic handler.
+/// The job of a `'static` spawn on `registry`: its panic goes to the pool's panic handler,
+/// and the pool keeps running until it ran (`Registry::hold`).
 pub(crate) fn static_job<F>(registry: &Arc<Registry>, f: F) -> JobRef
 where
     F: FnOnce() + Send + 'static,
 {
     let reg = Arc::clone(registry);
+    reg.hold();
     let job = HeapJob::new(move || {
         if let Err(p) = panic::catch_unwind(AssertUnwindSafe(f)) {
             reg.handle_panic(p);
         }
+        reg.release();
     });
     // SAFETY: the closure is 'static.
     unsafe { job.into_job_ref() }

@@ -342,6 +342,10 @@ impl WorkerThread {
         let registry = &*self.registry;
         let info = self.info();
         let counters = self.counters();
+        // The victim and idle policies are user code: a panic of theirs must not unwind out
+        // of a wait, whose caller's frame holds jobs that other workers still run (join's `b`,
+        // a scope, a broadcast): abort instead.
+        let abort = AbortOnUnwind;
         let mut idle_start = registry.now_ns();
         // Start of the current task cycle (idle, then work) for `on_task_done`.
         let mut cycle_start = idle_start;
@@ -385,6 +389,7 @@ impl WorkerThread {
         }
         counters.idle_ns.add(now.saturating_sub(idle_start));
         info.idle_since.store(NOT_IDLE, Ordering::Relaxed);
+        abort.disarm();
     }
 
     /// Dozes for `d` (a timed sleep that injected work or the latch ends early) or parks
@@ -526,6 +531,15 @@ impl WorkerThread {
         info.stealer.len_hint() > 0 || !info.broadcasts.is_empty()
     }
 
+    /// Whether this is the calling thread of `use_current_thread`, adopted as a worker.
+    pub(crate) fn is_adopted(&self) -> bool {
+        ADOPTED.with(|a| {
+            a.borrow()
+                .as_ref()
+                .is_some_and(|ad| std::ptr::eq(&*ad._worker, self))
+        })
+    }
+
     /// The FIFO of this worker for `spawn_fifo` outside a `scope_fifo`.
     pub(crate) fn fifo(&self) -> &super::fifo::JobFifo {
         &self.info().fifo
@@ -549,7 +563,9 @@ pub(crate) fn main_loop(seed: WorkerSeed) {
     }
     let index = seed.index;
     let worker = WorkerThread::new(seed);
-    WORKER_THREAD.with(|w| w.set(&worker));
+    // A spawn handler may run a worker on a thread that is a worker already (of another
+    // pool): that worker state comes back when this one ends, even by unwinding.
+    let _restore = RestoreWorker(WORKER_THREAD.with(|w| w.replace(&worker)));
     run_handler(
         &worker.registry,
         &worker.registry.config.start_handler,
@@ -594,7 +610,15 @@ pub(crate) fn main_loop(seed: WorkerSeed) {
         &worker.registry.config.exit_handler,
         index,
     );
-    WORKER_THREAD.with(|w| w.set(ptr::null()));
+}
+
+/// Puts the thread's previous worker pointer back when dropped (`main_loop`'s exit).
+struct RestoreWorker(*const WorkerThread);
+
+impl Drop for RestoreWorker {
+    fn drop(&mut self) {
+        WORKER_THREAD.with(|w| w.set(self.0));
+    }
 }
 
 /// The worker state of an adopted thread; forgets the thread-local pointer before it frees
@@ -616,6 +640,12 @@ impl Drop for Adopted {
 /// that the thread is not a worker already.
 pub(crate) fn adopt_current_thread(seed: WorkerSeed) {
     let worker = Box::new(WorkerThread::new(seed));
-    WORKER_THREAD.with(|w| w.set(&*worker));
-    ADOPTED.with(|a| *a.borrow_mut() = Some(Adopted { _worker: worker }));
+    let ptr: *const WorkerThread = &*worker;
+    ADOPTED.with(|a| {
+        let mut a = a.borrow_mut();
+        // The caller checked that the thread is no worker; an adopted thread always is one.
+        debug_assert!(a.is_none(), "adopting a thread twice");
+        *a = Some(Adopted { _worker: worker });
+    });
+    WORKER_THREAD.with(|w| w.set(ptr));
 }
