@@ -59,6 +59,7 @@ mod kernels;
 mod knapsack_c;
 mod loops;
 mod omp;
+mod rayon_compat;
 mod reproduce;
 mod scale;
 mod search;
@@ -133,6 +134,11 @@ enum Command {
     /// part's raw reports (DIR/raw/PART*.json) with its status into DIR/PART.json, draws
     /// DIR/PART-speedup.png, and rewrites DIR/summary.md from every part so far.
     ScaleSummary(scale::ScaleArgs),
+    /// One rayon program (bench/rayon-program) built on rayon's core and on magpie's
+    /// (scripts/rayon-bench.sh builds both): both run in interleaved rounds, every result
+    /// checked, and per workload and thread count the ratio of the medians magpie/rayon with
+    /// its 95% CI, and the CPU time's (see the `rayon_compat` module).
+    RayonProgram(rayon_compat::RayonProgramArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -251,6 +257,7 @@ fn main() -> ExitCode {
             counting::report(&args.counted, &args.uncounted).map(|t| print!("{t}"))
         }
         Command::ScaleSummary(args) => scale::run(&args),
+        Command::RayonProgram(args) => rayon_compat::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
