@@ -385,6 +385,7 @@ check_patch() {
     fi
     if ! head -n 1 <<<"$out" | grep -qF "rayon-core v$core_version ($core)"; then
         echo "$out" | head -n 5 >&2
+        grep -i 'patch' "$work/logs/$1.tree.err" >&2 || true
         die "the patch did not take in $suite_dir: rayon-core does not resolve to $core"
     fi
 }
@@ -436,9 +437,13 @@ run_suite() {
     fi
     t1=$(date +%s)
     say "$s: built in $((t1 - t0)) s; testing: ${r_command[$s]}"
+    local statuses
+    set +e
     (cd "$suite_dir" && timeout "$suite_timeout" "${cmd[@]}") 2>&1 | tee -a "$log" |
-        grep --line-buffered -E '^ +(Running|Doc-tests) |^test result: |FAILED|panicked at|has been running for|^error' || true
-    rc=${PIPESTATUS[0]}
+        grep --line-buffered -E '^ +(Running|Doc-tests) |^test result: |FAILED|panicked at|has been running for|^error'
+    statuses=("${PIPESTATUS[@]}")
+    set -e
+    rc=${statuses[0]}
     t2=$(date +%s)
     local p f g t
     read -r p f g t < <(count_results "$log")
