@@ -5,7 +5,8 @@
 # under cfg(all(test, loom)), so they reach crate-private items), in one run of its lib. The
 # workspace tests include the distributed ones (the `mpi` feature of magpie-cli, under
 # mpirun): scripts/ensure-mpi.sh installs or names the system MPI they need. Last,
-# scripts/scale.sh --smoke runs the scaling script at tiny sizes.
+# scripts/scale.sh --smoke runs the scaling script at tiny sizes, and scripts/rayon-suite.sh runs
+# rayon's own test suites against the rayon-core replacement.
 # Works from any directory, in a clone of the repository alone: the tests read their data
 # from the repository's tests/data, never from ../shared or MAGPIE_INSTANCES.
 set -euo pipefail
@@ -71,5 +72,16 @@ else
     "$root/scripts/scale.sh" --smoke
     scale_summary="scale smoke passed"
 fi
+# rayon's own test suites (rayon, rayon-core, and crates built on rayon) against the
+# rayon-core replacement: docs/testing.md, "rayon's own test suites".
+step="scripts/rayon-suite.sh"
+echo "test-all: $step"
+if [ -n "${MAGPIE_TEST_ALL_NO_RAYON_SUITE:-}" ]; then
+    # .ci/run's second run has run it already.
+    rayon_summary="rayon suites skipped (MAGPIE_TEST_ALL_NO_RAYON_SUITE)"
+else
+    "$root/scripts/rayon-suite.sh"
+    rayon_summary="rayon suites passed"
+fi
 step="summary"
-echo "test-all: OK: workspace tests passed (test-release profile); $loom_summary; $scale_summary"
+echo "test-all: OK: workspace tests passed (test-release profile); $loom_summary; $scale_summary; $rayon_summary"
