@@ -8,7 +8,9 @@
 #   2. Copies them fresh into target/rayon-suite/ (its own CARGO_TARGET_DIR there, so the
 #      workspace's build is left alone), makes each a standalone workspace and adds
 #          [patch.crates-io] rayon-core = { path = "<repo>/crates/magpie-rayon-core" }
-#   3. Checks with `cargo tree -i rayon-core` that the patch took (one rayon-core, at that path).
+#   3. Checks with `cargo tree -i rayon-core` that the patch took (one rayon-core, at that path),
+#      and that each suite builds the workspace's rayon (a crate's shipped Cargo.lock may pin an
+#      older one: `cargo update -p rayon --precise` moves it).
 #   4. Runs the suites (each: build with --no-run, then the tests, timed apart):
 #        rayon       rayon's unit tests, integration tests (tests/*.rs) and doc tests
 #        rayon-core  rayon-core's integration tests (tests/*.rs: public API only), in a small
@@ -361,6 +363,10 @@ $(tables "$src/Cargo.toml" '^\[(target\..*\.)?dev-dependencies')"
                     ;;
             esac
             append_workspace "$suite_dir/Cargo.toml"
+            # Its shipped Cargo.lock may pin an older rayon: test the workspace's.
+            (cd "$suite_dir" && cargo update -p rayon --precise "$rayon_version") \
+                >"$work/logs/$s.update.log" 2>&1 ||
+                die "$s: cargo update -p rayon --precise $rayon_version failed (see $work/logs/$s.update.log)"
             ;;
     esac
     # The skip list.
@@ -387,6 +393,12 @@ check_patch() {
         echo "$out" | head -n 5 >&2
         grep -i 'patch' "$work/logs/$1.tree.err" >&2 || true
         die "the patch did not take in $suite_dir: rayon-core does not resolve to $core"
+    fi
+    if [ "$1" != "rayon-core" ]; then
+        out="$(cd "$suite_dir" && cargo tree -i rayon -e normal,dev --prefix none --depth 0 \
+            "${feat[@]}" 2>>"$work/logs/$1.tree.err")" || true
+        head -n 1 <<<"$out" | grep -qE "^rayon v$rayon_version( |\$)" ||
+            die "$1 resolves rayon to '$(head -n 1 <<<"$out")', not rayon $rayon_version (Cargo.lock)"
     fi
 }
 
