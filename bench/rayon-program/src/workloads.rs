@@ -172,8 +172,12 @@ fn keys(n: usize) -> Vec<u64> {
     (0..n as u64).map(|i| mix(i ^ SEED)).collect()
 }
 
-fn mismatch(what: &str, got: u64, want: u64) -> Result<u64, String> {
-    Err(format!("{what}: got {got:#x}, expected {want:#x}"))
+/// A check: `Ok(got)` where it is `want`, else an error naming `what` and both values.
+fn expect(what: &str, got: u64, want: u64) -> Result<u64, String> {
+    if got != want {
+        return Err(format!("{what}: got {got:#x}, expected {want:#x}"));
+    }
+    Ok(got)
 }
 
 // ---- map-sum ----------------------------------------------------------------------------
@@ -204,10 +208,7 @@ impl Instance for MapSum {
     }
 
     fn check(&self, result: u64) -> Result<u64, String> {
-        if result != self.expected {
-            return mismatch("sum", result, self.expected);
-        }
-        Ok(result)
+        expect("sum", result, self.expected)
     }
 }
 
@@ -243,14 +244,9 @@ impl Instance for MapCollect {
     }
 
     fn check(&self, result: u64) -> Result<u64, String> {
-        if result != self.v.len() as u64 {
-            return mismatch("collected length", result, self.v.len() as u64);
-        }
+        expect("collected length", result, self.v.len() as u64)?;
         let d = digest(&self.out);
-        if d != self.expected {
-            return mismatch("digest of the collected vector", d, self.expected);
-        }
-        Ok(d)
+        expect("digest of the collected vector", d, self.expected)
     }
 }
 
@@ -354,10 +350,7 @@ impl Instance for Chunks {
 
     fn check(&self, _: u64) -> Result<u64, String> {
         let d = digest(&self.v);
-        if d != self.expected {
-            return mismatch("digest of the transformed vector", d, self.expected);
-        }
-        Ok(d)
+        expect("digest of the transformed vector", d, self.expected)
     }
 }
 
@@ -385,10 +378,7 @@ impl Instance for Fib {
         for _ in 0..self.n {
             (a, b) = (b, a + b);
         }
-        if result != a {
-            return mismatch(&format!("fib({})", self.n), result, a);
-        }
-        Ok(result)
+        expect(&format!("fib({})", self.n), result, a)
     }
 }
 
@@ -449,10 +439,7 @@ impl Instance for Irregular {
         let want = (0..self.n)
             .map(|i| lcg_jump(mix(i), irregular_cost(i)))
             .fold(0, u64::wrapping_add);
-        if result != want {
-            return mismatch("sum of the items", result, want);
-        }
-        Ok(result)
+        expect("sum of the items", result, want)
     }
 }
 
@@ -511,10 +498,7 @@ impl Instance for Bursts {
                 want = want.wrapping_add(lcg_jump(self.start(m, i), BURST_STEPS));
             }
         }
-        if result != want {
-            return mismatch("sum of the bursts' items", result, want);
-        }
-        Ok(result)
+        expect("sum of the bursts' items", result, want)
     }
 }
 
@@ -623,15 +607,11 @@ impl Instance for NBody {
     }
 
     fn check(&self, _: u64) -> Result<u64, String> {
-        let d = nbody_digest(&self.bodies);
-        if d != self.expected {
-            return mismatch(
-                "digest of the bodies (vs sequential steps)",
-                d,
-                self.expected,
-            );
-        }
-        Ok(d)
+        expect(
+            "digest of the bodies (vs sequential steps)",
+            nbody_digest(&self.bodies),
+            self.expected,
+        )
     }
 }
 
@@ -732,10 +712,7 @@ mod tests {
 
     #[test]
     fn every_quick_workload_checks_on_two_threads() {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
+        let pool = crate::pool(Some(2)).unwrap();
         for w in ALL {
             let mut inst = w.make(w.quick, true);
             let mut values = Vec::new();

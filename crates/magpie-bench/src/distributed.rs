@@ -780,7 +780,7 @@ impl Suite<'_> {
                 continue;
             };
             let times = c.times();
-            let (_, min, max) = min_max(&times);
+            let (_, min, max) = stats::median_min_max_s(&times);
             let med = |f: fn(&Sample) -> Option<f64>| {
                 let v: Option<Vec<f64>> = c.samples.iter().map(f).collect();
                 v.map(|v| stats::median(&v))
@@ -1121,11 +1121,6 @@ fn compare_row(app: &str, load: Load, cand: &Contender, other: &Contender) -> Op
 /// (the YewPar thesis' quoted figures; `stats::reduction_pct`).
 fn reduction_pct(t_other: f64, t_candidate: f64) -> f64 {
     stats::reduction_pct(t_other, t_candidate)
-}
-
-fn min_max(x: &[f64]) -> (f64, f64, f64) {
-    let d: Vec<Duration> = x.iter().map(|&s| Duration::from_secs_f64(s)).collect();
-    stats::median_min_max(&d)
 }
 
 fn strings(v: &[&str]) -> Vec<String> {

@@ -59,7 +59,7 @@
 //! | `rayon_times_s`, `magpie_times_s`, `rayon_cpu_s`, `magpie_cpu_s` | every timed run, in order |
 
 use magpie_measure::process::{describe, run_to_end};
-use magpie_measure::report::Table;
+use magpie_measure::report::{failures, Table};
 use magpie_measure::rounds::rounds;
 use magpie_measure::stats;
 use serde::Serialize;
@@ -256,7 +256,8 @@ pub fn run(args: &RayonProgramArgs) -> Result<(), String> {
     }
 
     let context = Context {
-        cores: [infos[0].core.clone(), infos[1].core.clone()],
+        rayon_core: infos[0].core.clone(),
+        magpie_core: infos[1].core.clone(),
         magpie_env,
     };
     let rows: Vec<Row> = samples
@@ -269,15 +270,8 @@ pub fn run(args: &RayonProgramArgs) -> Result<(), String> {
         write_json(path, &rows)?;
         eprintln!("rayon-program: rows written to {}", path.display());
     }
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} (workload, threads) pair(s) failed and have no row:\n  {}",
-            failed.len(),
-            failed.into_values().collect::<Vec<_>>().join("\n  ")
-        ))
-    }
+    let failed: Vec<String> = failed.into_values().collect();
+    failures("(workload, threads) pair", &failed)
 }
 
 /// The `MAGPIE_*` variables of this process (the children inherit them).
@@ -411,11 +405,13 @@ fn check_runs(runs: &[Sample], workload: &str, reps: u32, core: &str) -> Result<
     Ok(())
 }
 
-/// What every row carries besides its samples.
-#[derive(Debug, Clone, Default)]
+/// What every row carries besides its samples (its fields are the row's own, in the JSON).
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Context {
-    /// The cores `info` found: rayon's binary, magpie's.
-    pub cores: [String; 2],
+    /// The core `info` found rayon's binary runs on.
+    pub rayon_core: String,
+    /// The core `info` found magpie's binary runs on.
+    pub magpie_core: String,
     /// The `MAGPIE_*` variables the children inherited.
     pub magpie_env: String,
 }
@@ -446,9 +442,9 @@ pub struct Row {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<&'static str>,
     pub check: String,
-    pub rayon_core: String,
-    pub magpie_core: String,
-    pub magpie_env: String,
+    /// `rayon_core`, `magpie_core`, `magpie_env`.
+    #[serde(flatten)]
+    pub context: Context,
     pub rayon_times_s: Vec<f64>,
     pub magpie_times_s: Vec<f64>,
     pub rayon_cpu_s: Vec<f64>,
@@ -465,15 +461,8 @@ pub fn summarize(
 ) -> Row {
     let seconds = |s: &[Sample]| s.iter().map(|r| r.seconds).collect::<Vec<f64>>();
     let cpu = |s: &[Sample]| s.iter().map(|r| r.cpu_seconds).collect::<Vec<f64>>();
-    let spread = |s: &[Sample]| {
-        let d: Vec<Duration> = s
-            .iter()
-            .map(|r| Duration::from_secs_f64(r.seconds))
-            .collect();
-        stats::median_min_max(&d)
-    };
-    let (r_med, r_min, r_max) = spread(rayon);
-    let (m_med, m_min, m_max) = spread(magpie);
+    let (r_med, r_min, r_max) = stats::median_min_max_s(&seconds(rayon));
+    let (m_med, m_min, m_max) = stats::median_min_max_s(&seconds(magpie));
     // The paired per-round ratios, on a log scale: the CI of their geometric mean.
     let mut round_numbers: Vec<u32> = rayon.iter().map(|r| r.round).collect();
     round_numbers.dedup();
@@ -524,9 +513,7 @@ pub fn summarize(
             "MISS"
         }),
         check: rayon.first().map_or_else(String::new, |r| r.check.clone()),
-        rayon_core: context.cores[0].clone(),
-        magpie_core: context.cores[1].clone(),
-        magpie_env: context.magpie_env.clone(),
+        context: context.clone(),
         rayon_times_s: seconds(rayon),
         magpie_times_s: seconds(magpie),
         rayon_cpu_s: cpu(rayon),
@@ -647,16 +634,18 @@ mod tests {
         let rayon: Vec<Sample> = (1..=3)
             .flat_map(|r| [sample(r, 1.0, 2.0), sample(r, 1.0, 2.0)])
             .collect();
-        let magpie = vec![
-            sample(1, 0.5, 0.4),
-            sample(1, 0.5, 0.6),
-            sample(2, 0.4, 0.5),
-            sample(2, 0.6, 0.5),
-            sample(3, 0.25, 0.5),
-            sample(3, 0.75, 0.5),
-        ];
+        // (round, its two runs' seconds, their CPU seconds)
+        let magpie: Vec<Sample> = [
+            (1, [0.5, 0.5], [0.4, 0.6]),
+            (2, [0.4, 0.6], [0.5, 0.5]),
+            (3, [0.25, 0.75], [0.5, 0.5]),
+        ]
+        .into_iter()
+        .flat_map(|(r, s, c)| [sample(r, s[0], c[0]), sample(r, s[1], c[1])])
+        .collect();
         let ctx = Context {
-            cores: ["rayon".into(), "magpie".into()],
+            rayon_core: "rayon".into(),
+            magpie_core: "magpie".into(),
             magpie_env: String::new(),
         };
         let row = summarize("fib", 2, &rayon, &magpie, &ctx);

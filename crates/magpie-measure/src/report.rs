@@ -107,15 +107,20 @@ pub fn emit<T: Serialize>(
     } else {
         print!("{text}");
     }
+    failures("configuration", failed)
+}
+
+/// `Ok` when nothing `failed`; else the error that ends a report: how many `what`s (a
+/// configuration, a pair…) failed and so have no row, then each failure on its own line.
+pub fn failures(what: &str, failed: &[String]) -> Result<(), String> {
     if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} configuration(s) failed and have no row:\n  {}",
-            failed.len(),
-            failed.join("\n  ")
-        ))
+        return Ok(());
     }
+    Err(format!(
+        "{} {what}(s) failed and have no row:\n  {}",
+        failed.len(),
+        failed.join("\n  ")
+    ))
 }
 
 #[cfg(test)]

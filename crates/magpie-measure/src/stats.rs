@@ -66,6 +66,20 @@ pub fn median_min_max(times: &[Duration]) -> (f64, f64, f64) {
     (median(&s), min, max)
 }
 
+/// [`median_min_max`] of times given in seconds (each first rounded to a [`Duration`], a
+/// whole number of nanoseconds).
+///
+/// ```
+/// assert_eq!(magpie_measure::stats::median_min_max_s(&[0.03, 0.01, 0.02]), (0.02, 0.01, 0.03));
+/// ```
+pub fn median_min_max_s(seconds: &[f64]) -> (f64, f64, f64) {
+    let d: Vec<Duration> = seconds
+        .iter()
+        .map(|&s| Duration::from_secs_f64(s))
+        .collect();
+    median_min_max(&d)
+}
+
 /// The median of `x`, `None` for no values.
 pub fn median_of(x: &[f64]) -> Option<f64> {
     (!x.is_empty()).then(|| median(x))

@@ -514,6 +514,19 @@ impl Statement {
     }
 }
 
+/// Every claim of `statements` unmeasured, for `reason`: what a seed's claims are when its
+/// experiments cannot start at all (no program to run, no MPI, a failed child).
+pub fn all_unmeasured(
+    statements: impl IntoIterator<Item = Statement>,
+    ctx: &Context,
+    reason: &str,
+) -> Vec<Claim> {
+    statements
+        .into_iter()
+        .map(|s| s.unmeasured(ctx, reason, ""))
+        .collect()
+}
+
 /// The text table of `claims`: one line per claim, its reason and source indented below.
 pub fn table(claims: &[Claim]) -> String {
     let mut out = String::new();

@@ -68,11 +68,8 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
         Ok(l) => l,
         Err(e) => {
             let why = format!("MPI is needed: {e}");
-            return dists(args.quick)
-                .iter()
-                .flat_map(|d| statements(d))
-                .map(|s| s.unmeasured(&ctx, &why, ""))
-                .collect();
+            let all = dists(args.quick).iter().flat_map(|d| statements(d));
+            return claim::all_unmeasured(all, &ctx, &why);
         }
     };
     let mut out = Vec::new();

@@ -196,12 +196,7 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
         parse_rows(&v).map(|r| (by, r))
     }) {
         Ok(x) => x,
-        Err(e) => {
-            return statements()
-                .into_iter()
-                .map(|s| s.unmeasured(&ctx, &e, ""))
-                .collect()
-        }
+        Err(e) => return claim::all_unmeasured(statements(), &ctx, &e),
     };
     // (kernel, workers) → deque → row
     let mut by_config: BTreeMap<(String, u64), BTreeMap<String, Row>> = BTreeMap::new();

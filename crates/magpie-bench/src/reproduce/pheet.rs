@@ -183,12 +183,7 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
     );
     let bin = match magpie_bin() {
         Ok(b) => b,
-        Err(e) => {
-            return statements()
-                .into_iter()
-                .map(|s| s.unmeasured(&ctx, &e, ""))
-                .collect()
-        }
+        Err(e) => return claim::all_unmeasured(statements(), &ctx, &e),
     };
     let mut st = statements().into_iter();
     let mut out = Vec::new();

@@ -168,12 +168,7 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
         parse_rows(&v).map(|(t, e)| (by, t, e))
     }) {
         Ok(x) => x,
-        Err(e) => {
-            return statements()
-                .into_iter()
-                .map(|s| s.unmeasured(&ctx, &e, ""))
-                .collect()
-        }
+        Err(e) => return claim::all_unmeasured(statements(), &ctx, &e),
     };
     let find = |app: &App, load: &str, policy: &str| -> Vec<f64> {
         times
