@@ -139,8 +139,11 @@ restore
 trap - EXIT
 rayon_tree="$(cargo tree --locked --manifest-path "$program/Cargo.toml" \
     -e normal -i rayon-core 2>&1)" || die "cargo tree (rayon build): $rayon_tree"
-rayon_first="$(printf '%s\n' "$rayon_tree" | head -n1)"
-magpie_first="$(printf '%s\n' "$magpie_tree" | grep -v '^warning' | head -n1)"
+# First lines by parameter expansion, not `| head`: under pipefail, head closing the pipe early
+# could kill the writer with SIGPIPE (exit 141).
+rayon_first="${rayon_tree%%$'\n'*}"
+magpie_first="$(printf '%s\n' "$magpie_tree" | grep -v '^warning' || true)"
+magpie_first="${magpie_first%%$'\n'*}"
 [ "$rayon_first" = "rayon-core v$core_version" ] ||
     die "the rayon build does not use the registry's rayon-core $core_version: cargo tree -i rayon-core says '$rayon_first'"
 [ "$magpie_first" = "rayon-core v$core_version ($core)" ] ||
