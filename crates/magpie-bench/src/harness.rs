@@ -23,6 +23,11 @@ pub enum RuntimeKind {
     Rayon,
     /// chili's `Scope::join` in a dedicated chili pool.
     Chili,
+    /// rayon's API on magpie: a pool of the rayon-core replacement
+    /// (`crates/magpie-rayon-core`, built with rayon's builder and so with
+    /// `rayon_defaults`), whose `rayon_core::join` the kernels call. That `join` is magpie's,
+    /// so this row is what a rayon program's joins cost on magpie.
+    RayonOnMagpie,
 }
 
 impl RuntimeKind {
@@ -33,6 +38,7 @@ impl RuntimeKind {
             RuntimeKind::Magpie => "magpie",
             RuntimeKind::Rayon => "rayon",
             RuntimeKind::Chili => "chili",
+            RuntimeKind::RayonOnMagpie => "rayon-on-magpie",
         }
     }
 }
@@ -47,6 +53,8 @@ pub enum Pool {
     Chili(chili::ThreadPool),
     /// A magpie pool with the given deque.
     Magpie(magpie::ThreadPool),
+    /// A pool of the rayon-core replacement.
+    RayonOnMagpie(rayon_on_magpie::ThreadPool),
 }
 
 impl Pool {
@@ -66,6 +74,12 @@ impl Pool {
                 ),
                 ..Default::default()
             })),
+            RuntimeKind::RayonOnMagpie => Pool::RayonOnMagpie(
+                rayon_on_magpie::ThreadPoolBuilder::new()
+                    .num_threads(workers)
+                    .build()
+                    .map_err(|e| format!("building a rayon-on-magpie pool: {e}"))?,
+            ),
             // From the environment, so that MAGPIE_JOIN_LIMIT (and the policies) apply;
             // the worker count and deque are the benchmark's.
             RuntimeKind::Magpie => Pool::Magpie(
@@ -94,6 +108,8 @@ impl Pool {
                 timed(|| inputs.run(kernel, &mut scope))
             }
             Pool::Magpie(pool) => pool.install(|| timed(|| inputs.run(kernel, &mut Magpie))),
+            // `rayon_on_magpie::join` is `magpie::join`, which `Magpie` calls.
+            Pool::RayonOnMagpie(pool) => pool.install(|| timed(|| inputs.run(kernel, &mut Magpie))),
         };
         Ok((elapsed, inputs.digest(kernel, ret)?))
     }

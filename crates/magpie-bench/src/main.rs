@@ -168,7 +168,7 @@ struct ForkjoinArgs {
     kernels: Vec<KernelId>,
     /// Runtimes to run (a sequential reference result is always computed for checking).
     #[arg(long, value_enum, value_delimiter = ',',
-          default_values_t = [RuntimeKind::Sequential, RuntimeKind::Magpie, RuntimeKind::Rayon, RuntimeKind::Chili])]
+          default_values_t = [RuntimeKind::Sequential, RuntimeKind::Magpie, RuntimeKind::Rayon, RuntimeKind::Chili, RuntimeKind::RayonOnMagpie])]
     runtimes: Vec<RuntimeKind>,
     /// magpie's deques to run (each is its own magpie row).
     #[arg(long, value_delimiter = ',', default_values_t = DequeKind::ALL)]
@@ -298,7 +298,12 @@ fn configurations(args: &ForkjoinArgs) -> Vec<(RuntimeKind, DequeKind, usize)> {
         out.push((RuntimeKind::Sequential, DequeKind::default(), 1));
     }
     for &w in &args.workers {
-        for rt in [RuntimeKind::Rayon, RuntimeKind::Chili, RuntimeKind::Magpie] {
+        for rt in [
+            RuntimeKind::Rayon,
+            RuntimeKind::RayonOnMagpie,
+            RuntimeKind::Chili,
+            RuntimeKind::Magpie,
+        ] {
             if !args.runtimes.contains(&rt) {
                 continue;
             }

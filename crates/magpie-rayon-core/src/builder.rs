@@ -92,6 +92,15 @@ impl ThreadPoolBuilder {
         Self::default()
     }
 
+    /// rayon's defaults without the `MAGPIE_*` variables (the global pool's fallback when
+    /// one of them is bad).
+    pub(crate) fn from_defaults() -> Self {
+        ThreadPoolBuilder {
+            magpie: magpie::ThreadPoolBuilder::new().rayon_defaults(),
+            ..Self::default()
+        }
+    }
+
     /// Builds a pool whose threads are scoped threads of this call, each running
     /// `wrapper(thread)` (which must call [`ThreadBuilder::run`]); `with_pool` gets the pool,
     /// and every thread has exited before this returns. A panic of `with_pool` propagates
@@ -381,6 +390,13 @@ enum ErrorKind {
     IOError(io::Error),
     /// magpie's configuration (a `MAGPIE_*` variable, a policy name).
     Magpie(BuildError),
+}
+
+impl ThreadPoolBuildError {
+    /// Whether magpie's configuration (a `MAGPIE_*` variable, a policy name) is what failed.
+    pub(crate) fn is_config(&self) -> bool {
+        matches!(self.kind, ErrorKind::Magpie(_))
+    }
 }
 
 impl From<BuildError> for ThreadPoolBuildError {

@@ -10,9 +10,11 @@
 //! ```
 //!
 //! It is a thin layer: every function and type translates to magpie's runtime (one
-//! scheduler; no queue, thread or latch of its own). `join`, the scopes, spawns, broadcasts
-//! and yields are magpie's own items, re-exported; [`ThreadPool`] and [`ThreadPoolBuilder`]
-//! wrap magpie's to keep rayon's names and rules. What magpie adds is reachable too:
+//! scheduler; no queue, thread or latch of its own). The scope and context types and the
+//! yields are magpie's own items, re-exported; `join`, the scopes, spawns and broadcasts are
+//! magpie's behind one check (outside any pool, the global pool is first built with rayon's
+//! defaults); [`ThreadPool`] and [`ThreadPoolBuilder`] wrap magpie's to keep rayon's names and
+//! rules. What magpie adds is reachable too:
 //! [`MagpieBuilderExt`] sets the deque, victim and idle policies and the join limit of a
 //! pool, [`ThreadPool::magpie`] gives its counters, traces and prioritised spawns, and the
 //! `MAGPIE_*` variables configure every pool (docs/rayon.md has the whole mapping).
@@ -34,6 +36,7 @@
 #![deny(unsafe_code)]
 
 mod builder;
+mod global;
 mod pool;
 
 #[allow(deprecated)]
@@ -44,10 +47,13 @@ pub use builder::{
 };
 pub use pool::ThreadPool;
 
+pub use global::{
+    broadcast, current_num_threads, in_place_scope, in_place_scope_fifo, join, join_context, scope,
+    scope_fifo, spawn, spawn_broadcast, spawn_fifo,
+};
 pub use magpie::{
-    broadcast, current_thread_has_pending_tasks, in_place_scope, in_place_scope_fifo, join,
-    join_context, scope, scope_fifo, spawn, spawn_broadcast, spawn_fifo, yield_local, yield_now,
-    BroadcastContext, FnContext, Scope, ScopeFifo, ThreadBuilder, Yield,
+    current_thread_has_pending_tasks, yield_local, yield_now, BroadcastContext, FnContext, Scope,
+    ScopeFifo, ThreadBuilder, Yield,
 };
 
 /// The index of the current thread in its pool (`0..current_num_threads()`), or `None` if
@@ -61,17 +67,6 @@ pub use magpie::{
 #[inline]
 pub fn current_thread_index() -> Option<usize> {
     magpie::current_worker_index()
-}
-
-/// The number of threads of the current pool (the global pool outside any pool).
-///
-/// ```
-/// let pool = rayon_core::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-/// assert_eq!(pool.install(rayon_core::current_num_threads), 3);
-/// ```
-#[inline]
-pub fn current_num_threads() -> usize {
-    magpie::current_num_workers()
 }
 
 /// The most threads a pool can have; `num_threads` above it is lowered to it, as in

@@ -13,11 +13,14 @@ fn global_pool_rules() {
         // The child: a bad MAGPIE_DEQUE, and the global pool used implicitly.
         let sum: u64 = rayon_core::join(|| (0..10u64).sum::<u64>(), || 1).0;
         assert_eq!(sum, 45);
-        assert_eq!(rayon_core::current_num_threads(), 2);
+        // The defaults it falls back to still take rayon's thread count.
+        assert_eq!(rayon_core::current_num_threads(), 1);
         return;
     }
     std::env::set_var("RAYON_NUM_THREADS", "3");
     assert_eq!(rayon_core::current_num_threads(), 3);
+    // magpie's own view of the same global pool.
+    assert_eq!(magpie::current_pool_stats().workers.len(), 3);
     let err = rayon_core::ThreadPoolBuilder::new()
         .build_global()
         .unwrap_err();
@@ -34,7 +37,7 @@ fn global_pool_rules() {
             "--test-threads=1",
         ])
         .env(CHILD, "1")
-        .env("RAYON_NUM_THREADS", "2")
+        .env("RAYON_NUM_THREADS", "1")
         .env("MAGPIE_DEQUE", "nonsense")
         .output()
         .unwrap();

@@ -455,13 +455,15 @@ impl ThreadPoolBuilder {
     /// let pool = magpie::ThreadPoolBuilder::new().deque("lcws-half").rayon_defaults().num_workers(1).build().unwrap();
     /// assert_eq!(pool.deque().to_string(), "lcws-half");
     /// ```
-    pub fn rayon_defaults(self) -> Self {
-        let b = if matches!(self.deque, Ok(DequeKind::Default)) {
-            self.deque(DequeKind::ChaseLev)
-        } else {
-            self
-        };
-        b.abort_on_unhandled_panic()
+    /// The worker count, when none was set, is `RAYON_NUM_THREADS`'s if it names one.
+    pub fn rayon_defaults(mut self) -> Self {
+        if matches!(self.num_workers, Ok(None)) {
+            self.num_workers = Ok(rayon_num_threads());
+        }
+        if matches!(self.deque, Ok(DequeKind::Default)) {
+            self = self.deque(DequeKind::ChaseLev);
+        }
+        self.abort_on_unhandled_panic()
     }
 
     fn into_config(self) -> Result<StartArgs, BuildError> {

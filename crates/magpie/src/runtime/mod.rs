@@ -65,11 +65,7 @@ mod global {
         // its thread adopted by a pool that was shut down).
         let _serial = SETTING.lock().unwrap_or_else(|e| e.into_inner());
         GLOBAL.get_or_init(|| {
-            let start = |b: ThreadPoolBuilder| {
-                #[cfg(feature = "rayon-defaults")]
-                let b = b.rayon_defaults();
-                b.into_registry()
-            };
+            let start = |b: ThreadPoolBuilder| b.into_registry();
             match start(ThreadPoolBuilder::from_env()) {
                 Ok(r) => r,
                 Err(e) => {
