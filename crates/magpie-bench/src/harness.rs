@@ -228,13 +228,13 @@ pub fn table(kernel: KernelId, description: &str, rows: &[Row]) -> String {
     let _ = writeln!(out, "== {} — {description}", kernel.name());
     let _ = writeln!(
         out,
-        "{:<10} {:<17} {:>3} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8}",
+        "{:<15} {:<17} {:>3} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8}",
         "runtime", "variant", "w", "median_s", "min_s", "max_s", "/rayon", "/chili", "/seq"
     );
     for r in &rows {
         let _ = writeln!(
             out,
-            "{:<10} {:<17} {:>3} {:>9.4} {:>9.4} {:>9.4} {:>8} {:>8} {:>8}",
+            "{:<15} {:<17} {:>3} {:>9.4} {:>9.4} {:>9.4} {:>8} {:>8} {:>8}",
             r.runtime,
             r.variant,
             r.workers,

@@ -523,7 +523,7 @@ impl Config {
         } else {
             String::new()
         };
-        let name = format!("{runtime:<10} {variant:<17} {workers:>2} worker(s)");
+        let name = format!("{runtime:<15} {variant:<17} {workers:>2} worker(s)");
         Config {
             runtime,
             deque,
