@@ -295,7 +295,7 @@ fn spawn_handlers_scoped_pools_and_thread_handlers() {
     let started = Arc::new(AtomicUsize::new(0));
     let exited = Arc::new(AtomicUsize::new(0));
     let (s, e) = (Arc::clone(&started), Arc::clone(&exited));
-    let local = vec![1u64, 2, 3];
+    let local = [1u64, 2, 3];
     let total = ThreadPoolBuilder::new()
         .num_workers(3)
         .start_handler(move |_| {
