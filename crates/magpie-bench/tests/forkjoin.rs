@@ -285,13 +285,14 @@ fn every_kernel_runs_quick_on_every_runtime_and_agrees_with_sequential() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let rows: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     let rows = rows.as_array().unwrap();
-    // Per kernel: sequential, rayon, chili, magpie on two deques.
+    // Per kernel: sequential, rayon, rayon's API on magpie, chili, magpie on two deques.
     let expected: Vec<(String, String, String)> = KERNELS
         .iter()
         .flat_map(|k| {
             [
                 ("sequential", ""),
                 ("rayon", ""),
+                ("rayon-on-magpie", ""),
                 ("chili", ""),
                 ("magpie", "chase-lev"),
                 ("magpie", "lcws-user"),

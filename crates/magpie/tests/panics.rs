@@ -49,8 +49,10 @@ fn busy() -> u64 {
     fib(16)
 }
 
-#[test]
-fn panic_in_a_propagates_b_runs_once() {
+/// On every deque, join mode and worker count, 20 rounds of a join on a pool whose halves
+/// run `a(round)` and `b(round)` (one or both panic): the payload must be `want`, each half
+/// must have run exactly once, and the pool works afterwards.
+fn check_join_panic(want: &str, a: impl Fn(usize) + Sync, b: impl Fn(usize) + Sync) {
     for deque in deques() {
         for (joins, n) in modes() {
             let pool = pool_with(deque, n, joins);
@@ -61,91 +63,68 @@ fn panic_in_a_propagates_b_runs_once() {
                         magpie::join(
                             || {
                                 a_ran.fetch_add(1, Relaxed);
-                                busy();
-                                panic!("a panicked")
+                                a(round)
                             },
                             || {
                                 b_ran.fetch_add(1, Relaxed);
-                                busy()
+                                b(round)
                             },
                         )
                     })
                 });
                 let what = format!("{deque}, {joins:?}, {n} workers, round {round}");
-                assert_eq!(str_payload(&*p), "a panicked", "{what}");
+                assert_eq!(str_payload(&*p), want, "{what}");
                 assert_eq!(a_ran.load(Relaxed), 1, "{what}: a");
                 assert_eq!(b_ran.load(Relaxed), 1, "{what}: b");
             }
             assert_pool_works(&pool);
         }
     }
+}
+
+#[test]
+fn panic_in_a_propagates_b_runs_once() {
+    check_join_panic(
+        "a panicked",
+        |_| {
+            busy();
+            panic!("a panicked")
+        },
+        |_| {
+            busy();
+        },
+    );
 }
 
 #[test]
 fn panic_in_b_propagates_a_runs_once() {
-    for deque in deques() {
-        for (joins, n) in modes() {
-            let pool = pool_with(deque, n, joins);
-            for round in 0..20 {
-                let (a_ran, b_ran) = (AtomicUsize::new(0), AtomicUsize::new(0));
-                let p = expect_panic(|| {
-                    pool.install(|| {
-                        magpie::join(
-                            || {
-                                a_ran.fetch_add(1, Relaxed);
-                                busy()
-                            },
-                            || {
-                                b_ran.fetch_add(1, Relaxed);
-                                busy();
-                                panic!("b panicked")
-                            },
-                        )
-                    })
-                });
-                let what = format!("{deque}, {joins:?}, {n} workers, round {round}");
-                assert_eq!(str_payload(&*p), "b panicked", "{what}");
-                assert_eq!(a_ran.load(Relaxed), 1, "{what}: a");
-                assert_eq!(b_ran.load(Relaxed), 1, "{what}: b");
-            }
-            assert_pool_works(&pool);
-        }
-    }
+    check_join_panic(
+        "b panicked",
+        |_| {
+            busy();
+        },
+        |_| {
+            busy();
+            panic!("b panicked")
+        },
+    );
 }
 
 #[test]
 fn panic_in_both_a_wins() {
-    for deque in deques() {
-        for (joins, n) in modes() {
-            let pool = pool_with(deque, n, joins);
-            for round in 0..20 {
-                let (a_ran, b_ran) = (AtomicUsize::new(0), AtomicUsize::new(0));
-                // Alternate which half finishes first: a's payload must win either way.
-                let (a_work, b_work) = if round % 2 == 0 { (14, 18) } else { (18, 14) };
-                let p = expect_panic(|| {
-                    pool.install(|| {
-                        magpie::join(
-                            || {
-                                a_ran.fetch_add(1, Relaxed);
-                                fib(a_work);
-                                panic!("a wins")
-                            },
-                            || {
-                                b_ran.fetch_add(1, Relaxed);
-                                fib(b_work);
-                                panic!("b loses")
-                            },
-                        )
-                    })
-                });
-                let what = format!("{deque}, {joins:?}, {n} workers, round {round}");
-                assert_eq!(str_payload(&*p), "a wins", "{what}");
-                assert_eq!(a_ran.load(Relaxed), 1, "{what}: a");
-                assert_eq!(b_ran.load(Relaxed), 1, "{what}: b");
-            }
-            assert_pool_works(&pool);
-        }
-    }
+    // Alternate which half finishes first: a's payload must win either way.
+    let work = |round: usize, half: usize| if round % 2 == half { 14 } else { 18 };
+    check_join_panic(
+        "a wins",
+        |round| {
+            fib(work(round, 0));
+            panic!("a wins")
+        },
+        |round| {
+            fib(work(round, 1));
+            panic!("b loses")
+        },
+    );
 }
 
 /// A non-string payload survives the trip through `join` unchanged.
