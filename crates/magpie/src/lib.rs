@@ -70,6 +70,20 @@ pub mod deque;
 pub mod loops;
 pub mod policy;
 mod runtime;
+/// Teams: parallel regions run by several workers at once, with barriers, worksharing
+/// state and OpenMP's tasks (the runtime under `libmagpie_omp`, the OpenMP layer).
+///
+/// A team's members are workers of the current pool; a member waiting at a [`barrier`],
+/// a [`taskwait`] or a [`taskgroup_end`] runs the team's tasks meanwhile. The design note
+/// is in `runtime/team.rs` and `runtime/task.rs`.
+#[cfg(not(loom))]
+pub mod team {
+    pub use crate::runtime::task::{
+        in_final, run_task_now, spawn_task, taskgroup_end, taskgroup_start, taskwait, taskyield,
+        DepKind, TaskOptions,
+    };
+    pub use crate::runtime::team::{barrier, info, parallel, single, workshare, TeamInfo};
+}
 #[cfg(not(loom))]
 pub mod search;
 /// Under loom only the search engine's ledger is built, for its model

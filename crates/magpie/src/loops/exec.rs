@@ -1,33 +1,23 @@
-//! Running a loop: participants, the central queue, the stealing queues, fork-join splitting.
+//! Running a loop on the pool: participants, and fork-join splitting for `auto`.
 //!
 //! A loop on a pool of P workers starts P *participants* (a balanced tree of `join`s, so the
-//! pool's thieves spread them). What a participant does depends on the schedule:
-//! - **central queue** (SS, GSS, TSS, FAC, FAC2, WF, AWF*, AF): lock the loop's counter, ask
-//!   the [`ChunkRule`] for the next chunk's size, take it, unlock, run it, report its time;
-//!   until the counter reaches the end. SS and mFAC take no lock: SS adds its fixed chunk to
-//!   an atomic counter of iterations, mFAC adds one to an atomic counter of chunk numbers and
-//!   computes the chunk's place and size from its number ([`super::chunks::Batches`]).
-//! - **static**: participant p runs block p (or, with a chunk, chunks p, p + P, p + 2P, …).
-//! - **stealing** (static-steal, rws, laws): participant p owns an even block and takes
-//!   chunks from its low end; once it is empty it steals part of another participant's
-//!   remaining range from the upper end (under that range's lock), makes it its own and
-//!   goes on; it stops when a whole pass over the victims finds nothing.
-//! - **auto**: binary fork-join splitting down to a grain found by timing a doubling prefix
-//!   (parlaylib's rule, with about 50 µs of work per grain, and at least 128·P grains).
+//! pool's thieves spread them); each takes chunks from the loop's [`Dispenser`] until it has
+//! none (`dispense.rs` has how each schedule hands them out). `auto` is fork-join instead:
+//! binary splitting down to a grain found by timing a doubling prefix (parlaylib's rule,
+//! with about 50 µs of work per grain, and at least 128·P grains).
 //!
 //! Each participant calls [`crate::expose_work`] between chunks, so that participants still
 //! queued behind a long chunk on an `lcws-user` deque reach idle workers.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
-use super::chunks::{central_rule, ChunkRule, LoopHistory, LoopShape};
-use super::schedule::{Schedule, StealAmount};
-use crate::policy::XorShift64Star;
+use super::chunks::LoopHistory;
+use super::dispense::{Dispenser, Plan};
+use super::schedule::Schedule;
 use crate::runtime::registry::WorkerThread;
 use crate::trace::Recorder;
 
@@ -88,7 +78,6 @@ struct Tally {
 struct Slot {
     busy_ns: AtomicU64,
     chunks: AtomicU64,
-    steals: AtomicU64,
 }
 
 impl Tally {
@@ -124,7 +113,6 @@ struct Local<'a> {
     worker: usize,
     busy_ns: u64,
     chunks: u64,
-    steals: u64,
     span: Option<Instant>,
     /// The current worker's trace recorder (none outside a pool).
     recorder: Option<&'a Recorder>,
@@ -137,7 +125,6 @@ impl<'a> Local<'a> {
             worker: worker() % tally.slots.len(),
             busy_ns: 0,
             chunks: 0,
-            steals: 0,
             span: None,
             recorder: current_recorder(),
         }
@@ -187,7 +174,6 @@ impl Drop for Local<'_> {
         let slot = &self.tally.slots[self.worker];
         slot.busy_ns.fetch_add(self.busy_ns, Ordering::Relaxed);
         slot.chunks.fetch_add(self.chunks, Ordering::Relaxed);
-        slot.steals.fetch_add(self.steals, Ordering::Relaxed);
     }
 }
 
@@ -223,44 +209,6 @@ fn participants(lo: usize, hi: usize, f: &(dyn Fn(usize) + Sync)) {
     crate::join(|| participants(lo, mid, f), || participants(mid, hi, f));
 }
 
-/// How a schedule runs, resolved from a [`Schedule`].
-pub(crate) enum Plan {
-    /// A central queue whose chunks a rule sizes.
-    Central,
-    /// Even blocks, one per participant.
-    StaticBlock,
-    /// Chunks of `chunk` dealt round-robin to participants.
-    BlockCyclic { chunk: usize },
-    /// Owned blocks plus stealing.
-    Stealing(StealPlan),
-    /// Fork-join splitting with an automatic grain.
-    Auto,
-}
-
-/// Which victims a stealing schedule tries, and how much it takes.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct StealPlan {
-    /// The victim order.
-    pub(crate) victims: VictimOrder,
-    /// How much of a victim's remaining range a steal takes (among the pool's workers);
-    /// `None`: LLVM's static_steal rule, a quarter (rounded down, at least one), only from a
-    /// victim with at least two of its chunks left.
-    pub(crate) amount: Option<StealAmount>,
-    /// The chunk an owner takes from its own range at a time (0: automatic).
-    pub(crate) owner_chunk: usize,
-}
-
-/// The victim order of a stealing schedule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum VictimOrder {
-    /// LLVM's static_steal: round-robin starting from the last victim.
-    RoundRobin,
-    /// Random, a victim found empty excluded for the rest of the search (weight 0).
-    Random,
-    /// As `Random`, but victims on the thief's NUMA node (then socket) first.
-    Local,
-}
-
 /// Runs `body` over `range` on the current pool with `plan`; `rule` for central queues.
 pub(crate) fn drive(
     range: Range<usize>,
@@ -272,26 +220,16 @@ pub(crate) fn drive(
     let p = crate::current_num_workers().max(1);
     let tally = Tally::new(p);
     let start = Instant::now();
-    let n = range.len();
-    if n > 0 {
+    let mut steals = 0;
+    if !range.is_empty() {
         match plan {
-            Plan::Central => {
-                let shape = LoopShape {
-                    iterations: n as u64,
-                    workers: p,
-                };
-                match central_rule(schedule, shape, history) {
-                    Some(rule) => {
-                        let mut rule = central(range.clone(), p, rule, &tally, body);
-                        rule.finish(history);
-                    }
-                    None => static_block(range.clone(), p, &tally, body),
-                }
+            Plan::Auto => auto(range, p, &tally, body),
+            _ => {
+                let d = Dispenser::new(range, p, schedule, history);
+                dispensed(&d, p, &tally, body);
+                d.learn(history);
+                steals = d.steals();
             }
-            Plan::StaticBlock => static_block(range.clone(), p, &tally, body),
-            Plan::BlockCyclic { chunk } => block_cyclic(range.clone(), p, *chunk, &tally, body),
-            Plan::Stealing(s) => stealing(range.clone(), p, *s, &tally, body),
-            Plan::Auto => auto(range.clone(), p, &tally, body),
         }
     }
     LoopStats {
@@ -303,297 +241,24 @@ pub(crate) fn drive(
             .map(|s| Duration::from_nanos(s.busy_ns.load(Ordering::Relaxed)))
             .collect(),
         chunks: tally.sum(|s| &s.chunks),
-        steals: tally.sum(|s| &s.steals),
+        steals,
     }
 }
 
-fn static_block(range: Range<usize>, p: usize, tally: &Tally, body: &Body<'_>) {
-    let n = range.len();
-    participants(0, p.min(n), &|i| {
-        let k = p.min(n);
-        let lo = range.start + i * n / k;
-        let hi = range.start + (i + 1) * n / k;
-        if lo < hi {
-            Local::new(tally).run_untimed(body, i, lo..hi);
-        }
-    });
-}
-
-fn block_cyclic(range: Range<usize>, p: usize, chunk: usize, tally: &Tally, body: &Body<'_>) {
-    let chunk = chunk.max(1);
-    let chunks = range.len().div_ceil(chunk);
-    participants(0, p.min(chunks), &|i| {
+/// Runs the participants of `d` on the pool, each taking its chunks until it has none.
+fn dispensed(d: &Dispenser, p: usize, tally: &Tally, body: &Body<'_>) {
+    let timed = d.timed();
+    participants(0, d.active(), &|i| {
         let mut local = Local::new(tally);
-        let mut c = i;
-        while c < chunks {
-            let lo = range.start + c * chunk;
-            let hi = (lo + chunk).min(range.end);
-            local.run_untimed(body, i, lo..hi);
-            c += p;
-        }
-    });
-}
-
-/// The central queue: the next unassigned iteration and the rule that sizes chunks.
-struct Queue {
-    next: usize,
-    rule: Box<dyn ChunkRule>,
-}
-
-fn central(
-    range: Range<usize>,
-    p: usize,
-    rule: Box<dyn ChunkRule>,
-    tally: &Tally,
-    body: &Body<'_>,
-) -> Box<dyn ChunkRule> {
-    if let Some(k) = rule.fixed_chunk() {
-        let k = usize::try_from(k).unwrap_or(usize::MAX).max(1);
-        // `fetch_add` may carry the counter up to `P` chunks past the end: only when that
-        // cannot overflow.
-        if range.end.checked_add(k.saturating_mul(p)).is_some() {
-            fixed(range, p, k, tally, body);
-            return rule;
-        }
-    }
-    let timed = rule.wants_timing();
-    if let Some(plan) = rule.batches() {
-        let mut rule = rule;
-        for (w, iterations, ns) in numbered(range, p, &plan, timed, tally, body) {
-            rule.chunk_done(w, iterations, ns);
-        }
-        return rule;
-    }
-    let queue = Mutex::new(Queue {
-        next: range.start,
-        rule,
-    });
-    let lock = || queue.lock().unwrap_or_else(|e| e.into_inner());
-    participants(0, p, &|i| {
-        let mut local = Local::new(tally);
-        let w = local.worker % p;
-        loop {
-            let chunk = {
-                let mut q = lock();
-                if q.next >= range.end {
-                    break;
-                }
-                let remaining = (range.end - q.next) as u64;
-                let size = q.rule.next_chunk(w, remaining).clamp(1, remaining) as usize;
-                let lo = q.next;
-                q.next += size;
-                lo..lo + size
-            };
+        let mut cursor = d.cursor(i).with_worker(local.worker % p);
+        while let Some(chunk) = d.next(&mut cursor) {
             if timed {
-                let iterations = chunk.len() as u64;
-                let ns = local.run(body, i, chunk);
-                lock().rule.chunk_done(w, iterations, ns);
+                local.run(body, i, chunk);
             } else {
                 local.run_untimed(body, i, chunk);
             }
         }
     });
-    queue.into_inner().unwrap_or_else(|e| e.into_inner()).rule
-}
-
-/// The central queue of a fixed chunk size `k` (SS): one `fetch_add` per chunk, no lock,
-/// as OpenMP's `dynamic,k`.
-fn fixed(range: Range<usize>, p: usize, k: usize, tally: &Tally, body: &Body<'_>) {
-    let next = AtomicUsize::new(range.start);
-    participants(0, p, &|i| {
-        let mut local = Local::new(tally);
-        loop {
-            let lo = next.fetch_add(k, Ordering::Relaxed);
-            if lo >= range.end {
-                break;
-            }
-            local.run_untimed(body, i, lo..(lo + k).min(range.end));
-        }
-    });
-}
-
-/// The central queue of mFAC: one `fetch_add` on the chunk *number* per chunk, no lock; each
-/// participant sizes and places its chunks from its own copy of `plan` (the redundant
-/// calculation of LB4OMP's `faca`). Returns, if `timed`, every chunk's worker, iterations and
-/// time, for the rule to learn from after the loop.
-fn numbered(
-    range: Range<usize>,
-    p: usize,
-    plan: &super::chunks::Batches,
-    timed: bool,
-    tally: &Tally,
-    body: &Body<'_>,
-) -> Vec<(usize, u64, u64)> {
-    let next = AtomicU64::new(0);
-    let log = Mutex::new(Vec::new());
-    participants(0, p, &|i| {
-        let mut local = Local::new(tally);
-        let w = local.worker % p;
-        let mut plan = plan.clone();
-        let mut mine = Vec::new();
-        loop {
-            let k = next.fetch_add(1, Ordering::Relaxed);
-            let Some((offset, len)) = plan.chunk(k) else {
-                break;
-            };
-            // Both fit in usize: they lie within `range`.
-            let lo = range.start + offset as usize;
-            let chunk = lo..lo + len as usize;
-            if timed {
-                let ns = local.run(body, i, chunk);
-                mine.push((w, len, ns));
-            } else {
-                local.run_untimed(body, i, chunk);
-            }
-        }
-        if !mine.is_empty() {
-            log.lock().unwrap_or_else(|e| e.into_inner()).extend(mine);
-        }
-    });
-    log.into_inner().unwrap_or_else(|e| e.into_inner())
-}
-
-/// One participant's remaining iterations, shared with thieves.
-struct Owned(Mutex<Range<usize>>);
-
-impl Owned {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Range<usize>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-fn stealing(range: Range<usize>, p: usize, plan: StealPlan, tally: &Tally, body: &Body<'_>) {
-    let n = range.len();
-    let k = p.min(n);
-    let owned: Vec<Owned> = (0..k)
-        .map(|i| {
-            let lo = range.start + i * n / k;
-            let hi = range.start + (i + 1) * n / k;
-            Owned(Mutex::new(lo..hi))
-        })
-        .collect();
-    let owner_chunk = if plan.owner_chunk > 0 {
-        plan.owner_chunk
-    } else {
-        // About 64 chunks per block: small enough that most of a block stays stealable.
-        (n / (k * 64)).max(1)
-    };
-    let order = victim_order(plan.victims, k);
-    participants(0, k, &|i| {
-        let mut local = Local::new(tally);
-        let mut rng = XorShift64Star::new(i as u64 ^ 0x6c6f_6f70);
-        let mut last_victim = (i + 1) % k;
-        loop {
-            // Drain our own range, a chunk at a time, from its low end.
-            loop {
-                let chunk = {
-                    let mut own = owned[i].lock();
-                    if own.is_empty() {
-                        break;
-                    }
-                    let hi = (own.start + owner_chunk).min(own.end);
-                    let c = own.start..hi;
-                    own.start = hi;
-                    c
-                };
-                local.run_untimed(body, i, chunk);
-            }
-            // Steal part of someone else's.
-            let Some((victim, stolen)) =
-                steal_once(i, k, &owned, plan, &order, &mut rng, &mut last_victim)
-            else {
-                return;
-            };
-            local.steals += 1;
-            last_victim = victim;
-            *owned[i].lock() = stolen;
-        }
-    });
-}
-
-/// Victims grouped by preference, per thief: `Local` puts the thief's NUMA node first.
-fn victim_order(order: VictimOrder, k: usize) -> Vec<Vec<Vec<usize>>> {
-    let tiers = |thief: usize| -> Vec<Vec<usize>> {
-        let others: Vec<usize> = (0..k).filter(|&v| v != thief).collect();
-        if order != VictimOrder::Local {
-            return vec![others];
-        }
-        let topo = topology();
-        let cpus = topo.worker_cpus(k);
-        let node = |w: usize| topo.node(cpus[w]);
-        let (near, far): (Vec<usize>, Vec<usize>) =
-            others.into_iter().partition(|&v| node(v) == node(thief));
-        vec![near, far]
-    };
-    (0..k).map(tiers).collect()
-}
-
-fn topology() -> &'static crate::policy::Topology {
-    static TOPOLOGY: std::sync::OnceLock<crate::policy::Topology> = std::sync::OnceLock::new();
-    TOPOLOGY.get_or_init(crate::policy::Topology::detect)
-}
-
-/// One search for a victim with work; returns the victim and the range taken from it.
-fn steal_once(
-    thief: usize,
-    k: usize,
-    owned: &[Owned],
-    plan: StealPlan,
-    order: &[Vec<Vec<usize>>],
-    rng: &mut XorShift64Star,
-    last_victim: &mut usize,
-) -> Option<(usize, Range<usize>)> {
-    let take = |v: usize| -> Option<Range<usize>> {
-        let mut r = owned[v].lock();
-        let left = r.len();
-        let amount = match plan.amount {
-            None => {
-                if left < 2 * plan.owner_chunk.max(1) {
-                    return None;
-                }
-                (left / 4).max(1)
-            }
-            Some(amount) => amount.of(left, k),
-        };
-        if amount == 0 {
-            return None;
-        }
-        let cut = r.end - amount;
-        let stolen = cut..r.end;
-        r.end = cut;
-        Some(stolen)
-    };
-    match plan.victims {
-        VictimOrder::RoundRobin => {
-            // From the last victim on, once round.
-            for step in 0..k {
-                let v = (*last_victim + step) % k;
-                if v != thief {
-                    if let Some(r) = take(v) {
-                        return Some((v, r));
-                    }
-                }
-            }
-            let _ = rng;
-            None
-        }
-        VictimOrder::Random | VictimOrder::Local => {
-            for tier in &order[thief] {
-                // Random order within the tier; a victim found empty gets weight zero for
-                // the rest of this search (ranges only shrink, or are refilled by their
-                // owner's own steals, which that owner then runs itself).
-                let mut left: Vec<usize> = tier.clone();
-                while !left.is_empty() {
-                    let j = rng.below(left.len());
-                    let v = left.swap_remove(j);
-                    if let Some(r) = take(v) {
-                        return Some((v, r));
-                    }
-                }
-            }
-            None
-        }
-    }
 }
 
 /// The work `auto` aims to put in one grain. A grain costs a join and its bookkeeping (a

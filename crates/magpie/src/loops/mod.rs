@@ -18,15 +18,17 @@ pub use chunks::{
 };
 pub use schedule::{Schedule, ScheduleError, StealAmount, SCHEDULE_ENV};
 
+mod dispense;
 mod exec;
 mod select;
 
+pub use dispense::{Cursor, Dispenser};
 pub use exec::LoopStats;
 
 use std::ops::Range;
 use std::sync::Mutex;
 
-use exec::{Plan, StealPlan, VictimOrder};
+use dispense::plan;
 
 /// `auto`: fork-join splitting with an automatic grain, for users who do not care.
 impl Default for Schedule {
@@ -57,38 +59,6 @@ impl Schedule {
             | Schedule::ExpertSel => Schedule::Auto,
             s => s.clone(),
         }
-    }
-}
-
-/// How the executor runs a (resolved) schedule.
-fn plan(schedule: &Schedule) -> Plan {
-    let usize_of = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
-    match schedule {
-        Schedule::Static { chunk: None } => Plan::StaticBlock,
-        Schedule::Static { chunk: Some(k) } => Plan::BlockCyclic {
-            chunk: usize_of(*k),
-        },
-        Schedule::StaticSteal { chunk } => Plan::Stealing(StealPlan {
-            victims: VictimOrder::RoundRobin,
-            amount: None,
-            owner_chunk: usize_of(*chunk),
-        }),
-        Schedule::Rws { steal } | Schedule::Laws { steal } => Plan::Stealing(StealPlan {
-            victims: if matches!(schedule, Schedule::Laws { .. }) {
-                VictimOrder::Local
-            } else {
-                VictimOrder::Random
-            },
-            amount: Some(*steal),
-            owner_chunk: 0,
-        }),
-        Schedule::Auto
-        | Schedule::Runtime
-        | Schedule::RandomSel
-        | Schedule::ExhaustiveSel
-        | Schedule::BinarySel
-        | Schedule::ExpertSel => Plan::Auto,
-        _ => Plan::Central,
     }
 }
 
@@ -166,13 +136,7 @@ impl Loop {
     }
 
     fn run(&self, range: Range<usize>, body: &exec::Body<'_>) -> LoopStats {
-        if matches!(
-            self.schedule,
-            Schedule::RandomSel
-                | Schedule::ExhaustiveSel
-                | Schedule::BinarySel
-                | Schedule::ExpertSel
-        ) {
+        if self.is_selector() {
             return self.run_selected(range, body);
         }
         let schedule = self.schedule.resolve();
@@ -212,6 +176,85 @@ impl Loop {
         state.calls += 1;
         state.last = Some(stats.clone());
         stats
+    }
+
+    /// Starts one execution of the loop over `0..iterations` for `participants` threads
+    /// that take their chunks themselves (an OpenMP team's members): the schedule (`runtime`
+    /// resolved, a selector's choice made) with what the loop learned so far. Give the
+    /// dispenser back with [`Loop::finish`] once every participant got None, so that
+    /// adaptive schedules learn from it. `auto` runs as static-steal with an automatic chunk
+    /// here (there is no fork-join to split with).
+    ///
+    /// ```
+    /// use magpie::loops::{Loop, Schedule};
+    /// let lp = Loop::new("awf".parse::<Schedule>().unwrap());
+    /// for _ in 0..2 {
+    ///     let d = lp.dispense(100, 1);
+    ///     let mut c = d.cursor(0);
+    ///     let mut covered = 0;
+    ///     while let Some(chunk) = d.next(&mut c) {
+    ///         covered += chunk.len();
+    ///     }
+    ///     assert_eq!(covered, 100);
+    ///     lp.finish(&d);
+    /// }
+    /// assert_eq!(lp.calls(), 2);
+    /// assert_eq!(lp.history().calls, 2);
+    /// ```
+    pub fn dispense(&self, iterations: usize, participants: usize) -> Dispenser {
+        let mut state = self.lock();
+        if self.is_selector() {
+            let (selector, histories) = state.selector.get_or_insert_with(|| {
+                let members = select::portfolio().len();
+                (
+                    select::Selector::new(self.schedule.clone()),
+                    vec![LoopHistory::default(); members],
+                )
+            });
+            let (i, member) = selector.choose();
+            let mut d = Dispenser::new(0..iterations, participants, &member, &histories[i]);
+            d.set_member(i);
+            return d;
+        }
+        let schedule = self.schedule.resolve();
+        Dispenser::new(0..iterations, participants, &schedule, &state.history)
+    }
+
+    /// Ends an execution started by [`Loop::dispense`]: the schedule learns from it, and its
+    /// statistics (time since `dispense`, chunks, steals) become [`Loop::last_stats`].
+    pub fn finish(&self, d: &Dispenser) -> LoopStats {
+        let stats = LoopStats {
+            schedule: d.schedule().to_string(),
+            time: d.elapsed(),
+            busy: Vec::new(),
+            chunks: d.chunks(),
+            steals: d.steals(),
+        };
+        let mut state = self.lock();
+        match d.member() {
+            Some(i) => {
+                if let Some((selector, histories)) = state.selector.as_mut() {
+                    if let Some(h) = histories.get_mut(i) {
+                        d.learn(h);
+                    }
+                    selector.record(i, &stats);
+                }
+            }
+            None => d.learn(&mut state.history),
+        }
+        state.calls += 1;
+        state.last = Some(stats.clone());
+        stats
+    }
+
+    fn is_selector(&self) -> bool {
+        matches!(
+            self.schedule,
+            Schedule::RandomSel
+                | Schedule::ExhaustiveSel
+                | Schedule::BinarySel
+                | Schedule::ExpertSel
+        )
     }
 
     /// Runs `body(i)` for every `i` in `range`, each exactly once.

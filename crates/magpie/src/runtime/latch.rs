@@ -44,6 +44,12 @@ impl CoreLatch {
             .is_ok()
     }
 
+    /// Makes a set latch unset again, for reuse by the same waiter (a barrier's next phase,
+    /// a second taskwait). Only the waiter may call it, when no setter can be running.
+    pub fn reset(&self) {
+        self.state.store(UNSET, Ordering::SeqCst);
+    }
+
     /// Step 3: woke up; back to `UNSET` unless it was set meanwhile.
     pub fn wake_up(&self) {
         let _ = self

@@ -28,6 +28,10 @@ pub(crate) mod registry;
 #[cfg(not(loom))]
 mod scope;
 #[cfg(not(loom))]
+pub(crate) mod task;
+#[cfg(not(loom))]
+pub(crate) mod team;
+#[cfg(not(loom))]
 mod thread;
 #[cfg(not(loom))]
 mod worker;

@@ -408,6 +408,14 @@ impl Registry {
         }
     }
 
+    /// Puts `job` in worker `index`'s own queue (only that worker runs it: a team member's
+    /// share of a region) and wakes that worker, as [`Registry::inject_broadcast`] does.
+    pub(super) fn inject_to(&self, index: usize, job: JobRef) {
+        self.infos[index].broadcasts.push(job);
+        fence(Ordering::SeqCst);
+        self.sleep.wake_specific(index);
+    }
+
     pub(super) fn now_ns(&self) -> u64 {
         self.epoch.elapsed().as_nanos() as u64
     }

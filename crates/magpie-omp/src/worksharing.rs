@@ -1,0 +1,1047 @@
+//! Worksharing loops, sections and `ordered`: every `GOMP_loop_*` form GCC 12 emits, on
+//! magpie's loop dispensers.
+//!
+//! A loop is translated to its iteration *numbers* `0..n` (its trip count); a chunk of
+//! numbers `lo..hi` goes back to the caller as `start + lo·incr .. start + hi·incr`, the last
+//! one ending exactly at `end`. The first member to reach the construct makes its
+//! [`magpie::loops::Dispenser`] (for the team's size); every member takes chunks from it with
+//! its own cursor. `dynamic` is SS, `guided` GSS, `static` static, `runtime` the runtime
+//! schedule (`OMP_SCHEDULE`, `omp_set_schedule`). A loop that must be monotonic (`ordered`,
+//! a `monotonic:` runtime schedule, `GOMP_loop_runtime_*`) runs the stealing and automatic
+//! schedules as `static`, since a thief's chunks would go backwards.
+//!
+//! Adaptive schedules learn across executions of the same loop: the loop's state is kept
+//! per construct, identified by the region's outlined function and the construct's number
+//! among the region's worksharing constructs (the GNU ABI passes no loop identity).
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use magpie::loops::{Cursor, Dispenser, Loop, Schedule};
+use magpie::team;
+
+use crate::icv::icv;
+use crate::region::{run_combined, OutlinedFn, OMP};
+
+/// A loop's bounds, as the caller gave them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Bounds {
+    /// `long` iteration variables.
+    Long { start: i64, end: i64, incr: i64 },
+    /// `unsigned long long` ones; `up` says which way they go (`incr` wraps when down).
+    Ull {
+        start: u64,
+        end: u64,
+        incr: u64,
+        up: bool,
+    },
+}
+
+impl Bounds {
+    /// The trip count.
+    fn trips(&self) -> usize {
+        let n: u128 = match *self {
+            Bounds::Long { start, end, incr } => {
+                let (s, e, i) = (start as i128, end as i128, incr as i128);
+                if i > 0 && s < e {
+                    ((e - s + i - 1) / i) as u128
+                } else if i < 0 && s > e {
+                    ((s - e - i - 1) / -i) as u128
+                } else {
+                    0
+                }
+            }
+            Bounds::Ull {
+                start,
+                end,
+                incr,
+                up,
+            } => {
+                if up && start < end && incr != 0 {
+                    u128::from(end - start).div_ceil(u128::from(incr))
+                } else if !up && start > end && incr != 0 {
+                    let step = u128::from(incr.wrapping_neg());
+                    u128::from(start - end).div_ceil(step)
+                } else {
+                    0
+                }
+            }
+        };
+        usize::try_from(n).unwrap_or(usize::MAX)
+    }
+
+    /// The iteration values of numbers `lo..hi` (the end clamped to the loop's end).
+    fn values(&self, lo: usize, hi: usize, n: usize) -> (u64, u64) {
+        match *self {
+            Bounds::Long { start, end, incr } => {
+                let at = |k: usize| (start as i128 + k as i128 * incr as i128) as i64;
+                let e = if hi >= n { end } else { at(hi) };
+                (at(lo) as u64, e as u64)
+            }
+            Bounds::Ull {
+                start, end, incr, ..
+            } => {
+                let at = |k: usize| start.wrapping_add((k as u64).wrapping_mul(incr));
+                let e = if hi >= n { end } else { at(hi) };
+                (at(lo), e)
+            }
+        }
+    }
+}
+
+/// A worksharing construct's shared state.
+pub(crate) struct Ws {
+    bounds: Bounds,
+    n: usize,
+    dispenser: Dispenser,
+    /// The loop whose state persists (adaptive schedules), to learn from this execution.
+    learner: Option<Arc<Loop>>,
+    /// Members that have not left the construct.
+    left: AtomicUsize,
+    /// `ordered`: the iteration number whose chunk may run its ordered blocks.
+    turn: Option<AtomicUsize>,
+    /// `GOMP_loop_start`'s team-shared scratch memory (zeroed), made by the first asker.
+    mem: OnceLock<Box<[u64]>>,
+}
+
+/// A member's place in its current construct.
+pub(crate) struct Current {
+    ws: Arc<Ws>,
+    cursor: Cursor,
+    /// An ordered chunk this member holds whose turn it has not passed on yet.
+    owes_turn: bool,
+}
+
+/// What a loop's schedule clause said.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Kind {
+    Static,
+    Dynamic,
+    Guided,
+    Runtime,
+    Auto,
+}
+
+/// The schedule a construct runs, and whether it must be monotonic.
+fn schedule_of(kind: Kind, chunk: u64, monotonic: bool) -> (Schedule, bool) {
+    let (s, mono) = match kind {
+        Kind::Static => (
+            Schedule::Static {
+                chunk: (chunk > 0).then_some(chunk),
+            },
+            monotonic,
+        ),
+        Kind::Dynamic => (
+            Schedule::Ss {
+                chunk: chunk.max(1),
+            },
+            monotonic,
+        ),
+        Kind::Guided => (
+            Schedule::Gss {
+                min_chunk: chunk.max(1),
+            },
+            monotonic,
+        ),
+        Kind::Auto => (Schedule::Auto, monotonic),
+        Kind::Runtime => {
+            let r = icv().run_sched();
+            (r.schedule, monotonic || r.monotonic)
+        }
+    };
+    (s, mono)
+}
+
+/// Whether a schedule keeps state across executions of its loop.
+fn learns(s: &Schedule) -> bool {
+    matches!(
+        s,
+        Schedule::Fac { .. }
+            | Schedule::Mfac { .. }
+            | Schedule::Awf { .. }
+            | Schedule::AwfB { .. }
+            | Schedule::AwfC { .. }
+            | Schedule::AwfD { .. }
+            | Schedule::AwfE { .. }
+            | Schedule::Af { .. }
+            | Schedule::RandomSel
+            | Schedule::ExhaustiveSel
+            | Schedule::BinarySel
+            | Schedule::ExpertSel
+    )
+}
+
+/// Stealing and automatic schedules hand a thief chunks below its earlier ones.
+fn monotonic_version(s: Schedule, chunk: u64) -> Schedule {
+    match s {
+        Schedule::StaticSteal { .. }
+        | Schedule::Rws { .. }
+        | Schedule::Laws { .. }
+        | Schedule::Auto
+        | Schedule::RandomSel
+        | Schedule::ExhaustiveSel
+        | Schedule::BinarySel
+        | Schedule::ExpertSel => Schedule::Static {
+            chunk: (chunk > 0).then_some(chunk),
+        },
+        s => s,
+    }
+}
+
+/// The loops whose schedule learns, by construct (region function, construct number,
+/// schedule): at most this many, then further loops start from nothing each time.
+const MAX_LEARNING_LOOPS: usize = 4096;
+
+/// A loop construct: its region's function, its number there, and its schedule.
+type LoopKey = (usize, u64, String);
+
+fn learner(key: LoopKey, schedule: &Schedule) -> Arc<Loop> {
+    static LOOPS: OnceLock<Mutex<HashMap<LoopKey, Arc<Loop>>>> = OnceLock::new();
+    let mut loops = LOOPS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(l) = loops.get(&key) {
+        return Arc::clone(l);
+    }
+    let l = Arc::new(Loop::new(schedule.clone()));
+    if loops.len() < MAX_LEARNING_LOOPS {
+        loops.insert(key, Arc::clone(&l));
+    }
+    l
+}
+
+/// Makes a loop construct's shared state for a team of `size`.
+fn make_ws(
+    bounds: Bounds,
+    kind: Kind,
+    chunk: u64,
+    monotonic: bool,
+    ordered: bool,
+    size: usize,
+    construct: (usize, u64),
+) -> Ws {
+    let (mut schedule, mono) = schedule_of(kind, chunk, monotonic);
+    if mono || ordered {
+        schedule = monotonic_version(schedule, chunk);
+    }
+    let n = bounds.trips();
+    let (dispenser, learner) = if learns(&schedule) && construct.0 != 0 {
+        let l = learner((construct.0, construct.1, schedule.to_string()), &schedule);
+        (l.dispense(n, size), Some(l))
+    } else {
+        (Loop::new(schedule).dispense(n, size), None)
+    };
+    Ws {
+        bounds,
+        n,
+        dispenser,
+        learner,
+        left: AtomicUsize::new(size),
+        turn: ordered.then(|| AtomicUsize::new(0)),
+        mem: OnceLock::new(),
+    }
+}
+
+/// Joins the calling member's next worksharing construct (made by `make(team size)` if it
+/// is the first there) and makes it the member's current one; with `fetch`, takes the
+/// first chunk.
+pub(crate) fn join(make: &(dyn Fn(usize) -> Ws + Sync), _fetch: bool) {
+    let size = team::info().size;
+    let (ws, _) = team::workshare(|| make(size));
+    let cursor = ws.dispenser.cursor(team::info().member);
+    OMP.with(|o| {
+        o.borrow_mut().ws = Some(Current {
+            ws,
+            cursor,
+            owes_turn: false,
+        })
+    });
+}
+
+/// Starts a loop construct for the calling member.
+fn start(bounds: Bounds, kind: Kind, chunk: u64, monotonic: bool, ordered: bool) {
+    let construct = OMP.with(|o| {
+        let mut o = o.borrow_mut();
+        (o.region_fn, o.next_ordinal())
+    });
+    join(
+        &|size| make_ws(bounds, kind, chunk, monotonic, ordered, size, construct),
+        true,
+    );
+}
+
+/// Waits until `turn` reaches `at`.
+fn wait_turn(turn: &AtomicUsize, at: usize) {
+    let mut spins = 0u32;
+    while turn.load(Ordering::Acquire) != at {
+        if spins < 200 {
+            std::hint::spin_loop();
+            spins += 1;
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// Passes the ordered turn on past the member's current chunk, if it owes it.
+fn pass_turn(cur: &mut Current) {
+    if let (true, Some(turn)) = (cur.owes_turn, &cur.ws.turn) {
+        let chunk = cur.cursor.current();
+        wait_turn(turn, chunk.start);
+        turn.store(chunk.end, Ordering::Release);
+        cur.owes_turn = false;
+    }
+}
+
+/// The member's next chunk of its current construct, as iteration values.
+fn next_values() -> Option<(u64, u64)> {
+    OMP.with(|o| {
+        let mut o = o.borrow_mut();
+        let cur = o.ws.as_mut()?;
+        pass_turn(cur);
+        let chunk = cur.ws.dispenser.next(&mut cur.cursor)?;
+        cur.owes_turn = cur.ws.turn.is_some();
+        Some(cur.ws.bounds.values(chunk.start, chunk.end, cur.ws.n))
+    })
+}
+
+/// Leaves the member's current construct; the last member lets the schedule learn.
+fn leave() {
+    let cur = OMP.with(|o| o.borrow_mut().ws.take());
+    if let Some(mut cur) = cur {
+        pass_turn(&mut cur);
+        if cur.ws.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            if let Some(l) = &cur.ws.learner {
+                l.finish(&cur.ws.dispenser);
+            }
+        }
+    }
+}
+
+/// Writes a chunk to the caller's `long` bounds; false when there is none.
+///
+/// # Safety
+/// `istart` and `iend` are writable.
+unsafe fn write_long(v: Option<(u64, u64)>, istart: *mut i64, iend: *mut i64) -> bool {
+    match v {
+        Some((s, e)) => {
+            // SAFETY: the caller's bound variables.
+            unsafe {
+                istart.write(s as i64);
+                iend.write(e as i64);
+            }
+            true
+        }
+        None => false,
+    }
+}
+
+/// As [`write_long`], for `unsigned long long` bounds.
+///
+/// # Safety
+/// `istart` and `iend` are writable.
+unsafe fn write_ull(v: Option<(u64, u64)>, istart: *mut u64, iend: *mut u64) -> bool {
+    match v {
+        Some((s, e)) => {
+            // SAFETY: the caller's bound variables.
+            unsafe {
+                istart.write(s);
+                iend.write(e);
+            }
+            true
+        }
+        None => false,
+    }
+}
+
+// ---- the loop entry points ----
+
+macro_rules! long_start {
+    ($name:ident, $kind:expr, $mono:expr, $ordered:expr) => {
+        /// ABI: `bool NAME (long start, long end, long incr, long chunk_size, long *istart,
+        /// long *iend)`: starts the loop construct and takes the member's first chunk
+        /// (false: none).
+        ///
+        /// # Safety
+        /// `istart` and `iend` are writable.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            start: i64,
+            end: i64,
+            incr: i64,
+            chunk: i64,
+            istart: *mut i64,
+            iend: *mut i64,
+        ) -> bool {
+            crate::ffi(stringify!($name), || {
+                self::start(
+                    Bounds::Long { start, end, incr },
+                    $kind,
+                    chunk.max(0) as u64,
+                    $mono,
+                    $ordered,
+                );
+                // SAFETY: forwarded.
+                unsafe { write_long(next_values(), istart, iend) }
+            })
+        }
+    };
+}
+
+macro_rules! long_runtime_start {
+    ($name:ident, $mono:expr, $ordered:expr) => {
+        /// ABI: `bool NAME (long start, long end, long incr, long *istart, long *iend)`:
+        /// starts a `schedule(runtime)` loop and takes the member's first chunk.
+        ///
+        /// # Safety
+        /// `istart` and `iend` are writable.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            start: i64,
+            end: i64,
+            incr: i64,
+            istart: *mut i64,
+            iend: *mut i64,
+        ) -> bool {
+            crate::ffi(stringify!($name), || {
+                self::start(
+                    Bounds::Long { start, end, incr },
+                    Kind::Runtime,
+                    0,
+                    $mono,
+                    $ordered,
+                );
+                // SAFETY: forwarded.
+                unsafe { write_long(next_values(), istart, iend) }
+            })
+        }
+    };
+}
+
+macro_rules! long_next {
+    ($name:ident) => {
+        /// ABI: `bool NAME (long *istart, long *iend)`: the member's next chunk (false: none).
+        ///
+        /// # Safety
+        /// `istart` and `iend` are writable.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(istart: *mut i64, iend: *mut i64) -> bool {
+            // SAFETY: forwarded.
+            crate::ffi(stringify!($name), || unsafe {
+                write_long(next_values(), istart, iend)
+            })
+        }
+    };
+}
+
+macro_rules! ull_start {
+    ($name:ident, $kind:expr, $mono:expr, $ordered:expr) => {
+        /// ABI: `bool NAME (bool up, unsigned long long start, unsigned long long end,
+        /// unsigned long long incr, unsigned long long chunk_size, unsigned long long
+        /// *istart, unsigned long long *iend)`.
+        ///
+        /// # Safety
+        /// `istart` and `iend` are writable.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            up: bool,
+            start: u64,
+            end: u64,
+            incr: u64,
+            chunk: u64,
+            istart: *mut u64,
+            iend: *mut u64,
+        ) -> bool {
+            crate::ffi(stringify!($name), || {
+                self::start(
+                    Bounds::Ull {
+                        start,
+                        end,
+                        incr,
+                        up,
+                    },
+                    $kind,
+                    chunk,
+                    $mono,
+                    $ordered,
+                );
+                // SAFETY: forwarded.
+                unsafe { write_ull(next_values(), istart, iend) }
+            })
+        }
+    };
+}
+
+macro_rules! ull_runtime_start {
+    ($name:ident, $mono:expr, $ordered:expr) => {
+        /// ABI: `bool NAME (bool up, unsigned long long start, unsigned long long end,
+        /// unsigned long long incr, unsigned long long *istart, unsigned long long *iend)`.
+        ///
+        /// # Safety
+        /// `istart` and `iend` are writable.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            up: bool,
+            start: u64,
+            end: u64,
+            incr: u64,
+            istart: *mut u64,
+            iend: *mut u64,
+        ) -> bool {
+            crate::ffi(stringify!($name), || {
+                self::start(
+                    Bounds::Ull {
+                        start,
+                        end,
+                        incr,
+                        up,
+                    },
+                    Kind::Runtime,
+                    0,
+                    $mono,
+                    $ordered,
+                );
+                // SAFETY: forwarded.
+                unsafe { write_ull(next_values(), istart, iend) }
+            })
+        }
+    };
+}
+
+macro_rules! ull_next {
+    ($name:ident) => {
+        /// ABI: `bool NAME (unsigned long long *istart, unsigned long long *iend)`.
+        ///
+        /// # Safety
+        /// `istart` and `iend` are writable.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(istart: *mut u64, iend: *mut u64) -> bool {
+            // SAFETY: forwarded.
+            crate::ffi(stringify!($name), || unsafe {
+                write_ull(next_values(), istart, iend)
+            })
+        }
+    };
+}
+
+long_start!(GOMP_loop_static_start, Kind::Static, true, false);
+long_start!(GOMP_loop_dynamic_start, Kind::Dynamic, true, false);
+long_start!(GOMP_loop_guided_start, Kind::Guided, true, false);
+long_start!(
+    GOMP_loop_nonmonotonic_dynamic_start,
+    Kind::Dynamic,
+    false,
+    false
+);
+long_start!(
+    GOMP_loop_nonmonotonic_guided_start,
+    Kind::Guided,
+    false,
+    false
+);
+long_start!(GOMP_loop_ordered_static_start, Kind::Static, true, true);
+long_start!(GOMP_loop_ordered_dynamic_start, Kind::Dynamic, true, true);
+long_start!(GOMP_loop_ordered_guided_start, Kind::Guided, true, true);
+long_runtime_start!(GOMP_loop_runtime_start, true, false);
+long_runtime_start!(GOMP_loop_nonmonotonic_runtime_start, false, false);
+long_runtime_start!(GOMP_loop_maybe_nonmonotonic_runtime_start, false, false);
+long_runtime_start!(GOMP_loop_ordered_runtime_start, true, true);
+long_next!(GOMP_loop_static_next);
+long_next!(GOMP_loop_dynamic_next);
+long_next!(GOMP_loop_guided_next);
+long_next!(GOMP_loop_runtime_next);
+long_next!(GOMP_loop_nonmonotonic_dynamic_next);
+long_next!(GOMP_loop_nonmonotonic_guided_next);
+long_next!(GOMP_loop_nonmonotonic_runtime_next);
+long_next!(GOMP_loop_maybe_nonmonotonic_runtime_next);
+long_next!(GOMP_loop_ordered_static_next);
+long_next!(GOMP_loop_ordered_dynamic_next);
+long_next!(GOMP_loop_ordered_guided_next);
+long_next!(GOMP_loop_ordered_runtime_next);
+
+ull_start!(GOMP_loop_ull_static_start, Kind::Static, true, false);
+ull_start!(GOMP_loop_ull_dynamic_start, Kind::Dynamic, true, false);
+ull_start!(GOMP_loop_ull_guided_start, Kind::Guided, true, false);
+ull_start!(
+    GOMP_loop_ull_nonmonotonic_dynamic_start,
+    Kind::Dynamic,
+    false,
+    false
+);
+ull_start!(
+    GOMP_loop_ull_nonmonotonic_guided_start,
+    Kind::Guided,
+    false,
+    false
+);
+ull_start!(GOMP_loop_ull_ordered_static_start, Kind::Static, true, true);
+ull_start!(
+    GOMP_loop_ull_ordered_dynamic_start,
+    Kind::Dynamic,
+    true,
+    true
+);
+ull_start!(GOMP_loop_ull_ordered_guided_start, Kind::Guided, true, true);
+ull_runtime_start!(GOMP_loop_ull_runtime_start, true, false);
+ull_runtime_start!(GOMP_loop_ull_nonmonotonic_runtime_start, false, false);
+ull_runtime_start!(GOMP_loop_ull_maybe_nonmonotonic_runtime_start, false, false);
+ull_runtime_start!(GOMP_loop_ull_ordered_runtime_start, true, true);
+ull_next!(GOMP_loop_ull_static_next);
+ull_next!(GOMP_loop_ull_dynamic_next);
+ull_next!(GOMP_loop_ull_guided_next);
+ull_next!(GOMP_loop_ull_runtime_next);
+ull_next!(GOMP_loop_ull_nonmonotonic_dynamic_next);
+ull_next!(GOMP_loop_ull_nonmonotonic_guided_next);
+ull_next!(GOMP_loop_ull_nonmonotonic_runtime_next);
+ull_next!(GOMP_loop_ull_maybe_nonmonotonic_runtime_next);
+ull_next!(GOMP_loop_ull_ordered_static_next);
+ull_next!(GOMP_loop_ull_ordered_dynamic_next);
+ull_next!(GOMP_loop_ull_ordered_guided_next);
+ull_next!(GOMP_loop_ull_ordered_runtime_next);
+
+/// GOMP_loop_start's `sched` codes (gomp_schedule_type) and its monotonic flag.
+fn sched_kind(sched: i64) -> (Kind, bool) {
+    let monotonic = sched as u64 & 0x8000_0000 != 0;
+    let kind = match sched & 0x7fff_ffff {
+        1 => Kind::Static,
+        2 => Kind::Dynamic,
+        3 => Kind::Guided,
+        4 => Kind::Auto,
+        _ => Kind::Runtime,
+    };
+    (kind, monotonic)
+}
+
+/// `GOMP_loop_start`'s scratch memory and reductions.
+///
+/// # Safety
+/// `mem` is null or points to the requested size, replaced by the team-shared block.
+unsafe fn start_extras(reductions: *mut usize, mem: *mut *mut c_void, entry: &str) {
+    if !reductions.is_null() {
+        crate::fatal(&format!(
+            "{entry}: task reductions on worksharing constructs are not supported by magpie"
+        ));
+    }
+    if mem.is_null() {
+        return;
+    }
+    // SAFETY: the caller's size word.
+    let size = unsafe { mem.read() } as usize;
+    let ptr = OMP.with(|o| {
+        let o = o.borrow();
+        o.ws.as_ref().map(|cur| {
+            cur.ws
+                .mem
+                .get_or_init(|| vec![0u64; size.div_ceil(8).max(1)].into_boxed_slice())
+                .as_ptr() as *mut c_void
+        })
+    });
+    // SAFETY: as above; the block lives as long as the construct.
+    unsafe { mem.write(ptr.unwrap_or(std::ptr::null_mut())) };
+}
+
+/// ABI (GOMP_5.0): `bool GOMP_loop_start (long start, long end, long incr, long sched, long
+/// chunk_size, long *istart, long *iend, uintptr_t *reductions, void **mem)`. A null
+/// `istart` starts the construct without taking a chunk.
+///
+/// # Safety
+/// Pointers as libgomp documents them.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn GOMP_loop_start(
+    start: i64,
+    end: i64,
+    incr: i64,
+    sched: i64,
+    chunk: i64,
+    istart: *mut i64,
+    iend: *mut i64,
+    reductions: *mut usize,
+    mem: *mut *mut c_void,
+) -> bool {
+    crate::ffi("GOMP_loop_start", || {
+        let (kind, mono) = sched_kind(sched);
+        self::start(
+            Bounds::Long { start, end, incr },
+            kind,
+            chunk.max(0) as u64,
+            mono,
+            false,
+        );
+        // SAFETY: forwarded.
+        unsafe { start_extras(reductions, mem, "GOMP_loop_start") };
+        if istart.is_null() {
+            return true;
+        }
+        // SAFETY: forwarded.
+        unsafe { write_long(next_values(), istart, iend) }
+    })
+}
+
+/// ABI (GOMP_5.0): `bool GOMP_loop_ordered_start (...)`, as [`GOMP_loop_start`] for an
+/// `ordered` loop.
+///
+/// # Safety
+/// As [`GOMP_loop_start`].
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn GOMP_loop_ordered_start(
+    start: i64,
+    end: i64,
+    incr: i64,
+    sched: i64,
+    chunk: i64,
+    istart: *mut i64,
+    iend: *mut i64,
+    reductions: *mut usize,
+    mem: *mut *mut c_void,
+) -> bool {
+    crate::ffi("GOMP_loop_ordered_start", || {
+        let (kind, mono) = sched_kind(sched);
+        self::start(
+            Bounds::Long { start, end, incr },
+            kind,
+            chunk.max(0) as u64,
+            mono,
+            true,
+        );
+        // SAFETY: forwarded.
+        unsafe { start_extras(reductions, mem, "GOMP_loop_ordered_start") };
+        if istart.is_null() {
+            return true;
+        }
+        // SAFETY: forwarded.
+        unsafe { write_long(next_values(), istart, iend) }
+    })
+}
+
+/// ABI (GOMP_5.0): `bool GOMP_loop_ull_start (bool up, unsigned long long start, unsigned
+/// long long end, unsigned long long incr, long sched, unsigned long long chunk_size,
+/// unsigned long long *istart, unsigned long long *iend, uintptr_t *reductions, void **mem)`.
+///
+/// # Safety
+/// As [`GOMP_loop_start`].
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn GOMP_loop_ull_start(
+    up: bool,
+    start: u64,
+    end: u64,
+    incr: u64,
+    sched: i64,
+    chunk: u64,
+    istart: *mut u64,
+    iend: *mut u64,
+    reductions: *mut usize,
+    mem: *mut *mut c_void,
+) -> bool {
+    crate::ffi("GOMP_loop_ull_start", || {
+        let (kind, mono) = sched_kind(sched);
+        let b = Bounds::Ull {
+            start,
+            end,
+            incr,
+            up,
+        };
+        self::start(b, kind, chunk, mono, false);
+        // SAFETY: forwarded.
+        unsafe { start_extras(reductions, mem, "GOMP_loop_ull_start") };
+        if istart.is_null() {
+            return true;
+        }
+        // SAFETY: forwarded.
+        unsafe { write_ull(next_values(), istart, iend) }
+    })
+}
+
+/// Ends the member's loop and waits for the team. ABI: `void GOMP_loop_end (void)`.
+#[no_mangle]
+pub extern "C" fn GOMP_loop_end() {
+    crate::ffi("GOMP_loop_end", || {
+        leave();
+        team::barrier();
+    })
+}
+
+/// ABI: `bool GOMP_loop_end_cancel (void)`: as `GOMP_loop_end`; never cancelled.
+#[no_mangle]
+pub extern "C" fn GOMP_loop_end_cancel() -> bool {
+    GOMP_loop_end();
+    false
+}
+
+/// Ends the member's loop without waiting. ABI: `void GOMP_loop_end_nowait (void)`.
+#[no_mangle]
+pub extern "C" fn GOMP_loop_end_nowait() {
+    crate::ffi("GOMP_loop_end_nowait", leave)
+}
+
+/// Waits for this iteration's turn in an `ordered` loop. ABI: `void GOMP_ordered_start (void)`.
+#[no_mangle]
+pub extern "C" fn GOMP_ordered_start() {
+    crate::ffi("GOMP_ordered_start", || {
+        let wait = OMP.with(|o| {
+            let o = o.borrow();
+            o.ws.as_ref().and_then(|cur| {
+                cur.ws
+                    .turn
+                    .as_ref()
+                    .map(|_| (Arc::clone(&cur.ws), cur.cursor.current().start))
+            })
+        });
+        if let Some((ws, at)) = wait {
+            if let Some(turn) = &ws.turn {
+                wait_turn(turn, at);
+            }
+        }
+    })
+}
+
+/// ABI: `void GOMP_ordered_end (void)`. The turn passes when the member's chunk is done.
+#[no_mangle]
+pub extern "C" fn GOMP_ordered_end() {}
+
+// ---- combined parallel loops ----
+
+macro_rules! parallel_loop {
+    ($name:ident, $kind:expr, $mono:expr) => {
+        /// ABI: `void NAME (void (*fn) (void *), void *data, unsigned num_threads, long
+        /// start, long end, long incr, long chunk_size, unsigned flags)`: a region whose
+        /// members share one loop, set up before they ask for chunks.
+        ///
+        /// # Safety
+        /// `fn` is the compiler's outlined region and `data` its argument block.
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $name(
+            f: OutlinedFn,
+            data: *mut c_void,
+            num_threads: u32,
+            start: i64,
+            end: i64,
+            incr: i64,
+            chunk: i64,
+            _flags: u32,
+        ) {
+            crate::ffi(stringify!($name), || {
+                let b = Bounds::Long { start, end, incr };
+                let key = (f as usize, 0);
+                run_combined(f, data, num_threads, &|size| {
+                    make_ws(b, $kind, chunk.max(0) as u64, $mono, false, size, key)
+                })
+            })
+        }
+    };
+}
+
+macro_rules! parallel_loop_runtime {
+    ($name:ident, $mono:expr) => {
+        /// ABI: `void NAME (void (*fn) (void *), void *data, unsigned num_threads, long
+        /// start, long end, long incr, unsigned flags)`: a combined `schedule(runtime)` loop.
+        ///
+        /// # Safety
+        /// `fn` is the compiler's outlined region and `data` its argument block.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            f: OutlinedFn,
+            data: *mut c_void,
+            num_threads: u32,
+            start: i64,
+            end: i64,
+            incr: i64,
+            _flags: u32,
+        ) {
+            crate::ffi(stringify!($name), || {
+                let b = Bounds::Long { start, end, incr };
+                let key = (f as usize, 0);
+                run_combined(f, data, num_threads, &|size| {
+                    make_ws(b, Kind::Runtime, 0, $mono, false, size, key)
+                })
+            })
+        }
+    };
+}
+
+parallel_loop!(GOMP_parallel_loop_static, Kind::Static, true);
+parallel_loop!(GOMP_parallel_loop_dynamic, Kind::Dynamic, true);
+parallel_loop!(GOMP_parallel_loop_guided, Kind::Guided, true);
+parallel_loop!(
+    GOMP_parallel_loop_nonmonotonic_dynamic,
+    Kind::Dynamic,
+    false
+);
+parallel_loop!(GOMP_parallel_loop_nonmonotonic_guided, Kind::Guided, false);
+parallel_loop_runtime!(GOMP_parallel_loop_runtime, true);
+parallel_loop_runtime!(GOMP_parallel_loop_nonmonotonic_runtime, false);
+parallel_loop_runtime!(GOMP_parallel_loop_maybe_nonmonotonic_runtime, false);
+
+// ---- sections ----
+
+fn sections_ws(count: u32, size: usize, construct: (usize, u64)) -> Ws {
+    make_ws(
+        Bounds::Long {
+            start: 1,
+            end: i64::from(count) + 1,
+            incr: 1,
+        },
+        Kind::Dynamic,
+        1,
+        true,
+        false,
+        size,
+        construct,
+    )
+}
+
+fn next_section() -> u32 {
+    next_values().map_or(0, |(s, _)| s as u32)
+}
+
+/// ABI: `unsigned GOMP_sections_start (unsigned count)`: the member's first section
+/// (numbered from 1), or 0 when none is left.
+#[no_mangle]
+pub extern "C" fn GOMP_sections_start(count: u32) -> u32 {
+    crate::ffi("GOMP_sections_start", || {
+        let construct = OMP.with(|o| {
+            let mut o = o.borrow_mut();
+            (o.region_fn, o.next_ordinal())
+        });
+        join(&|size| sections_ws(count, size, construct), true);
+        next_section()
+    })
+}
+
+/// ABI (GOMP_5.0): `unsigned GOMP_sections2_start (unsigned count, uintptr_t *reductions,
+/// void **mem)`.
+///
+/// # Safety
+/// As [`GOMP_loop_start`]'s `reductions` and `mem`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_sections2_start(
+    count: u32,
+    reductions: *mut usize,
+    mem: *mut *mut c_void,
+) -> u32 {
+    crate::ffi("GOMP_sections2_start", || {
+        let construct = OMP.with(|o| {
+            let mut o = o.borrow_mut();
+            (o.region_fn, o.next_ordinal())
+        });
+        join(&|size| sections_ws(count, size, construct), true);
+        // SAFETY: forwarded.
+        unsafe { start_extras(reductions, mem, "GOMP_sections2_start") };
+        next_section()
+    })
+}
+
+/// ABI: `unsigned GOMP_sections_next (void)`: the member's next section, or 0.
+#[no_mangle]
+pub extern "C" fn GOMP_sections_next() -> u32 {
+    crate::ffi("GOMP_sections_next", next_section)
+}
+
+/// ABI: `void GOMP_sections_end (void)`: leaves the construct and waits for the team.
+#[no_mangle]
+pub extern "C" fn GOMP_sections_end() {
+    GOMP_loop_end()
+}
+
+/// ABI: `bool GOMP_sections_end_cancel (void)`: as `GOMP_sections_end`; never cancelled.
+#[no_mangle]
+pub extern "C" fn GOMP_sections_end_cancel() -> bool {
+    GOMP_loop_end();
+    false
+}
+
+/// ABI: `void GOMP_sections_end_nowait (void)`.
+#[no_mangle]
+pub extern "C" fn GOMP_sections_end_nowait() {
+    GOMP_loop_end_nowait()
+}
+
+/// ABI: `void GOMP_parallel_sections (void (*fn) (void *), void *data, unsigned
+/// num_threads, unsigned count, unsigned flags)`.
+///
+/// # Safety
+/// `fn` is the compiler's outlined region and `data` its argument block.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_sections(
+    f: OutlinedFn,
+    data: *mut c_void,
+    num_threads: u32,
+    count: u32,
+    _flags: u32,
+) {
+    crate::ffi("GOMP_parallel_sections", || {
+        let key = (f as usize, 0);
+        run_combined(f, data, num_threads, &|size| sections_ws(count, size, key))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn covered(b: Bounds) -> Vec<i128> {
+        let n = b.trips();
+        let (s, e) = b.values(0, n, n);
+        let mut out = Vec::new();
+        match b {
+            Bounds::Long { incr, .. } => {
+                let (mut i, e) = (s as i64, e as i64);
+                while (incr > 0 && i < e) || (incr < 0 && i > e) {
+                    out.push(i as i128);
+                    i += incr;
+                }
+            }
+            Bounds::Ull { incr, up, .. } => {
+                let mut i = s;
+                while (up && i < e) || (!up && i > e) {
+                    out.push(i as i128);
+                    i = i.wrapping_add(incr);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn trip_counts_and_values() {
+        let l = |start, end, incr| Bounds::Long { start, end, incr };
+        assert_eq!(l(0, 10, 3).trips(), 4);
+        assert_eq!(covered(l(0, 10, 3)), [0, 3, 6, 9]);
+        assert_eq!(l(10, -5, -7).trips(), 3);
+        assert_eq!(covered(l(10, -5, -7)), [10, 3, -4]);
+        assert_eq!(l(5, 5, 1).trips(), 0);
+        assert_eq!(l(i64::MAX - 2, i64::MAX, 1).trips(), 2);
+        let u = Bounds::Ull {
+            start: (1 << 63) + 5,
+            end: (1 << 63) + 1,
+            incr: 2u64.wrapping_neg(),
+            up: false,
+        };
+        assert_eq!(u.trips(), 2);
+        assert_eq!(covered(u), [(1i128 << 63) + 5, (1i128 << 63) + 3]);
+        // A chunk in the middle maps by its numbers; the last ends exactly at `end`.
+        assert_eq!(l(0, 10, 3).values(1, 2, 4), (3, 6));
+        assert_eq!(l(0, 10, 3).values(2, 4, 4), (6, 10));
+    }
+
+    #[test]
+    fn monotonic_loops_do_not_steal() {
+        let (s, mono) = schedule_of(Kind::Static, 0, true);
+        assert!(mono);
+        assert_eq!(monotonic_version(s, 0).to_string(), "static");
+        assert_eq!(
+            monotonic_version("rws".parse().unwrap(), 4).to_string(),
+            "static,4"
+        );
+        assert_eq!(
+            monotonic_version("fac2".parse().unwrap(), 0).to_string(),
+            "fac2"
+        );
+    }
+}

@@ -1,0 +1,470 @@
+//! Teams: a parallel region run by several workers of a pool *at once* (OpenMP's team), with
+//! a barrier whose waiters keep running the team's tasks, shared worksharing state, and
+//! OpenMP's task model (`task.rs`: children, taskwait, taskgroups, dependences, final).
+//!
+//! Design (see `README.md` beside this file for the pool's other protocols):
+//! - **Members.** [`parallel`] makes the calling worker member 0 and sends one job to each of
+//!   `size - 1` other workers through their own broadcast queues (only that worker runs
+//!   it). Workers of the pool outside the team get a *hold* job that blocks them (not
+//!   stealing) until the region ends, so that a team task never runs on a thread that is
+//!   not a member; if one still steals a team task (a race at the region's start), the task
+//!   goes back to the broadcast queue of the member that made it.
+//! - **Barrier.** One counter, `work` = members that have not arrived + the team's tasks not
+//!   yet finished. An arriving member and a finishing task count it down; whoever brings it
+//!   to zero resets it to `size` for the next phase, then sets every member's latch (member
+//!   0's last) and wakes the sleeping ones. A waiting member runs jobs (the team's tasks)
+//!   through `wait_until` like any waiting worker. The barrier at the end of the region is
+//!   the same, so a region returns only when every task it made is done.
+//! - **Worksharing.** Each member counts the worksharing constructs it meets; the first to
+//!   reach construct k makes its shared state, the others find it in the team's table; the
+//!   entry leaves the table once every member took it.
+//! - **Nesting.** A region started inside an active region runs with a team of one (nested
+//!   parallelism is serialized); its level still counts.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crossbeam_utils::CachePadded;
+
+use super::job::HeapJob;
+use super::latch::{CoreLatch, Latch, LockLatch};
+use super::registry::{Registry, WorkerThread};
+use super::task::{Group, TaskNode};
+
+/// A team: the members of one parallel region.
+pub(crate) struct Team {
+    size: usize,
+    /// Nesting depth of the region (1 for a region started outside any region).
+    level: usize,
+    /// Active (more than one member) regions enclosing this one, itself included.
+    active_level: usize,
+    /// The pool (none for a team of one started outside any pool).
+    registry: Option<Arc<Registry>>,
+    /// The pool worker of each member.
+    workers: Vec<usize>,
+    /// The member of each pool worker (`usize::MAX`: not in the team).
+    member_of: Vec<usize>,
+    /// Members not yet at the current barrier + tasks not yet finished.
+    work: CachePadded<AtomicUsize>,
+    latches: Vec<CachePadded<CoreLatch>>,
+    /// The shared state of worksharing constructs, by number: (state, members yet to take it).
+    workshares: Mutex<HashMap<u64, Workshare>>,
+    /// `single` constructs claimed so far (the first member to count one up runs it).
+    singles: AtomicU64,
+}
+
+/// A worksharing construct's shared state and the members yet to take it.
+type Workshare = (Arc<dyn Any + Send + Sync>, usize);
+
+/// What a thread is doing inside a team: which member it is, and the task it runs.
+#[derive(Clone)]
+pub(crate) struct Frame {
+    pub(crate) team: Arc<Team>,
+    pub(crate) member: usize,
+    pub(crate) task: Arc<TaskNode>,
+    pub(crate) group: Option<Arc<Group>>,
+    pub(crate) in_final: bool,
+    /// The member's next worksharing construct and `single` (its implicit task's count).
+    pub(crate) workshares: u64,
+    pub(crate) singles: u64,
+}
+
+thread_local! {
+    static FRAME: RefCell<Option<Frame>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with the current frame, if the thread is in a team.
+pub(crate) fn with_frame<R>(f: impl FnOnce(Option<&mut Frame>) -> R) -> R {
+    FRAME.with(|fr| f(fr.borrow_mut().as_mut()))
+}
+
+/// Makes `frame` the thread's frame until the guard drops (then the previous one returns).
+pub(crate) fn enter(frame: Frame) -> FrameGuard {
+    FrameGuard(Some(FRAME.with(|fr| fr.replace(Some(frame)))))
+}
+
+/// Puts the previous frame back when dropped.
+pub(crate) struct FrameGuard(Option<Option<Frame>>);
+
+impl Drop for FrameGuard {
+    fn drop(&mut self) {
+        if let Some(prev) = self.0.take() {
+            let _ = FRAME.try_with(|fr| fr.replace(prev));
+        }
+    }
+}
+
+impl Team {
+    pub(crate) fn size(&self) -> usize {
+        self.size
+    }
+
+    pub(crate) fn registry(&self) -> Option<&Arc<Registry>> {
+        self.registry.as_ref()
+    }
+
+    /// The member that pool worker `worker` is, if any.
+    pub(crate) fn member_of(&self, worker: usize) -> Option<usize> {
+        self.member_of
+            .get(worker)
+            .copied()
+            .filter(|&m| m != usize::MAX)
+    }
+
+    /// The pool worker of `member`.
+    pub(crate) fn worker_of(&self, member: usize) -> usize {
+        self.workers[member]
+    }
+
+    /// One more task to finish before the current barrier can complete.
+    pub(crate) fn task_started(&self) {
+        self.work.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// A task (or an arriving member) is done; the last one releases the barrier.
+    pub(crate) fn count_down(&self) {
+        if self.work.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.release();
+        }
+    }
+
+    /// Every member arrived and every task finished: start the next phase and let them go.
+    fn release(&self) {
+        // Nobody counts up before a latch is set: every member waits and no task runs.
+        self.work.store(self.size, Ordering::Release);
+        let registry = self.registry.as_ref();
+        // Member 0 last: once its latch is set the region may end (the team itself stays
+        // alive while we hold a reference, but keep the order anyway).
+        for m in (0..self.size).rev() {
+            // SAFETY: the latch lives in the team, which the caller keeps alive.
+            if unsafe { CoreLatch::set(&*self.latches[m]) } {
+                if let Some(r) = registry {
+                    r.sleep().wake_specific(self.workers[m]);
+                }
+            }
+        }
+    }
+
+    /// The calling member arrives at the barrier and waits (running the team's tasks) until
+    /// every member arrived and every task is done.
+    fn barrier(&self, member: usize) {
+        if self.size == 1 {
+            return;
+        }
+        let latch = &*self.latches[member];
+        self.count_down();
+        let wt = WorkerThread::current();
+        // SAFETY: members are workers of the team's pool; the pointer is this thread's live
+        // worker state.
+        match unsafe { wt.as_ref() } {
+            Some(wt) => wt.wait_until(latch),
+            None => {
+                while !latch.probe() {
+                    std::thread::yield_now();
+                }
+            }
+        }
+        // The next phase's setter is the last arrival of the next barrier, which cannot
+        // come before this member arrives there: resetting here races with nobody.
+        latch.reset();
+    }
+}
+
+/// The current thread's place in a team, as an OpenMP runtime reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TeamInfo {
+    /// The member's number in its team, from 0 (the thread that started the region).
+    pub member: usize,
+    /// The number of members.
+    pub size: usize,
+    /// Nesting depth of the innermost region (0 outside any region).
+    pub level: usize,
+    /// Enclosing regions with more than one member.
+    pub active_level: usize,
+}
+
+/// Where the current thread is: its member number and team size in the innermost parallel
+/// region, and the region's levels; `member 0 of 1, level 0` outside any region.
+///
+/// ```
+/// use magpie::team;
+/// assert_eq!(team::info().size, 1);
+/// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+/// let seen = std::sync::Mutex::new(Vec::new());
+/// pool.install(|| team::parallel(2, &|m| seen.lock().unwrap().push((m, team::info().size))));
+/// let mut seen = seen.into_inner().unwrap();
+/// seen.sort();
+/// assert_eq!(seen, [(0, 2), (1, 2)]);
+/// ```
+pub fn info() -> TeamInfo {
+    with_frame(|f| match f {
+        Some(f) => TeamInfo {
+            member: f.member,
+            size: f.team.size,
+            level: f.team.level,
+            active_level: f.team.active_level,
+        },
+        None => TeamInfo {
+            member: 0,
+            size: 1,
+            level: 0,
+            active_level: 0,
+        },
+    })
+}
+
+/// Runs `body(member)` on `size` workers of the current pool at once, the calling worker as
+/// member 0 (an OpenMP parallel region); returns when every member returned and every task
+/// the region made (see [`crate::team::spawn_task`]) finished. Each member may wait for the
+/// others at [`barrier`]. With `size` 1, outside any pool, or inside another region with more
+/// than one member, the region runs on the calling thread alone (nested parallelism is
+/// serialized). `size` is capped at the pool's size.
+///
+/// A panic in `body` or in a task aborts the process: the other members cannot finish the
+/// region without the panicking one (OpenMP programs cannot unwind through a region either).
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use magpie::team;
+/// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+/// let phase_one = AtomicUsize::new(0);
+/// pool.install(|| {
+///     team::parallel(2, &|_| {
+///         phase_one.fetch_add(1, Ordering::Relaxed);
+///         team::barrier();
+///         // Every member finished phase one before any passes the barrier.
+///         assert_eq!(phase_one.load(Ordering::Relaxed), 2);
+///     })
+/// });
+/// ```
+pub fn parallel(size: usize, body: &(dyn Fn(usize) + Sync)) {
+    let outer = with_frame(|f| f.map(|f| (f.team.level, f.team.active_level, f.team.size)));
+    let (level, active) = outer.map_or((0, 0), |(l, a, _)| (l, a));
+    let nested_active = outer.is_some_and(|(_, _, s)| s > 1);
+    let wt = WorkerThread::current();
+    // SAFETY: a non-null TLS pointer is this thread's live worker state.
+    let wt = unsafe { wt.as_ref() };
+    let size = match wt {
+        Some(wt) if !nested_active => size.clamp(1, wt.registry().num_workers()),
+        _ => 1,
+    };
+    if size == 1 {
+        let team = Arc::new(Team::new(1, level + 1, active, None, vec![0], Vec::new()));
+        run_member(&team, 0, body);
+        return;
+    }
+    let wt = wt.expect("a team of several members has a pool");
+    let registry = Arc::clone(wt.registry());
+    let p = registry.num_workers();
+    let me = wt.index();
+    let workers: Vec<usize> = std::iter::once(me)
+        .chain((0..p).filter(|&w| w != me).take(size - 1))
+        .collect();
+    let mut member_of = vec![usize::MAX; p];
+    for (m, &w) in workers.iter().enumerate() {
+        member_of[w] = m;
+    }
+    let team = Arc::new(Team::new(
+        size,
+        level + 1,
+        active + 1,
+        Some(Arc::clone(&registry)),
+        workers,
+        member_of,
+    ));
+    // Workers outside the team wait, blocked, until the region ends.
+    let hold = Arc::new(LockLatch::new());
+    for w in (0..p).filter(|&w| team.member_of(w).is_none()) {
+        let hold = Arc::clone(&hold);
+        let job = HeapJob::new(move || hold.wait());
+        // SAFETY: the job owns everything it touches.
+        registry.inject_to(w, unsafe { job.into_job_ref() });
+    }
+    // SAFETY: only the lifetime changes. `body` outlives every member's use of it: the
+    // members call it before they arrive at the region's last barrier, and this function
+    // returns only after that barrier completed.
+    let body: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(body) };
+    for m in 1..size {
+        let worker = team_worker(&team, m);
+        let team = Arc::clone(&team);
+        let job = HeapJob::new(move || run_member(&team, m, body));
+        // SAFETY: the job owns its team reference; `body` is valid as argued above.
+        registry.inject_to(worker, unsafe { job.into_job_ref() });
+    }
+    run_member(&team, 0, body);
+    // SAFETY: `hold` is alive (we hold an Arc); LockLatch::set touches nothing after unlock.
+    unsafe { Latch::set(&*hold) };
+}
+
+fn team_worker(team: &Team, member: usize) -> usize {
+    team.workers[member]
+}
+
+/// Runs one member's share of a region: its implicit task, then the region's last barrier.
+fn run_member(team: &Arc<Team>, member: usize, body: &(dyn Fn(usize) + Sync)) {
+    let frame = Frame {
+        team: Arc::clone(team),
+        member,
+        task: Arc::new(TaskNode::implicit()),
+        group: None,
+        in_final: false,
+        workshares: 0,
+        singles: 0,
+    };
+    let guard = enter(frame);
+    // A member cannot unwind out of a region: the others would wait for it forever.
+    let abort = super::job::AbortOnUnwind;
+    body(member);
+    team.barrier(member);
+    abort.disarm();
+    drop(guard);
+}
+
+impl Team {
+    fn new(
+        size: usize,
+        level: usize,
+        active_level: usize,
+        registry: Option<Arc<Registry>>,
+        workers: Vec<usize>,
+        member_of: Vec<usize>,
+    ) -> Self {
+        Team {
+            size,
+            level,
+            active_level,
+            registry,
+            workers,
+            member_of,
+            work: CachePadded::new(AtomicUsize::new(size)),
+            latches: (0..size)
+                .map(|_| CachePadded::new(CoreLatch::new()))
+                .collect(),
+            workshares: Mutex::new(HashMap::new()),
+            singles: AtomicU64::new(0),
+        }
+    }
+}
+
+/// The current member waits until every member of its team arrived here and every task
+/// the team made so far finished; it runs the team's tasks meanwhile. Nothing outside a
+/// team (or in a team of one, where tasks already ran).
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use magpie::team;
+/// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+/// let tasks = AtomicUsize::new(0);
+/// pool.install(|| team::parallel(2, &|_| {
+///     let tasks: &'static AtomicUsize = unsafe { &*(&tasks as *const AtomicUsize) };
+///     team::spawn_task(team::TaskOptions::default(), move || {
+///         tasks.fetch_add(1, Ordering::Relaxed);
+///     });
+///     team::barrier();
+///     assert_eq!(tasks.load(Ordering::Relaxed), 2);
+/// }));
+/// ```
+pub fn barrier() {
+    let found = with_frame(|f| f.map(|f| (Arc::clone(&f.team), f.member)));
+    if let Some((team, member)) = found {
+        team.barrier(member);
+    }
+}
+
+/// The shared state of the calling member's next worksharing construct (OpenMP's `for`,
+/// `sections`, `single copyprivate`): the first member to reach it makes it with `init` and
+/// gets `true`; the others get the same state and `false`. Every member must meet the same
+/// constructs in the same order. Outside a team, or in a team of one, every call makes a
+/// fresh state.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use magpie::team;
+/// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+/// let made = AtomicUsize::new(0);
+/// pool.install(|| team::parallel(2, &|_| {
+///     let (counter, _first) = team::workshare(|| {
+///         made.fetch_add(1, Ordering::Relaxed);
+///         AtomicUsize::new(0)
+///     });
+///     counter.fetch_add(1, Ordering::Relaxed);
+///     team::barrier();
+///     assert_eq!(counter.load(Ordering::Relaxed), 2);
+/// }));
+/// assert_eq!(made.into_inner(), 1);
+/// ```
+pub fn workshare<T: Any + Send + Sync>(init: impl FnOnce() -> T) -> (Arc<T>, bool) {
+    let found = with_frame(|f| {
+        f.filter(|f| f.team.size > 1).map(|f| {
+            let k = f.workshares;
+            f.workshares += 1;
+            (Arc::clone(&f.team), k)
+        })
+    });
+    let Some((team, k)) = found else {
+        return (Arc::new(init()), true);
+    };
+    let mut table = team.workshares.lock().unwrap_or_else(|e| e.into_inner());
+    let (state, first) = match table.get_mut(&k) {
+        Some((state, left)) => {
+            *left -= 1;
+            let state = Arc::clone(state);
+            if *left == 0 {
+                table.remove(&k);
+            }
+            (state, false)
+        }
+        None => {
+            let state: Arc<dyn Any + Send + Sync> = Arc::new(init());
+            table.insert(k, (Arc::clone(&state), team.size - 1));
+            (state, true)
+        }
+    };
+    drop(table);
+    match state.downcast::<T>() {
+        Ok(s) => (s, first),
+        // The members disagree on what construct k is: a program error OpenMP leaves
+        // undefined; keep this member going with a state of its own.
+        Err(_) => (Arc::new(init_fallback::<T>()), false),
+    }
+}
+
+#[cold]
+fn init_fallback<T>() -> T {
+    eprintln!("magpie: team members met different worksharing constructs; aborting");
+    std::process::abort()
+}
+
+/// Claims the calling member's next `single` construct: true for exactly one member of the
+/// team (the first to get there), false for the others. True outside a team.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use magpie::team;
+/// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+/// let ran = AtomicUsize::new(0);
+/// pool.install(|| team::parallel(2, &|_| {
+///     for _ in 0..100 {
+///         if team::single() {
+///             ran.fetch_add(1, Ordering::Relaxed);
+///         }
+///     }
+/// }));
+/// assert_eq!(ran.into_inner(), 100);
+/// ```
+pub fn single() -> bool {
+    with_frame(|f| match f {
+        Some(f) if f.team.size > 1 => {
+            let k = f.singles;
+            f.singles += 1;
+            f.team
+                .singles
+                .compare_exchange(k, k + 1, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        }
+        _ => true,
+    })
+}
