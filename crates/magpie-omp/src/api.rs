@@ -107,8 +107,9 @@ getter!(
     omp_get_supported_active_levels, omp_get_supported_active_levels_, c_int, 1
 );
 getter!(
-    /// `int omp_get_thread_limit (void)`.
-    omp_get_thread_limit, omp_get_thread_limit_, c_int, magpie::MAX_WORKERS as c_int
+    /// `int omp_get_thread_limit (void)`: the most members a team can have (the pool's size,
+    /// `OMP_THREAD_LIMIT` or else `OMP_NUM_THREADS`).
+    omp_get_thread_limit, omp_get_thread_limit_, c_int, icv().thread_limit as c_int
 );
 getter!(
     /// `int omp_in_final (void)`: whether the current task is final.
@@ -211,31 +212,24 @@ pub extern "C" fn omp_set_max_active_levels(n: c_int) {
 #[no_mangle]
 pub extern "C" fn omp_set_default_device(_device: c_int) {}
 
-/// `int omp_get_ancestor_thread_num (int level)`: the member number of the calling
-/// thread's ancestor at `level` (0 at level 0, this thread's at its own level, -1 outside).
+/// `int omp_get_ancestor_thread_num (int level)`: the member number, at nesting `level`,
+/// of the calling thread or its ancestor; -1 beyond the current level.
 #[no_mangle]
 pub extern "C" fn omp_get_ancestor_thread_num(level: c_int) -> c_int {
-    let info = team::info();
-    match level {
-        0 => 0,
-        l if l as usize == info.level => info.member as c_int,
-        // Enclosing levels: nested regions are serialized, so the thread is member 0 of
-        // every inner one and its own number lives at the active level.
-        l if l > 0 && (l as usize) < info.level && info.size > 1 => 0,
-        _ => -1,
-    }
+    usize::try_from(level)
+        .ok()
+        .and_then(team::ancestor)
+        .map_or(-1, |(m, _)| m as c_int)
 }
 
-/// `int omp_get_team_size (int level)`.
+/// `int omp_get_team_size (int level)`: the size of the team at nesting `level`; -1 beyond
+/// the current level.
 #[no_mangle]
 pub extern "C" fn omp_get_team_size(level: c_int) -> c_int {
-    let info = team::info();
-    match level {
-        0 => 1,
-        l if l as usize == info.level => info.size as c_int,
-        l if l > 0 && (l as usize) < info.level => 1,
-        _ => -1,
-    }
+    usize::try_from(level)
+        .ok()
+        .and_then(team::ancestor)
+        .map_or(-1, |(_, s)| s as c_int)
 }
 
 /// `void omp_set_schedule (omp_sched_t kind, int chunk)`: the runtime schedule.

@@ -4,6 +4,7 @@
 //! | variable | accepted | default |
 //! |---|---|---|
 //! | `OMP_NUM_THREADS` | a positive number (the first of a list) | the available CPUs |
+//! | `OMP_THREAD_LIMIT` | the most members a team can have: the pool's size | `OMP_NUM_THREADS` |
 //! | `OMP_SCHEDULE` | `[monotonic:\|nonmonotonic:]name[,chunk]`, every `magpie::loops` name and LB4OMP's spellings | `dynamic,1` (libgomp's) |
 //! | `OMP_WAIT_POLICY` | `active` (workers spin), `passive` (they park) | magpie's `park` |
 //! | `OMP_DYNAMIC`, `OMP_PROC_BIND`, `OMP_MAX_ACTIVE_LEVELS`, `OMP_NESTED`, `OMP_CANCELLATION` | accepted; see docs/openmp.md | |
@@ -13,7 +14,7 @@
 //! default runs: a runtime loaded into someone else's program never stops it over
 //! configuration.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::{Mutex, OnceLock};
 
 use magpie::loops::Schedule;
@@ -106,6 +107,8 @@ pub(crate) struct Icv {
     pub(crate) run_sched: Mutex<RunSchedule>,
     pub(crate) dynamic: AtomicBool,
     pub(crate) max_active_levels: AtomicUsize,
+    /// thread-limit-var: the pool's size, the most members a team can have.
+    pub(crate) thread_limit: usize,
     /// proc-bind-var as `omp_proc_bind_t` (0 false, 1 true, 2 primary, 3 close, 4 spread).
     pub(crate) proc_bind: i32,
     /// Idle policy from OMP_WAIT_POLICY, unless MAGPIE_IDLE says otherwise.
@@ -215,8 +218,22 @@ impl Icv {
                 }
             },
         };
+        let thread_limit = match env("OMP_THREAD_LIMIT") {
+            None => nthreads,
+            Some(v) => match v.trim().parse::<usize>() {
+                Ok(n) if (1..=magpie::MAX_WORKERS).contains(&n) => n.max(nthreads),
+                _ => {
+                    crate::warn(&format!(
+                        "OMP_THREAD_LIMIT={v:?}: expected a number from 1 to {}; using {nthreads}",
+                        magpie::MAX_WORKERS
+                    ));
+                    nthreads
+                }
+            },
+        };
         Icv {
             nthreads: AtomicUsize::new(nthreads),
+            thread_limit,
             run_sched: Mutex::new(run_sched),
             dynamic: AtomicBool::new(dynamic),
             max_active_levels: AtomicUsize::new(max_active_levels),
@@ -246,7 +263,7 @@ pub(crate) fn pool() -> &'static magpie::ThreadPool {
     static POOL: OnceLock<magpie::ThreadPool> = OnceLock::new();
     POOL.get_or_init(|| {
         let icv = icv();
-        let workers = icv.nthreads.load(Ordering::Relaxed);
+        let workers = icv.thread_limit;
         let make = |from_env: bool| {
             let mut b = if from_env {
                 magpie::ThreadPoolBuilder::from_env()

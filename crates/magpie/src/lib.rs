@@ -82,7 +82,9 @@ pub mod team {
         in_final, run_task_now, spawn_task, taskgroup_end, taskgroup_start, taskwait, taskyield,
         DepKind, TaskOptions,
     };
-    pub use crate::runtime::team::{barrier, info, parallel, single, workshare, TeamInfo};
+    pub use crate::runtime::team::{
+        ancestor, barrier, info, parallel, single, workshare, TeamInfo,
+    };
 }
 #[cfg(not(loom))]
 pub mod search;

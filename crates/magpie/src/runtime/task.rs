@@ -183,20 +183,21 @@ pub fn spawn_task(options: TaskOptions, body: impl FnOnce() + Send + 'static) {
     if parent.in_final || parent.team.size() == 1 {
         return run_included(&parent, options, body);
     }
-    let mut child = make_child(&parent, &options);
     let node = (!options.depend.is_empty()).then(|| register_deps(&parent, &options.depend));
+    let team = Arc::clone(&parent.team);
+    let mut child = make_child(parent, &options);
     child.dep = node.clone();
     let run = move || run_task(child, body);
     let priority = options.priority;
     match node {
-        None => queue(&parent, priority, Box::new(run)),
+        None => queue(&team, priority, run),
         Some(node) => {
             let mut state = node.state.lock().unwrap_or_else(|e| e.into_inner());
             state.job = Some(Box::new(run));
             state.priority = priority;
             drop(state);
             // Our own registration count: the last predecessor, or we, queue the task.
-            release(&parent.team, &node);
+            release(&team, &node);
         }
     }
 }
@@ -263,19 +264,20 @@ struct Child {
     dep: Option<Arc<DepNode>>,
 }
 
-fn make_child(parent: &Frame, options: &TaskOptions) -> Child {
+fn make_child(parent: Frame, options: &TaskOptions) -> Child {
     parent.task.children.fetch_add(1, Ordering::AcqRel);
     if let Some(g) = &parent.group {
         g.count.fetch_add(1, Ordering::AcqRel);
     }
     parent.team.task_started();
+    let parent_task = Arc::clone(&parent.task);
     Child {
         frame: Frame {
             task: Arc::new(TaskNode::implicit()),
             in_final: options.final_task,
-            ..parent.clone()
+            ..parent
         },
-        parent: Arc::clone(&parent.task),
+        parent: parent_task,
         dep: None,
     }
 }
@@ -316,7 +318,7 @@ fn run_task(mut child: Child, body: impl FnOnce() + Send + 'static) {
 }
 
 /// Queues a task's job on the current worker (by priority if it has one).
-fn queue(parent: &Frame, priority: i64, job: Box<dyn FnOnce() + Send>) {
+fn queue(team: &super::team::Team, priority: i64, job: impl FnOnce() + Send + 'static) {
     let job = HeapJob::new(job);
     // SAFETY: the job owns everything it touches.
     let job = unsafe { job.into_job_ref() };
@@ -325,7 +327,7 @@ fn queue(parent: &Frame, priority: i64, job: Box<dyn FnOnce() + Send>) {
         Some(wt) if priority > 0 => wt.push_prioritized(priority, job),
         Some(wt) => wt.push(job),
         None => {
-            if let Some(r) = parent.team.registry() {
+            if let Some(r) = team.registry() {
                 r.inject(job)
             }
         }

@@ -54,6 +54,9 @@ pub(crate) struct Team {
     workshares: Mutex<HashMap<u64, Workshare>>,
     /// `single` constructs claimed so far (the first member to count one up runs it).
     singles: AtomicU64,
+    /// The member number and team size of the thread that started this region, at each
+    /// enclosing level (index 0 is level 1).
+    ancestors: Vec<(usize, usize)>,
 }
 
 /// A worksharing construct's shared state and the members yet to take it.
@@ -186,6 +189,33 @@ pub struct TeamInfo {
     pub active_level: usize,
 }
 
+/// The current thread's ancestor at nesting `level` (OpenMP's
+/// `omp_get_ancestor_thread_num` and `omp_get_team_size`): its member number and team size
+/// there; `(0, 1)` at level 0, None beyond the current level.
+///
+/// ```
+/// use magpie::team;
+/// assert_eq!(team::ancestor(0), Some((0, 1)));
+/// assert_eq!(team::ancestor(1), None);
+/// ```
+pub fn ancestor(level: usize) -> Option<(usize, usize)> {
+    with_frame(|f| match f {
+        None => (level == 0).then_some((0, 1)),
+        Some(f) => {
+            let t = &f.team;
+            if level == 0 {
+                Some((0, 1))
+            } else if level == t.level {
+                Some((f.member, t.size))
+            } else if level < t.level {
+                t.ancestors.get(level - 1).copied()
+            } else {
+                None
+            }
+        }
+    })
+}
+
 /// Where the current thread is: its member number and team size in the innermost parallel
 /// region, and the region's levels; `member 0 of 1, level 0` outside any region.
 ///
@@ -242,6 +272,14 @@ pub fn info() -> TeamInfo {
 /// ```
 pub fn parallel(size: usize, body: &(dyn Fn(usize) + Sync)) {
     let outer = with_frame(|f| f.map(|f| (f.team.level, f.team.active_level, f.team.size)));
+    let ancestors = with_frame(|f| match f {
+        Some(f) => {
+            let mut a = f.team.ancestors.clone();
+            a.push((f.member, f.team.size));
+            a
+        }
+        None => Vec::new(),
+    });
     let (level, active) = outer.map_or((0, 0), |(l, a, _)| (l, a));
     let nested_active = outer.is_some_and(|(_, _, s)| s > 1);
     let wt = WorkerThread::current();
@@ -252,7 +290,14 @@ pub fn parallel(size: usize, body: &(dyn Fn(usize) + Sync)) {
         _ => 1,
     };
     if size == 1 {
-        let team = Arc::new(Team::new(1, level + 1, active, None, vec![0], Vec::new()));
+        let team = Arc::new(Team::new(
+            1,
+            (level + 1, active),
+            ancestors,
+            None,
+            vec![0],
+            Vec::new(),
+        ));
         run_member(&team, 0, body);
         return;
     }
@@ -269,8 +314,8 @@ pub fn parallel(size: usize, body: &(dyn Fn(usize) + Sync)) {
     }
     let team = Arc::new(Team::new(
         size,
-        level + 1,
-        active + 1,
+        (level + 1, active + 1),
+        ancestors,
         Some(Arc::clone(&registry)),
         workers,
         member_of,
@@ -326,8 +371,8 @@ fn run_member(team: &Arc<Team>, member: usize, body: &(dyn Fn(usize) + Sync)) {
 impl Team {
     fn new(
         size: usize,
-        level: usize,
-        active_level: usize,
+        (level, active_level): (usize, usize),
+        ancestors: Vec<(usize, usize)>,
         registry: Option<Arc<Registry>>,
         workers: Vec<usize>,
         member_of: Vec<usize>,
@@ -345,6 +390,7 @@ impl Team {
                 .collect(),
             workshares: Mutex::new(HashMap::new()),
             singles: AtomicU64::new(0),
+            ancestors,
         }
     }
 }
