@@ -5,8 +5,9 @@
 # under cfg(all(test, loom)), so they reach crate-private items), in one run of its lib. The
 # workspace tests include the distributed ones (the `mpi` feature of magpie-cli, under
 # mpirun): scripts/ensure-mpi.sh installs or names the system MPI they need. Last,
-# scripts/scale.sh --smoke runs the scaling script at tiny sizes, and scripts/rayon-suite.sh runs
-# rayon's own test suites against the rayon-core replacement.
+# scripts/scale.sh --smoke runs the scaling script at tiny sizes, scripts/omp-tests.sh the
+# OpenMP programs on libmagpie_omp.so, and scripts/rayon-suite.sh runs rayon's own test
+# suites against the rayon-core replacement.
 # Works from any directory, in a clone of the repository alone: the tests read their data
 # from the repository's tests/data, never from ../shared or MAGPIE_INSTANCES.
 set -euo pipefail
@@ -72,6 +73,17 @@ else
     "$root/scripts/scale.sh" --smoke
     scale_summary="scale smoke passed"
 fi
+# The OpenMP programs of tests/omp (C, C++, Fortran) on libmagpie_omp.so, on 1, 2 and 4
+# threads and under every OMP_SCHEDULE value: docs/openmp.md, "Tests".
+step="scripts/omp-tests.sh"
+echo "test-all: $step"
+if [ -n "${MAGPIE_TEST_ALL_NO_OMP:-}" ]; then
+    # .ci/run's second run has run them already.
+    omp_summary="OpenMP programs skipped (MAGPIE_TEST_ALL_NO_OMP)"
+else
+    "$root/scripts/omp-tests.sh"
+    omp_summary="OpenMP programs passed"
+fi
 # rayon's own test suites (rayon, rayon-core, and crates built on rayon) against the
 # rayon-core replacement: docs/testing.md, "rayon's own test suites".
 step="scripts/rayon-suite.sh"
@@ -84,4 +96,4 @@ else
     rayon_summary="rayon suites passed"
 fi
 step="summary"
-echo "test-all: OK: workspace tests passed (test-release profile); $loom_summary; $scale_summary; $rayon_summary"
+echo "test-all: OK: workspace tests passed (test-release profile); $loom_summary; $scale_summary; $omp_summary; $rayon_summary"

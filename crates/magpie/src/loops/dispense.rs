@@ -15,6 +15,10 @@
 //!   remaining range from the upper end (under that range's lock), makes it its own and
 //!   goes on; it stops when a whole pass over the victims finds nothing.
 //!
+//! Whatever the schedule, the participant that gets the loop's last chunk gets no chunk
+//! after it (a stealing participant stops there), as an OpenMP runtime must for GCC's
+//! `lastprivate`.
+//!
 //! A timed rule (the adaptive ones) learns each chunk's time: the time from handing the
 //! chunk out to the participant's next request, which is the chunk's run time.
 
@@ -410,7 +414,11 @@ impl Dispenser {
                 owner_chunk,
             } => {
                 let k = owned.len();
-                if i >= k {
+                // A participant that ran the loop's last chunk stops: the chunks a thread
+                // gets must end with the last iteration if it gets that one (OpenMP's
+                // `lastprivate` under GCC reads the last chunk's end); the other owners
+                // still drain every range.
+                if i >= k || cursor.position == usize::MAX {
                     return None;
                 }
                 loop {
@@ -420,6 +428,9 @@ impl Dispenser {
                             let hi = (own.start + owner_chunk).min(own.end);
                             let c = own.start..hi;
                             own.start = hi;
+                            if hi == range.end {
+                                cursor.position = usize::MAX;
+                            }
                             return Some(c);
                         }
                     }
