@@ -73,8 +73,8 @@ mod runtime;
 /// Teams: parallel regions run by several workers at once, with barriers, worksharing
 /// state and OpenMP's tasks (the runtime under `libmagpie_omp`, the OpenMP layer).
 ///
-/// A team's members are workers of the current pool; a member waiting at a [`barrier`],
-/// a [`taskwait`] or a [`taskgroup_end`] runs the team's tasks meanwhile. The design note
+/// A team's members are workers of the current pool; a member waiting at a [`team::barrier`],
+/// a [`team::taskwait`] or a [`team::taskgroup_end`] runs the team's tasks meanwhile. The design note
 /// is in `runtime/team.rs` and `runtime/task.rs`.
 #[cfg(not(loom))]
 pub mod team {
