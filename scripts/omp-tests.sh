@@ -25,7 +25,8 @@
 #      preload (the programs link it), and its constructor prints "libgomp: Unknown value for
 #      environment variable OMP_SCHEDULE" for magpie's names: that line is expected.
 #      A run passes when it exits 0 within the timeout and prints its "NAME: OK:" line. On a
-#      failure the program, thread count, schedule, exit status and output are printed.
+#      failure the program, thread count, schedule, exit status and output are printed, and
+#      every run's output stays in target/omp-tests/logs/run.XXXXXX/ (removed after a pass).
 #   6. Prints one summary line; exits 1 if anything failed.
 #
 # Usage: scripts/omp-tests.sh [--libgomp] [--repeat N] [--only NAME[,NAME]] [--threads LIST]
@@ -45,7 +46,6 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 src="$root/tests/omp"
 out="$root/target/omp-tests"
-logs="$out/logs"
 
 die() {
     echo "omp-tests: error: $*" >&2
@@ -139,7 +139,10 @@ unset LD_PRELOAD
 
 # --- Build -------------------------------------------------------------------------------------
 
-mkdir -p "$out/mod" "$logs"
+# This invocation's logs (each run's output, the symbol lists): kept on a failure, removed
+# when everything passed; its own folder, so concurrent invocations do not mix them up.
+mkdir -p "$out/logs"
+logs="$(mktemp -d "$out/logs/run.XXXXXX")"
 programs=()
 declare -A prog_src
 shopt -s nullglob
@@ -162,15 +165,19 @@ say "building ${programs[*]} into ${out#"$root"/}/"
 build_start=$(date +%s)
 for p in "${programs[@]}"; do
     f="${prog_src[$p]}"
+    # Built under a temporary name, then renamed: a concurrent invocation still running the
+    # previous binary keeps it.
+    tmp="$logs/$p.bin"
     case "$f" in
-        *.c) cmd=(gcc -O2 -fopenmp -Wall -o "$out/$p" "$f") ;;
-        *.cpp) cmd=(g++ -O2 -fopenmp -Wall -std=c++17 -o "$out/$p" "$f") ;;
-        *.f90) cmd=(gfortran -O2 -fopenmp -Wall -J "$out/mod" -o "$out/$p" "$f") ;;
+        *.c) cmd=(gcc -O2 -fopenmp -Wall -o "$tmp" "$f") ;;
+        *.cpp) cmd=(g++ -O2 -fopenmp -Wall -std=c++17 -o "$tmp" "$f") ;;
+        *.f90) cmd=(gfortran -O2 -fopenmp -Wall -J "$logs" -o "$tmp" "$f") ;;
     esac
     if ! "${cmd[@]}" >"$logs/$p.build.log" 2>&1; then
         cat "$logs/$p.build.log" >&2
         die "building $p failed: ${cmd[*]}"
     fi
+    mv -f "$tmp" "$out/$p"
     if [ -s "$logs/$p.build.log" ]; then
         say "warnings building $p:"
         cat "$logs/$p.build.log"
@@ -208,11 +215,11 @@ say "runtime: $label"
 omp_names() { sed 's/@.*//' | grep -E '^(GOMP_|omp_)' | sort -u; }
 
 if [ -n "$lib" ]; then
-    nm -D --defined-only "$lib" | awk '{print $3}' | omp_names >"$out/exported.txt"
+    nm -D --defined-only "$lib" | awk '{print $3}' | omp_names >"$logs/exported.txt"
     missing_any=0
     for p in "${programs[@]}"; do
-        nm -D --undefined-only "$out/$p" | awk '{print $2}' | omp_names >"$out/$p.imports.txt"
-        lacking="$(comm -23 "$out/$p.imports.txt" "$out/exported.txt")"
+        nm -D --undefined-only "$out/$p" | awk '{print $2}' | omp_names >"$logs/$p.imports.txt"
+        lacking="$(comm -23 "$logs/$p.imports.txt" "$logs/exported.txt")"
         if [ -n "$lacking" ]; then
             echo "omp-tests: $p imports symbols $(basename "$lib") does not export:" >&2
             while read -r sym; do echo "    $sym"; done <<<"$lacking" >&2
@@ -220,7 +227,7 @@ if [ -n "$lib" ]; then
         fi
     done
     [ "$missing_any" = 0 ] || die "symbol check failed: the library lacks symbols the programs use"
-    say "symbol check: every GOMP_*/omp_* import of the programs is exported ($(sort -u "$out"/*.imports.txt | wc -l) distinct)"
+    say "symbol check: every GOMP_*/omp_* import of the programs is exported ($(sort -u "$logs"/*.imports.txt | wc -l) distinct)"
 
     for p in "${programs[@]}"; do
         rm -f "$logs/$p.bindings".*
@@ -315,8 +322,9 @@ done
 total=$(($(date +%s) - start))
 
 if [ "${#failures[@]}" -gt 0 ]; then
-    echo "omp-tests: FAILED: ${#failures[@]} of $runs runs under $label:" >&2
+    echo "omp-tests: FAILED: ${#failures[@]} of $runs runs under $label (logs: $logs):" >&2
     printf '    %s\n' "${failures[@]}" >&2
     exit 1
 fi
+rm -rf "$logs"
 say "OK: ${#programs[@]} programs, $runs runs (threads ${threads[*]}, repeat $repeat) passed under $label in $total s"
