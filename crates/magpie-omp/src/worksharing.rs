@@ -643,6 +643,27 @@ unsafe fn start_extras(reductions: *mut usize, mem: *mut *mut c_void, entry: &st
     unsafe { mem.write(ptr.unwrap_or(std::ptr::null_mut())) };
 }
 
+/// The body of the GOMP_5.0 `*_start` entry points: starts the construct, hands out its
+/// scratch memory, and takes the first chunk unless `fetch` is false (a null `istart`).
+///
+/// # Safety
+/// As [`GOMP_loop_start`].
+unsafe fn start5(
+    bounds: Bounds,
+    sched: i64,
+    chunk: u64,
+    ordered: bool,
+    extras: (*mut usize, *mut *mut c_void),
+    entry: &str,
+    fetch: bool,
+) -> Option<Option<(u64, u64)>> {
+    let (kind, mono) = sched_kind(sched);
+    start(bounds, kind, chunk, mono, ordered);
+    // SAFETY: forwarded.
+    unsafe { start_extras(extras.0, extras.1, entry) };
+    fetch.then(next_values)
+}
+
 /// ABI (GOMP_5.0): `bool GOMP_loop_start (long start, long end, long incr, long sched, long
 /// chunk_size, long *istart, long *iend, uintptr_t *reductions, void **mem)`. A null
 /// `istart` starts the construct without taking a chunk.
@@ -663,21 +684,14 @@ pub unsafe extern "C" fn GOMP_loop_start(
     mem: *mut *mut c_void,
 ) -> bool {
     crate::ffi("GOMP_loop_start", || {
-        let (kind, mono) = sched_kind(sched);
-        self::start(
-            Bounds::Long { start, end, incr },
-            kind,
-            chunk.max(0) as u64,
-            mono,
-            false,
-        );
+        let b = Bounds::Long { start, end, incr };
+        let (c, x) = (chunk.max(0) as u64, (reductions, mem));
         // SAFETY: forwarded.
-        unsafe { start_extras(reductions, mem, "GOMP_loop_start") };
-        if istart.is_null() {
-            return true;
+        match unsafe { start5(b, sched, c, false, x, "GOMP_loop_start", !istart.is_null()) } {
+            // SAFETY: forwarded.
+            Some(v) => unsafe { write_long(v, istart, iend) },
+            None => true,
         }
-        // SAFETY: forwarded.
-        unsafe { write_long(next_values(), istart, iend) }
     })
 }
 
@@ -700,21 +714,15 @@ pub unsafe extern "C" fn GOMP_loop_ordered_start(
     mem: *mut *mut c_void,
 ) -> bool {
     crate::ffi("GOMP_loop_ordered_start", || {
-        let (kind, mono) = sched_kind(sched);
-        self::start(
-            Bounds::Long { start, end, incr },
-            kind,
-            chunk.max(0) as u64,
-            mono,
-            true,
-        );
+        let b = Bounds::Long { start, end, incr };
+        let (c, x) = (chunk.max(0) as u64, (reductions, mem));
+        let e = "GOMP_loop_ordered_start";
         // SAFETY: forwarded.
-        unsafe { start_extras(reductions, mem, "GOMP_loop_ordered_start") };
-        if istart.is_null() {
-            return true;
+        match unsafe { start5(b, sched, c, true, x, e, !istart.is_null()) } {
+            // SAFETY: forwarded.
+            Some(v) => unsafe { write_long(v, istart, iend) },
+            None => true,
         }
-        // SAFETY: forwarded.
-        unsafe { write_long(next_values(), istart, iend) }
     })
 }
 
@@ -739,21 +747,29 @@ pub unsafe extern "C" fn GOMP_loop_ull_start(
     mem: *mut *mut c_void,
 ) -> bool {
     crate::ffi("GOMP_loop_ull_start", || {
-        let (kind, mono) = sched_kind(sched);
         let b = Bounds::Ull {
             start,
             end,
             incr,
             up,
         };
-        self::start(b, kind, chunk, mono, false);
+        let x = (reductions, mem);
         // SAFETY: forwarded.
-        unsafe { start_extras(reductions, mem, "GOMP_loop_ull_start") };
-        if istart.is_null() {
-            return true;
+        match unsafe {
+            start5(
+                b,
+                sched,
+                chunk,
+                false,
+                x,
+                "GOMP_loop_ull_start",
+                !istart.is_null(),
+            )
+        } {
+            // SAFETY: forwarded.
+            Some(v) => unsafe { write_ull(v, istart, iend) },
+            None => true,
         }
-        // SAFETY: forwarded.
-        unsafe { write_ull(next_values(), istart, iend) }
     })
 }
 
