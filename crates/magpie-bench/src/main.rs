@@ -59,6 +59,7 @@ mod kernels;
 mod knapsack_c;
 mod loops;
 mod omp;
+mod omp_program;
 mod rayon_compat;
 mod reproduce;
 mod scale;
@@ -139,6 +140,11 @@ enum Command {
     /// checked, and per workload and thread count the ratio of the medians magpie/rayon with
     /// its 95% CI, and the CPU time's (see the `rayon_compat` module).
     RayonProgram(rayon_compat::RayonProgramArgs),
+    /// The OpenMP programs of bench/omp (scripts/omp-bench.sh builds them) on libgomp, LLVM's
+    /// libomp and libmagpie_omp (preloaded), in interleaved rounds, every answer checked: per
+    /// program, schedule and thread count the medians and the ratios magpie/libgomp and
+    /// magpie/libomp with their 95% CIs (see the `omp_program` module).
+    OmpProgram(omp_program::OmpProgramArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -258,6 +264,7 @@ fn main() -> ExitCode {
         }
         Command::ScaleSummary(args) => scale::run(&args),
         Command::RayonProgram(args) => rayon_compat::run(&args),
+        Command::OmpProgram(args) => omp_program::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

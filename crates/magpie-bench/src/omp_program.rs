@@ -1,0 +1,1771 @@
+//! `magpie-bench omp-program`: the same `gcc -fopenmp` binaries on three OpenMP runtimes.
+//!
+//! `bench/omp/*.c` are plain OpenMP programs (construct overheads, loop applications under
+//! `schedule(runtime)`, task programs; `bench/omp/README.md` lists them). `scripts/omp-bench.sh`
+//! builds them once with `gcc -O2 -fopenmp` into `target/omp-bench/`, builds
+//! `libmagpie_omp.so` (`crates/magpie-omp`), and runs this subcommand, which runs every binary
+//! unchanged as a child process under each runtime:
+//!
+//! | runtime | how |
+//! |---|---|
+//! | `libgomp` | as linked: GCC's runtime |
+//! | `libomp` | `LD_PRELOAD` of LLVM's `libomp.so` (Debian `libomp-dev`; its GOMP compatibility layer answers the `GOMP_*` calls) |
+//! | `magpie` | `LD_PRELOAD` of `libmagpie_omp.so` |
+//!
+//! ```text
+//! magpie-bench omp-program [--bin-dir target/omp-bench] [--magpie-lib PATH]
+//!     [--libomp PATH|auto|none] [--runtimes libgomp,libomp,magpie] [--threads 1,2]
+//!     [--rounds 5] [--schedules 'static;dynamic;dynamic,64;guided;fac2;…'] [--programs …]
+//!     [--constructs …] [--set PROGRAM:key=value …] [--quick] [--json OUT] [--summary OUT.md]
+//!     [--timeout SECS]
+//! ```
+//!
+//! **Runtimes.** `--libomp auto` looks for `libomp.so` under `/usr/lib/llvm-*/lib` and the
+//! multiarch directories; not found (or `--libomp none`), the libomp runs are skipped and the
+//! reason recorded (`runtimes` in the JSON, the summary's first lines); so are magpie's when
+//! `--magpie-lib` (default `target/release/libmagpie_omp.so`) does not exist. Every program
+//! reports the shared object that `GOMP_parallel` resolves to in its process (`omp_lib`): a
+//! run whose library is not the one its runtime preloads (libgomp for `libgomp`) fails, so a
+//! preload that did not take effect cannot pass for a measurement.
+//!
+//! **Runs.** `--rounds` interleaved rounds (`magpie_measure::rounds`); each round runs every
+//! (program, parameters, schedule) at every `--threads` count once on each runtime, the
+//! runtimes in an order that rotates from round to round. A child gets `OMP_NUM_THREADS`, the
+//! loop applications `OMP_SCHEDULE` (the task programs and overheads none: an inherited one
+//! is removed, and so is an inherited `LD_PRELOAD`); other `OMP_*`, `GOMP_*`, `KMP_*` and
+//! `MAGPIE_*` variables are inherited and recorded (`env`). Each program prints one JSON line
+//! (`bench/omp/common.h`) with the kernel's wall time `seconds` and its `check`, and exits
+//! non-zero on a wrong answer; every check of the same program and parameters (all runtimes,
+//! schedules, thread counts, rounds) must be equal. A child that fails, times out, prints no
+//! JSON line, reports the wrong library or a different check is recorded with its command
+//! and stderr (`failures`), and its (program, parameters, schedule, threads, runtime) is not
+//! run again; the others go on, and the subcommand exits 1 at the end, after writing its
+//! outputs.
+//!
+//! **Schedules.** Only the loop applications take `--schedules` (`;`- or `,`-separated; a
+//! number after a name is its chunk: `static,dynamic,64,fac2` is static, dynamic with chunk
+//! 64, fac2). The standard kinds (`static`, `dynamic`, `guided`, `auto`) run on every runtime;
+//! magpie's (`ss`, `gss`, `tss`, `fac`, `fac2`, …) only on magpie. The other runtimes do not
+//! reject them: libgomp 12 prints `libgomp: Unknown value for environment variable
+//! OMP_SCHEDULE` and runs `dynamic,1`; libomp 14 prints `OMP: Warning #42: OMP_SCHEDULE:
+//! "fac2" is an invalid value; ignored.` and runs `static`; both exit 0, so a row of them
+//! would silently measure another schedule. (libgomp stays loaded under either preload, as
+//! the binaries link it, so its warning shows in the magpie runs' stderr too.) Each row
+//! records the schedule the program read back with `omp_get_schedule` (`schedule_reported`).
+//!
+//! **Report.** The figure of merit of a run is its `seconds` (the kernel's wall time), and
+//! for `overheads` its `overhead_us` (microseconds per construct, EPCC style). The JSON
+//! (`--json`) is one object:
+//!
+//! | field | meaning |
+//! |---|---|
+//! | `quick`, `rounds`, `threads`, `timeout_s` | the options |
+//! | `env` | the `OMP_*`/`GOMP_*`/`KMP_*`/`MAGPIE_*` variables the children inherited (`NAME=value`, space-separated) |
+//! | `runtimes` | one object per selected runtime: `runtime`, `available`, `lib` (the preloaded library, null for libgomp), `reason` (why it was skipped, else null) |
+//! | `rows` | one per (program, params, schedule, threads, runtime) that ran without failure, below |
+//! | `ratios` | one per (program, params, schedule, threads) and peer both magpie and the peer ran, below |
+//! | `best` | loop applications: each runtime's fastest schedule per (program, params, threads) |
+//! | `best_ratios` | loop applications: magpie's best against the best of libgomp's and libomp's, below |
+//! | `failures` | every failed child, below |
+//!
+//! A row: `program`, `params` (the `key=value` arguments given, space-separated; `""` for
+//! the defaults), `schedule` (the `OMP_SCHEDULE` given, null for no loop application),
+//! `threads`, `runtime`, `metric` (`seconds` or `overhead_us`) and `unit` (`s` or `us`),
+//! `runs`, `median`, `min`, `max`, `mean`, `mean_ci95` (`[low, high]`, the t interval of the
+//! mean; null for one run), `values` (every run's, in round order), `rounds_of_values` (their
+//! rounds), `seconds_median` (the kernel's median wall time), `check`, `omp_lib`,
+//! `schedule_reported`, `program_params` (the parameters the program printed, sizes
+//! included) and `stderr` (the distinct stderr texts of its runs, cut at 2,000 characters).
+//!
+//! A ratio: `program`, `params`, `schedule`, `threads`, `metric`, `ratio_of`
+//! (`magpie/libgomp` or `magpie/libomp`), `magpie_median`, `peer_median`, `ratio` (of the
+//! medians; below 1: magpie is faster or cheaper; null unless both medians are positive, as
+//! an overhead lost in the noise can be negative), `ratio_ci95` (the 95% CI of the geometric
+//! mean of the per-round ratios, paired by round as in `rayon-program`; rounds where either
+//! value is not positive are left out; null for fewer than two), `welch_p` (Welch's
+//! two-sided p on the two runtimes' values; null where undefined), `rounds` (paired rounds).
+//!
+//! A best: `program`, `params`, `threads`, `runtime`, `schedule`, `median`, `schedules`
+//! (how many it was chosen from). A best ratio: `program`, `params`, `threads`,
+//! `magpie_schedule`, `magpie_median`, `peer_runtime`, `peer_schedule`, `peer_median`,
+//! `ratio_of` (`magpie-best/peer-best`), `ratio`, `ratio_ci95`, `welch_p`, `rounds` (as a
+//! ratio's, between the two chosen rows; the choice of the best by its median favours the
+//! side with more schedules a little).
+//!
+//! A failure: `program`, `params`, `schedule`, `threads`, `runtime`, `round`, `command` (the
+//! environment and command line), `error`, `stderr`.
+//!
+//! `--summary FILE` writes the same as markdown tables (also printed on stdout).
+
+use magpie_measure::process::{describe, run_to_end};
+use magpie_measure::report::failures;
+use magpie_measure::rounds::rounds;
+use magpie_measure::stats;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The standard schedule kinds (OpenMP's), which every runtime runs.
+pub const STANDARD_SCHEDULES: &[&str] = &["static", "dynamic", "guided", "auto"];
+
+/// magpie's schedules, accepted in `OMP_SCHEDULE` by libmagpie_omp only.
+pub const MAGPIE_SCHEDULES: &[&str] = &[
+    "ss",
+    "gss",
+    "tss",
+    "fac",
+    "fac2",
+    "fac2a",
+    "mfac",
+    "wf",
+    "awf",
+    "awf_b",
+    "awf_c",
+    "awf_d",
+    "awf_e",
+    "af",
+    "static_steal",
+    "rws",
+    "laws",
+    "random_sel",
+    "exhaustive_sel",
+    "binary_sel",
+    "expert_sel",
+];
+
+/// The schedules without `--schedules`: the standard ones, then every magpie schedule.
+pub const DEFAULT_SCHEDULES: &str = "static;dynamic;dynamic,64;guided;ss;gss;tss;fac;fac2;\
+     fac2a;mfac;wf;awf;awf_b;awf_c;awf_d;awf_e;af;static_steal;rws;laws;random_sel;\
+     exhaustive_sel;binary_sel;expert_sel";
+
+/// The constructs of `overheads` (each its own invocation and row).
+pub const CONSTRUCTS: &[&str] = &[
+    "parallel",
+    "barrier",
+    "for-static",
+    "for-dynamic-1",
+    "for-dynamic-64",
+    "for-guided-1",
+    "for-guided-64",
+    "for-runtime-1",
+    "for-runtime-64",
+    "reduction",
+    "critical",
+    "single",
+    "task",
+];
+
+/// What kind of program a benchmark is, which decides its runs and its summary table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `overheads`: one run per construct, the metric `overhead_us`.
+    Overheads,
+    /// A loop application under `schedule(runtime)`: one run per schedule.
+    Loop,
+    /// A task program.
+    Tasks,
+}
+
+/// One program of `bench/omp`.
+#[derive(Debug)]
+pub struct Program {
+    /// Its name: the source `bench/omp/NAME.c`, the binary `--bin-dir/NAME`.
+    pub name: &'static str,
+    /// Its kind.
+    pub kind: Kind,
+}
+
+/// Every program, in the order they run and are reported.
+pub const PROGRAMS: &[Program] = &[
+    Program {
+        name: "overheads",
+        kind: Kind::Overheads,
+    },
+    Program {
+        name: "mandelbrot",
+        kind: Kind::Loop,
+    },
+    Program {
+        name: "dist",
+        kind: Kind::Loop,
+    },
+    Program {
+        name: "spmv",
+        kind: Kind::Loop,
+    },
+    Program {
+        name: "nbody",
+        kind: Kind::Loop,
+    },
+    Program {
+        name: "fib",
+        kind: Kind::Tasks,
+    },
+    Program {
+        name: "treesum",
+        kind: Kind::Tasks,
+    },
+    Program {
+        name: "quicksort",
+        kind: Kind::Tasks,
+    },
+    Program {
+        name: "mergesort",
+        kind: Kind::Tasks,
+    },
+    Program {
+        name: "nqueens",
+        kind: Kind::Tasks,
+    },
+];
+
+/// An OpenMP runtime the binaries run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+pub enum Runtime {
+    /// GCC's libgomp, as the binaries are linked.
+    Libgomp,
+    /// LLVM's libomp, preloaded.
+    Libomp,
+    /// libmagpie_omp, preloaded.
+    Magpie,
+}
+
+impl Runtime {
+    /// The name in the tables and the JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Runtime::Libgomp => "libgomp",
+            Runtime::Libomp => "libomp",
+            Runtime::Magpie => "magpie",
+        }
+    }
+}
+
+impl fmt::Display for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+/// `omp-program`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct OmpProgramArgs {
+    /// The directory of the built programs (scripts/omp-bench.sh builds bench/omp/*.c there).
+    #[arg(long, value_name = "DIR", default_value = "target/omp-bench")]
+    pub bin_dir: PathBuf,
+    /// libmagpie_omp.so (cargo build --release -p magpie-omp); missing: magpie is skipped.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "target/release/libmagpie_omp.so"
+    )]
+    pub magpie_lib: PathBuf,
+    /// LLVM's libomp.so to preload: a path, `auto` (look in the usual places) or `none`.
+    #[arg(long, value_name = "PATH|auto|none", default_value = "auto")]
+    pub libomp: String,
+    /// The runtimes to run.
+    #[arg(long, value_enum, value_delimiter = ',',
+          default_values_t = [Runtime::Libgomp, Runtime::Libomp, Runtime::Magpie])]
+    pub runtimes: Vec<Runtime>,
+    /// Thread counts (OMP_NUM_THREADS).
+    #[arg(long, value_delimiter = ',', default_values_t = [1, 2])]
+    pub threads: Vec<usize>,
+    /// Timed rounds; each runs every configuration once on each runtime.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
+    pub rounds: u32,
+    /// The loop applications' schedules (OMP_SCHEDULE), `;`- or `,`-separated, a number after
+    /// a name being its chunk; magpie's run only on magpie [default: the standard ones, then
+    /// every magpie schedule].
+    #[arg(long, value_name = "LIST")]
+    pub schedules: Option<String>,
+    /// Programs to run, in this order [default: all].
+    #[arg(long, value_delimiter = ',')]
+    pub programs: Vec<String>,
+    /// The constructs of `overheads` [default: all].
+    #[arg(long, value_delimiter = ',')]
+    pub constructs: Vec<String>,
+    /// More arguments for one program, `PROGRAM:key=value[ key=value…]` (repeatable), e.g.
+    /// `--set fib:n=30`; they are part of the rows' `params`.
+    #[arg(long = "set", value_name = "PROGRAM:ARGS")]
+    pub sets: Vec<String>,
+    /// The programs' small sizes (a smoke test, not a measurement).
+    #[arg(long)]
+    pub quick: bool,
+    /// Write the report as JSON into FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the markdown summary into FILE (it is printed on stdout too).
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+    /// Seconds one child may run before it is stopped (and counts as failed).
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+}
+
+/// An `OMP_SCHEDULE` value: a kind and an optional chunk.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Schedule {
+    /// The kind, lower case (`dynamic`, `fac2`).
+    pub kind: String,
+    /// The chunk, if given.
+    pub chunk: Option<u64>,
+}
+
+impl Schedule {
+    /// Whether every runtime knows it (a standard OpenMP kind).
+    pub fn is_standard(&self) -> bool {
+        STANDARD_SCHEDULES.contains(&self.kind.as_str())
+    }
+}
+
+impl fmt::Display for Schedule {
+    /// `kind` or `kind,chunk`: the `OMP_SCHEDULE` value.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.chunk {
+            Some(c) => write!(f, "{},{c}", self.kind),
+            None => f.write_str(&self.kind),
+        }
+    }
+}
+
+/// Parses a schedule list: names separated by `;` or `,`, a number after a name being its
+/// chunk (`static,dynamic,64;fac2` → static, dynamic,64, fac2). Errors name the bad token and
+/// the accepted names.
+pub fn parse_schedules(list: &str) -> Result<Vec<Schedule>, String> {
+    let mut out: Vec<Schedule> = Vec::new();
+    for token in list
+        .split([';', ','])
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        if let Ok(chunk) = token.parse::<u64>() {
+            match out.last_mut() {
+                Some(s) if s.chunk.is_none() && chunk > 0 => s.chunk = Some(chunk),
+                Some(s) if s.chunk.is_none() => {
+                    return Err(format!(
+                        "--schedules: {}: the chunk must be at least 1",
+                        s.kind
+                    ))
+                }
+                _ => {
+                    return Err(format!(
+                        "--schedules: the number {chunk} follows no schedule name"
+                    ))
+                }
+            }
+            continue;
+        }
+        let kind = token.to_ascii_lowercase();
+        if !STANDARD_SCHEDULES.contains(&kind.as_str())
+            && !MAGPIE_SCHEDULES.contains(&kind.as_str())
+        {
+            return Err(format!(
+                "--schedules: unknown schedule {token} (OpenMP's: {}; magpie's: {})",
+                STANDARD_SCHEDULES.join(", "),
+                MAGPIE_SCHEDULES.join(", ")
+            ));
+        }
+        out.push(Schedule { kind, chunk: None });
+    }
+    if out.is_empty() {
+        return Err("--schedules: no schedule given".into());
+    }
+    let mut seen = BTreeSet::new();
+    if let Some(dup) = out.iter().find(|s| !seen.insert((*s).clone())) {
+        return Err(format!("--schedules: {dup} is given twice"));
+    }
+    Ok(out)
+}
+
+/// One configuration: a program with its arguments and, for a loop application, a schedule.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// The program.
+    pub program: &'static Program,
+    /// Its `key=value` arguments (the construct of `overheads`, then `--set`'s).
+    pub params: Vec<String>,
+    /// The loop application's schedule.
+    pub schedule: Option<Schedule>,
+}
+
+impl Item {
+    /// The arguments as the rows show them, space-separated.
+    pub fn params_label(&self) -> String {
+        self.params.join(" ")
+    }
+
+    /// The runs whose checks must agree: the program with its arguments (any schedule).
+    fn check_group(&self) -> String {
+        format!("{} {}", self.program.name, self.params_label())
+    }
+
+    /// `program [params] [schedule]`, for progress lines and messages.
+    fn label(&self) -> String {
+        let mut s = self.program.name.to_string();
+        for p in &self.params {
+            s.push(' ');
+            s.push_str(p);
+        }
+        if let Some(sc) = &self.schedule {
+            let _ = write!(s, " OMP_SCHEDULE={sc}");
+        }
+        s
+    }
+
+    /// The runtimes among `available` that run it: magpie's schedules on magpie only.
+    pub fn runtimes(&self, available: &[Runtime]) -> Vec<Runtime> {
+        available
+            .iter()
+            .copied()
+            .filter(|&r| {
+                r == Runtime::Magpie || self.schedule.as_ref().is_none_or(Schedule::is_standard)
+            })
+            .collect()
+    }
+}
+
+/// The configurations to run, in order.
+pub fn items(
+    programs: &[&'static Program],
+    constructs: &[String],
+    schedules: &[Schedule],
+    sets: &BTreeMap<String, Vec<String>>,
+) -> Vec<Item> {
+    let mut out = Vec::new();
+    for &program in programs {
+        let extra = sets.get(program.name).cloned().unwrap_or_default();
+        match program.kind {
+            Kind::Overheads => {
+                for c in constructs {
+                    let mut params = vec![format!("construct={c}")];
+                    params.extend(extra.iter().cloned());
+                    out.push(Item {
+                        program,
+                        params,
+                        schedule: None,
+                    });
+                }
+            }
+            Kind::Loop => {
+                for s in schedules {
+                    out.push(Item {
+                        program,
+                        params: extra.clone(),
+                        schedule: Some(s.clone()),
+                    });
+                }
+            }
+            Kind::Tasks => out.push(Item {
+                program,
+                params: extra,
+                schedule: None,
+            }),
+        }
+    }
+    out
+}
+
+/// One run, as the program printed it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    /// The timed round (from 1).
+    pub round: u32,
+    /// The figure of merit: `overhead_us` for overheads, else `seconds`.
+    pub value: f64,
+    /// The kernel's wall time.
+    pub seconds: f64,
+    /// The answer.
+    pub check: String,
+    /// The library GOMP_parallel resolved to.
+    pub omp_lib: String,
+    /// What omp_get_schedule said.
+    pub schedule_reported: String,
+    /// The parameters the program printed.
+    pub params: Value,
+    /// The child's stderr, trimmed.
+    pub stderr: String,
+}
+
+/// The one JSON line of a program's stdout, as a sample of `round` (other lines skipped).
+pub fn parse_output(stdout: &str, program: &Program, round: u32) -> Result<Sample, String> {
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with('{'))
+        .collect();
+    let line = match lines.as_slice() {
+        [one] => *one,
+        [] => return Err("no JSON line on stdout".into()),
+        more => return Err(format!("{} JSON lines on stdout, one expected", more.len())),
+    };
+    let v: Value =
+        serde_json::from_str(line).map_err(|e| format!("unreadable line {line:?}: {e}"))?;
+    let num = |k: &str| {
+        v[k].as_f64()
+            .ok_or_else(|| format!("line {line:?}: no number `{k}`"))
+    };
+    let text = |k: &str| {
+        v[k].as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("line {line:?}: no string `{k}`"))
+    };
+    if text("program")? != program.name {
+        return Err(format!("line {line:?}: not {}'s", program.name));
+    }
+    let seconds = num("seconds")?;
+    Ok(Sample {
+        round,
+        value: if program.kind == Kind::Overheads {
+            num("overhead_us")?
+        } else {
+            seconds
+        },
+        seconds,
+        check: text("check")?,
+        omp_lib: text("omp_lib")?,
+        schedule_reported: text("schedule")?,
+        params: v["params"].clone(),
+        stderr: String::new(),
+    })
+}
+
+/// Whether a run's `omp_lib` is its runtime's library: libgomp itself, or the preloaded one.
+pub fn check_identity(preload: Option<&Path>, omp_lib: &str) -> Result<(), String> {
+    match preload {
+        None => {
+            let name = Path::new(omp_lib)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if name.starts_with("libgomp") {
+                Ok(())
+            } else {
+                Err(format!(
+                    "GOMP_parallel resolves to {omp_lib}, not libgomp (an inherited preload?)"
+                ))
+            }
+        }
+        Some(lib) => {
+            let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+            if real(Path::new(omp_lib)) == real(lib) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "LD_PRELOAD={} but GOMP_parallel resolves to {omp_lib}: the preload did \
+                     not take effect, or the library does not define GOMP_parallel",
+                    lib.display()
+                ))
+            }
+        }
+    }
+}
+
+/// A runtime's setup: its library to preload, or why it does not run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuntimeInfo {
+    /// The runtime's name.
+    pub runtime: &'static str,
+    /// Whether it runs.
+    pub available: bool,
+    /// The preloaded library (null for libgomp).
+    pub lib: Option<String>,
+    /// Why it is skipped (null when it runs).
+    pub reason: Option<String>,
+}
+
+/// `libomp.so` in the usual places of Debian's packages (`/usr/lib/llvm-*/lib`, newest first,
+/// then the multiarch directories' `libomp.so` and `libomp.so.5`).
+pub fn find_libomp() -> Option<PathBuf> {
+    let mut llvm: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let version = name.strip_prefix("llvm-")?.parse::<u32>().ok()?;
+            Some((version, e.path().join("lib/libomp.so")))
+        })
+        .collect();
+    llvm.sort_by_key(|v| std::cmp::Reverse(v.0));
+    let multiarch = std::fs::read_dir("/usr/lib")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with("-linux-gnu"))
+        .flat_map(|e| [e.path().join("libomp.so"), e.path().join("libomp.so.5")]);
+    llvm.into_iter()
+        .map(|(_, p)| p)
+        .chain(multiarch)
+        .chain([PathBuf::from("/usr/local/lib/libomp.so")])
+        .find(|p| p.is_file())
+}
+
+/// Each selected runtime's setup (in `--runtimes` order).
+fn setup_runtimes(args: &OmpProgramArgs) -> Result<Vec<(Runtime, RuntimeInfo)>, String> {
+    let mut out = Vec::new();
+    for &rt in &args.runtimes {
+        let (lib, reason) = match rt {
+            Runtime::Libgomp => (None, None),
+            Runtime::Libomp => match args.libomp.as_str() {
+                "none" => (None, Some("--libomp none".to_string())),
+                "auto" => match find_libomp() {
+                    Some(p) => (Some(p), None),
+                    None => (
+                        None,
+                        Some(
+                            "no libomp.so under /usr/lib/llvm-*/lib or /usr/lib/*-linux-gnu \
+                             (Debian: apt-get install libomp-dev)"
+                                .to_string(),
+                        ),
+                    ),
+                },
+                path => {
+                    let p = PathBuf::from(path);
+                    if !p.is_file() {
+                        return Err(format!("--libomp {path}: no such file"));
+                    }
+                    (Some(p), None)
+                }
+            },
+            Runtime::Magpie => {
+                if args.magpie_lib.is_file() {
+                    (Some(args.magpie_lib.clone()), None)
+                } else {
+                    (
+                        None,
+                        Some(format!(
+                            "{} does not exist (cargo build --release -p magpie-omp)",
+                            args.magpie_lib.display()
+                        )),
+                    )
+                }
+            }
+        };
+        // An absolute path: LD_PRELOAD is read by the child, whatever its directory.
+        let lib = lib.map(|p| std::fs::canonicalize(&p).unwrap_or(p));
+        out.push((
+            rt,
+            RuntimeInfo {
+                runtime: rt.name(),
+                available: reason.is_none(),
+                lib: lib.as_ref().map(|p| p.display().to_string()),
+                reason,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+/// The variables the children inherit that can change a runtime's behaviour.
+fn runtime_env() -> String {
+    let mut vars: Vec<String> = std::env::vars()
+        .filter(|(k, _)| {
+            ["OMP_", "GOMP_", "KMP_", "MAGPIE_"]
+                .iter()
+                .any(|p| k.starts_with(p))
+                && k != "OMP_NUM_THREADS"
+                && k != "OMP_SCHEDULE"
+        })
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    vars.sort();
+    vars.join(" ")
+}
+
+/// A failed child.
+#[derive(Debug, Clone, Serialize)]
+pub struct Failure {
+    /// The program.
+    pub program: String,
+    /// Its arguments, as in the rows.
+    pub params: String,
+    /// The loop application's schedule.
+    pub schedule: Option<String>,
+    /// OMP_NUM_THREADS.
+    pub threads: usize,
+    /// The runtime.
+    pub runtime: &'static str,
+    /// The round it failed in.
+    pub round: u32,
+    /// The environment it was given and its command line.
+    pub command: String,
+    /// What went wrong.
+    pub error: String,
+    /// Its stderr (the last 4,000 characters).
+    pub stderr: String,
+}
+
+/// The last `max` characters of `s`, trimmed.
+fn tail(s: &str, max: usize) -> String {
+    let s = s.trim();
+    let n = s.chars().count();
+    if n <= max {
+        s.to_string()
+    } else {
+        let cut: String = s.chars().skip(n - max).collect();
+        format!("…{cut}")
+    }
+}
+
+/// One child: `bin PARAMS [--quick]` with the runtime's environment; its sample or what went
+/// wrong (the error, its stderr).
+fn run_child(
+    item: &Item,
+    bin: &Path,
+    threads: usize,
+    preload: Option<&Path>,
+    quick: bool,
+    round: u32,
+    timeout: Duration,
+) -> Result<Sample, (String, String)> {
+    let mut env: Vec<(&str, String)> = vec![("OMP_NUM_THREADS", threads.to_string())];
+    if let Some(s) = &item.schedule {
+        env.push(("OMP_SCHEDULE", s.to_string()));
+    }
+    if let Some(p) = preload {
+        env.push(("LD_PRELOAD", p.display().to_string()));
+    }
+    let mut argv = item.params.clone();
+    if quick {
+        argv.push("--quick".into());
+    }
+    let mut cmd = Command::new(bin);
+    cmd.args(&argv)
+        .env_remove("OMP_NUM_THREADS")
+        .env_remove("OMP_SCHEDULE")
+        .env_remove("LD_PRELOAD")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())));
+    let done = run_to_end(&mut cmd, timeout)
+        .map_err(|e| (format!("cannot run it: {e}"), String::new()))?;
+    let stderr = tail(&done.stderr, 4000);
+    match done.status {
+        Some(s) if s.success() => {}
+        Some(s) => return Err((describe(s), stderr)),
+        None => return Err((format!("stopped after {} s", timeout.as_secs()), stderr)),
+    }
+    let mut sample =
+        parse_output(&done.stdout, item.program, round).map_err(|e| (e, stderr.clone()))?;
+    check_identity(preload, &sample.omp_lib).map_err(|e| (e, stderr.clone()))?;
+    sample.stderr = stderr;
+    Ok(sample)
+}
+
+/// The command line of a child, with its environment, for failure reports.
+fn command_line(
+    item: &Item,
+    bin: &Path,
+    threads: usize,
+    preload: Option<&Path>,
+    quick: bool,
+) -> String {
+    let mut s = format!("OMP_NUM_THREADS={threads}");
+    if let Some(sc) = &item.schedule {
+        let _ = write!(s, " OMP_SCHEDULE={sc}");
+    }
+    if let Some(p) = preload {
+        let _ = write!(s, " LD_PRELOAD={}", p.display());
+    }
+    let _ = write!(s, " {}", bin.display());
+    for p in &item.params {
+        let _ = write!(s, " {p}");
+    }
+    if quick {
+        s.push_str(" --quick");
+    }
+    s
+}
+
+/// One (program, params, schedule, threads, runtime)'s result; fields in the module's docs.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct Row {
+    pub program: String,
+    pub params: String,
+    pub schedule: Option<String>,
+    pub threads: usize,
+    pub runtime: &'static str,
+    pub metric: &'static str,
+    pub unit: &'static str,
+    pub runs: usize,
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub mean_ci95: Option<[f64; 2]>,
+    pub values: Vec<f64>,
+    pub rounds_of_values: Vec<u32>,
+    pub seconds_median: f64,
+    pub check: String,
+    pub omp_lib: String,
+    pub schedule_reported: String,
+    pub program_params: Value,
+    pub stderr: String,
+}
+
+/// The row of one configuration's samples (at least one).
+pub fn summarize(item: &Item, threads: usize, runtime: Runtime, samples: &[Sample]) -> Row {
+    let values: Vec<f64> = samples.iter().map(|s| s.value).collect();
+    let seconds: Vec<f64> = samples.iter().map(|s| s.seconds).collect();
+    let mean = stats::mean(&values);
+    let mut stderr: Vec<&str> = Vec::new();
+    for s in samples {
+        if !s.stderr.is_empty() && !stderr.contains(&s.stderr.as_str()) {
+            stderr.push(&s.stderr);
+        }
+    }
+    let overheads = item.program.kind == Kind::Overheads;
+    let first = &samples[0];
+    Row {
+        program: item.program.name.to_string(),
+        params: item.params_label(),
+        schedule: item.schedule.as_ref().map(Schedule::to_string),
+        threads,
+        runtime: runtime.name(),
+        metric: if overheads { "overhead_us" } else { "seconds" },
+        unit: if overheads { "us" } else { "s" },
+        runs: samples.len(),
+        median: stats::median(&values),
+        min: values.iter().copied().fold(f64::INFINITY, f64::min),
+        max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        mean,
+        mean_ci95: stats::ci95_half_width(&values).map(|h| [mean - h, mean + h]),
+        values,
+        rounds_of_values: samples.iter().map(|s| s.round).collect(),
+        seconds_median: stats::median(&seconds),
+        check: first.check.clone(),
+        omp_lib: first.omp_lib.clone(),
+        schedule_reported: first.schedule_reported.clone(),
+        program_params: first.params.clone(),
+        stderr: tail(&stderr.join("\n---\n"), 2000),
+    }
+}
+
+/// The ratio of two rows' medians (`None` unless both are positive: an overhead lost in the
+/// noise has no meaningful ratio), with the CI of the geometric mean of their per-round
+/// ratios (rounds where both have a positive value) and Welch's p on their values: (ratio,
+/// CI, p, paired rounds).
+pub fn paired_ratio(num: &Row, den: &Row) -> (Option<f64>, Option<[f64; 2]>, Option<f64>, usize) {
+    let per_round = |r: &Row| -> BTreeMap<u32, Vec<f64>> {
+        let mut m: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+        for (&round, &v) in r.rounds_of_values.iter().zip(&r.values) {
+            m.entry(round).or_default().push(v);
+        }
+        m
+    };
+    let (n, d) = (per_round(num), per_round(den));
+    let logs: Vec<f64> = n
+        .iter()
+        .filter_map(|(round, nv)| {
+            let (a, b) = (stats::median_of(nv)?, stats::median_of(d.get(round)?)?);
+            (a > 0.0 && b > 0.0).then(|| (a / b).ln())
+        })
+        .collect();
+    let ci = stats::ci95_half_width(&logs).map(|h| {
+        let m = stats::mean(&logs);
+        [(m - h).exp(), (m + h).exp()]
+    });
+    let p = stats::welch(&num.values, &den.values).map(|w| w.p);
+    let ratio = (num.median > 0.0 && den.median > 0.0).then(|| num.median / den.median);
+    (ratio, ci, p, logs.len())
+}
+
+/// magpie against a peer in one (program, params, schedule, threads); fields in the
+/// module's docs.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct Ratio {
+    pub program: String,
+    pub params: String,
+    pub schedule: Option<String>,
+    pub threads: usize,
+    pub metric: &'static str,
+    pub ratio_of: String,
+    pub magpie_median: f64,
+    pub peer_median: f64,
+    pub ratio: Option<f64>,
+    pub ratio_ci95: Option<[f64; 2]>,
+    pub welch_p: Option<f64>,
+    pub rounds: usize,
+}
+
+/// A runtime's fastest schedule of a loop application; fields in the module's docs.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct Best {
+    pub program: String,
+    pub params: String,
+    pub threads: usize,
+    pub runtime: &'static str,
+    pub schedule: String,
+    pub median: f64,
+    pub schedules: usize,
+}
+
+/// magpie's best schedule against the best of the peers'; fields in the module's docs.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct BestRatio {
+    pub program: String,
+    pub params: String,
+    pub threads: usize,
+    pub magpie_schedule: String,
+    pub magpie_median: f64,
+    pub peer_runtime: &'static str,
+    pub peer_schedule: String,
+    pub peer_median: f64,
+    pub ratio_of: &'static str,
+    pub ratio: Option<f64>,
+    pub ratio_ci95: Option<[f64; 2]>,
+    pub welch_p: Option<f64>,
+    pub rounds: usize,
+}
+
+/// The whole report (the `--json` object); fields in the module's docs.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct Report {
+    pub quick: bool,
+    pub rounds: u32,
+    pub threads: Vec<usize>,
+    pub timeout_s: u64,
+    pub env: String,
+    pub runtimes: Vec<RuntimeInfo>,
+    pub rows: Vec<Row>,
+    pub ratios: Vec<Ratio>,
+    pub best: Vec<Best>,
+    pub best_ratios: Vec<BestRatio>,
+    pub failures: Vec<Failure>,
+}
+
+/// The ratios magpie/libgomp and magpie/libomp of every configuration both ran.
+pub fn ratios(rows: &[Row]) -> Vec<Ratio> {
+    let mut out = Vec::new();
+    for m in rows.iter().filter(|r| r.runtime == "magpie") {
+        for peer in ["libgomp", "libomp"] {
+            let Some(p) = rows.iter().find(|r| {
+                r.runtime == peer
+                    && r.program == m.program
+                    && r.params == m.params
+                    && r.schedule == m.schedule
+                    && r.threads == m.threads
+            }) else {
+                continue;
+            };
+            let (ratio, ci, welch_p, rounds) = paired_ratio(m, p);
+            out.push(Ratio {
+                program: m.program.clone(),
+                params: m.params.clone(),
+                schedule: m.schedule.clone(),
+                threads: m.threads,
+                metric: m.metric,
+                ratio_of: format!("magpie/{peer}"),
+                magpie_median: m.median,
+                peer_median: p.median,
+                ratio,
+                ratio_ci95: ci,
+                welch_p,
+                rounds,
+            });
+        }
+    }
+    out
+}
+
+/// Each runtime's best schedule per loop application, and magpie's best against the peers'.
+pub fn best(rows: &[Row]) -> (Vec<Best>, Vec<BestRatio>) {
+    // (program, params, threads, runtime) → its rows with a schedule.
+    let mut groups: BTreeMap<(String, String, usize, &'static str), Vec<&Row>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.schedule.is_some()) {
+        groups
+            .entry((r.program.clone(), r.params.clone(), r.threads, r.runtime))
+            .or_default()
+            .push(r);
+    }
+    let mut bests = Vec::new();
+    let mut chosen: BTreeMap<(String, String, usize), Vec<&Row>> = BTreeMap::new();
+    for ((program, params, threads, runtime), rs) in &groups {
+        let b = rs
+            .iter()
+            .copied()
+            .min_by(|a, b| a.median.total_cmp(&b.median))
+            .expect("a group has a row");
+        bests.push(Best {
+            program: program.clone(),
+            params: params.clone(),
+            threads: *threads,
+            runtime,
+            schedule: b.schedule.clone().unwrap_or_default(),
+            median: b.median,
+            schedules: rs.len(),
+        });
+        chosen
+            .entry((program.clone(), params.clone(), *threads))
+            .or_default()
+            .push(b);
+    }
+    let order = |program: &str| PROGRAMS.iter().position(|p| p.name == program);
+    bests.sort_by_key(|b| (order(&b.program), b.params.clone(), b.threads));
+    let mut ratios = Vec::new();
+    for ((program, params, threads), bs) in &chosen {
+        let Some(m) = bs.iter().find(|r| r.runtime == "magpie") else {
+            continue;
+        };
+        let Some(p) = bs
+            .iter()
+            .filter(|r| r.runtime != "magpie")
+            .min_by(|a, b| a.median.total_cmp(&b.median))
+        else {
+            continue;
+        };
+        let (ratio, ci, welch_p, rounds) = paired_ratio(m, p);
+        ratios.push(BestRatio {
+            program: program.clone(),
+            params: params.clone(),
+            threads: *threads,
+            magpie_schedule: m.schedule.clone().unwrap_or_default(),
+            magpie_median: m.median,
+            peer_runtime: p.runtime,
+            peer_schedule: p.schedule.clone().unwrap_or_default(),
+            peer_median: p.median,
+            ratio_of: "magpie-best/peer-best",
+            ratio,
+            ratio_ci95: ci,
+            welch_p,
+            rounds,
+        });
+    }
+    ratios.sort_by_key(|b| (order(&b.program), b.params.clone(), b.threads));
+    (bests, ratios)
+}
+
+/// Runs the subcommand.
+pub fn run(args: &OmpProgramArgs) -> Result<(), String> {
+    if args.threads.is_empty() || args.threads.contains(&0) {
+        return Err("--threads: thread counts must be at least 1".into());
+    }
+    let programs: Vec<&'static Program> = if args.programs.is_empty() {
+        PROGRAMS.iter().collect()
+    } else {
+        args.programs
+            .iter()
+            .map(|name| {
+                PROGRAMS.iter().find(|p| p.name == name).ok_or_else(|| {
+                    format!(
+                        "--programs: unknown program {name} (the programs: {})",
+                        PROGRAMS
+                            .iter()
+                            .map(|p| p.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let constructs: Vec<String> = if args.constructs.is_empty() {
+        CONSTRUCTS.iter().map(|c| c.to_string()).collect()
+    } else {
+        for c in &args.constructs {
+            if !CONSTRUCTS.contains(&c.as_str()) {
+                return Err(format!(
+                    "--constructs: unknown construct {c} (the constructs: {})",
+                    CONSTRUCTS.join(", ")
+                ));
+            }
+        }
+        args.constructs.clone()
+    };
+    let schedules = parse_schedules(args.schedules.as_deref().unwrap_or(DEFAULT_SCHEDULES))?;
+    let mut sets: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for s in &args.sets {
+        let (name, rest) = s
+            .split_once(':')
+            .ok_or_else(|| format!("--set {s}: expected PROGRAM:key=value[ key=value…]"))?;
+        if !PROGRAMS.iter().any(|p| p.name == name) {
+            return Err(format!("--set {s}: unknown program {name}"));
+        }
+        for kv in rest.split_whitespace() {
+            if !kv.contains('=') || kv.starts_with("construct=") {
+                return Err(format!(
+                    "--set {s}: {kv} is not key=value (the construct is --constructs')"
+                ));
+            }
+            sets.entry(name.to_string())
+                .or_default()
+                .push(kv.to_string());
+        }
+    }
+    for p in &programs {
+        let bin = args.bin_dir.join(p.name);
+        if !bin.is_file() {
+            return Err(format!(
+                "{}: no such program (scripts/omp-bench.sh builds bench/omp/*.c into {})",
+                bin.display(),
+                args.bin_dir.display()
+            ));
+        }
+    }
+    let setups = setup_runtimes(args)?;
+    for (_, info) in &setups {
+        match &info.reason {
+            Some(why) => eprintln!("omp-program: {}: skipped: {why}", info.runtime),
+            None => eprintln!(
+                "omp-program: {}: {}",
+                info.runtime,
+                info.lib.as_deref().unwrap_or("as linked (no preload)")
+            ),
+        }
+    }
+    let available: Vec<Runtime> = setups
+        .iter()
+        .filter(|(_, i)| i.available)
+        .map(|(r, _)| *r)
+        .collect();
+    let preload = |rt: Runtime| -> Option<PathBuf> {
+        setups
+            .iter()
+            .find(|(r, _)| *r == rt)
+            .and_then(|(_, i)| i.lib.as_ref().map(PathBuf::from))
+    };
+    let env = runtime_env();
+    if !env.is_empty() {
+        eprintln!("omp-program: the children inherit {env}");
+    }
+    let items = items(&programs, &constructs, &schedules, &sets);
+    let timeout = Duration::from_secs(args.timeout);
+
+    type Key = (usize, usize, Runtime);
+    let mut samples: BTreeMap<Key, Vec<Sample>> = BTreeMap::new();
+    let mut failed: BTreeMap<Key, Failure> = BTreeMap::new();
+    // check group → (the first check, who gave it).
+    let mut checks: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for round in rounds(0, args.rounds) {
+        let n = round.number();
+        for (ii, item) in items.iter().enumerate() {
+            let bin = args.bin_dir.join(item.program.name);
+            for &threads in &args.threads {
+                let mut order = item.runtimes(&available);
+                if order.is_empty() {
+                    continue;
+                }
+                let k = order.len();
+                order.rotate_left((n as usize - 1) % k);
+                eprint!("{round} {} {threads}t:", item.label());
+                for rt in order {
+                    let key = (ii, threads, rt);
+                    if failed.contains_key(&key) {
+                        eprint!(" {rt} (failed before)");
+                        continue;
+                    }
+                    let pre = preload(rt);
+                    let who = format!("{rt} ({round}, {threads} thread(s))");
+                    let got =
+                        run_child(item, &bin, threads, pre.as_deref(), args.quick, n, timeout)
+                            .and_then(|s| {
+                                let (first, by) = checks
+                                    .entry(item.check_group())
+                                    .or_insert_with(|| (s.check.clone(), who.clone()));
+                                if *first == s.check {
+                                    Ok(s)
+                                } else {
+                                    Err((
+                                        format!(
+                                            "check {} differs from {first}, which {by} gave",
+                                            s.check
+                                        ),
+                                        s.stderr,
+                                    ))
+                                }
+                            });
+                    match got {
+                        Ok(s) => {
+                            eprint!(" {rt} {:.4}", s.value);
+                            samples.entry(key).or_default().push(s);
+                        }
+                        Err((error, stderr)) => {
+                            eprint!(" {rt} FAILED");
+                            failed.insert(
+                                key,
+                                Failure {
+                                    program: item.program.name.to_string(),
+                                    params: item.params_label(),
+                                    schedule: item.schedule.as_ref().map(Schedule::to_string),
+                                    threads,
+                                    runtime: rt.name(),
+                                    round: n,
+                                    command: command_line(
+                                        item,
+                                        &bin,
+                                        threads,
+                                        pre.as_deref(),
+                                        args.quick,
+                                    ),
+                                    error,
+                                    stderr,
+                                },
+                            );
+                        }
+                    }
+                }
+                eprintln!();
+            }
+        }
+    }
+
+    let rows: Vec<Row> = samples
+        .iter()
+        .filter(|(key, _)| !failed.contains_key(key))
+        .map(|(&(ii, threads, rt), s)| summarize(&items[ii], threads, rt, s))
+        .collect();
+    let ratios = ratios(&rows);
+    let (best, best_ratios) = best(&rows);
+    let report = Report {
+        quick: args.quick,
+        rounds: args.rounds,
+        threads: args.threads.clone(),
+        timeout_s: args.timeout,
+        env,
+        runtimes: setups.into_iter().map(|(_, i)| i).collect(),
+        rows,
+        ratios,
+        best,
+        best_ratios,
+        failures: failed.into_values().collect(),
+    };
+    let md = markdown(&report);
+    print!("{md}");
+    if let Some(path) = &args.summary {
+        std::fs::write(path, &md).map_err(|e| format!("--summary {}: {e}", path.display()))?;
+        eprintln!("omp-program: summary written to {}", path.display());
+    }
+    if let Some(path) = &args.json {
+        let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        std::fs::write(path, json + "\n").map_err(|e| format!("--json {}: {e}", path.display()))?;
+        eprintln!("omp-program: report written to {}", path.display());
+    }
+    let failed: Vec<String> = report
+        .failures
+        .iter()
+        .map(|f| format!("{} (round {}): {}", f.command, f.round, f.error))
+        .collect();
+    failures("configuration", &failed)
+}
+
+/// `1.234` for a median in its unit (µs with two decimals).
+fn fmt_value(v: f64, unit: &str) -> String {
+    if unit == "us" {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+/// `0.95 [0.90–1.01]`: a ratio with its CI.
+fn fmt_ratio(r: Option<&Ratio>) -> String {
+    match r {
+        None => "-".into(),
+        Some(r) => fmt_ratio_ci(r.ratio, r.ratio_ci95),
+    }
+}
+
+fn fmt_ratio_ci(ratio: Option<f64>, ci: Option<[f64; 2]>) -> String {
+    match (ratio, ci) {
+        (None, _) => "n/a".into(),
+        (Some(r), Some([lo, hi])) => format!("{r:.3} [{lo:.3}–{hi:.3}]"),
+        (Some(r), None) => format!("{r:.3}"),
+    }
+}
+
+/// The report as markdown: the runtimes, one table per kind of program, the best schedules,
+/// and the failures with their stderr.
+pub fn markdown(report: &Report) -> String {
+    let mut out = String::from("# OpenMP programs on libgomp, libomp and magpie\n\n");
+    let _ = writeln!(
+        out,
+        "{} round(s), threads {:?}{}; medians of the runs; a ratio is magpie's median over the \
+         peer's (below 1: magpie is faster), [95% CI of the geometric mean of the per-round \
+         ratios].\n",
+        report.rounds,
+        report.threads,
+        if report.quick {
+            ", --quick (a smoke test, not a measurement)"
+        } else {
+            ""
+        }
+    );
+    for r in &report.runtimes {
+        let _ = writeln!(
+            out,
+            "- {}: {}",
+            r.runtime,
+            match (&r.reason, &r.lib) {
+                (Some(why), _) => format!("**skipped**: {why}"),
+                (None, Some(lib)) => format!("LD_PRELOAD={lib}"),
+                (None, None) => "as linked".to_string(),
+            }
+        );
+    }
+    if !report.env.is_empty() {
+        let _ = writeln!(out, "- inherited: `{}`", report.env);
+    }
+    out.push('\n');
+
+    let row = |r: &Row, rt: &str| -> Option<&Row> {
+        report.rows.iter().find(|x| {
+            x.runtime == rt
+                && x.program == r.program
+                && x.params == r.params
+                && x.schedule == r.schedule
+                && x.threads == r.threads
+        })
+    };
+    let ratio = |r: &Row, of: &str| -> Option<&Ratio> {
+        report.ratios.iter().find(|x| {
+            x.ratio_of == of
+                && x.program == r.program
+                && x.params == r.params
+                && x.schedule == r.schedule
+                && x.threads == r.threads
+        })
+    };
+    // One line per (program, params, schedule, threads), from its first row.
+    let mut seen = BTreeSet::new();
+    let firsts: Vec<&Row> = report
+        .rows
+        .iter()
+        .filter(|r| seen.insert((&r.program, &r.params, &r.schedule, r.threads)))
+        .collect();
+    let kind_of = |r: &Row| {
+        PROGRAMS
+            .iter()
+            .find(|p| p.name == r.program)
+            .map(|p| p.kind)
+    };
+    let standard = |r: &Row| {
+        r.schedule
+            .as_deref()
+            .is_none_or(|s| STANDARD_SCHEDULES.contains(&s.split(',').next().unwrap_or_default()))
+    };
+    type Keep<'a> = Box<dyn Fn(&Row) -> bool + 'a>;
+    let sections: [(&str, Keep); 4] = [
+        (
+            "Construct overheads (µs per construct, EPCC style)",
+            Box::new(|r| kind_of(r) == Some(Kind::Overheads)),
+        ),
+        (
+            "Task programs (seconds)",
+            Box::new(|r| kind_of(r) == Some(Kind::Tasks)),
+        ),
+        (
+            "Loop applications, OpenMP's schedules (seconds)",
+            Box::new(|r| kind_of(r) == Some(Kind::Loop) && standard(r)),
+        ),
+        (
+            "Loop applications, magpie's schedules (seconds, magpie only)",
+            Box::new(|r| kind_of(r) == Some(Kind::Loop) && !standard(r)),
+        ),
+    ];
+    for (si, (title, keep)) in sections.iter().enumerate() {
+        let lines: Vec<&&Row> = firsts.iter().filter(|r| keep(r)).collect();
+        if lines.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "## {title}\n");
+        if si == 3 {
+            out.push_str("| program | params | schedule | threads | magpie | 95% CI of the mean |\n|---|---|---|---|---|---|\n");
+            for r in lines {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} | {} |",
+                    r.program,
+                    r.params,
+                    r.schedule.as_deref().unwrap_or(""),
+                    r.threads,
+                    fmt_value(r.median, r.unit),
+                    r.mean_ci95.map_or("-".into(), |[lo, hi]| format!(
+                        "{}–{}",
+                        fmt_value(lo, r.unit),
+                        fmt_value(hi, r.unit)
+                    ))
+                );
+            }
+        } else {
+            out.push_str("| program | params | schedule | threads | libgomp | libomp | magpie | magpie/libgomp | magpie/libomp |\n|---|---|---|---|---|---|---|---|---|\n");
+            for r in lines {
+                let cell =
+                    |rt: &str| row(r, rt).map_or("-".into(), |x| fmt_value(x.median, x.unit));
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                    r.program,
+                    r.params,
+                    r.schedule.as_deref().unwrap_or(""),
+                    r.threads,
+                    cell("libgomp"),
+                    cell("libomp"),
+                    cell("magpie"),
+                    fmt_ratio(ratio(r, "magpie/libgomp")),
+                    fmt_ratio(ratio(r, "magpie/libomp")),
+                );
+            }
+        }
+        out.push('\n');
+    }
+
+    if !report.best.is_empty() {
+        out.push_str("## Best schedule per runtime (loop applications)\n\n");
+        out.push_str("| program | params | threads | libgomp | libomp | magpie | magpie-best/peer-best |\n|---|---|---|---|---|---|---|\n");
+        let mut keys = BTreeSet::new();
+        for b in &report.best {
+            if !keys.insert((&b.program, &b.params, b.threads)) {
+                continue;
+            }
+            let cell = |rt: &str| {
+                report
+                    .best
+                    .iter()
+                    .find(|x| {
+                        x.runtime == rt
+                            && x.program == b.program
+                            && x.params == b.params
+                            && x.threads == b.threads
+                    })
+                    .map_or("-".into(), |x| format!("{} {:.4}", x.schedule, x.median))
+            };
+            let br = report
+                .best_ratios
+                .iter()
+                .find(|x| x.program == b.program && x.params == b.params && x.threads == b.threads)
+                .map_or("-".into(), |x| {
+                    format!(
+                        "{} (vs {} {})",
+                        fmt_ratio_ci(x.ratio, x.ratio_ci95),
+                        x.peer_runtime,
+                        x.peer_schedule
+                    )
+                });
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                b.program,
+                b.params,
+                b.threads,
+                cell("libgomp"),
+                cell("libomp"),
+                cell("magpie"),
+                br
+            );
+        }
+        out.push('\n');
+    }
+
+    if !report.failures.is_empty() {
+        let _ = writeln!(out, "## Failures ({})\n", report.failures.len());
+        for f in &report.failures {
+            let _ = writeln!(
+                out,
+                "- round {}, {}: **{}**\n  `{}`",
+                f.round, f.runtime, f.error, f.command
+            );
+            if !f.stderr.is_empty() {
+                let _ = writeln!(out, "\n  ```\n{}\n  ```", f.stderr);
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(name: &str) -> &'static Program {
+        PROGRAMS.iter().find(|p| p.name == name).unwrap()
+    }
+
+    #[test]
+    fn schedules_parse_with_either_separator_and_chunks_attach() {
+        let s = parse_schedules("static,dynamic,64;fac2; guided,8").unwrap();
+        let shown: Vec<String> = s.iter().map(Schedule::to_string).collect();
+        assert_eq!(shown, ["static", "dynamic,64", "fac2", "guided,8"]);
+        assert!(s[0].is_standard() && !s[2].is_standard());
+        assert!(parse_schedules("64")
+            .unwrap_err()
+            .contains("follows no schedule"));
+        assert!(parse_schedules("dynamic,0")
+            .unwrap_err()
+            .contains("at least 1"));
+        assert!(parse_schedules("dynamic,1,2")
+            .unwrap_err()
+            .contains("follows no schedule"));
+        assert!(parse_schedules("bogus")
+            .unwrap_err()
+            .contains("unknown schedule bogus"));
+        assert!(parse_schedules("fac2;FAC2").unwrap_err().contains("twice"));
+        let all = parse_schedules(DEFAULT_SCHEDULES).unwrap();
+        assert_eq!(all.len(), 4 + MAGPIE_SCHEDULES.len());
+    }
+
+    #[test]
+    fn items_and_their_runtimes() {
+        let schedules = parse_schedules("static;fac2").unwrap();
+        let mut sets = BTreeMap::new();
+        sets.insert("fib".to_string(), vec!["n=20".to_string()]);
+        let items = items(
+            &[program("overheads"), program("dist"), program("fib")],
+            &["barrier".into(), "task".into()],
+            &schedules,
+            &sets,
+        );
+        let labels: Vec<String> = items.iter().map(Item::label).collect();
+        assert_eq!(
+            labels,
+            [
+                "overheads construct=barrier",
+                "overheads construct=task",
+                "dist OMP_SCHEDULE=static",
+                "dist OMP_SCHEDULE=fac2",
+                "fib n=20"
+            ]
+        );
+        let all = [Runtime::Libgomp, Runtime::Libomp, Runtime::Magpie];
+        assert_eq!(items[2].runtimes(&all), all);
+        assert_eq!(items[3].runtimes(&all), [Runtime::Magpie]);
+        assert!(items[3].runtimes(&[Runtime::Libgomp]).is_empty());
+        assert_eq!(items[2].check_group(), items[3].check_group());
+    }
+
+    #[test]
+    fn a_program_s_line_parses_and_its_library_is_checked() {
+        let out = "noise\n{\"program\":\"overheads\",\"params\":{\"construct\":\"task\"},\
+                   \"threads\":2,\"seconds\":0.25,\"check\":\"ok\",\"omp_lib\":\"/lib/libgomp.so.1\",\
+                   \"schedule\":\"dynamic,1\",\"overhead_us\":1.5}\n";
+        let s = parse_output(out, program("overheads"), 3).unwrap();
+        assert_eq!((s.round, s.value, s.seconds), (3, 1.5, 0.25));
+        assert_eq!(s.schedule_reported, "dynamic,1");
+        assert_eq!(s.params["construct"], "task");
+        let fib = parse_output(&out.replace("overheads", "fib"), program("fib"), 1).unwrap();
+        assert_eq!(fib.value, 0.25);
+        assert!(parse_output(out, program("fib"), 1)
+            .unwrap_err()
+            .contains("not fib's"));
+        assert!(parse_output("", program("fib"), 1)
+            .unwrap_err()
+            .contains("no JSON line"));
+        assert!(
+            parse_output(&format!("{out}{out}"), program("overheads"), 1)
+                .unwrap_err()
+                .contains("2 JSON lines")
+        );
+        assert!(check_identity(None, "/lib/libgomp.so.1").is_ok());
+        assert!(check_identity(None, "/usr/lib/libomp.so")
+            .unwrap_err()
+            .contains("not libgomp"));
+        let lib = Path::new("/nonexistent/libmagpie_omp.so");
+        assert!(check_identity(Some(lib), "/nonexistent/libmagpie_omp.so").is_ok());
+        assert!(check_identity(Some(lib), "/lib/libgomp.so.1")
+            .unwrap_err()
+            .contains("did not take effect"));
+    }
+
+    fn row(runtime: &'static str, schedule: &str, values: &[f64]) -> Row {
+        let item = Item {
+            program: program("dist"),
+            params: Vec::new(),
+            schedule: Some(parse_schedules(schedule).unwrap().remove(0)),
+        };
+        let rt = match runtime {
+            "libgomp" => Runtime::Libgomp,
+            "libomp" => Runtime::Libomp,
+            _ => Runtime::Magpie,
+        };
+        let samples: Vec<Sample> = values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| Sample {
+                round: i as u32 + 1,
+                value: v,
+                seconds: v,
+                check: "0x1".into(),
+                omp_lib: "lib".into(),
+                schedule_reported: schedule.into(),
+                params: Value::Null,
+                stderr: String::new(),
+            })
+            .collect();
+        summarize(&item, 2, rt, &samples)
+    }
+
+    #[test]
+    fn rows_ratios_and_best_schedules() {
+        let rows = vec![
+            row("libgomp", "static", &[1.0, 1.0, 1.0]),
+            row("libgomp", "dynamic", &[0.8, 0.8, 0.8]),
+            row("libomp", "static", &[0.9, 0.9, 0.9]),
+            row("magpie", "static", &[0.5, 0.6, 0.4]),
+            row("magpie", "fac2", &[0.4, 0.4, 0.4]),
+        ];
+        assert_eq!(rows[3].median, 0.5);
+        assert_eq!((rows[3].min, rows[3].max), (0.4, 0.6));
+        let [lo, hi] = rows[3].mean_ci95.unwrap();
+        assert!(lo < 0.5 && hi > 0.5);
+        let r = ratios(&rows);
+        // magpie static against libgomp's and libomp's static; fac2 has no peer.
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0].ratio_of, "magpie/libgomp");
+        assert_eq!(r[0].ratio, Some(0.5));
+        assert_eq!(r[0].rounds, 3);
+        let [lo, hi] = r[0].ratio_ci95.unwrap();
+        assert!(lo < 0.5 && hi > 0.5, "{lo} {hi}");
+        assert!((r[1].ratio.unwrap() - 0.5 / 0.9).abs() < 1e-12);
+        let (bests, br) = best(&rows);
+        let b = |rt: &str| bests.iter().find(|b| b.runtime == rt).unwrap();
+        assert_eq!(
+            (b("libgomp").schedule.as_str(), b("libgomp").schedules),
+            ("dynamic", 2)
+        );
+        assert_eq!(b("magpie").schedule, "fac2");
+        assert_eq!(br.len(), 1);
+        assert_eq!(
+            (br[0].peer_runtime, br[0].peer_schedule.as_str()),
+            ("libgomp", "dynamic")
+        );
+        assert!((br[0].ratio.unwrap() - 0.5).abs() < 1e-12);
+        let [lo, hi] = br[0].ratio_ci95.unwrap();
+        assert!(
+            (lo - 0.5).abs() < 1e-12 && (hi - 0.5).abs() < 1e-12,
+            "{lo} {hi}"
+        );
+        // A non-positive value (an overhead lost in the noise) leaves its round out.
+        let neg = row("magpie", "static", &[-0.1, 0.5, 0.5]);
+        let (ratio, _, _, rounds) = paired_ratio(&neg, &rows[0]);
+        assert_eq!((ratio, rounds), (Some(0.5), 2));
+        let neg = row("magpie", "static", &[-0.1, -0.2, 0.5]);
+        let (ratio, ci, _, rounds) = paired_ratio(&neg, &rows[0]);
+        assert_eq!((ratio, ci, rounds), (None, None, 1));
+    }
+
+    /// A stand-in for every program: a shell script printing one JSON line whose `omp_lib`
+    /// is $LD_PRELOAD (or libgomp's), its `seconds` 0.5 under magpie and 1.0 otherwise; under
+    /// magpie with OMP_SCHEDULE=fac2 it fails with a message on stderr.
+    fn fake_bin_dir(dir: &Path) {
+        std::fs::create_dir_all(dir).unwrap();
+        for p in PROGRAMS {
+            let metric = if p.kind == Kind::Overheads {
+                r#",\"overhead_us\":$s"#
+            } else {
+                ""
+            };
+            let script = format!(
+                r#"#!/bin/sh
+lib=${{LD_PRELOAD:-/lib/x86_64-linux-gnu/libgomp.so.1}}
+s=1.0
+case "$lib" in *magpie*) s=0.5
+  if [ "$OMP_SCHEDULE" = fac2 ]; then echo "magpie: fac2 exploded" >&2; exit 3; fi ;; esac
+echo "{{\"program\":\"{name}\",\"params\":{{}},\"threads\":$OMP_NUM_THREADS,\"seconds\":$s,\"check\":\"42\",\"omp_lib\":\"$lib\",\"schedule\":\"${{OMP_SCHEDULE:-none}}\"{metric}}}"
+"#,
+                name = p.name,
+            );
+            let path = dir.join(p.name);
+            std::fs::write(&path, script).unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+
+    fn args(dir: &Path) -> OmpProgramArgs {
+        OmpProgramArgs {
+            bin_dir: dir.join("bin"),
+            magpie_lib: dir.join("libmagpie_omp.so"),
+            libomp: dir.join("libomp.so").display().to_string(),
+            runtimes: vec![Runtime::Libgomp, Runtime::Libomp, Runtime::Magpie],
+            threads: vec![1, 2],
+            rounds: 2,
+            schedules: Some("static;fac2".into()),
+            programs: vec!["overheads".into(), "dist".into(), "fib".into()],
+            constructs: vec!["barrier".into()],
+            sets: Vec::new(),
+            quick: true,
+            json: Some(dir.join("out.json")),
+            summary: Some(dir.join("out.md")),
+            timeout: 60,
+        }
+    }
+
+    #[test]
+    fn the_subcommand_runs_every_runtime_and_reports_failures_with_their_stderr() {
+        let dir = std::env::temp_dir().join(format!("omp-program-{}", std::process::id()));
+        fake_bin_dir(&dir.join("bin"));
+        std::fs::write(dir.join("libomp.so"), "").unwrap();
+        std::fs::write(dir.join("libmagpie_omp.so"), "").unwrap();
+        let a = args(&dir);
+        let e = run(&a).unwrap_err();
+        // fac2 under magpie fails at both thread counts (once each: not re-run).
+        assert!(e.contains("2 configuration(s) failed"), "{e}");
+        assert!(e.contains("OMP_SCHEDULE=fac2"), "{e}");
+        let v: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).unwrap()).unwrap();
+        let rows = v["rows"].as_array().unwrap();
+        // (overheads barrier, dist static, fib) × 2 thread counts × 3 runtimes.
+        assert_eq!(rows.len(), 18, "{rows:#?}");
+        assert!(rows.iter().all(|r| r["runs"] == 2));
+        let ratios = v["ratios"].as_array().unwrap();
+        assert_eq!(ratios.len(), 12);
+        assert!(ratios.iter().all(|r| r["ratio"].as_f64() == Some(0.5)));
+        let f = &v["failures"][0];
+        assert_eq!(f["runtime"], "magpie");
+        assert_eq!(f["schedule"], "fac2");
+        // (ld.so says first that the empty stand-in library cannot be preloaded.)
+        assert!(f["stderr"]
+            .as_str()
+            .unwrap()
+            .ends_with("magpie: fac2 exploded"));
+        assert!(f["error"].as_str().unwrap().contains("status 3"));
+        assert_eq!(v["best_ratios"][0]["ratio"].as_f64(), Some(0.5));
+        assert_eq!(v["runtimes"][1]["available"], true);
+        let md = std::fs::read_to_string(dir.join("out.md")).unwrap();
+        assert!(
+            md.contains("magpie: fac2 exploded") && md.contains("## Failures (2)"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| overheads | construct=barrier |  | 1 | 1.00 | 1.00 | 0.50 |"),
+            "{md}"
+        );
+
+        // Without the libraries: libgomp only, the others skipped with their reasons.
+        std::fs::remove_file(dir.join("libmagpie_omp.so")).unwrap();
+        let mut a = args(&dir);
+        a.libomp = "none".into();
+        a.schedules = Some("static".into());
+        run(&a).unwrap();
+        let v: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).unwrap()).unwrap();
+        assert_eq!(v["rows"].as_array().unwrap().len(), 6);
+        assert_eq!(v["runtimes"][1]["reason"], "--libomp none");
+        assert!(v["runtimes"][2]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("does not exist"));
+
+        // A preload that does not take effect is a failure, not a row.
+        std::fs::write(dir.join("libmagpie_omp.so"), "").unwrap();
+        let script = dir.join("bin/fib");
+        let text = std::fs::read_to_string(&script).unwrap();
+        std::fs::write(
+            &script,
+            text.replace("lib=${LD_PRELOAD:-", "lib=${NOTHING:-"),
+        )
+        .unwrap();
+        let mut a = args(&dir);
+        a.programs = vec!["fib".into()];
+        a.threads = vec![1];
+        let e = run(&a).unwrap_err();
+        assert!(e.contains("did not take effect"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
