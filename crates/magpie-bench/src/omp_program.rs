@@ -1272,10 +1272,18 @@ fn fmt_ratio(r: Option<&Ratio>) -> String {
 }
 
 fn fmt_ratio_ci(ratio: Option<f64>, ci: Option<[f64; 2]>) -> String {
+    // Three decimals, or three digits and an exponent for the wide CIs of a few rounds.
+    let f = |x: f64| {
+        if x.abs() < 1000.0 {
+            format!("{x:.3}")
+        } else {
+            format!("{x:.2e}")
+        }
+    };
     match (ratio, ci) {
         (None, _) => "n/a".into(),
-        (Some(r), Some([lo, hi])) => format!("{r:.3} [{lo:.3}–{hi:.3}]"),
-        (Some(r), None) => format!("{r:.3}"),
+        (Some(r), Some([lo, hi])) => format!("{} [{}–{}]", f(r), f(lo), f(hi)),
+        (Some(r), None) => f(r),
     }
 }
 
@@ -1647,6 +1655,11 @@ mod tests {
         let neg = row("magpie", "static", &[-0.1, -0.2, 0.5]);
         let (ratio, ci, _, rounds) = paired_ratio(&neg, &rows[0]);
         assert_eq!((ratio, ci, rounds), (None, None, 1));
+        assert_eq!(fmt_ratio_ci(ratio, ci), "n/a");
+        assert_eq!(
+            fmt_ratio_ci(Some(0.5), Some([1e-4, 76883.9])),
+            "0.500 [0.000–7.69e4]"
+        );
     }
 
     /// A stand-in for every program: a shell script printing one JSON line whose `omp_lib`
