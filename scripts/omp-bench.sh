@@ -28,17 +28,11 @@
 # Works from any directory. Measures: keep the machine quiet (the construct overheads most).
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+# shellcheck source=lib/common.sh source-path=SCRIPTDIR
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+say_fd=2
 out="$root/target/omp-bench"
 export CARGO_TERM_COLOR=never
-
-die() {
-    echo "omp-bench: error: $*" >&2
-    exit 1
-}
-say() {
-    echo "omp-bench: $*" >&2
-}
 
 quick=0
 build_only=0
@@ -52,16 +46,13 @@ while [ $# -gt 0 ]; do
             rounds_given=1
             bench_args+=("$1")
             ;;
-        -h | --help)
-            sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-            exit 0
-            ;;
+        -h | --help) usage ;;
         *) bench_args+=("$1") ;;
     esac
     shift
 done
-command -v gcc >/dev/null 2>&1 || die "gcc not found on PATH (Debian: apt-get install gcc)"
-command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH"
+need_command gcc "Debian: apt-get install gcc"
+need_command cargo
 mkdir -p "$out"
 
 # --- 1. LLVM's libomp ---------------------------------------------------------------------------
@@ -70,15 +61,8 @@ have_libomp() {
     compgen -G '/usr/lib/llvm-*/lib/libomp.so' >/dev/null ||
         compgen -G '/usr/lib/*-linux-gnu/libomp.so*' >/dev/null
 }
-if ! have_libomp; then
-    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-        say "installing libomp-dev (apt-get)"
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq
-        apt-get install -y -qq libomp-dev >/dev/null
-    else
-        say "LLVM's libomp is missing (Debian/Ubuntu: sudo apt-get install libomp-dev): running without the libomp peer"
-    fi
+if ! have_libomp && ! apt_install "" libomp-dev; then
+    say "LLVM's libomp is missing (Debian/Ubuntu: sudo apt-get install libomp-dev): running without the libomp peer"
 fi
 
 # --- 2. The programs ----------------------------------------------------------------------------
@@ -119,7 +103,7 @@ if [ "$quick" = 1 ]; then
     extra+=(--quick)
     [ "$rounds_given" = 1 ] || extra+=(--rounds 1)
 fi
-say "$(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+say "$(machine_line)"
 exec "$root/target/release/magpie-bench" omp-program --bin-dir "$out" \
     --magpie-lib "$magpie_lib" --libomp auto \
     --json "$out/results.json" --summary "$out/summary.md" \

@@ -43,17 +43,10 @@
 # Works from any directory.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+# shellcheck source=lib/common.sh source-path=SCRIPTDIR
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 src="$root/tests/omp"
 out="$root/target/omp-tests"
-
-die() {
-    echo "omp-tests: error: $*" >&2
-    exit 1
-}
-say() {
-    echo "omp-tests: $*"
-}
 
 # The OMP_SCHEDULE values every runtime takes, and magpie's own (libgomp rejects them).
 standard_schedules=(static "static,7" dynamic "dynamic,3" guided "guided,5" auto
@@ -70,33 +63,12 @@ keep_going=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --libgomp) libgomp=1 ;;
-        --repeat)
-            [ $# -ge 2 ] || die "--repeat needs a number"
-            repeat="$2"
-            shift
-            ;;
-        --only)
-            [ $# -ge 2 ] || die "--only needs program names"
-            IFS=',' read -r -a names <<<"$2"
-            only+=("${names[@]}")
-            shift
-            ;;
-        --threads)
-            [ $# -ge 2 ] || die "--threads needs a list"
-            IFS=',' read -r -a threads <<<"$2"
-            shift
-            ;;
-        --timeout)
-            [ $# -ge 2 ] || die "--timeout needs seconds"
-            run_timeout="$2"
-            shift
-            ;;
         --keep-going) keep_going=1 ;;
-        -h | --help)
-            sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-            exit 0
-            ;;
-        *) die "unknown argument '$1' (see --help)" ;;
+        --repeat) option_value repeat "a number" "$@" && shift ;;
+        --only) option_list only "program names" "$@" && shift ;;
+        --threads) threads=() && option_list threads "a list" "$@" && shift ;;
+        --timeout) option_value run_timeout "seconds" "$@" && shift ;;
+        *) other_argument "$1" ;;
     esac
     shift
 done
@@ -114,21 +86,13 @@ ensure_compilers() {
         command -v "$c" >/dev/null 2>&1 || missing+=("$c")
     done
     [ "${#missing[@]}" -gt 0 ] || return 0
-    local packages="gcc g++ gfortran"
-    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "omp-tests: installing $packages (apt-get; missing: ${missing[*]})" >&2
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq
-        # shellcheck disable=SC2086
-        apt-get install -y -qq $packages >/dev/null
-        return 0
-    fi
-    die "${missing[*]} not found. Install the GNU compilers with OpenMP, on Debian/Ubuntu:" \
-        "sudo apt-get install $packages"
+    apt_install "missing: ${missing[*]}" gcc g++ gfortran ||
+        die "${missing[*]} not found. Install the GNU compilers with OpenMP, on Debian/Ubuntu:" \
+            "sudo apt-get install gcc g++ gfortran"
 }
 ensure_compilers
 for tool in nm timeout; do
-    command -v "$tool" >/dev/null 2>&1 || die "$tool not found on PATH (binutils, coreutils)"
+    need_command "$tool" "binutils, coreutils"
 done
 
 # The runs see none of the caller's OMP_* / GOMP_* settings, nor its LD_PRELOAD.

@@ -33,64 +33,40 @@
 # Works from any directory. Builds and runs one thing at a time (it measures: keep the machine quiet).
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+# shellcheck source=lib/common.sh source-path=SCRIPTDIR
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+say_fd=2
 program="$root/bench/rayon-program"
 out="$root/target/rayon-bench"
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
 export CARGO_TERM_COLOR=never
-
-die() {
-    echo "rayon-bench: error: $*" >&2
-    exit 1
-}
-say() {
-    echo "rayon-bench: $*" >&2
-}
 
 core="$root/crates/magpie-rayon-core"
 build_only=0
 bench_args=()
 while [ $# -gt 0 ]; do
     case "$1" in
-        --magpie-core)
-            [ $# -ge 2 ] || die "--magpie-core needs a path (or 'upstream')"
-            core="$2"
-            shift
-            ;;
+        --magpie-core) option_value core "a path (or 'upstream')" "$@" && shift ;;
         --build-only) build_only=1 ;;
-        -h | --help)
-            sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-            exit 0
-            ;;
+        -h | --help) usage ;;
         *) bench_args+=("$1") ;;
     esac
     shift
 done
-command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH"
+need_command cargo
 mkdir -p "$out"
 
 # The version of rayon-core the program's lock names (its registry entry).
-core_version="$(awk '
-    /^\[\[package\]\]/ { name = ""; version = ""; next }
-    /^name = /    { name = $3; gsub(/"/, "", name) }
-    /^version = / { version = $3; gsub(/"/, "", version) }
-    /^source = "registry\+/ { if (name == "rayon-core") { print version; exit } }
-' "$program/Cargo.lock")"
+core_version="$(lock_version rayon-core "$program/Cargo.lock")"
 [ -n "$core_version" ] || die "no registry package rayon-core in $program/Cargo.lock"
 
 if [ "$core" = upstream ]; then
     # A fresh copy of rayon's own release, made a workspace of its own (it sits under the
     # repository's directory, whose workspace it is not a member of).
-    find_src() {
-        local d
-        for d in "$cargo_home"/registry/src/*/"rayon-core-$core_version"; do
-            [ -f "$d/Cargo.toml" ] && { echo "$d"; return 0; }
-        done
-        return 1
-    }
-    src="$(find_src)" || {
+    src="$(registry_src rayon-core "$core_version")" || {
         cargo fetch --locked --manifest-path "$program/Cargo.toml" >&2
-        src="$(find_src)" || die "rayon-core $core_version is not in $cargo_home/registry/src after cargo fetch"
+        src="$(registry_src rayon-core "$core_version")" ||
+            die "rayon-core $core_version is not in $cargo_home/registry/src after cargo fetch"
     }
     core="$out/upstream/rayon-core-$core_version"
     rm -rf "$core"
@@ -163,6 +139,6 @@ fi
 
 say "building magpie-bench"
 cargo build --release --manifest-path "$root/Cargo.toml" -p magpie-bench >&2
-say "$(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+say "$(machine_line)"
 exec "$root/target/release/magpie-bench" rayon-program --rayon "$rayon_bin" --magpie "$magpie_bin" \
     ${bench_args[@]+"${bench_args[@]}"}

@@ -42,20 +42,13 @@
 # Works from any directory.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+# shellcheck source=lib/common.sh source-path=SCRIPTDIR
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 support="$root/scripts/rayon-suite"
 work="$root/target/rayon-suite"
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
 export CARGO_TARGET_DIR="$work/target"
 export CARGO_TERM_COLOR=never
-
-die() {
-    echo "rayon-suite: error: $*" >&2
-    exit 1
-}
-say() {
-    echo "rayon-suite: $*"
-}
 
 quick=0
 core="$root/crates/magpie-rayon-core"
@@ -66,52 +59,21 @@ suite_timeout=3600
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
-        --core)
-            [ $# -ge 2 ] || die "--core needs a path (or 'upstream')"
-            core="$2"
-            core_label="$2"
-            shift
-            ;;
-        --only)
-            [ $# -ge 2 ] || die "--only needs a suite name"
-            IFS=',' read -r -a names <<<"$2"
-            only+=("${names[@]}")
-            shift
-            ;;
-        --profile)
-            [ $# -ge 2 ] || die "--profile needs a name"
-            profile="$2"
-            shift
-            ;;
-        --timeout)
-            [ $# -ge 2 ] || die "--timeout needs seconds"
-            suite_timeout="$2"
-            shift
-            ;;
-        -h | --help)
-            sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-            exit 0
-            ;;
-        *) die "unknown argument '$1' (see --help)" ;;
+        --core) option_value core "a path (or 'upstream')" "$@" && core_label="$2" && shift ;;
+        --profile) option_value profile "a name" "$@" && shift ;;
+        --only) option_list only "a suite name" "$@" && shift ;;
+        --timeout) option_value suite_timeout "seconds" "$@" && shift ;;
+        *) other_argument "$1" ;;
     esac
     shift
 done
 
-command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH"
+need_command cargo
 
 # --- Versions (the workspace's Cargo.lock) -------------------------------------------------
 
-# The version of a registry package in Cargo.lock (not a path package of the same name).
-lock_version() {
-    awk -v want="$1" '
-        /^\[\[package\]\]/ { name = ""; version = ""; next }
-        /^name = /    { name = $3; gsub(/"/, "", name) }
-        /^version = / { version = $3; gsub(/"/, "", version) }
-        /^source = "registry\+/ { if (name == want) { print version; exit } }
-    ' "$root/Cargo.lock"
-}
-rayon_version="$(lock_version rayon)"
-core_version="$(lock_version rayon-core)"
+rayon_version="$(lock_version rayon "$root/Cargo.lock")"
+core_version="$(lock_version rayon-core "$root/Cargo.lock")"
 [ -n "$rayon_version" ] || die "no registry package rayon in $root/Cargo.lock"
 [ -n "$core_version" ] || die "no registry package rayon-core in $root/Cargo.lock"
 
@@ -139,18 +101,6 @@ else
 fi
 
 # --- Sources from the registry cache --------------------------------------------------------
-
-# Prints the unpacked source folder of NAME-VERSION in cargo's registry cache, if there.
-registry_src() {
-    local d
-    for d in "$cargo_home"/registry/src/*/"$1-$2"; do
-        if [ -f "$d/Cargo.toml" ]; then
-            echo "$d"
-            return 0
-        fi
-    done
-    return 1
-}
 
 # Makes sure every package "NAME VERSION" given is unpacked in the registry cache: first
 # `cargo fetch --locked` in the repository (the workspace's own rayon and rayon-core), then a
