@@ -12,27 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PROGRAM "loops"
+#include "check.h"
+
 #define MAXN 8192
-
-static const char *what = "start";
-static long checks;
-
-#define FAIL(...)                                                                  \
-    do {                                                                           \
-        fprintf(stderr, "loops: FAIL in [%s]: ", what);                            \
-        fprintf(stderr, __VA_ARGS__);                                              \
-        fprintf(stderr, "\n");                                                     \
-        exit(1);                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                           \
-    do {                                                                           \
-        checks++;                                                                  \
-        if (!(cond))                                                               \
-            FAIL(__VA_ARGS__);                                                     \
-    } while (0)
-
-#define PRAGMA_(x) _Pragma(#x)
-#define PRAGMA(x) PRAGMA_(x)
 
 /* hits[k]: how many times iteration k ran (atomic increments, so a double run shows as 2);
  * expect[k]: 1 where the sequential loop ran iteration k. */

@@ -13,32 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PROGRAM "sync"
+#include "check.h"
+
 #define MAXT 64
 #define REPS 2000
 
-static const char *what = "start";
-static long checks;
 static int nthreads; /* the team size OMP_NUM_THREADS asks for */
 
-#define FAIL(...)                                                                  \
-    do {                                                                           \
-        fprintf(stderr, "sync: FAIL in [%s] (thread %d): ", what, omp_get_thread_num()); \
-        fprintf(stderr, __VA_ARGS__);                                              \
-        fprintf(stderr, "\n");                                                     \
-        exit(1);                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                           \
-    do {                                                                           \
-        __atomic_fetch_add(&checks, 1, __ATOMIC_RELAXED);                          \
-        if (!(cond))                                                               \
-            FAIL(__VA_ARGS__);                                                     \
-    } while (0)
-
-/* Work between the read and the write widens the race window. */
-static void spin(int n) {
-    for (volatile int i = 0; i < n; i++)
-        ;
-}
+/* Work between the read and the write (spin) widens the race window. */
 static volatile long counter_a, counter_b, counter_c;
 static void racy_inc(volatile long *c) {
     long v = *c;
@@ -320,8 +303,6 @@ static void ordered_check(const char *label) {
     for (int i = 0; i < ORDN; i++)
         CHECK(olog[i] == i, "ordered log[%d] = %d", i, olog[i]);
 }
-#define PRAGMA_(x) _Pragma(#x)
-#define PRAGMA(x) PRAGMA_(x)
 #define ORDERED(SCHED)                                                                    \
     do {                                                                                  \
         opos = 0;                                                                         \
@@ -340,6 +321,14 @@ static void ordered_check(const char *label) {
         }                                                                                 \
         ordered_check("ordered ull schedule" #SCHED);                                     \
     } while (0)
+static void ordereds(void) {
+    ORDERED((runtime));
+    ORDERED((static));
+    ORDERED((static, 1));
+    ORDERED((dynamic, 1));
+    ORDERED((dynamic, 7));
+    ORDERED((guided, 3));
+}
 
 /* sections: each section once per construct; combined parallel sections too. */
 static int sec_count[50][4];
@@ -584,12 +573,7 @@ int main(void) {
     barriers();
     singles();
     masters();
-    ORDERED((runtime));
-    ORDERED((static));
-    ORDERED((static, 1));
-    ORDERED((dynamic, 1));
-    ORDERED((dynamic, 7));
-    ORDERED((guided, 3));
+    ordereds();
     sections();
     nested();
     threadprivates();

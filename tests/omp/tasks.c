@@ -10,27 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *what = "start";
-static long checks;
+#define PROGRAM "tasks"
+#include "check.h"
 
-#define FAIL(...)                                                                  \
-    do {                                                                           \
-        fprintf(stderr, "tasks: FAIL in [%s] (thread %d): ", what, omp_get_thread_num()); \
-        fprintf(stderr, __VA_ARGS__);                                              \
-        fprintf(stderr, "\n");                                                     \
-        exit(1);                                                                   \
-    } while (0)
-#define CHECK(cond, ...)                                                           \
-    do {                                                                           \
-        __atomic_fetch_add(&checks, 1, __ATOMIC_RELAXED);                          \
-        if (!(cond))                                                               \
-            FAIL(__VA_ARGS__);                                                     \
-    } while (0)
-
-static void spin(int n) {
-    for (volatile int i = 0; i < n; i++)
-        ;
-}
 static long counter;
 static void count(void) { __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED); }
 static long load(const long *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
