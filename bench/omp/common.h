@@ -17,6 +17,10 @@
  * LD_PRELOAD put first), "schedule" what omp_get_schedule() reported when the parameters
  * had been read (bench_args_done(): run-sched-var, from OMP_SCHEDULE). A wrong answer is a message on stderr and exit 1
  * (bench_fail()), with no JSON line.
+ *
+ * The task programs time their root task with BENCH_TIME_SINGLE(); the loop applications
+ * define their step with BENCH_STEP_LOOP(), run the steps with bench_steps() and report
+ * each step's time too ("step_seconds") with bench_report_steps().
  */
 #ifndef MAGPIE_BENCH_OMP_COMMON_H
 #define MAGPIE_BENCH_OMP_COMMON_H
@@ -46,25 +50,27 @@ static const char *bench_values[BENCH_MAX_ARGS];
 static int bench_used[BENCH_MAX_ARGS];
 static char bench_params[1024] = "";
 
-BENCH_UNUSED static void bench_usage_error(const char *fmt, ...) {
-    va_list ap;
-    fprintf(stderr, "%s: error: ", bench_program);
-    va_start(ap, fmt);
+/* "PROGRAM: WHAT: message" on stderr, then exit(status). */
+__attribute__((noreturn)) static void bench_vexit(int status, const char *what, const char *fmt,
+                                                  va_list ap) {
+    fprintf(stderr, "%s: %s: ", bench_program, what);
     vfprintf(stderr, fmt, ap);
-    va_end(ap);
     fputc('\n', stderr);
-    exit(2);
+    exit(status);
+}
+
+/* A usage error (a parameter out of range, an unknown argument): exit status 2. */
+__attribute__((noreturn)) BENCH_UNUSED static void bench_usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    bench_vexit(2, "error", fmt, ap);
 }
 
 /* A wrong answer: the message on stderr, exit status 1. */
-BENCH_UNUSED static void bench_fail(const char *fmt, ...) {
+__attribute__((noreturn)) BENCH_UNUSED static void bench_fail(const char *fmt, ...) {
     va_list ap;
-    fprintf(stderr, "%s: wrong answer: ", bench_program);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(1);
+    bench_vexit(1, "wrong answer", fmt, ap);
 }
 
 /*
@@ -235,18 +241,86 @@ BENCH_UNUSED static void bench_report(double seconds, const char *check, const c
     fflush(stdout);
 }
 
+/* The wall time of STMT run once by one thread of a parallel region (`parallel` + `single`:
+ * the root task of the task programs), the region's start and end included. */
+#define BENCH_TIME_SINGLE(STMT)                                                                    \
+    ({                                                                                             \
+        double bench_t0_ = omp_get_wtime();                                                        \
+        _Pragma("omp parallel") _Pragma("omp single") STMT;                                        \
+        omp_get_wtime() - bench_t0_;                                                               \
+    })
+
+/* bench_report with a count as the check. */
+BENCH_UNUSED static void bench_report_count(double seconds, uint64_t count) {
+    char check[32];
+    snprintf(check, sizeof check, "%llu", (unsigned long long)count);
+    bench_report(seconds, check, NULL);
+}
+
 /* ---- Loop applications -------------------------------------------------------------- */
 
+/* The steps of the loop application and each one's time (bench_steps()). */
+static long bench_step_count;
+static double *bench_step_seconds;
+
 /*
- * The per-step times of a time-stepped loop application, as a JSON field
- * ("step_seconds":[...]) into buf.
+ * Defines a loop application's step: `static void step(long s)` running
+ * `for (TYPE I = 0; I < N; I++) BODY;` as one `parallel for schedule(runtime)` (BODY may use
+ * the step s). bench_steps() runs it.
  */
-BENCH_UNUSED static void bench_steps_json(char *buf, size_t len, const double *t, long steps) {
-    size_t used = (size_t)snprintf(buf, len, "\"step_seconds\":[");
-    for (long s = 0; s < steps && used < len; s++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%.6f", s ? "," : "", t[s]);
-    if (used < len)
-        snprintf(buf + used, len - used, "]");
+#define BENCH_STEP_LOOP(TYPE, I, N, BODY)                                                          \
+    static void step(long s) {                                                                     \
+        (void)s;                                                                                   \
+        _Pragma("omp parallel for schedule(runtime)") for (TYPE I = 0; I < (N); I++) BODY;         \
+    }
+
+/*
+ * The time steps of a loop application, `steps` of them, all at the same loop call site:
+ * each clears `out` (`bytes` bytes set to `fill`, so that a result the step does not write
+ * shows), runs step(s) (the step's parallel loop, timed with omp_get_wtime) and then
+ * check(s) (untimed). Returns the steps' total time.
+ */
+BENCH_UNUSED static double bench_steps(long steps, void *out, size_t bytes, int fill,
+                                       void (*step)(long), void (*check)(long)) {
+    bench_step_count = steps;
+    bench_step_seconds = bench_alloc(sizeof(double) * (size_t)steps);
+    double total = 0.0;
+    for (long s = 0; s < steps; s++) {
+        memset(out, fill, bytes);
+        double t0 = omp_get_wtime();
+        step(s);
+        bench_step_seconds[s] = omp_get_wtime() - t0;
+        total += bench_step_seconds[s];
+        check(s);
+    }
+    return total;
+}
+
+/* Fails unless the step's results y[0..n) equal ref's bit for bit (`what` names one
+ * element, `whose` the reference). */
+BENCH_UNUSED static void bench_same_bits(long step, const double *y, const double *ref, long n,
+                                         const char *what, const char *whose) {
+    for (long i = 0; i < n; i++)
+        if (memcmp(&y[i], &ref[i], sizeof(double)) != 0)
+            bench_fail("step %ld, %s %ld: %.17g, the sequential %s's %.17g", step, what, i, y[i],
+                       whose, ref[i]);
+}
+
+/*
+ * bench_report for a loop application after bench_steps(): the fields `extra` (NULL or
+ * `"key":value,...`), then the steps' times, "step_seconds":[...].
+ */
+BENCH_UNUSED static void bench_report_steps(double seconds, const char *check, const char *extra) {
+    size_t len = 64 + (extra ? strlen(extra) : 0) + 32 * (size_t)bench_step_count;
+    char *buf = bench_alloc(len);
+    size_t used = (size_t)snprintf(buf, len, "%s%s\"step_seconds\":[", extra ? extra : "",
+                                   extra && *extra ? "," : "");
+    for (long s = 0; s < bench_step_count; s++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%.6f", s ? "," : "",
+                                 bench_step_seconds[s]);
+    snprintf(buf + used, len - used, "]");
+    bench_report(seconds, check, buf);
+    free(buf);
 }
 
 #endif

@@ -12,54 +12,49 @@
 #include "common.h" /* first: it defines _GNU_SOURCE */
 #include <math.h>
 
-#include "loop_bodies.h"
+#include "../../crates/magpie-bench/csrc/loop_bodies.h"
 
-static void step_seq(const uint64_t *costs, long n, long s, uint64_t *out) {
-    for (long i = 0; i < n; i++)
-        out[i] = work(costs[i], iteration_seed((uint64_t)s, (uint64_t)i));
+static long n, steps;
+static uint64_t *costs, *out, *ref, total;
+
+/* Iteration i of step s. */
+static inline uint64_t iteration(long s, long i) {
+    return work(costs[i], iteration_seed((uint64_t)s, (uint64_t)i));
+}
+
+BENCH_STEP_LOOP(long, i, n, out[i] = iteration(s, i))
+
+/* Every result written (never 0); the first and the last step equal a sequential run's. */
+static void check_step(long s) {
+    int full = s == 0 || s == steps - 1;
+    for (long i = 0; full && i < n; i++)
+        ref[i] = iteration(s, i);
+    for (long i = 0; i < n; i++) {
+        if (out[i] == 0 || (full && out[i] != ref[i]))
+            bench_fail("step %ld, iteration %ld: result %#llx, the sequential run's %#llx", s,
+                       i, (unsigned long long)out[i],
+                       (unsigned long long)(full ? ref[i] : 0));
+        total += out[i];
+    }
 }
 
 int main(int argc, char **argv) {
     bench_args(argc, argv, "dist", NULL);
-    long n = arg_long("iterations", 400000, 20000, 1);
+    n = arg_long("iterations", 400000, 20000, 1);
     long mean = arg_long("mean_units", 100, 100, 0);
-    long steps = arg_long("steps", 12, 3, 1);
-    uint64_t seed = (uint64_t)arg_long("seed", 42, 42, 0);
+    steps = arg_long("steps", 12, 3, 1);
+    uint64_t rng = (uint64_t)arg_long("seed", 42, 42, 0);
     bench_args_done();
 
-    uint64_t *costs = bench_alloc(sizeof(uint64_t) * (size_t)n);
-    uint64_t *out = bench_alloc(sizeof(uint64_t) * (size_t)n);
-    uint64_t *ref = bench_alloc(sizeof(uint64_t) * (size_t)n);
-    double *step_s = bench_alloc(sizeof(double) * (size_t)steps);
-    uint64_t rng = seed;
+    costs = bench_alloc(sizeof(uint64_t) * (size_t)n);
     for (long i = 0; i < n; i++)
         costs[i] = (uint64_t)llround(-(double)mean * log(1.0 - splitmix64_f64(&rng)));
+    out = bench_alloc(sizeof(uint64_t) * (size_t)n);
+    ref = bench_alloc(sizeof(uint64_t) * (size_t)n);
+    double seconds = bench_steps(steps, out, sizeof(uint64_t) * (size_t)n, 0, step, check_step);
 
-    uint64_t total = 0;
-    double measured = 0.0;
-    for (long s = 0; s < steps; s++) {
-        memset(out, 0, sizeof(uint64_t) * (size_t)n);
-        double ts = omp_get_wtime();
-#pragma omp parallel for schedule(runtime)
-        for (long i = 0; i < n; i++)
-            out[i] = work(costs[i], iteration_seed((uint64_t)s, (uint64_t)i));
-        step_s[s] = omp_get_wtime() - ts;
-        measured += step_s[s];
-        int full = s == 0 || s == steps - 1;
-        if (full)
-            step_seq(costs, n, s, ref);
-        for (long i = 0; i < n; i++) {
-            if (out[i] == 0 || (full && out[i] != ref[i]))
-                bench_fail("step %ld, iteration %ld: result %#llx, the sequential run's %#llx", s,
-                           i, (unsigned long long)out[i],
-                           (unsigned long long)(full ? ref[i] : 0));
-            total += out[i];
-        }
-    }
-
-    char check[32], extra[8192];
+    char check[32];
     snprintf(check, sizeof check, "%#018llx", (unsigned long long)total);
-    bench_steps_json(extra, sizeof extra, step_s, steps);
-    bench_report(measured, check, extra);
+    bench_report_steps(seconds, check, NULL);
     return 0;
 }

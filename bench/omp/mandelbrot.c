@@ -10,50 +10,46 @@
  * every step. Each step's row sums are compared with one sequential step's (untimed).
  */
 #include "common.h"
-#include "loop_bodies.h"
+#include "../../crates/magpie-bench/csrc/loop_bodies.h"
 
-static uint64_t row_sum(int y, int width, int height, int max_iter) {
+static int width, height, max_iter;
+static uint64_t *ref, *rows, total;
+
+static uint64_t row_sum(int y) {
     uint64_t s = 0;
     for (int x = 0; x < width; x++)
         s += mandel_pixel((int64_t)y * width + x, width, 2 * height, max_iter);
     return s;
 }
 
+BENCH_STEP_LOOP(int, y, height, rows[y] = row_sum(y))
+
+static void check_step(long s) {
+    for (int y = 0; y < height; y++) {
+        if (rows[y] != ref[y])
+            bench_fail("step %ld, row %d: %llu iterations, the sequential run's %llu", s, y,
+                       (unsigned long long)rows[y], (unsigned long long)ref[y]);
+        total += rows[y];
+    }
+}
+
 int main(int argc, char **argv) {
     bench_args(argc, argv, "mandelbrot", NULL);
-    int width = (int)arg_long("width", 1024, 128, 1);
-    int height = (int)arg_long("height", 512, 64, 1);
-    int max_iter = (int)arg_long("max_iter", 400, 200, 1);
+    width = (int)arg_long("width", 1024, 128, 1);
+    height = (int)arg_long("height", 512, 64, 1);
+    max_iter = (int)arg_long("max_iter", 400, 200, 1);
     long steps = arg_long("steps", 8, 3, 1);
     bench_args_done();
 
-    uint64_t *ref = bench_alloc(sizeof(uint64_t) * (size_t)height);
-    uint64_t *rows = bench_alloc(sizeof(uint64_t) * (size_t)height);
-    double *step_s = bench_alloc(sizeof(double) * (size_t)steps);
+    ref = bench_alloc(sizeof(uint64_t) * (size_t)height);
+    rows = bench_alloc(sizeof(uint64_t) * (size_t)height);
     for (int y = 0; y < height; y++)
-        ref[y] = row_sum(y, width, height, max_iter);
+        ref[y] = row_sum(y);
+    double seconds =
+        bench_steps(steps, rows, sizeof(uint64_t) * (size_t)height, 0xff, step, check_step);
 
-    uint64_t total = 0;
-    double seconds = 0.0;
-    for (long s = 0; s < steps; s++) {
-        memset(rows, 0xff, sizeof(uint64_t) * (size_t)height);
-        double ts = omp_get_wtime();
-#pragma omp parallel for schedule(runtime)
-        for (int y = 0; y < height; y++)
-            rows[y] = row_sum(y, width, height, max_iter);
-        step_s[s] = omp_get_wtime() - ts;
-        seconds += step_s[s];
-        for (int y = 0; y < height; y++) {
-            if (rows[y] != ref[y])
-                bench_fail("step %ld, row %d: %llu iterations, the sequential run's %llu", s, y,
-                           (unsigned long long)rows[y], (unsigned long long)ref[y]);
-            total += rows[y];
-        }
-    }
-
-    char check[32], extra[4096];
+    char check[32];
     snprintf(check, sizeof check, "%llu", (unsigned long long)total);
-    bench_steps_json(extra, sizeof extra, step_s, steps);
-    bench_report(seconds, check, extra);
+    bench_report_steps(seconds, check, NULL);
     return 0;
 }

@@ -79,24 +79,10 @@ static void mergesort(uint64_t *a, uint64_t *b, long n, int to_b, long cutoff) {
 }
 
 int main(int argc, char **argv) {
-    bench_args(argc, argv, "mergesort", NULL);
-    long n = arg_long("n", 6000000, 200000, 1);
-    long cutoff = arg_long("cutoff", 4096, 4096, INSERTION_MAX);
-    uint64_t seed = (uint64_t)arg_long("seed", 42, 42, 0);
-    bench_args_done();
-    uint64_t *a = sort_input(n, seed);
-    uint64_t *b = bench_alloc(sizeof(uint64_t) * (size_t)n);
-    memset(b, 0, sizeof(uint64_t) * (size_t)n); /* touch the scratch before the clock */
-    struct keysum before = keysum_of(a, n);
-
-    double t0 = omp_get_wtime();
-#pragma omp parallel
-#pragma omp single
-    mergesort(a, b, n, 0, cutoff);
-    double seconds = omp_get_wtime() - t0;
-
-    char check[32];
-    sort_check(a, n, before, check, sizeof check);
-    bench_report(seconds, check, NULL);
+    struct sort_run r = sort_setup(argc, argv, "mergesort", 6000000);
+    uint64_t *b = bench_alloc(sizeof(uint64_t) * (size_t)r.n);
+    memset(b, 0, sizeof(uint64_t) * (size_t)r.n); /* touch the scratch before the clock */
+    double seconds = BENCH_TIME_SINGLE(mergesort(r.a, b, r.n, 0, r.cutoff));
+    sort_report(&r, seconds);
     return 0;
 }

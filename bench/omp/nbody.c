@@ -12,8 +12,10 @@
 #include "common.h" /* first: it defines _GNU_SOURCE */
 #include <math.h>
 
-static inline double row_potential(const double *px, const double *py, const double *pz,
-                                   const double *m, long n, long i) {
+static long n;
+static double *px, *py, *pz, *m, *row, *ref;
+
+static inline double row_potential(long i) {
     double s = 0.0;
     for (long j = i + 1; j < n; j++) {
         double dx = px[i] - px[j], dy = py[i] - py[j], dz = pz[i] - pz[j];
@@ -22,21 +24,20 @@ static inline double row_potential(const double *px, const double *py, const dou
     return m[i] * s;
 }
 
+BENCH_STEP_LOOP(long, i, n, row[i] = row_potential(i))
+
+static void check_step(long s) { bench_same_bits(s, row, ref, n, "body", "run"); }
+
 int main(int argc, char **argv) {
     bench_args(argc, argv, "nbody", NULL);
-    long n = arg_long("bodies", 7000, 800, 1);
+    n = arg_long("bodies", 7000, 800, 1);
     long steps = arg_long("steps", 10, 3, 1);
-    uint64_t seed = (uint64_t)arg_long("seed", 42, 42, 0);
+    uint64_t rng = (uint64_t)arg_long("seed", 42, 42, 0);
     bench_args_done();
 
-    double *px = bench_alloc(sizeof(double) * (size_t)n);
-    double *py = bench_alloc(sizeof(double) * (size_t)n);
-    double *pz = bench_alloc(sizeof(double) * (size_t)n);
-    double *m = bench_alloc(sizeof(double) * (size_t)n);
-    double *row = bench_alloc(sizeof(double) * (size_t)n);
-    double *ref = bench_alloc(sizeof(double) * (size_t)n);
-    double *step_s = bench_alloc(sizeof(double) * (size_t)steps);
-    uint64_t rng = seed;
+    size_t bytes = sizeof(double) * (size_t)n;
+    px = bench_alloc(bytes), py = bench_alloc(bytes), pz = bench_alloc(bytes);
+    m = bench_alloc(bytes), row = bench_alloc(bytes), ref = bench_alloc(bytes);
     for (long i = 0; i < n; i++) {
         px[i] = splitmix64_f64(&rng);
         py[i] = splitmix64_f64(&rng);
@@ -44,29 +45,16 @@ int main(int argc, char **argv) {
         m[i] = 0.5 + splitmix64_f64(&rng);
     }
     for (long i = 0; i < n; i++)
-        ref[i] = row_potential(px, py, pz, m, n, i);
+        ref[i] = row_potential(i);
 
-    double seconds = 0.0;
-    for (long s = 0; s < steps; s++) {
-        memset(row, 0xff, sizeof(double) * (size_t)n); /* NaN: a row not written shows */
-        double ts = omp_get_wtime();
-#pragma omp parallel for schedule(runtime)
-        for (long i = 0; i < n; i++)
-            row[i] = row_potential(px, py, pz, m, n, i);
-        step_s[s] = omp_get_wtime() - ts;
-        seconds += step_s[s];
-        for (long i = 0; i < n; i++)
-            if (memcmp(&row[i], &ref[i], sizeof(double)) != 0)
-                bench_fail("step %ld, body %ld: %.17g, the sequential run's %.17g", s, i, row[i],
-                           ref[i]);
-    }
+    /* Rows cleared to NaN before each step: a row not written shows. */
+    double seconds = bench_steps(steps, row, bytes, 0xff, step, check_step);
 
     double total = 0.0;
     for (long i = 0; i < n; i++)
         total += row[i];
-    char check[64], extra[4096];
+    char check[64];
     snprintf(check, sizeof check, "%a", total);
-    bench_steps_json(extra, sizeof extra, step_s, steps);
-    bench_report(seconds, check, extra);
+    bench_report_steps(seconds, check, NULL);
     return 0;
 }

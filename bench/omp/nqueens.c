@@ -53,17 +53,10 @@ int main(int argc, char **argv) {
     if (n > 16)
         bench_fail("n=%d: the known counts go to n = 16", n);
 
-    double t0 = omp_get_wtime();
-#pragma omp parallel
-#pragma omp single
-    search(n, 0, 0, 0, 0, task_rows);
-    double seconds = omp_get_wtime() - t0;
+    double seconds = BENCH_TIME_SINGLE(search(n, 0, 0, 0, 0, task_rows));
     if (solutions != KNOWN[n])
         bench_fail("%llu solutions for n = %d, not %llu", (unsigned long long)solutions, n,
                    (unsigned long long)KNOWN[n]);
-
-    char check[32];
-    snprintf(check, sizeof check, "%llu", (unsigned long long)solutions);
-    bench_report(seconds, check, NULL);
+    bench_report_count(seconds, solutions);
     return 0;
 }

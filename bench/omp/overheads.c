@@ -33,7 +33,7 @@
  * inner.
  */
 #include "common.h"
-#include "loop_bodies.h"
+#include "../../crates/magpie-bench/csrc/loop_bodies.h"
 
 static const char *CONSTRUCTS[] = {"parallel",       "barrier",        "for-static",
                                    "for-dynamic-1",  "for-dynamic-64", "for-guided-1",
@@ -58,6 +58,29 @@ static double median(double *x, int n) {
     qsort(x, (size_t)n, sizeof(double), cmp_double);
     return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
+
+#define PRAGMA_(x) _Pragma(#x)
+#define PRAGMA(x) PRAGMA_(x)
+/* If COND: one worksharing loop under `schedule SCHED` of `total` iterations, a delay each. */
+#define FOR_IF(COND, SCHED)                                                                        \
+    if (COND) {                                                                                    \
+        PRAGMA(omp for schedule SCHED)                                                             \
+        for (long i = 0; i < total; i++)                                                           \
+            delay(i);                                                                              \
+    }
+
+/* In one parallel region, each thread `per_thread` times: `#pragma omp CONSTRUCT` around a
+ * delay and n++ (critical: every thread's; single: one thread's of the team). */
+#define ROUNDS(PER_THREAD, CONSTRUCT)                                                              \
+    PRAGMA(omp parallel) {                                                                         \
+        long rounds = (PER_THREAD);                                                                \
+        for (long j = 0; j < rounds; j++) {                                                        \
+            PRAGMA(omp CONSTRUCT) {                                                                \
+                delay(j);                                                                          \
+                n++;                                                                               \
+            }                                                                                      \
+        }                                                                                          \
+    }
 
 /* One test repetition of construct c: `inner` constructs. Returns how many ran. */
 static long test(int c, long inner) {
@@ -86,31 +109,12 @@ static long test(int c, long inner) {
         {
             long total = iters * omp_get_num_threads();
             for (long j = 0; j < inner; j++) {
-                if (strcmp(name, "for-static") == 0) {
-#pragma omp for schedule(static)
-                    for (long i = 0; i < total; i++)
-                        delay(i);
-                } else if (strcmp(name, "for-dynamic-1") == 0) {
-#pragma omp for schedule(dynamic, 1)
-                    for (long i = 0; i < total; i++)
-                        delay(i);
-                } else if (strcmp(name, "for-dynamic-64") == 0) {
-#pragma omp for schedule(dynamic, 64)
-                    for (long i = 0; i < total; i++)
-                        delay(i);
-                } else if (strcmp(name, "for-guided-1") == 0) {
-#pragma omp for schedule(guided, 1)
-                    for (long i = 0; i < total; i++)
-                        delay(i);
-                } else if (strcmp(name, "for-guided-64") == 0) {
-#pragma omp for schedule(guided, 64)
-                    for (long i = 0; i < total; i++)
-                        delay(i);
-                } else {
-#pragma omp for schedule(runtime)
-                    for (long i = 0; i < total; i++)
-                        delay(i);
-                }
+                FOR_IF(strcmp(name, "for-static") == 0, (static))
+                else FOR_IF(strcmp(name, "for-dynamic-1") == 0, (dynamic, 1))
+                else FOR_IF(strcmp(name, "for-dynamic-64") == 0, (dynamic, 64))
+                else FOR_IF(strcmp(name, "for-guided-1") == 0, (guided, 1))
+                else FOR_IF(strcmp(name, "for-guided-64") == 0, (guided, 64))
+                else FOR_IF(1, (runtime)) /* for-runtime-1, for-runtime-64 */
             }
         }
         n = inner;
@@ -128,28 +132,9 @@ static long test(int c, long inner) {
             n++;
         }
     } else if (strcmp(name, "critical") == 0) {
-#pragma omp parallel
-        {
-            long mine = inner / omp_get_num_threads();
-            for (long j = 0; j < mine; j++) {
-#pragma omp critical
-                {
-                    delay(j);
-                    n++;
-                }
-            }
-        }
+        ROUNDS(inner / omp_get_num_threads(), critical)
     } else if (strcmp(name, "single") == 0) {
-#pragma omp parallel
-        {
-            for (long j = 0; j < inner; j++) {
-#pragma omp single
-                {
-                    delay(j);
-                    n++;
-                }
-            }
-        }
+        ROUNDS(inner, single)
     } else { /* task */
 #pragma omp parallel
         {

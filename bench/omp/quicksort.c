@@ -65,22 +65,8 @@ static void quicksort(uint64_t *a, long n, long cutoff) {
 }
 
 int main(int argc, char **argv) {
-    bench_args(argc, argv, "quicksort", NULL);
-    long n = arg_long("n", 5000000, 200000, 1);
-    long cutoff = arg_long("cutoff", 4096, 4096, INSERTION_MAX);
-    uint64_t seed = (uint64_t)arg_long("seed", 42, 42, 0);
-    bench_args_done();
-    uint64_t *a = sort_input(n, seed);
-    struct keysum before = keysum_of(a, n);
-
-    double t0 = omp_get_wtime();
-#pragma omp parallel
-#pragma omp single
-    quicksort(a, n, cutoff);
-    double seconds = omp_get_wtime() - t0;
-
-    char check[32];
-    sort_check(a, n, before, check, sizeof check);
-    bench_report(seconds, check, NULL);
+    struct sort_run r = sort_setup(argc, argv, "quicksort", 5000000);
+    double seconds = BENCH_TIME_SINGLE(quicksort(r.a, r.n, r.cutoff));
+    sort_report(&r, seconds);
     return 0;
 }

@@ -1,6 +1,6 @@
 /*
- * What quicksort.c and mergesort.c share: the seeded input, insertion sort for the
- * smallest pieces, and the check of the result (sorted, and the same multiset of keys as
+ * What quicksort.c and mergesort.c share: the parameters, the seeded input, insertion sort
+ * for the smallest pieces, and the check of the result (sorted, and the same multiset of keys as
  * the input, by two order-independent checksums).
  */
 #ifndef MAGPIE_BENCH_OMP_SORT_COMMON_H
@@ -44,22 +44,46 @@ static void insertion_sort(uint64_t *a, long n) {
     }
 }
 
+/* A sort's run: its parameters (n, cutoff, seed), the input's keys and their checksums. */
+struct sort_run {
+    long n, cutoff;
+    uint64_t *a;
+    struct keysum before;
+};
+
+/* Reads the sorts' parameters (n defaults to n_full, 200000 under --quick) and makes the
+ * input. */
+static struct sort_run sort_setup(int argc, char **argv, const char *program, long n_full) {
+    struct sort_run r;
+    bench_args(argc, argv, program, NULL);
+    r.n = arg_long("n", n_full, 200000, 1);
+    r.cutoff = arg_long("cutoff", 4096, 4096, INSERTION_MAX);
+    uint64_t seed = (uint64_t)arg_long("seed", 42, 42, 0);
+    bench_args_done();
+    r.a = sort_input(r.n, seed);
+    r.before = keysum_of(r.a, r.n);
+    return r;
+}
+
 /*
- * Fails unless a[0..n) is sorted and holds the keys `before` summed; returns the check
- * value, a position-weighted hash of the sorted keys, as hex into buf.
+ * Fails unless the run's keys are sorted and are the input's; then the JSON line, whose
+ * check is a position-weighted hash of the sorted keys, in hex.
  */
-static void sort_check(const uint64_t *a, long n, struct keysum before, char *buf, size_t len) {
-    for (long i = 1; i < n; i++)
+static void sort_report(const struct sort_run *r, double seconds) {
+    const uint64_t *a = r->a;
+    for (long i = 1; i < r->n; i++)
         if (a[i - 1] > a[i])
             bench_fail("not sorted at %ld: %llu > %llu", i, (unsigned long long)a[i - 1],
                        (unsigned long long)a[i]);
-    struct keysum after = keysum_of(a, n);
-    if (after.sum != before.sum || after.mixed != before.mixed)
+    struct keysum after = keysum_of(a, r->n);
+    if (after.sum != r->before.sum || after.mixed != r->before.mixed)
         bench_fail("sorted, but the keys are not the input's (checksums differ)");
     uint64_t hash = 0;
-    for (long i = 0; i < n; i++)
+    for (long i = 0; i < r->n; i++)
         hash += a[i] * (2 * (uint64_t)i + 1);
-    snprintf(buf, len, "%#018llx", (unsigned long long)hash);
+    char check[32];
+    snprintf(check, sizeof check, "%#018llx", (unsigned long long)hash);
+    bench_report(seconds, check, NULL);
 }
 
 #endif

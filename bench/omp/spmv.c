@@ -14,21 +14,29 @@
 #include <math.h>
 
 static int cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
+    uint32_t p = *(const uint32_t *)a, q = *(const uint32_t *)b;
+    return (p > q) - (p < q);
 }
 
-static inline double row_product(const long *ptr, const uint32_t *col, const double *val,
-                                 const double *x, long r) {
+/* The matrix (CSR), the vector, the product and the sequential product. */
+static long rows, *ptr;
+static uint32_t *col;
+static double *val, *x, *y, *ref;
+
+static inline double row_product(long r) {
     double s = 0.0;
     for (long k = ptr[r]; k < ptr[r + 1]; k++)
         s += val[k] * x[col[k]];
     return s;
 }
 
+static void check_step(long s) { bench_same_bits(s, y, ref, rows, "row", "product"); }
+
+BENCH_STEP_LOOP(long, r, rows, y[r] = row_product(r))
+
 int main(int argc, char **argv) {
     bench_args(argc, argv, "spmv", NULL);
-    long rows = arg_long("rows", 400000, 20000, 1);
+    rows = arg_long("rows", 400000, 20000, 1);
     long cols = arg_long("cols", rows, rows, 1);
     long min_len = arg_long("min_len", 4, 4, 1);
     double alpha = arg_double("alpha", 1.5, 1.5);
@@ -39,10 +47,10 @@ int main(int argc, char **argv) {
         bench_fail("cols=%ld: at most 2^32 columns", cols);
 
     /* The matrix, row by row (its arrays grow as needed). */
-    long *ptr = bench_alloc(sizeof(long) * (size_t)(rows + 1));
+    ptr = bench_alloc(sizeof(long) * (size_t)(rows + 1));
     size_t cap = (size_t)rows * (size_t)min_len * 4 + 16, nnz = 0;
-    uint32_t *col = bench_alloc(sizeof(uint32_t) * cap);
-    double *val = bench_alloc(sizeof(double) * cap);
+    col = bench_alloc(sizeof(uint32_t) * cap);
+    val = bench_alloc(sizeof(double) * cap);
     uint64_t rng = seed;
     ptr[0] = 0;
     for (long r = 0; r < rows; r++) {
@@ -65,30 +73,17 @@ int main(int argc, char **argv) {
         nnz += len;
         ptr[r + 1] = (long)nnz;
     }
-    double *x = bench_alloc(sizeof(double) * (size_t)cols);
-    double *y = bench_alloc(sizeof(double) * (size_t)rows);
-    double *ref = bench_alloc(sizeof(double) * (size_t)rows);
-    double *step_s = bench_alloc(sizeof(double) * (size_t)steps);
+    x = bench_alloc(sizeof(double) * (size_t)cols);
+    y = bench_alloc(sizeof(double) * (size_t)rows);
+    ref = bench_alloc(sizeof(double) * (size_t)rows);
     rng = seed ^ 0x5eed;
     for (long c = 0; c < cols; c++)
         x[c] = 2.0 * splitmix64_f64(&rng) - 1.0;
     for (long r = 0; r < rows; r++)
-        ref[r] = row_product(ptr, col, val, x, r);
+        ref[r] = row_product(r);
 
-    double seconds = 0.0;
-    for (long s = 0; s < steps; s++) {
-        memset(y, 0xff, sizeof(double) * (size_t)rows); /* NaN: a row not written shows */
-        double ts = omp_get_wtime();
-#pragma omp parallel for schedule(runtime)
-        for (long r = 0; r < rows; r++)
-            y[r] = row_product(ptr, col, val, x, r);
-        step_s[s] = omp_get_wtime() - ts;
-        seconds += step_s[s];
-        for (long r = 0; r < rows; r++)
-            if (memcmp(&y[r], &ref[r], sizeof(double)) != 0)
-                bench_fail("step %ld, row %ld: %.17g, the sequential product's %.17g", s, r, y[r],
-                           ref[r]);
-    }
+    /* y cleared to NaN before each step: a row not written shows. */
+    double seconds = bench_steps(steps, y, sizeof(double) * (size_t)rows, 0xff, step, check_step);
 
     uint64_t hash = 0;
     for (long r = 0; r < rows; r++) {
@@ -96,10 +91,9 @@ int main(int argc, char **argv) {
         memcpy(&bits, &y[r], sizeof bits);
         hash += bits * (2 * (uint64_t)r + 1);
     }
-    char check[32], extra[8192];
+    char check[32], extra[32];
     snprintf(check, sizeof check, "%#018llx", (unsigned long long)hash);
-    int used = snprintf(extra, sizeof extra, "\"nnz\":%zu,", nnz);
-    bench_steps_json(extra + used, sizeof extra - (size_t)used, step_s, steps);
-    bench_report(seconds, check, extra);
+    snprintf(extra, sizeof extra, "\"nnz\":%zu", nnz);
+    bench_report_steps(seconds, check, extra);
     return 0;
 }

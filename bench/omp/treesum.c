@@ -43,18 +43,11 @@ int main(int argc, char **argv) {
     struct node *root = build(depth, &nodes);
 
     uint64_t got = 0;
-    double t0 = omp_get_wtime();
-#pragma omp parallel
-#pragma omp single
-    got = sum(root);
-    double seconds = omp_get_wtime() - t0;
+    double seconds = BENCH_TIME_SINGLE(got = sum(root));
     uint64_t want = nodes * (nodes - 1) / 2;
     if (got != want)
         bench_fail("the %llu nodes sum to %llu, not %llu", (unsigned long long)nodes,
                    (unsigned long long)got, (unsigned long long)want);
-
-    char check[32];
-    snprintf(check, sizeof check, "%llu", (unsigned long long)got);
-    bench_report(seconds, check, NULL);
+    bench_report_count(seconds, got);
     return 0;
 }

@@ -11,6 +11,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 const SOURCE: &str = "csrc/loops_omp.c";
+/// The loop bodies `SOURCE` shares with the OpenMP programs of bench/omp.
+const BODIES: &str = "csrc/loop_bodies.h";
 const KNAPSACK: &str = "csrc/knapsack_bb.c";
 
 const PROBE: &str = r#"#include <omp.h>
@@ -24,6 +26,7 @@ int main(void) {
 
 fn main() {
     println!("cargo:rerun-if-changed={SOURCE}");
+    println!("cargo:rerun-if-changed={BODIES}");
     println!("cargo:rerun-if-changed={KNAPSACK}");
     println!("cargo:rerun-if-changed=build.rs");
 

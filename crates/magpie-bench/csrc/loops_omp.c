@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "loop_bodies.h"
+
 static omp_sched_t kind_to_omp(int kind) {
     switch (kind) {
     case 1:
@@ -79,24 +81,6 @@ void omp_loops_schedule_roundtrip(int kind, int chunk, int *kind_out, int *chunk
 
 /* ---- Mandelbrot ------------------------------------------------------------------ */
 
-static inline uint32_t mandel_pixel(int64_t p, int width, int height, int max_iter) {
-    int x = (int)(p % width);
-    int y = (int)(p / width);
-    double cr = -2.0 + 3.0 * ((double)x + 0.5) / (double)width;
-    double ci = -1.5 + 3.0 * ((double)y + 0.5) / (double)height;
-    uint32_t n = 0;
-    double zr = 0, zi = 0;
-    while (n < (uint32_t)max_iter) {
-        double zr2 = zr * zr, zi2 = zi * zi;
-        if (zr2 + zi2 > 4.0)
-            break;
-        zi = 2.0 * zr * zi + ci;
-        zr = zr2 - zi2 + cr;
-        n++;
-    }
-    return n;
-}
-
 /*
  * The image over [-2,1] x [-1.5,1.5], row-major into out[width * height]; one loop
  * over the pixel indices. Returns the sum of the iteration counts.
@@ -136,19 +120,6 @@ uint64_t omp_mandelbrot(int width, int height, int max_iter, int kind, int chunk
 }
 
 /* ---- Dist work ------------------------------------------------------------------- */
-
-static inline uint64_t work(uint64_t units, uint64_t seed) {
-    uint64_t x = seed | 1;
-    for (uint64_t u = 0; u < units; u++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-    }
-    return x;
-}
-
-/* The seed of iteration i at time step `step`, as magpie_apps::dist::iteration_seed. */
-static inline uint64_t iteration_seed(uint64_t step, uint64_t i) { return (step << 32) ^ i; }
 
 /*
  * One time step of the dist loop: iteration i runs work(costs[i], iteration_seed(step, i));

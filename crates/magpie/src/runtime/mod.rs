@@ -5,10 +5,12 @@ pub(crate) mod latch;
 #[cfg(any(not(loom), test))]
 pub(crate) mod priority;
 pub(crate) mod sleep;
+pub(crate) mod tally;
 #[cfg(all(test, loom))]
 mod tests {
     mod loom_priority;
     mod loom_sleep;
+    mod loom_team;
 }
 
 #[cfg(not(loom))]

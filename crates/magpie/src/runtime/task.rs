@@ -2,9 +2,14 @@
 //! deques, counted by their parent (`taskwait`), their taskgroup and their team's barrier;
 //! dependences between siblings; final and undeferred tasks.
 //!
-//! - **Counting.** A task is counted up, before it is queued, in its parent's `children`,
-//!   its taskgroup's `count` (inherited by every descendant made inside the group) and its
-//!   team's barrier counter; it counts them down when it finished. A waiter (taskwait,
+//! - **Counting.** A task is counted up, before it is queued, in its parent's `children`
+//!   (direct children, for `taskwait`), its parent's `pending` (the parent's own body plus
+//!   its children's unfinished subtrees, for the barrier) and its taskgroup's `count`
+//!   (inherited by every descendant made inside the group). When its body returns it counts
+//!   down `children` and the group, and its own `pending`; a node whose `pending` reaches zero
+//!   counts down its parent's, and a member's implicit task reaching zero counts down the
+//!   team's barrier (`team.rs`). Every count a task touches lives in its parent's node or its
+//!   group, never in one line all workers share. A waiter (taskwait,
 //!   taskgroup end) resets its latch, checks its count, and waits on the latch while the count
 //!   is not zero; the task that brings the count to zero sets the latch and wakes the waiter
 //!   (the worker that made the node: tied tasks never move between workers, so that worker is
@@ -26,16 +31,22 @@ use std::sync::{Arc, Mutex};
 use super::job::{AbortOnUnwind, HeapJob};
 use super::latch::CoreLatch;
 use super::registry::WorkerThread;
+use super::tally::{Node, Tree};
 use super::team::{enter, with_frame, Frame};
 
 /// A task's bookkeeping as a parent: its unfinished children and its waiter's latch.
 pub(crate) struct TaskNode {
     children: AtomicUsize,
+    /// Its own body plus its children's unfinished subtrees, counted in its parent's
+    /// (`tally.rs`); a member's implicit task is a root, counted by its team.
+    tree: Tree<TaskNode>,
     latch: CoreLatch,
     /// The worker that runs this task (and waits in its taskwaits).
     owner: AtomicUsize,
     /// The dependences among this task's children.
     deps: Mutex<HashMap<usize, DepEntry>>,
+    /// Whether any child had dependences (else `taskwait` has no table to clear).
+    has_deps: std::sync::atomic::AtomicBool,
 }
 
 /// A taskgroup: its unfinished tasks (descendants included) and its waiter.
@@ -91,13 +102,48 @@ pub struct TaskOptions {
 }
 
 impl TaskNode {
-    /// The node of a member's implicit task (or of an explicit task before it runs).
+    /// The node of a member's implicit task.
     pub(crate) fn implicit() -> Self {
+        Self::with_tree(Tree::root())
+    }
+
+    /// The node of a task made by the task of `parent`, counted there from now on.
+    fn child_of(parent: Arc<TaskNode>) -> Self {
+        Self::with_tree(Tree::child(parent))
+    }
+
+    fn with_tree(tree: Tree<TaskNode>) -> Self {
         TaskNode {
             children: AtomicUsize::new(0),
+            tree,
             latch: CoreLatch::new(),
             owner: AtomicUsize::new(current_worker()),
             deps: Mutex::new(HashMap::new()),
+            has_deps: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// The member whose implicit task this is arrives at its team's barrier: its own count
+    /// goes; the last of its tree to finish counts the team down.
+    pub(crate) fn arrive(&self, team: &super::team::Team) {
+        if self.tree.parent().is_none() {
+            Self::finished(self, team);
+        }
+    }
+
+    /// After the barrier: the implicit task's own count is back for the next phase (no task
+    /// of its tree exists).
+    pub(crate) fn restart(&self) {
+        if self.tree.parent().is_none() {
+            self.tree.restart();
+        }
+    }
+
+    /// The body of `node` is done; if that finished a member's whole tree, the team counts
+    /// it. Touches nothing afterwards (the region may end).
+    fn finished(node: &TaskNode, team: &super::team::Team) {
+        if node.tree.finish() {
+            team.count_down();
         }
     }
 
@@ -111,6 +157,12 @@ impl TaskNode {
                 }
             }
         }
+    }
+}
+
+impl Node for TaskNode {
+    fn tree(&self) -> &Tree<Self> {
+        &self.tree
     }
 }
 
@@ -143,7 +195,14 @@ fn wait_for_zero(count: &AtomicUsize, latch: &CoreLatch) {
             break;
         }
         match wt {
-            Some(wt) => wt.wait_until(latch),
+            Some(wt) => {
+                // The children are most often still on this worker's own deque: run them
+                // straight from there (a pop, no idle bookkeeping), and wait as an idle
+                // worker only when the deque is empty.
+                if wt.yield_local() == super::Yield::Idle {
+                    wt.wait_until(latch);
+                }
+            }
             None => std::thread::yield_now(),
         }
     }
@@ -184,7 +243,7 @@ pub fn spawn_task(options: TaskOptions, body: impl FnOnce() + Send + 'static) {
         return run_included(&parent, options, body);
     }
     let node = (!options.depend.is_empty()).then(|| register_deps(&parent, &options.depend));
-    let team = Arc::clone(&parent.team);
+    let team = parent.team;
     let mut child = make_child(parent, &options);
     child.dep = node.clone();
     let run = move || run_task(child, body);
@@ -244,7 +303,9 @@ fn run_included(parent: &Frame, options: TaskOptions, body: impl FnOnce()) {
 }
 
 fn run_inline(parent: &Frame, options: &TaskOptions, body: impl FnOnce()) {
-    let node = Arc::new(TaskNode::implicit());
+    // Its deferred children (if it is not final) count in its node, which counts in the
+    // parent's until they finished: the barrier waits for them.
+    let node = Arc::new(TaskNode::child_of(Arc::clone(&parent.task)));
     let frame = Frame {
         task: Arc::clone(&node),
         in_final: parent.in_final || options.final_task,
@@ -252,32 +313,40 @@ fn run_inline(parent: &Frame, options: &TaskOptions, body: impl FnOnce()) {
     };
     let guard = enter(frame);
     body();
-    // Its deferred children (if it is not final) still count for the barrier and the
-    // taskgroup, which wait for them; the task itself waits only at its own taskwait.
     drop(guard);
+    TaskNode::finished(&node, &parent.team);
 }
 
-/// The counts a deferred child takes, and what it needs to give them back.
+/// A deferred child: its frame (whose node points at its parent's) and its dependences.
 struct Child {
     frame: Frame,
-    parent: Arc<TaskNode>,
     dep: Option<Arc<DepNode>>,
 }
 
 fn make_child(parent: Frame, options: &TaskOptions) -> Child {
-    parent.task.children.fetch_add(1, Ordering::AcqRel);
-    if let Some(g) = &parent.group {
-        g.count.fetch_add(1, Ordering::AcqRel);
+    let Frame {
+        team,
+        member,
+        task,
+        group,
+        in_final: _,
+        workshares,
+        singles,
+    } = parent;
+    task.children.fetch_add(1, Ordering::Relaxed);
+    if let Some(g) = &group {
+        g.count.fetch_add(1, Ordering::Relaxed);
     }
-    parent.team.task_started();
-    let parent_task = Arc::clone(&parent.task);
     Child {
         frame: Frame {
-            task: Arc::new(TaskNode::implicit()),
+            team,
+            member,
+            task: Arc::new(TaskNode::child_of(task)),
+            group,
             in_final: options.final_task,
-            ..parent
+            workshares,
+            singles,
         },
-        parent: parent_task,
         dep: None,
     }
 }
@@ -285,7 +354,7 @@ fn make_child(parent: Frame, options: &TaskOptions) -> Child {
 /// Runs a deferred task on whichever member took it, then gives back its counts.
 fn run_task(mut child: Child, body: impl FnOnce() + Send + 'static) {
     let worker = current_worker();
-    let team = Arc::clone(&child.frame.team);
+    let team = child.frame.team;
     match team.member_of(worker) {
         Some(m) => child.frame.member = m,
         None => {
@@ -299,7 +368,8 @@ fn run_task(mut child: Child, body: impl FnOnce() + Send + 'static) {
             return;
         }
     }
-    child.frame.task.owner.store(worker, Ordering::Relaxed);
+    let node = Arc::clone(&child.frame.task);
+    node.owner.store(worker, Ordering::Relaxed);
     let abort = AbortOnUnwind;
     let group = child.frame.group.clone();
     let guard = enter(child.frame);
@@ -312,8 +382,11 @@ fn run_task(mut child: Child, body: impl FnOnce() + Send + 'static) {
     if let Some(g) = &group {
         g.task_done(registry);
     }
-    child.parent.child_done(registry);
-    team.count_down();
+    if let Some(parent) = node.tree.parent() {
+        parent.child_done(registry);
+    }
+    // Last: this may release the team's barrier and end the region.
+    TaskNode::finished(&node, &team);
     abort.disarm();
 }
 
@@ -341,6 +414,7 @@ fn register_deps(parent: &Frame, depend: &[(usize, DepKind)]) -> Arc<DepNode> {
         preds: AtomicUsize::new(1),
         state: Mutex::new(DepState::default()),
     });
+    parent.task.has_deps.store(true, Ordering::Relaxed);
     let mut table = parent.task.deps.lock().unwrap_or_else(|e| e.into_inner());
     let after = |pred: &Arc<DepNode>| {
         if Arc::ptr_eq(pred, &node) {
@@ -372,7 +446,7 @@ fn register_deps(parent: &Frame, depend: &[(usize, DepKind)]) -> Arc<DepNode> {
 }
 
 /// Counts down one predecessor of `node`; the last one queues its task.
-fn release(team: &Arc<super::team::Team>, node: &Arc<DepNode>) {
+fn release(team: &super::team::Team, node: &Arc<DepNode>) {
     if node.preds.fetch_sub(1, Ordering::AcqRel) != 1 {
         return;
     }
@@ -398,7 +472,7 @@ fn release(team: &Arc<super::team::Team>, node: &Arc<DepNode>) {
 }
 
 /// A task with dependences finished: mark it done and release its successors.
-fn finish_deps(team: &Arc<super::team::Team>, node: &Arc<DepNode>) {
+fn finish_deps(team: &super::team::Team, node: &Arc<DepNode>) {
     let successors = {
         let mut st = node.state.lock().unwrap_or_else(|e| e.into_inner());
         st.done = true;
@@ -432,7 +506,9 @@ pub fn taskwait() {
     if let Some(task) = task {
         wait_for_zero(&task.children, &task.latch);
         // Every sibling finished: their dependences are history.
-        task.deps.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        if task.has_deps.load(Ordering::Relaxed) {
+            task.deps.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        }
     }
 }
 

@@ -9,12 +9,19 @@
 //!   stealing) until the region ends, so that a team task never runs on a thread that is
 //!   not a member; if one still steals a team task (a race at the region's start), the task
 //!   goes back to the broadcast queue of the member that made it.
-//! - **Barrier.** One counter, `work` = members that have not arrived + the team's tasks not
-//!   yet finished. An arriving member and a finishing task count it down; whoever brings it
-//!   to zero resets it to `size` for the next phase, then sets every member's latch (member
-//!   0's last) and wakes the sleeping ones. A waiting member runs jobs (the team's tasks)
-//!   through `wait_until` like any waiting worker. The barrier at the end of the region is
-//!   the same, so a region returns only when every task it made is done.
+//! - **Barrier.** One counter (`tally::Phase`): members whose implicit task is not *done*, where
+//!   done means: the member arrived at the barrier and every task it made, directly or
+//!   through its descendants, finished. Each task node counts its own body plus its
+//!   unfinished child subtrees (`task.rs`), so a member's implicit task reaches zero exactly
+//!   when its whole tree of tasks finished; only that event touches the team's counter (once
+//!   per member per barrier, not once per task, so fine-grained tasks do not contend on one
+//!   line). Whoever brings it to zero resets it to `size` for the next phase, then sets
+//!   every member's latch (member 0's last) and wakes the sleeping ones. A waiting member runs
+//!   jobs (the team's tasks) through `wait_until` like any waiting worker. The barrier at the
+//!   end of the region is the same, so a region returns only when every task it made is done.
+//! - **Lifetime.** Members hold the team by `Arc`; tasks by a plain [`TeamRef`] (no reference
+//!   count to contend on): the region cannot end before every task finished, and a finishing
+//!   task touches the team last when it counts down.
 //! - **Worksharing.** Each member counts the worksharing constructs it meets; the first to
 //!   reach construct k makes its shared state, the others find it in the team's table; the
 //!   entry leaves the table once every member took it.
@@ -24,7 +31,7 @@
 use std::any::Any;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crossbeam_utils::CachePadded;
@@ -32,6 +39,7 @@ use crossbeam_utils::CachePadded;
 use super::job::HeapJob;
 use super::latch::{CoreLatch, Latch, LockLatch};
 use super::registry::{Registry, WorkerThread};
+use super::tally::Phase;
 use super::task::{Group, TaskNode};
 
 /// A team: the members of one parallel region.
@@ -47,8 +55,8 @@ pub(crate) struct Team {
     workers: Vec<usize>,
     /// The member of each pool worker (`usize::MAX`: not in the team).
     member_of: Vec<usize>,
-    /// Members not yet at the current barrier + tasks not yet finished.
-    work: CachePadded<AtomicUsize>,
+    /// Members whose tree of tasks is not done in this phase (`tally.rs`).
+    phase: CachePadded<Phase>,
     latches: Vec<CachePadded<CoreLatch>>,
     /// The shared state of worksharing constructs, by number: (state, members yet to take it).
     workshares: Mutex<HashMap<u64, Workshare>>,
@@ -62,10 +70,35 @@ pub(crate) struct Team {
 /// A worksharing construct's shared state and the members yet to take it.
 type Workshare = (Arc<dyn Any + Send + Sync>, usize);
 
+/// A team by plain pointer, as tasks hold it (see the module docs on lifetime).
+#[derive(Clone, Copy)]
+pub(crate) struct TeamRef(std::ptr::NonNull<Team>);
+
+// SAFETY: `Team` is `Sync` (atomics, locks, immutable fields); the pointer is only read.
+unsafe impl Send for TeamRef {}
+// SAFETY: as above.
+unsafe impl Sync for TeamRef {}
+
+impl TeamRef {
+    fn of(team: &Arc<Team>) -> Self {
+        TeamRef(std::ptr::NonNull::from(&**team))
+    }
+}
+
+impl std::ops::Deref for TeamRef {
+    type Target = Team;
+    fn deref(&self) -> &Team {
+        // SAFETY: a TeamRef lives in the frames of the team's members (each holding an
+        // `Arc` for the whole of its share) and of the team's tasks, which all finish before
+        // the region ends and its last `Arc` drops (module docs, "Lifetime").
+        unsafe { self.0.as_ref() }
+    }
+}
+
 /// What a thread is doing inside a team: which member it is, and the task it runs.
 #[derive(Clone)]
 pub(crate) struct Frame {
-    pub(crate) team: Arc<Team>,
+    pub(crate) team: TeamRef,
     pub(crate) member: usize,
     pub(crate) task: Arc<TaskNode>,
     pub(crate) group: Option<Arc<Group>>,
@@ -122,43 +155,48 @@ impl Team {
         self.workers[member]
     }
 
-    /// One more task to finish before the current barrier can complete.
-    pub(crate) fn task_started(&self) {
-        self.work.fetch_add(1, Ordering::AcqRel);
-    }
-
-    /// A task (or an arriving member) is done; the last one releases the barrier.
+    /// A member's implicit task is done (arrived, and its tree of tasks finished); the last
+    /// one releases the barrier. The caller touches the team no more afterwards.
     pub(crate) fn count_down(&self) {
-        if self.work.fetch_sub(1, Ordering::AcqRel) == 1 {
+        if self.phase.done() {
             self.release();
         }
     }
 
     /// Every member arrived and every task finished: start the next phase and let them go.
     fn release(&self) {
-        // Nobody counts up before a latch is set: every member waits and no task runs.
-        self.work.store(self.size, Ordering::Release);
-        let registry = self.registry.as_ref();
-        // Member 0 last: once its latch is set the region may end (the team itself stays
-        // alive while we hold a reference, but keep the order anyway).
-        for m in (0..self.size).rev() {
-            // SAFETY: the latch lives in the team, which the caller keeps alive.
+        // `Phase::done` started the next phase: nobody counts before a latch is set (every
+        // member waits and no task runs).
+        // Member 0 last: once its latch is set the region may end and the team be freed
+        // (member 0 holds the last `Arc` the caller may be relying on), so what the wake needs
+        // is copied first and nothing is touched after that set.
+        let registry = self.registry.clone();
+        let first = self.workers[0];
+        for m in (1..self.size).rev() {
+            // SAFETY: the latch lives in the team, which member 0 keeps alive until its own
+            // latch is set below.
             if unsafe { CoreLatch::set(&*self.latches[m]) } {
-                if let Some(r) = registry {
+                if let Some(r) = &registry {
                     r.sleep().wake_specific(self.workers[m]);
                 }
+            }
+        }
+        // SAFETY: as above; the last access to the team.
+        if unsafe { CoreLatch::set(&*self.latches[0]) } {
+            if let Some(r) = &registry {
+                r.sleep().wake_specific(first);
             }
         }
     }
 
     /// The calling member arrives at the barrier and waits (running the team's tasks) until
     /// every member arrived and every task is done.
-    fn barrier(&self, member: usize) {
+    fn barrier(&self, member: usize, implicit: &TaskNode) {
         if self.size == 1 {
             return;
         }
         let latch = &*self.latches[member];
-        self.count_down();
+        implicit.arrive(self);
         let wt = WorkerThread::current();
         // SAFETY: members are workers of the team's pool; the pointer is this thread's live
         // worker state.
@@ -171,8 +209,10 @@ impl Team {
             }
         }
         // The next phase's setter is the last arrival of the next barrier, which cannot
-        // come before this member arrives there: resetting here races with nobody.
+        // come before this member arrives there: resetting here races with nobody. No task
+        // of this member's exists yet either, so its implicit task starts the phase afresh.
         latch.reset();
+        implicit.restart();
     }
 }
 
@@ -350,10 +390,11 @@ fn team_worker(team: &Team, member: usize) -> usize {
 
 /// Runs one member's share of a region: its implicit task, then the region's last barrier.
 fn run_member(team: &Arc<Team>, member: usize, body: &(dyn Fn(usize) + Sync)) {
+    let implicit = Arc::new(TaskNode::implicit());
     let frame = Frame {
-        team: Arc::clone(team),
+        team: TeamRef::of(team),
         member,
-        task: Arc::new(TaskNode::implicit()),
+        task: Arc::clone(&implicit),
         group: None,
         in_final: false,
         workshares: 0,
@@ -363,7 +404,7 @@ fn run_member(team: &Arc<Team>, member: usize, body: &(dyn Fn(usize) + Sync)) {
     // A member cannot unwind out of a region: the others would wait for it forever.
     let abort = super::job::AbortOnUnwind;
     body(member);
-    team.barrier(member);
+    team.barrier(member, &implicit);
     abort.disarm();
     drop(guard);
 }
@@ -384,7 +425,7 @@ impl Team {
             registry,
             workers,
             member_of,
-            work: CachePadded::new(AtomicUsize::new(size)),
+            phase: CachePadded::new(Phase::new(size)),
             latches: (0..size)
                 .map(|_| CachePadded::new(CoreLatch::new()))
                 .collect(),
@@ -414,9 +455,9 @@ impl Team {
 /// }));
 /// ```
 pub fn barrier() {
-    let found = with_frame(|f| f.map(|f| (Arc::clone(&f.team), f.member)));
-    if let Some((team, member)) = found {
-        team.barrier(member);
+    let found = with_frame(|f| f.map(|f| (f.team, f.member, Arc::clone(&f.task))));
+    if let Some((team, member, task)) = found {
+        team.barrier(member, &task);
     }
 }
 
@@ -447,7 +488,7 @@ pub fn workshare<T: Any + Send + Sync>(init: impl FnOnce() -> T) -> (Arc<T>, boo
         f.filter(|f| f.team.size > 1).map(|f| {
             let k = f.workshares;
             f.workshares += 1;
-            (Arc::clone(&f.team), k)
+            (f.team, k)
         })
     });
     let Some((team, k)) = found else {

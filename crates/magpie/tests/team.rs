@@ -1,0 +1,201 @@
+//! Stress tests of `magpie::team`: regions, barriers, worksharing state and OpenMP-style
+//! tasks, each asserting exact counts (every task run exactly once, every phase complete
+//! before the next) over many repetitions and pool sizes.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use magpie::team::{self, DepKind, TaskOptions};
+use magpie::ThreadPoolBuilder;
+
+fn pool(n: usize) -> magpie::ThreadPool {
+    ThreadPoolBuilder::new().num_workers(n).build().unwrap()
+}
+
+/// fib with a task per call: the number of tasks is exact.
+fn fib_tasks(n: u64, tasks: &Arc<AtomicUsize>, out: &Arc<AtomicUsize>) {
+    tasks.fetch_add(1, Ordering::Relaxed);
+    if n < 2 {
+        out.fetch_add(n as usize, Ordering::Relaxed);
+        return;
+    }
+    for k in [n - 1, n - 2] {
+        let (t, o) = (Arc::clone(tasks), Arc::clone(out));
+        team::spawn_task(TaskOptions::default(), move || fib_tasks(k, &t, &o));
+    }
+}
+
+#[test]
+fn barriers_wait_for_every_task_of_every_member() {
+    for workers in [1, 2, 3, 4] {
+        let pool = pool(workers);
+        for round in 0..50 {
+            let tasks = Arc::new(AtomicUsize::new(0));
+            let fib = Arc::new(AtomicUsize::new(0));
+            let phases = AtomicUsize::new(0);
+            pool.install(|| {
+                team::parallel(workers, &|_| {
+                    // Every member makes a tree of tasks; the barrier waits for all of them.
+                    fib_tasks(12, &tasks, &fib);
+                    team::barrier();
+                    // fib(12) = 144 leaves summed per member; 465 calls per tree.
+                    assert_eq!(fib.load(Ordering::Relaxed), 144 * workers, "round {round}");
+                    assert_eq!(tasks.load(Ordering::Relaxed), 465 * workers);
+                    phases.fetch_add(1, Ordering::Relaxed);
+                    team::barrier();
+                    assert_eq!(phases.load(Ordering::Relaxed), workers);
+                })
+            });
+            // The region's end waits too.
+            assert_eq!(tasks.load(Ordering::Relaxed), 465 * workers);
+        }
+    }
+}
+
+#[test]
+fn the_region_end_waits_for_tasks_made_after_the_last_barrier() {
+    let pool = pool(3);
+    for _ in 0..100 {
+        let n = Arc::new(AtomicUsize::new(0));
+        pool.install(|| {
+            team::parallel(3, &|_| {
+                for _ in 0..20 {
+                    let n = Arc::clone(&n);
+                    team::spawn_task(TaskOptions::default(), move || {
+                        n.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
+            })
+        });
+        assert_eq!(n.load(Ordering::Relaxed), 60);
+    }
+}
+
+#[test]
+fn dependences_order_writers_and_readers() {
+    let pool = pool(4);
+    for _ in 0..100 {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        pool.install(|| {
+            team::parallel(4, &|_| {
+                if team::single() {
+                    let x = 0x1000usize;
+                    // out, then three ins, then inout: readers after the first writer, the
+                    // second writer after every reader.
+                    let push = |tag: &'static str, kind| {
+                        let log = Arc::clone(&log);
+                        let opts = TaskOptions {
+                            depend: vec![(x, kind)],
+                            ..TaskOptions::default()
+                        };
+                        team::spawn_task(opts, move || log.lock().unwrap().push(tag));
+                    };
+                    push("w1", DepKind::Out);
+                    for _ in 0..3 {
+                        push("r", DepKind::In);
+                    }
+                    push("w2", DepKind::Out);
+                    team::taskwait();
+                    assert_eq!(log.lock().unwrap().len(), 5);
+                }
+            })
+        });
+        let log = log.lock().unwrap();
+        assert_eq!(log.first(), Some(&"w1"), "{log:?}");
+        assert_eq!(log.last(), Some(&"w2"), "{log:?}");
+    }
+}
+
+#[test]
+fn taskgroups_wait_for_descendants_and_taskwait_for_children() {
+    let pool = pool(2);
+    for _ in 0..200 {
+        let grandchildren = Arc::new(AtomicUsize::new(0));
+        pool.install(|| {
+            team::parallel(2, &|_| {
+                team::taskgroup_start();
+                for _ in 0..4 {
+                    let g = Arc::clone(&grandchildren);
+                    team::spawn_task(TaskOptions::default(), move || {
+                        let g2 = Arc::clone(&g);
+                        team::spawn_task(TaskOptions::default(), move || {
+                            g2.fetch_add(1, Ordering::Relaxed);
+                        });
+                    });
+                }
+                team::taskgroup_end();
+                // Both members' groups are done; each saw at least its own four.
+                assert!(grandchildren.load(Ordering::Relaxed) >= 4);
+            })
+        });
+        assert_eq!(grandchildren.load(Ordering::Relaxed), 8);
+    }
+}
+
+#[test]
+fn worksharing_state_is_shared_and_singles_run_once() {
+    let pool = pool(4);
+    for size in [1, 2, 4] {
+        let singles = AtomicUsize::new(0);
+        let made = AtomicUsize::new(0);
+        pool.install(|| {
+            team::parallel(size, &|_| {
+                for _ in 0..50 {
+                    let (c, _) = team::workshare(|| {
+                        made.fetch_add(1, Ordering::Relaxed);
+                        AtomicUsize::new(0)
+                    });
+                    c.fetch_add(1, Ordering::Relaxed);
+                    if team::single() {
+                        singles.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            })
+        });
+        assert_eq!(made.into_inner(), 50, "size {size}");
+        assert_eq!(singles.into_inner(), 50, "size {size}");
+    }
+}
+
+#[test]
+fn nested_regions_are_serialized_with_their_levels() {
+    let pool = pool(2);
+    let seen = Mutex::new(Vec::new());
+    pool.install(|| {
+        team::parallel(2, &|outer| {
+            team::parallel(2, &|inner| {
+                let i = team::info();
+                seen.lock().unwrap().push((outer, inner, i.size, i.level));
+                assert_eq!(team::ancestor(1).map(|a| a.0), Some(outer));
+            })
+        })
+    });
+    let mut seen = seen.into_inner().unwrap();
+    seen.sort();
+    assert_eq!(seen, [(0, 0, 1, 2), (1, 0, 1, 2)]);
+}
+
+#[test]
+fn a_team_smaller_than_the_pool_runs_its_tasks_on_its_members() {
+    let pool = pool(4);
+    for _ in 0..50 {
+        let wrong = Arc::new(AtomicUsize::new(0));
+        let ran = Arc::new(AtomicUsize::new(0));
+        pool.install(|| {
+            team::parallel(2, &|_| {
+                for _ in 0..50 {
+                    let (wrong, ran) = (Arc::clone(&wrong), Arc::clone(&ran));
+                    team::spawn_task(TaskOptions::default(), move || {
+                        let i = team::info();
+                        if i.size != 2 || i.member >= 2 {
+                            wrong.fetch_add(1, Ordering::Relaxed);
+                        }
+                        ran.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
+            })
+        });
+        assert_eq!(ran.load(Ordering::Relaxed), 100);
+        assert_eq!(wrong.load(Ordering::Relaxed), 0);
+    }
+}
