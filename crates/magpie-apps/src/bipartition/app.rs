@@ -3,13 +3,8 @@
 
 use std::path::PathBuf;
 
-use magpie::search::{Options, Skeleton};
-
 use crate::maxclique::{read_dimacs, Graph};
-use crate::registry::{
-    best_or, check, count_down_to, ids, Answer, AppArgs, AppError, Engine, Goal, Instance,
-    SearchApp, Solved,
-};
+use crate::registry::prelude::*;
 
 use super::{brute_force_cut, cut_of, Instance as Space, MAX_VERTICES};
 
@@ -95,25 +90,10 @@ fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
 }
 
 impl Instance for Bipartition {
-    fn app(&self) -> &'static SearchApp {
-        &APP
-    }
+    instance_basics!(APP, label: |i| i.label.clone(), space: |i| &i.space);
 
-    fn label(&self) -> String {
-        self.label.clone()
-    }
-
-    fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
-        count_down_to(&self.space, depth, cap)
-    }
-
-    fn solve(
-        &self,
-        engine: &Engine<'_>,
-        skeleton: Skeleton,
-        opts: &Options,
-    ) -> Result<Option<Solved>, AppError> {
-        let Some(out) = engine.optimise(&self.space, skeleton, opts)? else {
+    fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError> {
+        let Some(out) = run.optimise(&self.space)? else {
             return Ok(None);
         };
         let (value, node) = out

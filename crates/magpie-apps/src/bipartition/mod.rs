@@ -412,7 +412,7 @@ mod tests {
 
     #[test]
     fn a_dimacs_file_through_the_registry() {
-        use crate::registry::{AppArgs, AppError, Engine};
+        use crate::registry::{AppArgs, AppError, Engine, Run};
         // Two triangles joined by the edge 3–4 (1-based): the halves are the triangles.
         let path =
             std::env::temp_dir().join(format!("magpie-bipartition-{}.clq", std::process::id()));
@@ -427,11 +427,11 @@ mod tests {
             .build()
             .unwrap();
         let s = inst
-            .solve(
+            .solve(Run::new(
                 &Engine::Pool(&pool),
                 Skeleton::DepthBounded { spawn_depth: 2 },
                 &Options::default(),
-            )
+            ))
             .unwrap()
             .unwrap();
         assert_eq!(s.answer.key, "cut 1");

@@ -3,12 +3,7 @@
 
 use std::path::PathBuf;
 
-use magpie::search::{Options, Skeleton};
-
-use crate::registry::{
-    best_or, check, count_down_to, ids, Answer, AppArgs, AppError, Engine, Goal, Instance,
-    SearchApp, Solved,
-};
+use crate::registry::prelude::*;
 
 use super::{read, Instance as Knapsack};
 use crate::output::scaled;
@@ -63,26 +58,11 @@ fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
 }
 
 impl Instance for Chosen {
-    fn app(&self) -> &'static SearchApp {
-        &APP
-    }
+    instance_basics!(APP, label: |i| i.path.display().to_string(), space: |i| &i.inst);
 
-    fn label(&self) -> String {
-        self.path.display().to_string()
-    }
-
-    fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
-        count_down_to(&self.inst, depth, cap)
-    }
-
-    fn solve(
-        &self,
-        engine: &Engine<'_>,
-        skeleton: Skeleton,
-        opts: &Options,
-    ) -> Result<Option<Solved>, AppError> {
+    fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError> {
         // Children come include-first, which does not order their bounds: no prune-level.
-        let Some(out) = engine.optimise(&self.inst, skeleton, opts)? else {
+        let Some(out) = run.optimise(&self.inst)? else {
             return Ok(None);
         };
         let inst = &self.inst;

@@ -3,12 +3,9 @@
 
 use std::path::PathBuf;
 
-use magpie::search::{Options, Skeleton};
+use magpie::search::Options;
 
-use crate::registry::{
-    best_or, check, count_down_to, ids, Answer, AppArgs, AppError, Engine, Goal, Instance,
-    SearchApp, Solved,
-};
+use crate::registry::prelude::*;
 
 use super::{is_clique, read_dimacs, CliqueSpace, Graph};
 
@@ -50,30 +47,16 @@ fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
 }
 
 impl Instance for Clique {
-    fn app(&self) -> &'static SearchApp {
-        &APP
-    }
+    instance_basics!(APP, label: |i| i.path.display().to_string(), space: |i| &i.space);
 
-    fn label(&self) -> String {
-        self.path.display().to_string()
-    }
-
-    fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
-        count_down_to(&self.space, depth, cap)
-    }
-
-    fn solve(
-        &self,
-        engine: &Engine<'_>,
-        skeleton: Skeleton,
-        opts: &Options,
-    ) -> Result<Option<Solved>, AppError> {
+    fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError> {
         // Children come in colour order with non-increasing bounds, so a failed bound also
         // rules out the later siblings.
         let opts = Options {
             prune_level: true,
-            ..opts.clone()
+            ..run.opts.clone()
         };
+        let run = run.with_options(&opts);
         let (vertices, edges) = (self.graph.n(), self.graph.edge_count());
         let instance = format!("{} ({vertices} vertices, {edges} edges)", self.label());
         let answer = |key: String| {
@@ -82,7 +65,7 @@ impl Instance for Clique {
                 .field("edges", edges)
         };
         let Some(k) = self.target else {
-            let Some(out) = engine.optimise(&self.space, skeleton, &opts)? else {
+            let Some(out) = run.optimise(&self.space)? else {
                 return Ok(None);
             };
             let (omega, node) = out
@@ -113,7 +96,7 @@ impl Instance for Clique {
                 .field("clique", clique);
             return Ok(Some(Solved::new(answer, what, out.stats)));
         };
-        let Some(out) = engine.decide(&self.space, k as i64, skeleton, &opts)? else {
+        let Some(out) = run.decide(&self.space, k as i64)? else {
             return Ok(None);
         };
         let clique = out.value.as_ref().map(|n| self.space.clique(n));

@@ -1,12 +1,7 @@
 //! `magpie search nqueens --n N`: loading, searching, checking and reporting the N-Queens
 //! count ([`crate::registry::Instance`] for [`Board`]).
 
-use magpie::search::{Options, Skeleton};
-
-use crate::registry::{
-    check, count_down_to, partial_count, Answer, AppArgs, AppError, Engine, Goal, Instance,
-    SearchApp, Solved, NOT_CHECKED,
-};
+use crate::registry::prelude::*;
 
 use super::{Board, Solutions};
 
@@ -29,29 +24,14 @@ fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
 }
 
 impl Instance for Board {
-    fn app(&self) -> &'static SearchApp {
-        &APP
-    }
+    instance_basics!(APP, label: |i| format!("{0}x{0} board", i.n()), space: |i| i);
 
-    fn label(&self) -> String {
-        format!("{0}x{0} board", self.n())
-    }
-
-    fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
-        count_down_to(self, depth, cap)
-    }
-
-    fn solve(
-        &self,
-        engine: &Engine<'_>,
-        skeleton: Skeleton,
-        opts: &Options,
-    ) -> Result<Option<Solved>, AppError> {
+    fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError> {
         let n = self.n();
-        let Some(out) = engine.enumerate(self, &Solutions(n), skeleton, opts)? else {
+        let Some(out) = run.enumerate(self, &Solutions(n))? else {
             return Ok(None);
         };
-        let (solutions, max_depth) = (out.value, opts.max_depth);
+        let (solutions, max_depth) = (out.value, run.opts.max_depth);
         let known = if out.stats.stopped {
             Err(partial_count(out.stats.expanded))
         } else {

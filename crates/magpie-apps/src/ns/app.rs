@@ -2,12 +2,8 @@
 //! numerical semigroups by genus ([`crate::registry::Instance`] for [`Tree`]).
 
 use magpie::search::CountPerDepth;
-use magpie::search::{Options, Skeleton};
 
-use crate::registry::{
-    check, count_down_to, ids, partial_count, Answer, AppArgs, AppError, Engine, Goal, Instance,
-    SearchApp, Solved,
-};
+use crate::registry::prelude::*;
 
 use super::{Tree, EXPECTED_COUNTS};
 
@@ -30,25 +26,10 @@ fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
 }
 
 impl Instance for Tree {
-    fn app(&self) -> &'static SearchApp {
-        &APP
-    }
+    instance_basics!(APP, label: |i| format!("genus {}", i.max_genus()), space: |i| i);
 
-    fn label(&self) -> String {
-        format!("genus {}", self.max_genus())
-    }
-
-    fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
-        count_down_to(self, depth, cap)
-    }
-
-    fn solve(
-        &self,
-        engine: &Engine<'_>,
-        skeleton: Skeleton,
-        opts: &Options,
-    ) -> Result<Option<Solved>, AppError> {
-        let Some(out) = engine.enumerate(self, &CountPerDepth, skeleton, opts)? else {
+    fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError> {
+        let Some(out) = run.enumerate(self, &CountPerDepth)? else {
             return Ok(None);
         };
         let (counts, expanded) = (out.value, out.stats.expanded);
@@ -61,7 +42,7 @@ impl Instance for Tree {
         let what = if out.stats.stopped {
             partial_count(expanded)
         } else {
-            let known = check_known(&counts, g, opts.max_depth).map_err(AppError::Check)?;
+            let known = check_known(&counts, g, run.opts.max_depth).map_err(AppError::Check)?;
             let mut what = format!("the known counts of genus 0..={} (OEIS A007323)", known - 1);
             if known < counts.len() {
                 what.push_str("; above that, counts add up to the nodes expanded");

@@ -1,8 +1,8 @@
-//! Where a search runs: [`Engine`] gives an application's [`Instance`](super::Instance)
-//! the three searches of `magpie::search` (optimise, decide, enumerate) on a magpie pool,
-//! over every rank of an MPI job (feature `mpi`) or, for enumerations, on rayon (feature
-//! `rayon`, `magpie experiment --peers rayon`). An application writes its search once,
-//! against the engine, and runs wherever the caller puts it.
+//! Where a search runs: a [`Run`] gives an application's [`Instance`](super::Instance) the
+//! three searches of `magpie::search` (optimise, decide, enumerate) on its [`Engine`] (a
+//! magpie pool, every rank of an MPI job (feature `mpi`) or, for enumerations, rayon (feature
+//! `rayon`, `magpie experiment --peers rayon`)) with the caller's skeleton and options. An
+//! application writes its search once, against the run, and runs wherever the caller puts it.
 
 use magpie::search::{self, Enumerate, Objective, Options, Outcome, Skeleton};
 use magpie::ThreadPool;
@@ -11,27 +11,13 @@ use serde::Serialize;
 
 use super::AppError;
 
-/// What a search on an [`Engine`] returns: `Ok(None)` on an MPI rank other than 0, the
+/// What a [`Run`]'s search returns: `Ok(None)` on an MPI rank other than 0, the
 /// [`Outcome`] elsewhere.
 pub type Ran<T> = Result<Option<Outcome<T>>, AppError>;
 
-/// Where a search runs. Each search returns `Ok(None)` on an MPI rank other than 0 (which
-/// takes part but has no result), and the [`Outcome`] (value and statistics) elsewhere.
-///
-/// ```
-/// use magpie::search::{CountPerDepth, Options, Skeleton};
-/// use magpie_apps::{ns, registry::Engine};
-///
-/// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
-/// let tree = ns::Tree::new(5).unwrap();
-/// let sk = Skeleton::DepthBounded { spawn_depth: 2 };
-/// let out = Engine::Pool(&pool)
-///     .enumerate(&tree, &CountPerDepth, sk, &Options::default())
-///     .unwrap()
-///     .unwrap();
-/// assert_eq!(out.value, [1, 1, 2, 4, 7, 12]);
-/// assert_eq!(out.stats.expanded, 27);
-/// ```
+/// Where a search runs: each search of a [`Run`] on it returns `Ok(None)` on an MPI rank
+/// other than 0 (which takes part but has no result), and the [`Outcome`] (value and
+/// statistics) elsewhere.
 #[non_exhaustive]
 pub enum Engine<'a> {
     /// magpie's search on this pool.
@@ -50,26 +36,70 @@ pub enum Engine<'a> {
     },
 }
 
-impl Engine<'_> {
+/// One search to run: where ([`Engine`]), with which skeleton and options. An application's
+/// [`Instance::solve`](super::Instance::solve) gets one and runs its search on it.
+///
+/// ```
+/// use magpie::search::{CountPerDepth, Options, Skeleton};
+/// use magpie_apps::{ns, registry::{Engine, Run}};
+///
+/// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+/// let tree = ns::Tree::new(5).unwrap();
+/// let sk = Skeleton::DepthBounded { spawn_depth: 2 };
+/// let opts = Options::default();
+/// let out = Run::new(&Engine::Pool(&pool), sk, &opts)
+///     .enumerate(&tree, &CountPerDepth)
+///     .unwrap()
+///     .unwrap();
+/// assert_eq!(out.value, [1, 1, 2, 4, 7, 12]);
+/// assert_eq!(out.stats.expanded, 27);
+/// ```
+#[derive(Clone, Copy)]
+pub struct Run<'a> {
+    /// Where the search runs.
+    pub engine: &'a Engine<'a>,
+    /// Its skeleton.
+    pub skeleton: Skeleton,
+    /// Its options.
+    pub opts: &'a Options,
+}
+
+impl<'a> Run<'a> {
+    /// A search on `engine` with `skeleton` and `opts`.
+    pub fn new(engine: &'a Engine<'a>, skeleton: Skeleton, opts: &'a Options) -> Self {
+        Run {
+            engine,
+            skeleton,
+            opts,
+        }
+    }
+
+    /// The same search with other options (the caller's and the application's own, such
+    /// as a start bound).
+    pub fn with_options(self, opts: &'a Options) -> Self {
+        Run { opts, ..self }
+    }
+
     /// The best node of `space` ([`search::optimise`]); `opts.initial_bound` and
     /// `opts.prune_level` apply on every engine.
-    pub fn optimise<S>(
-        &self,
-        space: &S,
-        skeleton: Skeleton,
-        opts: &Options,
-    ) -> Ran<Option<(i64, S::Node)>>
+    pub fn optimise<S: Objective + Sync>(&self, space: &S) -> Ran<Option<(i64, S::Node)>>
     where
-        S: Objective + Sync,
         S::Node: Clone + Send + Serialize + DeserializeOwned,
     {
-        match self {
-            Engine::Pool(pool) => Ok(Some(
-                pool.install(|| search::optimise(space, skeleton, opts)),
-            )),
+        match self.engine {
+            Engine::Pool(pool) => {
+                Ok(Some(pool.install(|| {
+                    search::optimise(space, self.skeleton, self.opts)
+                })))
+            }
             #[cfg(feature = "mpi")]
             Engine::Cluster(c) => Ok(c.keep(magpie_mpi::search::optimise(
-                c.cluster, c.pool, space, skeleton, c.victims, opts,
+                c.cluster,
+                c.pool,
+                space,
+                self.skeleton,
+                c.victims,
+                self.opts,
             ))),
             #[cfg(feature = "rayon")]
             Engine::Rayon { .. } => Err(enumerations_only()),
@@ -77,24 +107,25 @@ impl Engine<'_> {
     }
 
     /// A node of `space` of at least `target` ([`search::decide`]).
-    pub fn decide<S>(
-        &self,
-        space: &S,
-        target: i64,
-        skeleton: Skeleton,
-        opts: &Options,
-    ) -> Ran<Option<S::Node>>
+    pub fn decide<S: Objective + Sync>(&self, space: &S, target: i64) -> Ran<Option<S::Node>>
     where
-        S: Objective + Sync,
         S::Node: Clone + Send + Serialize + DeserializeOwned,
     {
-        match self {
-            Engine::Pool(pool) => Ok(Some(
-                pool.install(|| search::decide(space, target, skeleton, opts)),
-            )),
+        match self.engine {
+            Engine::Pool(pool) => {
+                Ok(Some(pool.install(|| {
+                    search::decide(space, target, self.skeleton, self.opts)
+                })))
+            }
             #[cfg(feature = "mpi")]
             Engine::Cluster(c) => Ok(c.keep(magpie_mpi::search::decide(
-                c.cluster, c.pool, space, target, skeleton, c.victims, opts,
+                c.cluster,
+                c.pool,
+                space,
+                target,
+                self.skeleton,
+                c.victims,
+                self.opts,
             ))),
             #[cfg(feature = "rayon")]
             Engine::Rayon { .. } => Err(enumerations_only()),
@@ -103,33 +134,25 @@ impl Engine<'_> {
 
     /// `fold` over every node of `space` ([`search::enumerate`]; `opts.max_depth` cuts the
     /// tree on every engine that accepts it, and the MPI search refuses it).
-    pub fn enumerate<S, E>(
-        &self,
-        space: &S,
-        fold: &E,
-        skeleton: Skeleton,
-        opts: &Options,
-    ) -> Ran<E::Acc>
+    pub fn enumerate<S, E>(&self, space: &S, fold: &E) -> Ran<E::Acc>
     where
         S: search::SearchSpace + Sync,
         S::Node: Send + Serialize + DeserializeOwned,
         E: Enumerate<S>,
         E::Acc: Serialize + DeserializeOwned,
     {
-        match self {
+        match self.engine {
             Engine::Pool(pool) => {
                 Ok(Some(pool.install(|| {
-                    search::enumerate(space, fold, skeleton, opts)
+                    search::enumerate(space, fold, self.skeleton, self.opts)
                 })))
             }
             #[cfg(feature = "mpi")]
-            Engine::Cluster(c) => c.enumerate(space, fold, skeleton, opts),
+            Engine::Cluster(c) => c.enumerate(space, fold, self.skeleton, self.opts),
             #[cfg(feature = "rayon")]
-            Engine::Rayon { pool, spawn_depth } => {
-                Ok(Some(pool.install(|| {
-                    rayon_search::enumerate(space, fold, *spawn_depth, opts.max_depth)
-                })))
-            }
+            Engine::Rayon { pool, spawn_depth } => Ok(Some(pool.install(|| {
+                rayon_search::enumerate(space, fold, *spawn_depth, self.opts.max_depth)
+            }))),
         }
     }
 }

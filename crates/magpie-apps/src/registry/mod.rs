@@ -18,8 +18,8 @@
 //! reads), their built inputs dispatched by [`KernelInput`].
 //!
 //! A search application's description also carries its behaviour: [`SearchApp::load`]
-//! turns its arguments ([`AppArgs`]) into an [`Instance`], which searches itself on an
-//! [`Engine`] (a magpie pool, every rank of an MPI job, or rayon for the enumerations),
+//! turns its arguments ([`AppArgs`]) into an [`Instance`], which searches itself on a [`Run`]
+//! of an [`Engine`] (a magpie pool, every rank of an MPI job, or rayon for the enumerations),
 //! checks what it found and returns it as a [`Solved`] with an [`Answer`] that says how
 //! to report it (JSON fields and text lines). `magpie search` (local and distributed) and
 //! `magpie experiment` run every application through these alone: the code of an
@@ -48,7 +48,7 @@ mod search;
 
 #[cfg(feature = "mpi")]
 pub use engine::ClusterEngine;
-pub use engine::{Engine, Ran};
+pub use engine::{Engine, Ran, Run};
 pub(crate) use forkjoin::fits;
 pub use forkjoin::{
     digest, Fib, Kernel, KernelId, KernelInput, Mergesort, Nqueens, Quicksort, Reduce, TreeSum,
@@ -58,6 +58,15 @@ pub use search::{
     best_or, check, count_down_to, ids, parse_number, partial_count, Answer, AppArgs, AppError,
     Instance, Solved, NOT_CHECKED,
 };
+
+/// What every search application's `app.rs` uses of the registry, in one import.
+pub(crate) mod prelude {
+    pub(crate) use super::search::instance_basics;
+    pub(crate) use super::{
+        best_or, check, ids, partial_count, Answer, AppArgs, AppError, Goal, Instance, Run,
+        SearchApp, Solved, NOT_CHECKED,
+    };
+}
 
 pub use loops::{
     find_loop, loop_apps_with, LoopApp, LoopError, LoopInput, LoopOptions, LoopOutput, LoopReport,
@@ -254,7 +263,7 @@ mod tests {
                 Skeleton::DepthBounded { spawn_depth: 2 },
             ] {
                 let s = inst
-                    .solve(&Engine::Pool(&pool), sk, &Options::default())
+                    .solve(Run::new(&Engine::Pool(&pool), sk, &Options::default()))
                     .unwrap_or_else(|e| panic!("{name} {sk}: {e}"))
                     .expect("a pool has its result");
                 assert_eq!(s.answer.key, want, "{name} {sk}");
@@ -317,7 +326,8 @@ mod tests {
         let sk = Skeleton::DepthBounded { spawn_depth: 2 };
         let q =
             (find("nqueens").unwrap().load)(&AppArgs::new(None).with("--n", Some("8"))).unwrap();
-        let s = q.solve(&engine, sk, &Options::default()).unwrap().unwrap();
+        let opts = Options::default();
+        let s = q.solve(Run::new(&engine, sk, &opts)).unwrap().unwrap();
         assert_eq!(s.answer.key, "92 solutions");
         assert_eq!(s.check, "the known count (OEIS A000170)");
         let t = (find("tsp").unwrap().load)(&AppArgs::new(Some(crate::testdata::path(
@@ -325,7 +335,7 @@ mod tests {
         ))))
         .unwrap();
         assert!(matches!(
-            t.solve(&engine, sk, &Options::default()),
+            t.solve(Run::new(&engine, sk, &opts)),
             Err(AppError::Usage(_))
         ));
     }

@@ -1,6 +1,7 @@
 //! What a search application does, behind one trait: its arguments ([`AppArgs`]) are
-//! loaded into an [`Instance`], which searches itself on an [`Engine`], checks what it
-//! found and returns a [`Solved`] whose [`Answer`] says how to report it.
+//! loaded into an [`Instance`], which searches itself on a [`Run`] (an engine, a skeleton,
+//! options), checks what it found and returns a [`Solved`] whose [`Answer`] says how to
+//! report it.
 //!
 //! Each application's module writes this once, in its `app.rs`: `magpie search` (local and
 //! `--distributed`), `magpie experiment` (magpie and rayon) and their tests run it through
@@ -10,11 +11,11 @@ use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use magpie::search::{Options, SearchSpace, SearchStats, Skeleton};
+use magpie::search::{SearchSpace, SearchStats};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-use super::{Engine, SearchApp};
+use super::{Run, SearchApp};
 use crate::input::InputError;
 
 /// Why an application could not be loaded or its answer not be trusted.
@@ -331,19 +332,22 @@ impl Solved {
     }
 }
 
-/// A loaded search application: an instance of one, ready to search on any [`Engine`].
-/// [`SearchApp::load`](super::SearchApp::load) makes one from the [`AppArgs`].
+/// A loaded search application: an instance of one, ready to search on any [`Run`].
+/// [`SearchApp::load`](super::SearchApp::load) makes one from the [`AppArgs`]. An
+/// application's `impl` names its application, label and space with `instance_basics!`
+/// and writes `solve`.
 ///
 /// ```
 /// use magpie::search::{Options, Skeleton};
-/// use magpie_apps::registry::{self, AppArgs, Engine};
+/// use magpie_apps::registry::{self, AppArgs, Engine, Run};
 ///
 /// let app = registry::find("nqueens").unwrap();
 /// let board = (app.load)(&AppArgs::new(None).with("--n", Some("8"))).unwrap();
 /// assert_eq!(board.label(), "8x8 board");
 /// let pool = magpie::ThreadPoolBuilder::new().num_workers(2).build().unwrap();
 /// let sk = Skeleton::DepthBounded { spawn_depth: 2 };
-/// let solved = board.solve(&Engine::Pool(&pool), sk, &Options::default()).unwrap().unwrap();
+/// let opts = Options::default();
+/// let solved = board.solve(Run::new(&Engine::Pool(&pool), sk, &opts)).unwrap().unwrap();
 /// assert_eq!(solved.answer.key, "92 solutions");
 /// assert_eq!(solved.check, "the known count (OEIS A000170)");
 /// ```
@@ -359,16 +363,33 @@ pub trait Instance: Send + Sync {
     /// skeleton would materialise. [`count_down_to`] on its space.
     fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64>;
 
-    /// Searches it on `engine` with `skeleton` and `opts` (the application adds its own
-    /// options, such as a start bound), checks what was found and returns it; `Ok(None)` on
-    /// an MPI rank other than 0, which has no result to report.
-    fn solve(
-        &self,
-        engine: &Engine<'_>,
-        skeleton: Skeleton,
-        opts: &Options,
-    ) -> Result<Option<Solved>, AppError>;
+    /// Searches it on `run` (the application adds its own options, such as a start bound,
+    /// with [`Run::with_options`]), checks what was found and returns it; `Ok(None)` on an
+    /// MPI rank other than 0, which has no result to report.
+    fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError>;
 }
+
+/// The [`Instance`] methods that only name things, as an application's `impl Instance`
+/// writes them: `app` (the application `$app`), `label` (`$label` of the instance `$l`) and
+/// `nodes_down_to` ([`count_down_to`] on `$space`, the search space of the instance `$s`).
+macro_rules! instance_basics {
+    ($app:expr, label: |$l:ident| $label:expr, space: |$s:ident| $space:expr $(,)?) => {
+        fn app(&self) -> &'static $crate::registry::SearchApp {
+            &$app
+        }
+
+        fn label(&self) -> String {
+            let $l = self;
+            $label
+        }
+
+        fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
+            let $s = self;
+            $crate::registry::count_down_to($space, depth, cap)
+        }
+    };
+}
+pub(crate) use instance_basics;
 
 /// The nodes at depths 1..=`depth` of `space` (without pruning), or `None` once there are
 /// more than `cap`.

@@ -3,14 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use magpie::search::{Options, Skeleton};
 use serde_json::Value;
 
 use crate::maxclique::Graph;
-use crate::registry::{
-    check, count_down_to, partial_count, Answer, AppArgs, AppError, Engine, Goal, Instance,
-    SearchApp, Solved,
-};
+use crate::registry::prelude::*;
 
 use super::{check_embedding, read_graph, Embeddings, Format, SipSpace};
 
@@ -84,28 +80,13 @@ fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
 }
 
 impl Instance for Sip {
-    fn app(&self) -> &'static SearchApp {
-        &APP
-    }
+    instance_basics!(
+        APP,
+        label: |i| format!("{} into {}", i.pattern.path.display(), i.target.path.display()),
+        space: |i| &i.space,
+    );
 
-    fn label(&self) -> String {
-        format!(
-            "{} into {}",
-            self.pattern.path.display(),
-            self.target.path.display()
-        )
-    }
-
-    fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
-        count_down_to(&self.space, depth, cap)
-    }
-
-    fn solve(
-        &self,
-        engine: &Engine<'_>,
-        skeleton: Skeleton,
-        opts: &Options,
-    ) -> Result<Option<Solved>, AppError> {
+    fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError> {
         let (p, t) = (self.space.pattern(), self.space.target());
         let answer = |key: String| {
             Answer::new(key)
@@ -125,7 +106,7 @@ impl Instance for Sip {
         };
         if self.count {
             let fold = Embeddings(&self.space);
-            let Some(out) = engine.enumerate(&self.space, &fold, skeleton, opts)? else {
+            let Some(out) = run.enumerate(&self.space, &fold)? else {
                 return Ok(None);
             };
             let c = out.value;
@@ -151,7 +132,7 @@ impl Instance for Sip {
                 .line("answer", format!("{} embeddings", c.found));
             return Ok(Some(Solved::new(answer, what, out.stats)));
         }
-        let Some(out) = engine.decide(&self.space, self.space.goal(), skeleton, opts)? else {
+        let Some(out) = run.decide(&self.space, self.space.goal())? else {
             return Ok(None);
         };
         let f = out.value.as_ref().map(|n| self.space.embedding(n));

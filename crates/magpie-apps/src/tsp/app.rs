@@ -2,12 +2,9 @@
 
 use std::path::PathBuf;
 
-use magpie::search::{Options, Skeleton};
+use magpie::search::Options;
 
-use crate::registry::{
-    best_or, check, count_down_to, ids, Answer, AppArgs, AppError, Engine, Goal, Instance,
-    SearchApp, Solved,
-};
+use crate::registry::prelude::*;
 
 use super::{heuristic_tour, read, tour_length, Instance as Cities};
 
@@ -37,33 +34,19 @@ fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
 }
 
 impl Instance for Tsp {
-    fn app(&self) -> &'static SearchApp {
-        &APP
-    }
+    instance_basics!(APP, label: |i| i.path.display().to_string(), space: |i| &i.inst);
 
-    fn label(&self) -> String {
-        self.path.display().to_string()
-    }
-
-    fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
-        count_down_to(&self.inst, depth, cap)
-    }
-
-    fn solve(
-        &self,
-        engine: &Engine<'_>,
-        skeleton: Skeleton,
-        opts: &Options,
-    ) -> Result<Option<Solved>, AppError> {
+    fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError> {
         let inst = &self.inst;
         // Every rank computes the same start tour. Only strictly better tours replace the
         // incumbent: starting from its length, `None` means it is optimal (as `tsp::solve`).
         let start = heuristic_tour(inst);
         let opts = Options {
             initial_bound: Some(-start.length),
-            ..opts.clone()
+            ..run.opts.clone()
         };
-        let Some(out) = engine.optimise(inst, skeleton, &opts)? else {
+        let run = run.with_options(&opts);
+        let Some(out) = run.optimise(inst)? else {
             return Ok(None);
         };
         // No better tour than the start one: proven optimal only by a finished search.

@@ -1,12 +1,7 @@
 //! `magpie search uts --tree NAME | --flags F`: loading, searching, checking and reporting
 //! the count of an Unbalanced Tree Search tree.
 
-use magpie::search::{Options, Skeleton};
-
-use crate::registry::{
-    check, count_down_to, partial_count, Answer, AppArgs, AppError, Engine, Goal, Instance,
-    SearchApp, Solved,
-};
+use crate::registry::prelude::*;
 
 use super::{Counts, NamedTree, Params, Tally, NAMED_TREES};
 
@@ -70,26 +65,11 @@ fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
 }
 
 impl Instance for Tree {
-    fn app(&self) -> &'static SearchApp {
-        &APP
-    }
+    instance_basics!(APP, label: |i| i.label.clone(), space: |i| &i.params);
 
-    fn label(&self) -> String {
-        self.label.clone()
-    }
-
-    fn nodes_down_to(&self, depth: usize, cap: u64) -> Option<u64> {
-        count_down_to(&self.params, depth, cap)
-    }
-
-    fn solve(
-        &self,
-        engine: &Engine<'_>,
-        skeleton: Skeleton,
-        opts: &Options,
-    ) -> Result<Option<Solved>, AppError> {
+    fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError> {
         let tally = Tally(&self.params);
-        let Some(out) = engine.enumerate(&self.params, &tally, skeleton, opts)? else {
+        let Some(out) = run.enumerate(&self.params, &tally)? else {
             return Ok(None);
         };
         let (c, expanded) = (out.value, out.stats.expanded);
@@ -106,7 +86,7 @@ impl Instance for Tree {
         } else {
             check_published(
                 self.named,
-                opts.max_depth.is_none(),
+                run.opts.max_depth.is_none(),
                 &c,
                 "nodes counted = nodes expanded (no published counts to compare)",
             )
@@ -117,7 +97,7 @@ impl Instance for Tree {
         } else {
             format!("{} ({})", self.label, self.flags)
         };
-        let cut = match opts.max_depth {
+        let cut = match run.opts.max_depth {
             Some(d) => format!(" (of the tree cut at --max-depth {d})"),
             None => String::new(),
         };

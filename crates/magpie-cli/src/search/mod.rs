@@ -18,7 +18,7 @@ pub(crate) mod report;
 
 use magpie::search::{Monitor, Options, SearchStats, Skeleton, TaskOrder};
 use magpie::ThreadPool;
-use magpie_apps::registry::{self, AppArgs, Engine, Goal, Instance};
+use magpie_apps::registry::{self, AppArgs, Engine, Goal, Instance, Run};
 
 pub use args::{after_help, SearchArgs, DEFAULT_SPAWN_DEPTH};
 use args::{app_names, check_app_options, skeleton, unknown, SkeletonChoice};
@@ -158,7 +158,9 @@ impl Prepared {
         monitor: Option<&Monitor>,
     ) -> Result<Option<registry::Solved>, Failure> {
         let opts = self.options(monitor);
-        Ok(self.instance.solve(engine, self.choice.skeleton, &opts)?)
+        Ok(self
+            .instance
+            .solve(Run::new(engine, self.choice.skeleton, &opts))?)
     }
 
     /// Runs the search once on `engine` (a magpie pool, or rayon for an enumeration) and
