@@ -321,13 +321,14 @@ static void ordered_check(const char *label) {
         }                                                                                 \
         ordered_check("ordered ull schedule" #SCHED);                                     \
     } while (0)
+/* Each kind, then schedule(runtime) (OMP_SCHEDULE's). */
 static void ordereds(void) {
-    ORDERED((runtime));
     ORDERED((static));
     ORDERED((static, 1));
     ORDERED((dynamic, 1));
     ORDERED((dynamic, 7));
     ORDERED((guided, 3));
+    ORDERED((runtime));
 }
 
 /* sections: each section once per construct; combined parallel sections too. */
