@@ -403,6 +403,16 @@ impl Item {
         format!("{} {}", self.program.name, self.params_label())
     }
 
+    /// What its rows, ratios and failures at `threads` threads are of.
+    pub fn config(&self, threads: usize) -> Config {
+        Config {
+            program: self.program.name.to_string(),
+            params: self.params_label(),
+            schedule: self.schedule.as_ref().map(Schedule::to_string),
+            threads,
+        }
+    }
+
     /// `program [params] [schedule]`, for progress lines and messages.
     fn label(&self) -> String {
         let mut s = self.program.name.to_string();
@@ -425,6 +435,31 @@ impl Item {
                 r == Runtime::Magpie || self.schedule.as_ref().is_none_or(Schedule::is_standard)
             })
             .collect()
+    }
+}
+
+/// What a row, a ratio or a failure is of: a configuration at a thread count. Its fields
+/// come first in their JSON objects.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Config {
+    /// The program.
+    pub program: String,
+    /// Its arguments, as in the rows (space-separated).
+    pub params: String,
+    /// The loop application's schedule.
+    pub schedule: Option<String>,
+    /// OMP_NUM_THREADS.
+    pub threads: usize,
+}
+
+impl Config {
+    /// Its four cells of a markdown table row (program, params, schedule, threads).
+    fn cells(&self) -> String {
+        let schedule = self.schedule.as_deref().unwrap_or("");
+        format!(
+            "{} | {} | {schedule} | {}",
+            self.program, self.params, self.threads
+        )
     }
 }
 
@@ -678,14 +713,9 @@ fn runtime_env() -> String {
 /// A failed child.
 #[derive(Debug, Clone, Serialize)]
 pub struct Failure {
-    /// The program.
-    pub program: String,
-    /// Its arguments, as in the rows.
-    pub params: String,
-    /// The loop application's schedule.
-    pub schedule: Option<String>,
-    /// OMP_NUM_THREADS.
-    pub threads: usize,
+    /// The program, its arguments, its schedule and OMP_NUM_THREADS.
+    #[serde(flatten)]
+    pub config: Config,
     /// The runtime.
     pub runtime: &'static str,
     /// The round it failed in.
@@ -782,10 +812,8 @@ fn command_line(
 #[derive(Debug, Clone, Serialize)]
 #[allow(missing_docs)]
 pub struct Row {
-    pub program: String,
-    pub params: String,
-    pub schedule: Option<String>,
-    pub threads: usize,
+    #[serde(flatten)]
+    pub config: Config,
     pub runtime: &'static str,
     pub metric: &'static str,
     pub unit: &'static str,
@@ -819,10 +847,7 @@ pub fn summarize(item: &Item, threads: usize, runtime: Runtime, samples: &[Sampl
     let overheads = item.program.kind == Kind::Overheads;
     let first = &samples[0];
     Row {
-        program: item.program.name.to_string(),
-        params: item.params_label(),
-        schedule: item.schedule.as_ref().map(Schedule::to_string),
-        threads,
+        config: item.config(threads),
         runtime: runtime.name(),
         metric: if overheads { "overhead_us" } else { "seconds" },
         unit: if overheads { "us" } else { "s" },
@@ -877,10 +902,8 @@ pub fn paired_ratio(num: &Row, den: &Row) -> (Option<f64>, Option<[f64; 2]>, Opt
 #[derive(Debug, Clone, Serialize)]
 #[allow(missing_docs)]
 pub struct Ratio {
-    pub program: String,
-    pub params: String,
-    pub schedule: Option<String>,
-    pub threads: usize,
+    #[serde(flatten)]
+    pub config: Config,
     pub metric: &'static str,
     pub ratio_of: String,
     pub magpie_median: f64,
@@ -945,21 +968,15 @@ pub fn ratios(rows: &[Row]) -> Vec<Ratio> {
     let mut out = Vec::new();
     for m in rows.iter().filter(|r| r.runtime == "magpie") {
         for peer in ["libgomp", "libomp"] {
-            let Some(p) = rows.iter().find(|r| {
-                r.runtime == peer
-                    && r.program == m.program
-                    && r.params == m.params
-                    && r.schedule == m.schedule
-                    && r.threads == m.threads
-            }) else {
+            let Some(p) = rows
+                .iter()
+                .find(|r| r.runtime == peer && r.config == m.config)
+            else {
                 continue;
             };
             let (ratio, ci, welch_p, rounds) = paired_ratio(m, p);
             out.push(Ratio {
-                program: m.program.clone(),
-                params: m.params.clone(),
-                schedule: m.schedule.clone(),
-                threads: m.threads,
+                config: m.config.clone(),
                 metric: m.metric,
                 ratio_of: format!("magpie/{peer}"),
                 magpie_median: m.median,
@@ -978,9 +995,14 @@ pub fn ratios(rows: &[Row]) -> Vec<Ratio> {
 pub fn best(rows: &[Row]) -> (Vec<Best>, Vec<BestRatio>) {
     // (program, params, threads, runtime) → its rows with a schedule.
     let mut groups: BTreeMap<(String, String, usize, &'static str), Vec<&Row>> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.schedule.is_some()) {
+    for r in rows.iter().filter(|r| r.config.schedule.is_some()) {
         groups
-            .entry((r.program.clone(), r.params.clone(), r.threads, r.runtime))
+            .entry((
+                r.config.program.clone(),
+                r.config.params.clone(),
+                r.config.threads,
+                r.runtime,
+            ))
             .or_default()
             .push(r);
     }
@@ -997,7 +1019,7 @@ pub fn best(rows: &[Row]) -> (Vec<Best>, Vec<BestRatio>) {
             params: params.clone(),
             threads: *threads,
             runtime,
-            schedule: b.schedule.clone().unwrap_or_default(),
+            schedule: b.config.schedule.clone().unwrap_or_default(),
             median: b.median,
             schedules: rs.len(),
         });
@@ -1025,10 +1047,10 @@ pub fn best(rows: &[Row]) -> (Vec<Best>, Vec<BestRatio>) {
             program: program.clone(),
             params: params.clone(),
             threads: *threads,
-            magpie_schedule: m.schedule.clone().unwrap_or_default(),
+            magpie_schedule: m.config.schedule.clone().unwrap_or_default(),
             magpie_median: m.median,
             peer_runtime: p.runtime,
-            peer_schedule: p.schedule.clone().unwrap_or_default(),
+            peer_schedule: p.config.schedule.clone().unwrap_or_default(),
             peer_median: p.median,
             ratio_of: "magpie-best/peer-best",
             ratio,
@@ -1190,10 +1212,7 @@ pub fn run(args: &OmpProgramArgs) -> Result<(), String> {
                             failed.insert(
                                 key,
                                 Failure {
-                                    program: item.program.name.to_string(),
-                                    params: item.params_label(),
-                                    schedule: item.schedule.as_ref().map(Schedule::to_string),
-                                    threads,
+                                    config: item.config(threads),
                                     runtime: rt.name(),
                                     round: n,
                                     command: command_line(
@@ -1322,38 +1341,29 @@ pub fn markdown(report: &Report) -> String {
     out.push('\n');
 
     let row = |r: &Row, rt: &str| -> Option<&Row> {
-        report.rows.iter().find(|x| {
-            x.runtime == rt
-                && x.program == r.program
-                && x.params == r.params
-                && x.schedule == r.schedule
-                && x.threads == r.threads
-        })
+        let same = |x: &&Row| x.runtime == rt && x.config == r.config;
+        report.rows.iter().find(same)
     };
     let ratio = |r: &Row, of: &str| -> Option<&Ratio> {
-        report.ratios.iter().find(|x| {
-            x.ratio_of == of
-                && x.program == r.program
-                && x.params == r.params
-                && x.schedule == r.schedule
-                && x.threads == r.threads
-        })
+        let same = |x: &&Ratio| x.ratio_of == of && x.config == r.config;
+        report.ratios.iter().find(same)
     };
     // One line per (program, params, schedule, threads), from its first row.
     let mut seen = BTreeSet::new();
     let firsts: Vec<&Row> = report
         .rows
         .iter()
-        .filter(|r| seen.insert((&r.program, &r.params, &r.schedule, r.threads)))
+        .filter(|r| seen.insert(&r.config))
         .collect();
     let kind_of = |r: &Row| {
         PROGRAMS
             .iter()
-            .find(|p| p.name == r.program)
+            .find(|p| p.name == r.config.program)
             .map(|p| p.kind)
     };
     let standard = |r: &Row| {
-        r.schedule
+        r.config
+            .schedule
             .as_deref()
             .is_none_or(|s| STANDARD_SCHEDULES.contains(&s.split(',').next().unwrap_or_default()))
     };
@@ -1387,11 +1397,8 @@ pub fn markdown(report: &Report) -> String {
             for r in lines {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {} | {} | {} |",
-                    r.program,
-                    r.params,
-                    r.schedule.as_deref().unwrap_or(""),
-                    r.threads,
+                    "| {} | {} | {} |",
+                    r.config.cells(),
                     fmt_value(r.median, r.unit),
                     r.mean_ci95.map_or("-".into(), |[lo, hi]| format!(
                         "{}–{}",
@@ -1407,11 +1414,8 @@ pub fn markdown(report: &Report) -> String {
                     |rt: &str| row(r, rt).map_or("-".into(), |x| fmt_value(x.median, x.unit));
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                    r.program,
-                    r.params,
-                    r.schedule.as_deref().unwrap_or(""),
-                    r.threads,
+                    "| {} | {} | {} | {} | {} | {} |",
+                    r.config.cells(),
                     cell("libgomp"),
                     cell("libomp"),
                     cell("magpie"),
