@@ -4,7 +4,8 @@
 //! search with a chosen skeleton, see `search.rs`), `loop` (a loop application with a
 //! chosen schedule, see `loops.rs`), `experiment policies` (timed
 //! comparisons of configurations, see `experiment/`), `plot` (pictures of traces, incumbent
-//! logs and reports, see `plot.rs`) and `info`.
+//! logs and reports, see `plot.rs`), `omp` (an OpenMP program on libmagpie_omp, see
+//! `omp.rs`) and `info`.
 //!
 //! Exit codes: 0 success; 1 a result failed its check (a bug: `demo` or `search` computed a
 //! wrong answer, `loop`'s result differs from the sequential one, or a measured process of `experiment` failed); 2 bad configuration, usage
@@ -17,6 +18,7 @@ mod error;
 mod experiment;
 mod incumbents;
 mod loops;
+mod omp;
 mod plot;
 mod search;
 mod stop;
@@ -145,6 +147,13 @@ enum Command {
     /// Draw a trace, an incumbent log or a run-time report as a PNG or SVG picture
     #[command(after_help = plot::AFTER_HELP)]
     Plot(plot::PlotArgs),
+    /// Run an OpenMP program (gcc -fopenmp, unchanged) on magpie's OpenMP runtime
+    ///
+    /// Runs PROG with libmagpie_omp (crates/magpie-omp) as its OpenMP runtime: as
+    /// libgomp.so.1 through LD_LIBRARY_PATH when its libgomp.so.1 form is built, else by
+    /// LD_PRELOAD; the global pool options become OMP_NUM_THREADS and MAGPIE_* for it.
+    #[command(after_help = omp::AFTER_HELP)]
+    Omp(omp::OmpArgs),
     /// Print the configuration that would be used and the accepted names
     Info,
 }
@@ -165,6 +174,7 @@ fn info(c: &Config) {
         n => n.to_string(),
     };
     println!("join     {}", show(&c.join_limit, limit));
+    println!("omp      {}", omp::info_line());
     println!();
     println!("{}", accepted_names());
 }
@@ -239,6 +249,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Plot(args) => error::Failure::exit_code(plot::run(&args), true),
+        Command::Omp(args) => omp::run(&args, &flags, &config),
         Command::Demo { quick } => match demo::demo(&config, quick) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::from(1),
