@@ -42,6 +42,10 @@ use super::registry::{Registry, WorkerThread};
 use super::tally::Phase;
 use super::task::{Group, TaskNode};
 
+/// How many times a member arriving at a barrier looks at its latch before it waits as an
+/// idle worker (about a microsecond).
+const BARRIER_SPINS: u32 = 256;
+
 /// A team: the members of one parallel region.
 pub(crate) struct Team {
     size: usize,
@@ -197,6 +201,14 @@ impl Team {
         }
         let latch = &*self.latches[member];
         implicit.arrive(self);
+        // Members usually arrive close together: look at the latch for a moment before
+        // waiting as an idle worker (whose bookkeeping reads the clock).
+        for _ in 0..BARRIER_SPINS {
+            if latch.probe() {
+                break;
+            }
+            std::hint::spin_loop();
+        }
         let wt = WorkerThread::current();
         // SAFETY: members are workers of the team's pool; the pointer is this thread's live
         // worker state.
@@ -361,12 +373,14 @@ pub fn parallel(size: usize, body: &(dyn Fn(usize) + Sync)) {
         member_of,
     ));
     // Workers outside the team wait, blocked, until the region ends.
-    let hold = Arc::new(LockLatch::new());
-    for w in (0..p).filter(|&w| team.member_of(w).is_none()) {
-        let hold = Arc::clone(&hold);
-        let job = HeapJob::new(move || hold.wait());
-        // SAFETY: the job owns everything it touches.
-        registry.inject_to(w, unsafe { job.into_job_ref() });
+    let hold = (size < p).then(|| Arc::new(LockLatch::new()));
+    if let Some(hold) = &hold {
+        for w in (0..p).filter(|&w| team.member_of(w).is_none()) {
+            let hold = Arc::clone(hold);
+            let job = HeapJob::new(move || hold.wait());
+            // SAFETY: the job owns everything it touches.
+            registry.inject_to(w, unsafe { job.into_job_ref() });
+        }
     }
     // SAFETY: only the lifetime changes. `body` outlives every member's use of it: the
     // members call it before they arrive at the region's last barrier, and this function
@@ -380,8 +394,11 @@ pub fn parallel(size: usize, body: &(dyn Fn(usize) + Sync)) {
         registry.inject_to(worker, unsafe { job.into_job_ref() });
     }
     run_member(&team, 0, body);
-    // SAFETY: `hold` is alive (we hold an Arc); LockLatch::set touches nothing after unlock.
-    unsafe { Latch::set(&*hold) };
+    if let Some(hold) = &hold {
+        // SAFETY: `hold` is alive (we hold an Arc); LockLatch::set touches nothing after
+        // unlock.
+        unsafe { Latch::set(&**hold) };
+    }
 }
 
 fn team_worker(team: &Team, member: usize) -> usize {
