@@ -189,23 +189,29 @@ pub extern "C" fn omp_set_num_threads(n: c_int) {
 /// `void omp_set_dynamic (int)`.
 #[no_mangle]
 pub extern "C" fn omp_set_dynamic(on: c_int) {
-    icv().dynamic.store(on != 0, Ordering::Relaxed)
+    crate::ffi("omp_set_dynamic", || {
+        icv().dynamic.store(on != 0, Ordering::Relaxed)
+    })
 }
 
 /// `void omp_set_nested (int)`: accepted; nested regions stay serialized.
 #[no_mangle]
 pub extern "C" fn omp_set_nested(on: c_int) {
-    icv()
-        .max_active_levels
-        .store(if on != 0 { 2 } else { 1 }, Ordering::Relaxed)
+    crate::ffi("omp_set_nested", || {
+        icv()
+            .max_active_levels
+            .store(if on != 0 { 2 } else { 1 }, Ordering::Relaxed)
+    })
 }
 
 /// `void omp_set_max_active_levels (int)`: accepted; nested regions stay serialized.
 #[no_mangle]
 pub extern "C" fn omp_set_max_active_levels(n: c_int) {
-    if n >= 0 {
-        icv().max_active_levels.store(n as usize, Ordering::Relaxed)
-    }
+    crate::ffi("omp_set_max_active_levels", || {
+        if n >= 0 {
+            icv().max_active_levels.store(n as usize, Ordering::Relaxed)
+        }
+    })
 }
 
 /// `void omp_set_default_device (int)`: there is only the host.
@@ -216,20 +222,22 @@ pub extern "C" fn omp_set_default_device(_device: c_int) {}
 /// of the calling thread or its ancestor; -1 beyond the current level.
 #[no_mangle]
 pub extern "C" fn omp_get_ancestor_thread_num(level: c_int) -> c_int {
-    usize::try_from(level)
-        .ok()
-        .and_then(team::ancestor)
-        .map_or(-1, |(m, _)| m as c_int)
+    crate::ffi("omp_get_ancestor_thread_num", || {
+        ancestor(level).map_or(-1, |(m, _)| m as c_int)
+    })
+}
+
+fn ancestor(level: c_int) -> Option<(usize, usize)> {
+    usize::try_from(level).ok().and_then(team::ancestor)
 }
 
 /// `int omp_get_team_size (int level)`: the size of the team at nesting `level`; -1 beyond
 /// the current level.
 #[no_mangle]
 pub extern "C" fn omp_get_team_size(level: c_int) -> c_int {
-    usize::try_from(level)
-        .ok()
-        .and_then(team::ancestor)
-        .map_or(-1, |(_, s)| s as c_int)
+    crate::ffi("omp_get_team_size", || {
+        ancestor(level).map_or(-1, |(_, s)| s as c_int)
+    })
 }
 
 /// `void omp_set_schedule (omp_sched_t kind, int chunk)`: the runtime schedule.

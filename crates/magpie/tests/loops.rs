@@ -220,3 +220,35 @@ fn selectors_run_every_iteration_once_on_every_call() {
         }
     }
 }
+
+#[test]
+fn dispensers_cover_the_range_exactly_even_with_huge_chunks() {
+    use magpie::loops::Loop;
+    // A chunk as big as u64::MAX once made a stealing participant's cursor wrap around and
+    // hand out iterations twice.
+    for s in [
+        "static_steal,18446744073709551615",
+        "static,18446744073709551615",
+        "ss,18446744073709551615",
+        "fac2",
+        "rws",
+        "auto",
+    ] {
+        for participants in [1, 2, 3] {
+            let lp = Loop::new(s.parse::<Schedule>().unwrap());
+            let d = lp.dispense(1000, participants);
+            let mut hits = vec![0u8; 1000];
+            for p in 0..participants {
+                let mut c = d.cursor(p);
+                while let Some(chunk) = d.next(&mut c) {
+                    assert!(!chunk.is_empty(), "{s}");
+                    for i in chunk {
+                        hits[i] += 1;
+                    }
+                }
+            }
+            assert!(hits.iter().all(|&h| h == 1), "{s} on {participants}");
+            lp.finish(&d);
+        }
+    }
+}

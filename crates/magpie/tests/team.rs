@@ -199,3 +199,69 @@ fn a_team_smaller_than_the_pool_runs_its_tasks_on_its_members() {
         assert_eq!(wrong.load(Ordering::Relaxed), 0);
     }
 }
+
+#[test]
+fn a_region_inside_a_serialized_one_inside_an_active_one_is_serialized() {
+    // Outer team of 2 in a pool of 4 (the other two workers held), a serialized region in
+    // it, and a third level: still one member (it once picked held workers and hung).
+    let pool = pool(4);
+    let seen = Mutex::new(Vec::new());
+    pool.install(|| {
+        team::parallel(2, &|_| {
+            team::parallel(2, &|_| {
+                team::parallel(4, &|m| {
+                    let i = team::info();
+                    seen.lock()
+                        .unwrap()
+                        .push((m, i.size, i.level, i.active_level));
+                })
+            })
+        })
+    });
+    assert_eq!(seen.into_inner().unwrap(), [(0, 1, 3, 1), (0, 1, 3, 1)]);
+}
+
+#[test]
+fn tasks_taken_before_a_members_share_started_do_not_nest_it() {
+    // Member 0 makes tasks that yield, right at the start of each region: a worker that
+    // steals one before its own share ran must not start that share inside the task (the
+    // share would wait at the barrier for the task under it, forever).
+    let pool = ThreadPoolBuilder::new()
+        .num_workers(4)
+        .idle("dynamic-quanta")
+        .build()
+        .unwrap();
+    for _ in 0..300 {
+        let ran = Arc::new(AtomicUsize::new(0));
+        pool.install(|| {
+            team::parallel(4, &|m| {
+                if m == 0 {
+                    for _ in 0..8 {
+                        let ran = Arc::clone(&ran);
+                        team::spawn_task(TaskOptions::default(), move || {
+                            team::taskyield();
+                            assert!(team::info().member < 4);
+                            ran.fetch_add(1, Ordering::Relaxed);
+                        });
+                    }
+                }
+            })
+        });
+        assert_eq!(ran.load(Ordering::Relaxed), 8);
+    }
+}
+
+#[test]
+fn jobs_run_while_a_member_waits_do_not_see_its_frame() {
+    let pool = pool(2);
+    for _ in 0..50 {
+        let levels = Mutex::new(Vec::new());
+        pool.install(|| {
+            magpie::join(
+                || team::parallel(2, &|_| team::barrier()),
+                || team::parallel(1, &|_| levels.lock().unwrap().push(team::info().level)),
+            )
+        });
+        assert_eq!(levels.into_inner().unwrap(), [1]);
+    }
+}

@@ -352,8 +352,7 @@ impl Dispenser {
                     return None;
                 }
                 cursor.position = usize::MAX;
-                let lo = range.start + i * n / k;
-                let hi = range.start + (i + 1) * n / k;
+                let (lo, hi) = block(range, i, k);
                 (lo < hi).then_some(lo..hi)
             }
             Source::BlockCyclic { chunk } => {
@@ -425,7 +424,7 @@ impl Dispenser {
                     {
                         let mut own = owned[i].lock();
                         if !own.is_empty() {
-                            let hi = (own.start + owner_chunk).min(own.end);
+                            let hi = own.start.saturating_add(*owner_chunk).min(own.end);
                             let c = own.start..hi;
                             own.start = hi;
                             if hi == range.end {
@@ -554,8 +553,7 @@ fn stealing(range: &Range<usize>, p: usize, plan: StealPlan) -> Source {
     let k = p.min(n);
     let owned = (0..k)
         .map(|i| {
-            let lo = range.start + i * n / k;
-            let hi = range.start + (i + 1) * n / k;
+            let (lo, hi) = block(range, i, k);
             Owned(Mutex::new(lo..hi))
         })
         .collect();
@@ -571,6 +569,13 @@ fn stealing(range: &Range<usize>, p: usize, plan: StealPlan) -> Source {
         order: victim_order(plan.victims, k),
         owner_chunk,
     }
+}
+
+/// Block `i` of `k` even blocks of `range` (in u128: `i·n` may not fit in usize).
+fn block(range: &Range<usize>, i: usize, k: usize) -> (usize, usize) {
+    let n = range.len() as u128;
+    let at = |j: usize| range.start + (j as u128 * n / k as u128) as usize;
+    (at(i), at(i + 1))
 }
 
 /// Victims grouped by preference, per thief: `Local` puts the thief's NUMA node first.

@@ -32,7 +32,7 @@ use super::job::{AbortOnUnwind, HeapJob};
 use super::latch::CoreLatch;
 use super::registry::WorkerThread;
 use super::tally::{Node, Tree};
-use super::team::{enter, with_frame, Frame};
+use super::team::{enter, leave, with_frame, Frame};
 
 /// A task's bookkeeping as a parent: its unfinished children and its waiter's latch.
 pub(crate) struct TaskNode {
@@ -189,8 +189,10 @@ fn wait_for_zero(count: &AtomicUsize, latch: &CoreLatch) {
     // SAFETY: a non-null TLS pointer is this thread's live worker state.
     let wt = unsafe { WorkerThread::current().as_ref() };
     while count.load(Ordering::Acquire) != 0 {
-        // A latch set by an earlier zero crossing is stale: clear it, then look again.
+        // A latch set by an earlier zero crossing is stale: clear it, then look again (the
+        // fence orders the reset before the load, against the setter's count-down then set).
         latch.reset();
+        std::sync::atomic::fence(Ordering::SeqCst);
         if count.load(Ordering::Acquire) == 0 {
             break;
         }
@@ -198,7 +200,9 @@ fn wait_for_zero(count: &AtomicUsize, latch: &CoreLatch) {
             Some(wt) => {
                 // The children are most often still on this worker's own deque: run them
                 // straight from there (a pop, no idle bookkeeping), and wait as an idle
-                // worker only when the deque is empty.
+                // worker only when the deque is empty. Other jobs run without this task's
+                // frame (team tasks set their own).
+                let _outside = leave();
                 if wt.yield_local() == super::Yield::Idle {
                     wt.wait_until(latch);
                 }
@@ -356,6 +360,16 @@ fn run_task(mut child: Child, body: impl FnOnce() + Send + 'static) {
     let worker = current_worker();
     let team = child.frame.team;
     match team.member_of(worker) {
+        Some(m) if !team.has_started(m) => {
+            // This worker's share of the region is still queued (first in, first out, in
+            // its own queue): put the task behind it, so the share never runs nested in it.
+            let job = HeapJob::new(move || run_task(child, body));
+            if let Some(r) = team.registry() {
+                // SAFETY: the job owns everything it touches.
+                r.inject_to(worker, unsafe { job.into_job_ref() });
+            }
+            return;
+        }
         Some(m) => child.frame.member = m,
         None => {
             // A worker outside the team took it: back to the member that made it.

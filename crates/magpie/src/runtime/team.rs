@@ -59,6 +59,10 @@ pub(crate) struct Team {
     workers: Vec<usize>,
     /// The member of each pool worker (`usize::MAX`: not in the team).
     member_of: Vec<usize>,
+    /// Whether each member's share has started (its frame is set): a worker must not run a
+    /// task of the team as a member before its own share runs, or the share would start
+    /// nested inside the task and wait at the barrier for the task below it.
+    started: Vec<std::sync::atomic::AtomicBool>,
     /// Members whose tree of tasks is not done in this phase (`tally.rs`).
     phase: CachePadded<Phase>,
     latches: Vec<CachePadded<CoreLatch>>,
@@ -126,6 +130,12 @@ pub(crate) fn enter(frame: Frame) -> FrameGuard {
     FrameGuard(Some(FRAME.with(|fr| fr.replace(Some(frame)))))
 }
 
+/// Clears the thread's frame until the guard drops (a member or task waiting, while it runs
+/// other jobs).
+pub(crate) fn leave() -> FrameGuard {
+    FrameGuard(Some(FRAME.with(|fr| fr.replace(None))))
+}
+
 /// Puts the previous frame back when dropped.
 pub(crate) struct FrameGuard(Option<Option<Frame>>);
 
@@ -152,6 +162,11 @@ impl Team {
             .get(worker)
             .copied()
             .filter(|&m| m != usize::MAX)
+    }
+
+    /// Whether `member`'s share of the region has started.
+    pub(crate) fn has_started(&self, member: usize) -> bool {
+        self.started[member].load(Ordering::Acquire)
     }
 
     /// The pool worker of `member`.
@@ -210,6 +225,9 @@ impl Team {
             std::hint::spin_loop();
         }
         let wt = WorkerThread::current();
+        // Jobs this member runs while it waits are not its share: they see no frame (the
+        // team's tasks set their own).
+        let outside = leave();
         // SAFETY: members are workers of the team's pool; the pointer is this thread's live
         // worker state.
         match unsafe { wt.as_ref() } {
@@ -220,6 +238,7 @@ impl Team {
                 }
             }
         }
+        drop(outside);
         // The next phase's setter is the last arrival of the next barrier, which cannot
         // come before this member arrives there: resetting here races with nobody. No task
         // of this member's exists yet either, so its implicit task starts the phase afresh.
@@ -333,7 +352,8 @@ pub fn parallel(size: usize, body: &(dyn Fn(usize) + Sync)) {
         None => Vec::new(),
     });
     let (level, active) = outer.map_or((0, 0), |(l, a, _)| (l, a));
-    let nested_active = outer.is_some_and(|(_, _, s)| s > 1);
+    // Inside any active region (a serialized one inside it included), regions are serialized.
+    let nested_active = outer.is_some_and(|(_, active, _)| active >= 1);
     let wt = WorkerThread::current();
     // SAFETY: a non-null TLS pointer is this thread's live worker state.
     let wt = unsafe { wt.as_ref() };
@@ -418,6 +438,7 @@ fn run_member(team: &Arc<Team>, member: usize, body: &(dyn Fn(usize) + Sync)) {
         singles: 0,
     };
     let guard = enter(frame);
+    team.started[member].store(true, Ordering::Release);
     // A member cannot unwind out of a region: the others would wait for it forever.
     let abort = super::job::AbortOnUnwind;
     body(member);
@@ -442,6 +463,9 @@ impl Team {
             registry,
             workers,
             member_of,
+            started: (0..size)
+                .map(|m| std::sync::atomic::AtomicBool::new(m == 0))
+                .collect(),
             phase: CachePadded::new(Phase::new(size)),
             latches: (0..size)
                 .map(|_| CachePadded::new(CoreLatch::new()))
