@@ -7,6 +7,7 @@ use std::ffi::c_void;
 use magpie::team::{self, DepKind, TaskOptions};
 
 use crate::region::{OutlinedFn, Shared};
+use crate::worksharing::Bounds;
 
 /// GOMP_task/GOMP_taskloop flag bits (gomp-constants.h).
 const FLAG_FINAL: u32 = 1 << 1;
@@ -231,9 +232,9 @@ unsafe fn taskloop(
     flags: u32,
     num_tasks: u64,
     priority: i32,
-    n: u64,
-    at: impl Fn(u64) -> u64,
+    bounds: Bounds,
 ) {
+    let n = bounds.trips() as u64;
     if flags & FLAG_REDUCTION != 0 {
         crate::fatal("GOMP_taskloop: task reductions are not supported by magpie");
     }
@@ -262,7 +263,9 @@ unsafe fn taskloop(
         } else {
             each + u64::from(t < extra)
         };
-        let (lo, hi) = (at(done), at(done + len));
+        // The iteration values of numbers done..done+len (the last task's end clamped to
+        // the loop's end, so it cannot wrap).
+        let (lo, hi) = bounds.values(done as usize, (done + len) as usize, n as usize);
         done += len;
         // SAFETY: the compiler's data block; each task gets its own copy.
         let block = unsafe { ArgBlock::copy(data.0, cpyfn, arg_size, arg_align) };
@@ -312,19 +315,15 @@ pub unsafe extern "C" fn GOMP_taskloop(
     step: i64,
 ) {
     crate::ffi("GOMP_taskloop", || {
-        let (s, e, st) = (start as i128, end as i128, step as i128);
-        let n = if st > 0 && s < e {
-            (e - s + st - 1) / st
-        } else if st < 0 && s > e {
-            (s - e - st - 1) / -st
-        } else {
-            0
+        let b = Bounds::Long {
+            start,
+            end,
+            incr: step,
         };
-        let at = |k: u64| (s + k as i128 * st) as i64 as u64;
         // SAFETY: forwarded.
         unsafe {
             taskloop(
-                f, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, n as u64, at,
+                f, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, b,
             )
         }
     })
@@ -352,32 +351,16 @@ pub unsafe extern "C" fn GOMP_taskloop_ull(
     step: u64,
 ) {
     crate::ffi("GOMP_taskloop_ull", || {
-        let n = if flags & FLAG_UP != 0 {
-            if start < end && step != 0 {
-                u128::from(end - start).div_ceil(u128::from(step))
-            } else {
-                0
-            }
-        } else if start > end && step != 0 {
-            let s = u128::from(step.wrapping_neg());
-            u128::from(start - end).div_ceil(s)
-        } else {
-            0
+        let b = Bounds::Ull {
+            start,
+            end,
+            incr: step,
+            up: flags & FLAG_UP != 0,
         };
-        let at = |k: u64| start.wrapping_add(k.wrapping_mul(step));
         // SAFETY: forwarded.
         unsafe {
             taskloop(
-                f,
-                data,
-                cpyfn,
-                arg_size,
-                arg_align,
-                flags,
-                num_tasks,
-                priority,
-                u64::try_from(n).unwrap_or(u64::MAX),
-                at,
+                f, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, b,
             )
         }
     })

@@ -41,7 +41,7 @@ pub(crate) enum Bounds {
 
 impl Bounds {
     /// The trip count.
-    fn trips(&self) -> usize {
+    pub(crate) fn trips(&self) -> usize {
         let n: u128 = match *self {
             Bounds::Long { start, end, incr } => {
                 let (s, e, i) = (start as i128, end as i128, incr as i128);
@@ -73,7 +73,7 @@ impl Bounds {
     }
 
     /// The iteration values of numbers `lo..hi` (the end clamped to the loop's end).
-    fn values(&self, lo: usize, hi: usize, n: usize) -> (u64, u64) {
+    pub(crate) fn values(&self, lo: usize, hi: usize, n: usize) -> (u64, u64) {
         match *self {
             Bounds::Long { start, end, incr } => {
                 let at = |k: usize| (start as i128 + k as i128 * incr as i128) as i64;

@@ -359,28 +359,25 @@ fn make_child(parent: Frame, options: &TaskOptions) -> Child {
 fn run_task(mut child: Child, body: impl FnOnce() + Send + 'static) {
     let worker = current_worker();
     let team = child.frame.team;
-    match team.member_of(worker) {
-        Some(m) if !team.has_started(m) => {
-            // This worker's share of the region is still queued (first in, first out, in
-            // its own queue): put the task behind it, so the share never runs nested in it.
-            let job = HeapJob::new(move || run_task(child, body));
-            if let Some(r) = team.registry() {
-                // SAFETY: the job owns everything it touches.
-                r.inject_to(worker, unsafe { job.into_job_ref() });
-            }
-            return;
+    // Where the task must go instead of running here, if anywhere: behind this worker's
+    // own share of the region if that is still queued (first in, first out, in its own
+    // queue), so the share never runs nested in the task; to the member that made it if a
+    // worker outside the team took it.
+    let elsewhere = match team.member_of(worker) {
+        Some(m) if !team.has_started(m) => Some(worker),
+        Some(m) => {
+            child.frame.member = m;
+            None
         }
-        Some(m) => child.frame.member = m,
-        None => {
-            // A worker outside the team took it: back to the member that made it.
-            let home = team.worker_of(child.frame.member);
-            let job = HeapJob::new(move || run_task(child, body));
-            if let Some(r) = team.registry() {
-                // SAFETY: the job owns everything it touches.
-                r.inject_to(home, unsafe { job.into_job_ref() });
-            }
-            return;
+        None => Some(team.worker_of(child.frame.member)),
+    };
+    if let Some(to) = elsewhere {
+        let job = HeapJob::new(move || run_task(child, body));
+        if let Some(r) = team.registry() {
+            // SAFETY: the job owns everything it touches.
+            r.inject_to(to, unsafe { job.into_job_ref() });
         }
+        return;
     }
     let node = Arc::clone(&child.frame.task);
     node.owner.store(worker, Ordering::Relaxed);
@@ -469,19 +466,7 @@ fn release(team: &super::team::Team, node: &Arc<DepNode>) {
         (st.job.take(), st.priority)
     };
     if let Some(job) = job {
-        let job = HeapJob::new(job);
-        // SAFETY: the job owns everything it touches.
-        let job = unsafe { job.into_job_ref() };
-        // SAFETY: a non-null TLS pointer is this thread's live worker state.
-        match unsafe { WorkerThread::current().as_ref() } {
-            Some(wt) if priority > 0 => wt.push_prioritized(priority, job),
-            Some(wt) => wt.push(job),
-            None => {
-                if let Some(r) = team.registry() {
-                    r.inject(job)
-                }
-            }
-        }
+        queue(team, priority, job);
     }
 }
 
