@@ -46,3 +46,29 @@ fn join_and_scope_on_small_pools() {
         }
     }
 }
+
+/// Team regions back to back (the second and third reuse the first's team, its member jobs
+/// and implicit tasks: `runtime/team.rs`, "Reuse"), with a barrier, a `single` and tasks.
+#[test]
+fn team_regions_back_to_back() {
+    use magpie::team::{self, TaskOptions};
+    let pool = ThreadPoolBuilder::new().num_workers(2).build().unwrap();
+    let ran = std::sync::Arc::new(AtomicUsize::new(0));
+    let singles = AtomicUsize::new(0);
+    pool.install(|| {
+        for _ in 0..3 {
+            team::parallel(2, &|_| {
+                let ran = std::sync::Arc::clone(&ran);
+                team::spawn_task(TaskOptions::default(), move || {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                });
+                team::barrier();
+                if team::single() {
+                    singles.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    assert_eq!(ran.load(Ordering::Relaxed), 6);
+    assert_eq!(singles.into_inner(), 3);
+}

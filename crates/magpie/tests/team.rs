@@ -265,3 +265,56 @@ fn jobs_run_while_a_member_waits_do_not_see_its_frame() {
         assert_eq!(levels.into_inner().unwrap(), [1]);
     }
 }
+
+/// Back-to-back regions from one thread reuse its team (`team.rs`, "Reuse"): each region
+/// still starts from scratch (members, `single`s, worksharing state, dependences), whatever
+/// the size of the region before it.
+#[test]
+fn back_to_back_regions_start_afresh_whatever_came_before() {
+    let pool = pool(3);
+    pool.install(|| {
+        for round in 0..3000usize {
+            let size = [3, 3, 2, 3, 1, 3, 2, 2][round % 8];
+            let members = Mutex::new(Vec::new());
+            let singles = AtomicUsize::new(0);
+            let made = AtomicUsize::new(0);
+            let log = Arc::new(Mutex::new(Vec::new()));
+            team::parallel(size, &|m| {
+                members.lock().unwrap().push(m);
+                for _ in 0..3 {
+                    if team::single() {
+                        singles.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                let (c, _) = team::workshare(|| {
+                    made.fetch_add(1, Ordering::Relaxed);
+                    AtomicUsize::new(0)
+                });
+                c.fetch_add(1, Ordering::Relaxed);
+                // Member 0 writes then reads one address through dependent tasks, on both
+                // sides of a barrier (the barrier forgets the first writer).
+                for phase in 0..2 {
+                    if m == 0 {
+                        for (tag, kind) in [(phase * 2, DepKind::Out), (phase * 2 + 1, DepKind::In)]
+                        {
+                            let log = Arc::clone(&log);
+                            let opts = TaskOptions {
+                                depend: vec![(0x2000, kind)],
+                                ..TaskOptions::default()
+                            };
+                            team::spawn_task(opts, move || log.lock().unwrap().push(tag));
+                        }
+                    }
+                    team::barrier();
+                }
+                assert_eq!(c.load(Ordering::Relaxed), size, "round {round}");
+            });
+            let mut members = members.into_inner().unwrap();
+            members.sort_unstable();
+            assert_eq!(members, (0..size).collect::<Vec<_>>(), "round {round}");
+            assert_eq!(singles.into_inner(), 3, "round {round}");
+            assert_eq!(made.into_inner(), 1, "round {round}");
+            assert_eq!(*log.lock().unwrap(), [0, 1, 2, 3], "round {round}");
+        }
+    });
+}

@@ -102,9 +102,11 @@ pub struct TaskOptions {
 }
 
 impl TaskNode {
-    /// The node of a member's implicit task.
-    pub(crate) fn implicit() -> Self {
-        Self::with_tree(Tree::root())
+    /// The node of the implicit task of a member that runs on pool worker `owner`.
+    pub(crate) fn implicit_on(owner: usize) -> Self {
+        let node = Self::with_tree(Tree::root());
+        node.owner.store(owner, Ordering::Relaxed);
+        node
     }
 
     /// The node of a task made by the task of `parent`, counted there from now on.
@@ -131,11 +133,16 @@ impl TaskNode {
         }
     }
 
-    /// After the barrier: the implicit task's own count is back for the next phase (no task
-    /// of its tree exists).
+    /// After the barrier: the implicit task's own count is back for the next phase, and
+    /// the dependences among its children are forgotten (no task of its tree exists, so
+    /// none can order a later one).
     pub(crate) fn restart(&self) {
         if self.tree.parent().is_none() {
             self.tree.restart();
+            if self.has_deps.load(Ordering::Relaxed) {
+                self.has_deps.store(false, Ordering::Relaxed);
+                self.deps.lock().unwrap_or_else(|e| e.into_inner()).clear();
+            }
         }
     }
 

@@ -27,6 +27,14 @@
 //!   entry leaves the table once every member took it.
 //! - **Nesting.** A region started inside an active region runs with a team of one (nested
 //!   parallelism is serialized); its level still counts.
+//! - **Reuse.** Starting a region costs what libgomp's does only if it allocates nothing: a
+//!   thread keeps the last team of several members it started at level 1 (`CACHED`), with
+//!   each member's job and implicit task inside it, and starts its next region of the same
+//!   shape with that team once no member holds it any more (`Arc::get_mut`: the members
+//!   dropped their counts, every task finished). A member's job is a [`MemberJob`] in the
+//!   team, kept alive by a strong count the starter adds for it and the job gives back as
+//!   the last thing it does; if a member has not let go yet after a short spin, the region
+//!   gets a new team.
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -36,7 +44,7 @@ use std::sync::{Arc, Mutex};
 
 use crossbeam_utils::CachePadded;
 
-use super::job::HeapJob;
+use super::job::{HeapJob, Job, JobRef};
 use super::latch::{CoreLatch, Latch, LockLatch};
 use super::registry::{Registry, WorkerThread};
 use super::tally::Phase;
@@ -73,7 +81,55 @@ pub(crate) struct Team {
     /// The member number and team size of the thread that started this region, at each
     /// enclosing level (index 0 is level 1).
     ancestors: Vec<(usize, usize)>,
+    /// Each member's implicit task (restarted by every barrier, reused by the next region).
+    implicit: Vec<Arc<TaskNode>>,
+    /// Each member's job (member 0's is unused: the starter runs its share itself).
+    jobs: Vec<MemberJob>,
+    /// The body of the current region (set while the starter holds the only reference;
+    /// dangling between regions).
+    body: Body,
 }
+
+/// A region's body, by raw pointer: the team outlives the region whose body it points to.
+#[derive(Clone, Copy)]
+struct Body(*const (dyn Fn(usize) + Sync));
+
+// SAFETY: the body is `Sync` (it is called on every member at once); the pointer is only
+// dereferenced by members during its region (`MemberJob::execute`).
+unsafe impl Send for Body {}
+// SAFETY: as above.
+unsafe impl Sync for Body {}
+
+/// A member's share of the current region, as the job its worker runs (module docs,
+/// "Reuse").
+struct MemberJob {
+    team: TeamRef,
+    member: usize,
+}
+
+impl Job for MemberJob {
+    unsafe fn execute(this: *const Self) {
+        // SAFETY: the job lives in its team, which the strong count the starter added for
+        // this job keeps alive until `team` below drops.
+        let (ptr, member) = unsafe { ((*this).team.0, (*this).member) };
+        // SAFETY: that count is taken over here and given back when `team` drops.
+        let team = unsafe { Arc::from_raw(ptr.as_ptr().cast_const()) };
+        // SAFETY: the starter set the body of this region before sending the job, and the
+        // body lives until the region's last barrier, which needs this member's share.
+        let body = unsafe { &*team.body.0 };
+        run_member(&team, member, body);
+    }
+}
+
+thread_local! {
+    /// The last team of several members this thread started at level 1 (module docs,
+    /// "Reuse").
+    static CACHED: RefCell<Option<Arc<Team>>> = const { RefCell::new(None) };
+}
+
+/// How many times a region's starter looks for its cached team to be free (its members
+/// drop their references a moment after the last region's barrier) before making a new one.
+const REUSE_SPINS: u32 = 64;
 
 /// A worksharing construct's shared state and the members yet to take it.
 type Workshare = (Arc<dyn Any + Send + Sync>, usize);
@@ -362,36 +418,71 @@ pub fn parallel(size: usize, body: &(dyn Fn(usize) + Sync)) {
         _ => 1,
     };
     if size == 1 {
+        let me = wt.map_or(0, WorkerThread::index);
         let team = Arc::new(Team::new(
             1,
             (level + 1, active),
             ancestors,
             None,
-            vec![0],
+            vec![me],
             Vec::new(),
         ));
         run_member(&team, 0, body);
         return;
     }
     let wt = wt.expect("a team of several members has a pool");
-    let registry = Arc::clone(wt.registry());
+    let registry = wt.registry();
     let p = registry.num_workers();
     let me = wt.index();
-    let workers: Vec<usize> = std::iter::once(me)
-        .chain((0..p).filter(|&w| w != me).take(size - 1))
-        .collect();
-    let mut member_of = vec![usize::MAX; p];
-    for (m, &w) in workers.iter().enumerate() {
-        member_of[w] = m;
+    let cacheable = level == 0;
+    let cached = if cacheable {
+        reuse_cached(registry, me, size)
+    } else {
+        None
+    };
+    let mut team = cached.unwrap_or_else(|| {
+        let workers: Vec<usize> = std::iter::once(me)
+            .chain((0..p).filter(|&w| w != me).take(size - 1))
+            .collect();
+        let mut member_of = vec![usize::MAX; p];
+        for (m, &w) in workers.iter().enumerate() {
+            member_of[w] = m;
+        }
+        Arc::new(Team::new(
+            size,
+            (level + 1, active + 1),
+            ancestors,
+            Some(Arc::clone(registry)),
+            workers,
+            member_of,
+        ))
+    });
+    // Only the lifetime is erased. `body` outlives every member's use of it: the members
+    // call it before they arrive at the region's last barrier, and this function returns
+    // only after that barrier completed.
+    // SAFETY: a cast of a reference to a raw pointer of the same layout.
+    let body_ptr = Body(unsafe {
+        std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const (dyn Fn(usize) + Sync)>(
+            body,
+        )
+    });
+    // From the `Arc`'s own pointer, not through a reference, so that the `&mut` below does
+    // not invalidate it (the jobs keep it for the team's later regions).
+    let this =
+        TeamRef(std::ptr::NonNull::new(Arc::as_ptr(&team).cast_mut()).expect("an Arc is not null"));
+    {
+        let t = Arc::get_mut(&mut team).expect("a new or reused team is not shared yet");
+        // Written only when they change: a region started again from the same place finds
+        // them in place, and its members read lines the starter did not write.
+        if !std::ptr::eq(t.body.0, body_ptr.0) {
+            t.body = body_ptr;
+        }
+        if t.jobs.last().is_some_and(|j| j.team.0 != this.0) {
+            for job in &mut t.jobs {
+                job.team = this;
+            }
+        }
     }
-    let team = Arc::new(Team::new(
-        size,
-        (level + 1, active + 1),
-        ancestors,
-        Some(Arc::clone(&registry)),
-        workers,
-        member_of,
-    ));
     // Workers outside the team wait, blocked, until the region ends.
     let hold = (size < p).then(|| Arc::new(LockLatch::new()));
     if let Some(hold) = &hold {
@@ -402,16 +493,13 @@ pub fn parallel(size: usize, body: &(dyn Fn(usize) + Sync)) {
             registry.inject_to(w, unsafe { job.into_job_ref() });
         }
     }
-    // SAFETY: only the lifetime changes. `body` outlives every member's use of it: the
-    // members call it before they arrive at the region's last barrier, and this function
-    // returns only after that barrier completed.
-    let body: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(body) };
     for m in 1..size {
-        let worker = team_worker(&team, m);
-        let team = Arc::clone(&team);
-        let job = HeapJob::new(move || run_member(&team, m, body));
-        // SAFETY: the job owns its team reference; `body` is valid as argued above.
-        registry.inject_to(worker, unsafe { job.into_job_ref() });
+        // One strong count for the member's job, given back when the job ends.
+        // SAFETY: the pointer comes from a live `Arc`.
+        unsafe { Arc::increment_strong_count(Arc::as_ptr(&team)) };
+        // SAFETY: the job lives in the team, which that count keeps alive until the job
+        // ran; `body` is valid as argued above.
+        registry.inject_to(team.workers[m], unsafe { JobRef::new(&team.jobs[m]) });
     }
     run_member(&team, 0, body);
     if let Some(hold) = &hold {
@@ -419,15 +507,38 @@ pub fn parallel(size: usize, body: &(dyn Fn(usize) + Sync)) {
         // unlock.
         unsafe { Latch::set(&**hold) };
     }
+    if cacheable {
+        CACHED.with(|c| *c.borrow_mut() = Some(team));
+    }
 }
 
-fn team_worker(team: &Team, member: usize) -> usize {
-    team.workers[member]
+/// The calling thread's cached team, if it has the shape asked for and its members let go
+/// of it within a short spin, made ready for a new region (module docs, "Reuse").
+fn reuse_cached(registry: &Arc<Registry>, me: usize, size: usize) -> Option<Arc<Team>> {
+    let mut team = CACHED.try_with(|c| c.borrow_mut().take()).ok()??;
+    let fits = team.size == size
+        && team.workers[0] == me
+        && team.level == 1
+        && team
+            .registry
+            .as_ref()
+            .is_some_and(|r| Arc::ptr_eq(r, registry));
+    if !fits {
+        return None;
+    }
+    for _ in 0..REUSE_SPINS {
+        if let Some(t) = Arc::get_mut(&mut team) {
+            t.reset();
+            return Some(team);
+        }
+        std::hint::spin_loop();
+    }
+    None
 }
 
 /// Runs one member's share of a region: its implicit task, then the region's last barrier.
 fn run_member(team: &Arc<Team>, member: usize, body: &(dyn Fn(usize) + Sync)) {
-    let implicit = Arc::new(TaskNode::implicit());
+    let implicit = Arc::clone(&team.implicit[member]);
     let frame = Frame {
         team: TeamRef::of(team),
         member,
@@ -443,6 +554,10 @@ fn run_member(team: &Arc<Team>, member: usize, body: &(dyn Fn(usize) + Sync)) {
     let abort = super::job::AbortOnUnwind;
     body(member);
     team.barrier(member, &implicit);
+    if member != 0 {
+        // Ready for a next region with this team (`Team::reset`).
+        team.started[member].store(false, Ordering::Relaxed);
+    }
     abort.disarm();
     drop(guard);
 }
@@ -461,6 +576,17 @@ impl Team {
             level,
             active_level,
             registry,
+            implicit: workers
+                .iter()
+                .map(|&w| Arc::new(TaskNode::implicit_on(w)))
+                .collect(),
+            jobs: (0..size)
+                .map(|member| MemberJob {
+                    team: TeamRef(std::ptr::NonNull::dangling()),
+                    member,
+                })
+                .collect(),
+            body: Body(&|_| {}),
             workers,
             member_of,
             started: (0..size)
@@ -474,6 +600,19 @@ impl Team {
             singles: AtomicU64::new(0),
             ancestors,
         }
+    }
+
+    /// Makes a team whose last region ended ready for the next (nobody else holds it).
+    fn reset(&mut self) {
+        // The last barrier restarted the phase count and every member's latch and implicit
+        // task (dependences too), and each member cleared its start flag (`run_member`): a
+        // region leaves behind only the `single` count here. Nothing of a member's is
+        // written, so that its worker does not wait for those lines at the next start.
+        *self.singles.get_mut() = 0;
+        self.workshares
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 }
 

@@ -318,7 +318,14 @@ impl WorkerThread {
         }
         match action {
             IdleAction::Spin => {
+                // A pause costs about as much as a round's loads: look at what ends the wait
+                // or brings targeted work (the latch, this worker's broadcast queue) between
+                // pauses, so a region's start or a barrier's end is seen within a pause.
+                let broadcasts = &self.info().broadcasts;
                 for _ in 0..32 {
+                    if latch.probe() || !broadcasts.is_empty() {
+                        break;
+                    }
                     std::hint::spin_loop();
                 }
             }
