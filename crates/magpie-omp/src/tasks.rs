@@ -150,7 +150,9 @@ pub unsafe extern "C" fn GOMP_task(
             },
             final_task: flags & FLAG_FINAL != 0,
         };
-        if !if_clause || team::in_final() {
+        // Undeferred, final, or in a team of one (where magpie runs every task at once):
+        // the task runs now, on the caller's data block unless a copy function must run.
+        if !if_clause || team::in_final() || team::info().size == 1 {
             let run = || match cpyfn {
                 // SAFETY: as libgomp does for an undeferred task with a copy function.
                 Some(_) => unsafe {

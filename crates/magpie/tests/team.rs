@@ -318,3 +318,64 @@ fn back_to_back_regions_start_afresh_whatever_came_before() {
         }
     });
 }
+
+/// In a team of one a task runs at once where it is made, as a plain call (`task.rs`,
+/// `runs_as_parent`): its children run inside it, `final` is scoped to the final task and
+/// its descendants, and a taskgroup it opens closes inside it.
+#[test]
+fn a_team_of_one_runs_each_task_where_it_is_made() {
+    let pool = pool(2);
+    let log = Arc::new(Mutex::new(Vec::new()));
+    pool.install(|| {
+        team::parallel(1, &|_| {
+            let note = |what: &'static str| {
+                let log = Arc::clone(&log);
+                move || log.lock().unwrap().push(what)
+            };
+            let (outer, inner, after) = (note("outer"), note("inner"), note("after"));
+            team::spawn_task(TaskOptions::default(), move || {
+                outer();
+                team::spawn_task(TaskOptions::default(), inner);
+                after();
+            });
+            let (in_final, child_final) = (note("final"), note("child final"));
+            let final_task = TaskOptions {
+                final_task: true,
+                ..TaskOptions::default()
+            };
+            team::spawn_task(final_task, move || {
+                if team::in_final() {
+                    in_final();
+                }
+                team::spawn_task(TaskOptions::default(), move || {
+                    if team::in_final() {
+                        child_final();
+                    }
+                });
+            });
+            if !team::in_final() {
+                note("not final after it")();
+            }
+            let grouped = note("grouped");
+            team::spawn_task(TaskOptions::default(), move || {
+                team::taskgroup_start();
+                team::spawn_task(TaskOptions::default(), grouped);
+                team::taskgroup_end();
+            });
+            note("end")();
+        })
+    });
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "outer",
+            "inner",
+            "after",
+            "final",
+            "child final",
+            "not final after it",
+            "grouped",
+            "end"
+        ]
+    );
+}

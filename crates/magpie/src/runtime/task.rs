@@ -244,6 +244,9 @@ fn wait_for_zero(count: &AtomicUsize, latch: &CoreLatch) {
 /// }));
 /// ```
 pub fn spawn_task(options: TaskOptions, body: impl FnOnce() + Send + 'static) {
+    if runs_as_parent(&options) {
+        return body();
+    }
     let parent = with_frame(|f| f.cloned());
     let Some(parent) = parent else {
         // Outside any team: the task runs at once, on its own.
@@ -283,11 +286,29 @@ pub fn spawn_task(options: TaskOptions, body: impl FnOnce() + Send + 'static) {
 /// assert_eq!(x, 1);
 /// ```
 pub fn run_task_now(options: TaskOptions, body: impl FnOnce()) {
+    if runs_as_parent(&options) {
+        return body();
+    }
     let parent = with_frame(|f| f.cloned());
     match parent {
         None => body(),
         Some(parent) => run_included(&parent, options, body),
     }
+}
+
+/// Whether a task made now can run as a plain call inside its maker's frame: outside any
+/// team, or in a team of one when it would not change whether the code runs in a final
+/// task. In a team of one every task runs at once where it is made (deferring buys
+/// nothing with one thread, as libgomp's lone thread does too), so its own children have
+/// finished before it returns: a `taskwait` inside it finds none outstanding either way,
+/// dependences are met by program order, and a taskgroup it opens it also closes. What it
+/// saves is a task node, a frame switch and their counts per task, most of the time a
+/// fine-grained task program spends at one thread.
+fn runs_as_parent(options: &TaskOptions) -> bool {
+    with_frame(|f| match f {
+        None => true,
+        Some(f) => f.team.size() == 1 && (f.in_final || !options.final_task),
+    })
 }
 
 /// An included task: run at once, with a frame of its own.
