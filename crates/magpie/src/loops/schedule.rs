@@ -267,67 +267,83 @@ impl ScheduleError {
     }
 }
 
-const NAMES: &[&str] = &[
-    "static",
-    "ss",
-    "gss",
-    "tss",
-    "fac",
-    "fac2",
-    "mfac",
-    "wf",
-    "awf",
-    "awf-b",
-    "awf-c",
-    "awf-d",
-    "awf-e",
-    "af",
-    "static-steal",
-    "rws",
-    "laws",
-    "auto",
-    "runtime",
-    "random-sel",
-    "exhaustive-sel",
-    "binary-sel",
-    "expert-sel",
-];
+/// Every schedule's name, written once: the variant, its canonical name, the other spellings
+/// the parser accepts (after lower-casing and `_` → `-`), and how its argument is parsed.
+/// The macro generates [`Schedule::names`], [`Schedule::name`] (which [`Display`](fmt::Display)
+/// prints) and the name part of [`FromStr`], so adding a schedule is one line here (plus the
+/// variant, and its argument in `Display` if it has one).
+macro_rules! schedule_table {
+    ($($variant:ident = $name:literal $(| $alias:literal)* => $parse:expr,)*) => {
+        const NAMES: &[&str] = &[$($name),*];
+
+        impl Schedule {
+            /// The canonical schedule names, in the order of the enum.
+            pub fn names() -> &'static [&'static str] {
+                NAMES
+            }
+
+            /// The canonical name of this schedule (the part before the comma).
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(Schedule::$variant { .. } => $name,)*
+                }
+            }
+
+            /// The schedule spelled `name` (lower case, `-` for `_`) with the argument `arg`
+            /// of the input `s`, or `None` when no schedule is spelled so.
+            fn parse_named(
+                name: &str,
+                s: &str,
+                arg: Option<&str>,
+            ) -> Option<Result<Schedule, ScheduleError>> {
+                match name {
+                    $($name $(| $alias)* => {
+                        let parse: ParseArgument = $parse;
+                        Some(parse(s, arg))
+                    })*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+/// Builds a schedule from the whole input (for errors) and its argument, if any.
+type ParseArgument = fn(&str, Option<&str>) -> Result<Schedule, ScheduleError>;
+
+schedule_table! {
+    Static = "static" => |s, arg| Ok(Schedule::Static {
+        chunk: arg.map(|a| parse_chunk(s, a, "chunk")).transpose()?,
+    }),
+    Ss = "ss" | "dynamic" => |s, arg| Ok(Schedule::Ss { chunk: chunk_or_1(s, arg)? }),
+    Gss = "gss" | "guided" => |s, arg| Ok(Schedule::Gss { min_chunk: min_chunk(s, arg)? }),
+    Tss = "tss" => parse_tss,
+    Fac = "fac" => |s, arg| Ok(Schedule::Fac { min_chunk: min_chunk(s, arg)? }),
+    Fac2 = "fac2" => |s, arg| Ok(Schedule::Fac2 { min_chunk: min_chunk(s, arg)? }),
+    Mfac = "mfac" => |s, arg| Ok(Schedule::Mfac { min_chunk: min_chunk(s, arg)? }),
+    Wf = "wf" => |s, arg| Ok(Schedule::Wf {
+        weights: arg.map_or(Ok(Vec::new()), |a| parse_weights(s, a))?,
+    }),
+    Awf = "awf" => |s, arg| Ok(Schedule::Awf { min_chunk: min_chunk(s, arg)? }),
+    AwfB = "awf-b" => |s, arg| Ok(Schedule::AwfB { min_chunk: min_chunk(s, arg)? }),
+    AwfC = "awf-c" => |s, arg| Ok(Schedule::AwfC { min_chunk: min_chunk(s, arg)? }),
+    AwfD = "awf-d" => |s, arg| Ok(Schedule::AwfD { min_chunk: min_chunk(s, arg)? }),
+    AwfE = "awf-e" => |s, arg| Ok(Schedule::AwfE { min_chunk: min_chunk(s, arg)? }),
+    Af = "af" => |s, arg| Ok(Schedule::Af { min_chunk: min_chunk(s, arg)? }),
+    StaticSteal = "static-steal" => |s, arg| Ok(Schedule::StaticSteal {
+        chunk: chunk_or_1(s, arg)?,
+    }),
+    Rws = "rws" => |s, arg| Ok(Schedule::Rws { steal: parse_steal(s, arg)? }),
+    Laws = "laws" => |s, arg| Ok(Schedule::Laws { steal: parse_steal(s, arg)? }),
+    Auto = "auto" => |s, arg| no_argument(s, arg, Schedule::Auto),
+    Runtime = "runtime" => |s, arg| no_argument(s, arg, Schedule::Runtime),
+    RandomSel = "random-sel" => |s, arg| no_argument(s, arg, Schedule::RandomSel),
+    ExhaustiveSel = "exhaustive-sel" => |s, arg| no_argument(s, arg, Schedule::ExhaustiveSel),
+    BinarySel = "binary-sel" => |s, arg| no_argument(s, arg, Schedule::BinarySel),
+    ExpertSel = "expert-sel" => |s, arg| no_argument(s, arg, Schedule::ExpertSel),
+}
 
 impl Schedule {
-    /// The canonical schedule names, in the order of the enum.
-    pub fn names() -> &'static [&'static str] {
-        NAMES
-    }
-
-    /// The canonical name of this schedule (the part before the comma).
-    pub fn name(&self) -> &'static str {
-        match self {
-            Schedule::Static { .. } => "static",
-            Schedule::Ss { .. } => "ss",
-            Schedule::Gss { .. } => "gss",
-            Schedule::Tss { .. } => "tss",
-            Schedule::Fac { .. } => "fac",
-            Schedule::Fac2 { .. } => "fac2",
-            Schedule::Mfac { .. } => "mfac",
-            Schedule::Wf { .. } => "wf",
-            Schedule::Awf { .. } => "awf",
-            Schedule::AwfB { .. } => "awf-b",
-            Schedule::AwfC { .. } => "awf-c",
-            Schedule::AwfD { .. } => "awf-d",
-            Schedule::AwfE { .. } => "awf-e",
-            Schedule::Af { .. } => "af",
-            Schedule::StaticSteal { .. } => "static-steal",
-            Schedule::Rws { .. } => "rws",
-            Schedule::Laws { .. } => "laws",
-            Schedule::Auto => "auto",
-            Schedule::Runtime => "runtime",
-            Schedule::RandomSel => "random-sel",
-            Schedule::ExhaustiveSel => "exhaustive-sel",
-            Schedule::BinarySel => "binary-sel",
-            Schedule::ExpertSel => "expert-sel",
-        }
-    }
-
     /// The schedule named by `MAGPIE_SCHEDULE`, or `None` when it is unset or blank.
     ///
     /// `runtime` is refused there, since it would refer to the variable itself.
@@ -369,6 +385,27 @@ fn parse_chunk(input: &str, arg: &str, what: &str) -> Result<u64, ScheduleError>
         Err(_) => Err(ScheduleError::about(
             input,
             format!("the {what} must be a whole number of at least 1, not {arg:?}"),
+        )),
+    }
+}
+
+/// A chunk argument defaulting to 1 (`ss`, `static-steal`).
+fn chunk_or_1(input: &str, arg: Option<&str>) -> Result<u64, ScheduleError> {
+    arg.map_or(Ok(1), |a| parse_chunk(input, a, "chunk"))
+}
+
+/// The minimum chunk of the decreasing techniques, default 1.
+fn min_chunk(input: &str, arg: Option<&str>) -> Result<u64, ScheduleError> {
+    arg.map_or(Ok(1), |a| parse_chunk(input, a, "minimum chunk"))
+}
+
+/// `sched` when no argument was given; the schedules without a parameter refuse one.
+fn no_argument(input: &str, arg: Option<&str>, sched: Schedule) -> Result<Schedule, ScheduleError> {
+    match arg {
+        None => Ok(sched),
+        Some(a) => Err(ScheduleError::about(
+            input,
+            format!("`{}` takes no argument, but {a:?} was given", sched.name()),
         )),
     }
 }
@@ -455,62 +492,15 @@ impl FromStr for Schedule {
             ));
         }
         let name = name.to_ascii_lowercase().replace('_', "-");
-        let min = |default: u64| -> Result<u64, ScheduleError> {
-            arg.map_or(Ok(default), |a| parse_chunk(s, a, "minimum chunk"))
-        };
-        let none = |sched: Schedule| -> Result<Schedule, ScheduleError> {
-            match arg {
-                None => Ok(sched),
-                Some(a) => Err(ScheduleError::about(
-                    s,
-                    format!("`{}` takes no argument, but {a:?} was given", sched.name()),
-                )),
-            }
-        };
-        match name.as_str() {
-            "static" => Ok(Schedule::Static {
-                chunk: arg.map(|a| parse_chunk(s, a, "chunk")).transpose()?,
-            }),
-            "ss" | "dynamic" => Ok(Schedule::Ss {
-                chunk: arg.map_or(Ok(1), |a| parse_chunk(s, a, "chunk"))?,
-            }),
-            "gss" | "guided" => Ok(Schedule::Gss { min_chunk: min(1)? }),
-            "tss" => parse_tss(s, arg),
-            "fac" => Ok(Schedule::Fac { min_chunk: min(1)? }),
-            "fac2" => Ok(Schedule::Fac2 { min_chunk: min(1)? }),
-            "mfac" => Ok(Schedule::Mfac { min_chunk: min(1)? }),
-            "wf" => Ok(Schedule::Wf {
-                weights: arg.map_or(Ok(Vec::new()), |a| parse_weights(s, a))?,
-            }),
-            "awf" => Ok(Schedule::Awf { min_chunk: min(1)? }),
-            "awf-b" => Ok(Schedule::AwfB { min_chunk: min(1)? }),
-            "awf-c" => Ok(Schedule::AwfC { min_chunk: min(1)? }),
-            "awf-d" => Ok(Schedule::AwfD { min_chunk: min(1)? }),
-            "awf-e" => Ok(Schedule::AwfE { min_chunk: min(1)? }),
-            "af" => Ok(Schedule::Af { min_chunk: min(1)? }),
-            "static-steal" => Ok(Schedule::StaticSteal {
-                chunk: arg.map_or(Ok(1), |a| parse_chunk(s, a, "chunk"))?,
-            }),
-            "rws" => Ok(Schedule::Rws {
-                steal: parse_steal(s, arg)?,
-            }),
-            "laws" => Ok(Schedule::Laws {
-                steal: parse_steal(s, arg)?,
-            }),
-            "auto" => none(Schedule::Auto),
-            "runtime" => none(Schedule::Runtime),
-            "random-sel" => none(Schedule::RandomSel),
-            "exhaustive-sel" => none(Schedule::ExhaustiveSel),
-            "binary-sel" => none(Schedule::BinarySel),
-            "expert-sel" => none(Schedule::ExpertSel),
-            _ => Err(ScheduleError::about(
+        Schedule::parse_named(&name, s, arg).unwrap_or_else(|| {
+            Err(ScheduleError::about(
                 s,
                 format!(
                     "unknown schedule {name:?}; expected one of {}",
                     NAMES.join(", ")
                 ),
-            )),
-        }
+            ))
+        })
     }
 }
 
