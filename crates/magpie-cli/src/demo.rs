@@ -184,6 +184,8 @@ fn skeleton_name(s: Skeleton) -> String {
             format!("stack-stealing{}", if steal_all { " all" } else { "" })
         }
         Skeleton::Ordered { spawn_depth, .. } => format!("ordered d={spawn_depth}"),
+        // A skeleton added later is shown by its Debug form until it gets a name here.
+        other => format!("{other:?}"),
     }
 }
 

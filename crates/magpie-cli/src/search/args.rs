@@ -348,6 +348,8 @@ impl SkeletonChoice {
                     TaskOrder::Discrepancy => "discrepancy",
                 });
             }
+            // A skeleton added later reports no parameters until it is described here.
+            _ => {}
         }
         choice
     }

@@ -92,6 +92,9 @@ where
                     all: steal_all,
                     pool: shared,
                 }),
+                // A skeleton this worker does not know yet explores its subtrees whole, as
+                // `Sequential` does: correct, only without splitting.
+                _ => Some(Split::Never),
             };
             match split {
                 Some(split) => {

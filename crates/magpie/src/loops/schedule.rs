@@ -143,6 +143,7 @@ impl FromStr for StealAmount {
 /// The central-queue techniques (SS … AF) are sized by [`crate::loops::chunks::central_rule`];
 /// the others are distributed (each worker owns a block) or choose a schedule themselves.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Schedule {
     /// `static`: with no chunk one even block per worker; with a chunk `k`, chunks of `k`
     /// iterations dealt round-robin to the workers (block-cyclic). No central queue.

@@ -228,6 +228,7 @@ impl<S: SearchSpace + ?Sized> Enumerate<S> for CountPerDepth {
 
 /// How the search tree is split into tasks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Skeleton {
     /// Depth-first on the calling worker, no tasks.
     Sequential,

@@ -27,6 +27,7 @@ pub(crate) mod quanta;
 
 /// What to do after a failed round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum IdleAction {
     /// Spin briefly (a CPU relax hint), then try again.
     Spin,

@@ -38,6 +38,7 @@ pub use sticky::StickyVictims;
 
 /// What one probe of a victim produced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ProbeOutcome {
     /// A task was stolen.
     Stolen,
