@@ -83,45 +83,7 @@ pub struct HierarchicalVictims {
     placement: Placement,
 }
 
-impl HierarchicalVictims {
-    /// The policy with the parameters of `spec` (`sysfs=PATH`, `pin=BOOL`): the detected
-    /// topology of this machine (or the one under `sysfs`), placed over the CPUs the process
-    /// may use.
-    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
-        Ok(HierarchicalVictims {
-            placement: Placement::from_spec(spec)?,
-        })
-    }
-
-    /// The policy over `topology`, placing workers over all of its CPUs and pinning them.
-    pub fn with_topology(topology: Topology) -> Self {
-        HierarchicalVictims {
-            placement: Placement::new(topology),
-        }
-    }
-
-    /// Places the workers over `cpus` only (in the topology's compact order).
-    pub fn restricted_to(mut self, cpus: &[usize]) -> Self {
-        self.placement.restrict_to(cpus);
-        self
-    }
-
-    /// Whether to pin the workers to their CPUs (default true).
-    pub fn pinned(mut self, pin: bool) -> Self {
-        self.placement.pin = pin;
-        self
-    }
-
-    /// The topology the policy steers by.
-    pub fn topology(&self) -> &Topology {
-        &self.placement.topology
-    }
-
-    /// The CPU of each of `num_workers` workers, whether or not they are pinned to it.
-    pub fn worker_cpus(&self, num_workers: usize) -> Vec<usize> {
-        self.placement.worker_cpus(num_workers)
-    }
-}
+super::placed::placed_victim_policy!(HierarchicalVictims);
 
 impl VictimPolicy for HierarchicalVictims {
     fn name(&self) -> &str {

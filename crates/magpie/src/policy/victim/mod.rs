@@ -26,6 +26,7 @@ mod hierarchical;
 mod last_victim;
 mod locality;
 mod perf;
+mod placed;
 mod sticky;
 
 pub use hierarchical::HierarchicalVictims;
