@@ -16,6 +16,7 @@ use crate::config::{Config, Flags};
 
 use super::apps::App;
 use crate::error::{usage, Failure};
+use magpie::loops::Schedule;
 
 /// A runtime other than magpie, run beside it (`--peers`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -240,7 +241,8 @@ pub fn split_specs(flag: &str, list: &str) -> Result<Vec<String>, Failure> {
 /// Splits a list of loop schedules (`--schedule ss,4,gss,rws,fac2,static`). Schedules
 /// have their own comma (`name,argument`), so an element that is an argument rather than
 /// a name continues the schedule before it: an element starting with a digit (a chunk, a
-/// percentage, `wf` weights `1:2`) or `fac2` directly after `rws` or `laws`. Every other
+/// percentage, `wf` weights `1:2`) or `fac2` directly after a schedule that
+/// [`Schedule`]'s parser reads as taking a steal amount (`rws`, `laws`). Every other
 /// element starts a schedule. Each schedule is then parsed (errors name the element) and
 /// given in canonical form; repeats are refused.
 pub fn split_schedules(flag: &str, list: &str) -> Result<Vec<String>, Failure> {
@@ -250,9 +252,13 @@ pub fn split_schedules(flag: &str, list: &str) -> Result<Vec<String>, Failure> {
         if piece.is_empty() {
             return usage(format!("{flag} {list:?}: an element of the list is empty"));
         }
+        // Which schedules take a steal amount is the schedule parser's knowledge, not ours.
         let after_stealing = matches!(
             pieces.last(),
-            Some((name, None)) if ["rws", "laws"].contains(&name.to_ascii_lowercase().as_str())
+            Some((name, None)) if matches!(
+                name.parse::<Schedule>(),
+                Ok(Schedule::Rws { .. } | Schedule::Laws { .. })
+            )
         );
         let is_argument = piece.starts_with(|c: char| c.is_ascii_digit())
             || (after_stealing && piece.eq_ignore_ascii_case("fac2"));
