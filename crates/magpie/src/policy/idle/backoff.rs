@@ -39,6 +39,7 @@
 //! ```
 
 use std::fmt::Debug;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -283,15 +284,31 @@ fn check_exp_start(spec: &PolicySpec, key: &str, d: Duration) -> Result<(), Spec
 // ---------------------------------------------------------------------------------------------
 // The timed backoffs.
 
-/// `pheet`: the backoff Pheet used by default before the thesis (its "original" backoff): a
-/// truncated exponential backoff, `bt` from `min` = 100 ns doubling (`r` = 2) up to `max` =
-/// 0.1 ms, each failed round sleeping a uniform random time in `[0, bt]`.
-///
-/// Parameters: `min`, `max`, `r`, `random` (default `true`).
-///
-/// (Example: the unit test `examples::pheet_backoff`.)
+/// The default parameters, and the name, of one of the truncated exponential backoffs
+/// ([`ExpBackoff`]): `pheet`, `yewpar` and `exponential` are the same rule, `bt` from `min`
+/// times `r` each failed round up to `max`, and differ only in these.
+pub trait ExpPreset: Debug + Clone + Copy + PartialEq + Default + Send + Sync + 'static {
+    /// The policy's name in a spec string.
+    const NAME: &'static str;
+    /// The default first backoff time.
+    const MIN: Duration;
+    /// The default largest backoff time.
+    const MAX: Duration;
+    /// The default growth factor (> 1).
+    const R: f64;
+    /// Whether a failed round sleeps a uniform random time in `[0, bt]` by default.
+    const RANDOM: bool;
+    /// Whether `r` is read before `min` and `max` (as `exponential`'s spec lists it), which
+    /// decides which mistake a spec with several is reported for.
+    const R_FIRST: bool = false;
+}
+
+/// A truncated exponential backoff: `bt` from `min`, times `r` each failed round, up to
+/// `max`; with `random`, each failed round sleeps a uniform random time in `[0, bt]`. Its
+/// name and defaults come from the preset `P`: [`PheetBackoff`], [`YewParBackoff`] and
+/// [`ExponentialBackoff`].
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PheetBackoff {
+pub struct ExpBackoff<P: ExpPreset> {
     /// The first backoff time.
     pub min: Duration,
     /// The largest backoff time.
@@ -300,35 +317,44 @@ pub struct PheetBackoff {
     pub r: f64,
     /// Sleep a uniform random time in `[0, bt]` rather than `bt`.
     pub random: bool,
+    preset: PhantomData<P>,
 }
 
-impl Default for PheetBackoff {
+impl<P: ExpPreset> Default for ExpBackoff<P> {
     fn default() -> Self {
-        PheetBackoff {
-            min: Duration::from_nanos(100),
-            max: Duration::from_micros(100),
-            r: 2.0,
-            random: true,
-        }
+        ExpBackoff::new(P::MIN, P::MAX, P::R, P::RANDOM)
     }
 }
 
-impl PheetBackoff {
-    /// `pheet:min=100ns,max=100us,r=2,random=true`.
-    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
-        let d = Self::default();
-        let (min, max) = read_min_max(spec, d.min, d.max)?;
-        check_exp_start(spec, "min", min)?;
-        Ok(PheetBackoff {
+impl<P: ExpPreset> ExpBackoff<P> {
+    /// The backoff with these parameters.
+    pub fn new(min: Duration, max: Duration, r: f64, random: bool) -> Self {
+        ExpBackoff {
             min,
             max,
-            r: read_factor(spec, "r", d.r)?,
-            random: spec.flag("random", d.random)?,
-        })
+            r,
+            random,
+            preset: PhantomData,
+        }
+    }
+
+    /// The preset's defaults, overridden by `min`, `max`, `r` and `random` in `spec`.
+    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
+        let r_first = P::R_FIRST
+            .then(|| read_factor(spec, "r", P::R))
+            .transpose()?;
+        let (min, max) = read_min_max(spec, P::MIN, P::MAX)?;
+        check_exp_start(spec, "min", min)?;
+        let r = match r_first {
+            Some(r) => r,
+            None => read_factor(spec, "r", P::R)?,
+        };
+        let random = spec.flag("random", P::RANDOM)?;
+        Ok(ExpBackoff::new(min, max, r, random))
     }
 }
 
-impl BackoffRule for PheetBackoff {
+impl<P: ExpPreset> BackoffRule for ExpBackoff<P> {
     type Level = f64;
 
     fn start(&self) -> f64 {
@@ -346,71 +372,82 @@ impl BackoffRule for PheetBackoff {
     fn random(&self) -> bool {
         self.random
     }
+}
+
+impl<P: ExpPreset> IdlePolicy for ExpBackoff<P> {
+    fn name(&self) -> &str {
+        P::NAME
+    }
+
+    fn state(&self, index: usize) -> Box<dyn IdleState> {
+        Box::new(BackoffState::new(*self, index))
+    }
+}
+
+/// The preset of [`PheetBackoff`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Pheet;
+
+impl ExpPreset for Pheet {
+    const NAME: &'static str = "pheet";
+    const MIN: Duration = Duration::from_nanos(100);
+    const MAX: Duration = Duration::from_micros(100);
+    const R: f64 = 2.0;
+    const RANDOM: bool = true;
+}
+
+/// `pheet`: the backoff Pheet used by default before the thesis (its "original" backoff): a
+/// truncated exponential backoff, `bt` from `min` = 100 ns doubling (`r` = 2) up to `max` =
+/// 0.1 ms, each failed round sleeping a uniform random time in `[0, bt]`.
+///
+/// Parameters: `min`, `max`, `r`, `random` (default `true`); the spec with its defaults is
+/// `pheet:min=100ns,max=100us,r=2,random=true`.
+///
+/// (Example: the unit test `examples::pheet_backoff`.)
+pub type PheetBackoff = ExpBackoff<Pheet>;
+
+/// The preset of [`YewParBackoff`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct YewPar;
+
+impl ExpPreset for YewPar {
+    const NAME: &'static str = "yewpar";
+    const MIN: Duration = Duration::from_micros(100);
+    const MAX: Duration = Duration::from_millis(500);
+    const R: f64 = 2.0;
+    const RANDOM: bool = false;
 }
 
 /// `yewpar`: the sleep of YewPar's worker loop when it finds no work: `bt` from `min` =
 /// 100 µs doubling (`r` = 2) up to `max` = 500 ms.
 ///
-/// Parameters: `min`, `max`, `r`, `random` (default `false`).
+/// Parameters: `min`, `max`, `r`, `random` (default `false`); the spec with its defaults is
+/// `yewpar:min=100us,max=500ms,r=2,random=false`.
 ///
 /// (Example: the unit test `examples::yew_par_backoff`.)
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct YewParBackoff {
-    /// The first backoff time.
-    pub min: Duration,
-    /// The largest backoff time.
-    pub max: Duration,
-    /// The growth factor (> 1).
-    pub r: f64,
-    /// Sleep a uniform random time in `[0, bt]` rather than `bt`.
-    pub random: bool,
+pub type YewParBackoff = ExpBackoff<YewPar>;
+
+/// The preset of [`ExponentialBackoff`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Thesis;
+
+impl ExpPreset for Thesis {
+    const NAME: &'static str = "exponential";
+    const MIN: Duration = Duration::from_micros(10);
+    const MAX: Duration = Duration::from_micros(500);
+    const R: f64 = 1.3;
+    const RANDOM: bool = false;
+    const R_FIRST: bool = true;
 }
 
-impl Default for YewParBackoff {
-    fn default() -> Self {
-        YewParBackoff {
-            min: Duration::from_micros(100),
-            max: Duration::from_millis(500),
-            r: 2.0,
-            random: false,
-        }
-    }
-}
-
-impl YewParBackoff {
-    /// `yewpar:min=100us,max=500ms,r=2,random=false`.
-    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
-        let d = Self::default();
-        let (min, max) = read_min_max(spec, d.min, d.max)?;
-        check_exp_start(spec, "min", min)?;
-        Ok(YewParBackoff {
-            min,
-            max,
-            r: read_factor(spec, "r", d.r)?,
-            random: spec.flag("random", d.random)?,
-        })
-    }
-}
-
-impl BackoffRule for YewParBackoff {
-    type Level = f64;
-
-    fn start(&self) -> f64 {
-        ns(self.min)
-    }
-
-    fn backoff_ns(&self, bt: f64) -> f64 {
-        bt
-    }
-
-    fn next(&self, bt: f64) -> f64 {
-        exp_next(bt, self.r, self.max)
-    }
-
-    fn random(&self) -> bool {
-        self.random
-    }
-}
+/// `exponential`: the thesis' tuned exponential backoff (Table 4.2): `bt` from `min` =
+/// 10 µs, times `r` = 1.3 each failed round, up to `max` = 0.5 ms.
+///
+/// Parameters: `r`, `min`, `max`, `random` (default `false`); the spec with its defaults is
+/// `exponential:r=1.3,min=10us,max=500us,random=false`.
+///
+/// (Example: the unit test `examples::exponential_backoff`.)
+pub type ExponentialBackoff = ExpBackoff<Thesis>;
 
 /// `linear`: the thesis' best backoff (Table 4.1): `bt` from `min` = 10 µs, plus `step` =
 /// 50 µs each failed round, up to `max` = 0.5 ms; hard reset when work is found.
@@ -468,71 +505,6 @@ impl BackoffRule for LinearBackoff {
 
     fn next(&self, bt: f64) -> f64 {
         linear_next(bt, self.step, self.max)
-    }
-
-    fn random(&self) -> bool {
-        self.random
-    }
-}
-
-/// `exponential`: the thesis' tuned exponential backoff (Table 4.2): `bt` from `min` =
-/// 10 µs, times `r` = 1.3 each failed round, up to `max` = 0.5 ms.
-///
-/// Parameters: `r`, `min`, `max`, `random` (default `false`).
-///
-/// (Example: the unit test `examples::exponential_backoff`.)
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ExponentialBackoff {
-    /// The growth factor (> 1).
-    pub r: f64,
-    /// The first backoff time.
-    pub min: Duration,
-    /// The largest backoff time.
-    pub max: Duration,
-    /// Sleep a uniform random time in `[0, bt]` rather than `bt`.
-    pub random: bool,
-}
-
-impl Default for ExponentialBackoff {
-    fn default() -> Self {
-        ExponentialBackoff {
-            r: 1.3,
-            min: Duration::from_micros(10),
-            max: Duration::from_micros(500),
-            random: false,
-        }
-    }
-}
-
-impl ExponentialBackoff {
-    /// `exponential:r=1.3,min=10us,max=500us,random=false`.
-    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
-        let d = Self::default();
-        let r = read_factor(spec, "r", d.r)?;
-        let (min, max) = read_min_max(spec, d.min, d.max)?;
-        check_exp_start(spec, "min", min)?;
-        Ok(ExponentialBackoff {
-            r,
-            min,
-            max,
-            random: spec.flag("random", d.random)?,
-        })
-    }
-}
-
-impl BackoffRule for ExponentialBackoff {
-    type Level = f64;
-
-    fn start(&self) -> f64 {
-        ns(self.min)
-    }
-
-    fn backoff_ns(&self, bt: f64) -> f64 {
-        bt
-    }
-
-    fn next(&self, bt: f64) -> f64 {
-        exp_next(bt, self.r, self.max)
     }
 
     fn random(&self) -> bool {
@@ -758,12 +730,7 @@ impl LinearCombinationBackoff {
                 max,
                 random: false,
             },
-            exponential: ExponentialBackoff {
-                r,
-                min,
-                max,
-                random: false,
-            },
+            exponential: ExponentialBackoff::new(min, max, r, false),
             random: spec.flag("random", d.random)?,
         })
     }
@@ -806,10 +773,7 @@ macro_rules! timed_backoff_policy {
 }
 
 timed_backoff_policy! {
-    PheetBackoff => "pheet",
-    YewParBackoff => "yewpar",
     LinearBackoff => "linear",
-    ExponentialBackoff => "exponential",
     ExpLinearBackoff => "exp-linear",
     LinearExpBackoff => "linear-exp",
     LinearCombinationBackoff => "linear-combination",
