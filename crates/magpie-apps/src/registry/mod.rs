@@ -114,7 +114,7 @@ pub struct SearchApp {
 }
 
 /// Every search application, in the order of `magpie search --help`.
-pub static SEARCH_APPS: [&SearchApp; 8] = [
+pub static SEARCH_APPS: &[&SearchApp] = &[
     &crate::maxclique::APP,
     &crate::knapsack::APP,
     &crate::tsp::APP,
@@ -194,7 +194,7 @@ mod tests {
         std::fs::write(dir.join("k3.lad"), "3\n2 1 2\n1 2\n0\n").unwrap();
         std::fs::write(dir.join("k4.lad"), "4\n3 1 2 3\n2 2 3\n1 3\n0\n").unwrap();
         let sip = |p: &str| AppArgs::new(Some(dir.join(p))).with_file(Some(dir.join("k4.lad")));
-        let cases: [(&str, AppArgs, &str); 11] = [
+        let cases = [
             (
                 "maxclique",
                 AppArgs::new(data("dimacs/MANN_a9.clq")),
