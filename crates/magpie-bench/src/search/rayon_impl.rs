@@ -72,12 +72,7 @@ pub fn nqueens(n: u32, pool: &rayon::ThreadPool, spawn_depth: usize) -> Job<'_> 
         let t = Instant::now();
         let count = pool.install(|| queens_rec(&board, &board.root(), 0, spawn_depth));
         let time = t.elapsed();
-        let want = magpie_apps::NQUEENS_SOLUTIONS[n as usize];
-        if count != want {
-            return Err(format!(
-                "nqueens {n} (rayon): {count} solutions, expected {want}"
-            ));
-        }
+        jobs::check_queens(n, count).map_err(|e| format!("{e} (rayon)"))?;
         Ok(Sample {
             time,
             nodes: None,
