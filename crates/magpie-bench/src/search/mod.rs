@@ -1,13 +1,15 @@
-//! The `search` suite: `magpie::search` (YewPar-style skeletons) on the six apps of
-//! `magpie-apps`, against plain recursive solvers, the apps' hand-written references, and
-//! rayon. Every run's answer is checked (solution counts, tree statistics, optima) and every
+//! The `search` suite: `magpie::search` (YewPar-style skeletons) on the search applications
+//! of `magpie-apps`' registry, against plain recursive solvers, the apps' hand-written
+//! references, and rayon. The `--*-apps` flags take any of the registry's applications; an
+//! experiment with no job for one (sip and bipartition have no plain solver, hand-written
+//! solver or rayon peer here yet) records a row saying it was skipped and why. Every run's answer is checked (solution counts, tree statistics, optima) and every
 //! ratio is computed from medians measured in the same invocation.
 //!
 //! ```text
 //! cargo run --release -p magpie-bench -- search [--runs N] [--json] [--quick]
 //!     [--experiments overhead,speedup,peers,sequential,cpeer,replicable] [--workers 2]
 //!     [--deque NAME]
-//!     [--overhead-apps uts,ns,nqueens,maxclique,knapsack,tsp]
+//!     [--overhead-apps uts,ns,nqueens,maxclique,knapsack,tsp,bipartition,sip]
 //!     [--speedup-apps uts,ns,nqueens,maxclique] [--genus 34]
 //!     [--cliques brock400_1,brock400_3]
 //!     [--skeletons dbs:1,dbs:2,dbs:3,budget:10000,ss] [--clique-skeletons dbs:2]
@@ -170,43 +172,57 @@ impl fmt::Display for Experiment {
     }
 }
 
-/// The apps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum App {
-    Uts,
-    Ns,
-    Nqueens,
-    Maxclique,
-    Knapsack,
-    Tsp,
-}
+/// A search application of the registry (`magpie_apps::registry::SEARCH_APPS`), as the
+/// `--*-apps` flags name it. The bench's app lists are the registry's: an application added
+/// there is accepted by every flag, and an experiment that has no job for it records a
+/// skipped row saying why ([`Report::skip`]) instead of leaving it out silently.
+#[derive(Debug, Clone, Copy)]
+pub struct App(&'static magpie_apps::registry::SearchApp);
 
 impl App {
-    const ALL: [App; 6] = [
-        App::Uts,
-        App::Ns,
-        App::Nqueens,
-        App::Maxclique,
-        App::Knapsack,
-        App::Tsp,
-    ];
-
-    /// Its description in `magpie_apps::registry::SEARCH_APPS`.
-    fn app(self) -> &'static magpie_apps::registry::SearchApp {
-        match self {
-            App::Uts => &magpie_apps::uts::APP,
-            App::Ns => &magpie_apps::ns::APP,
-            App::Nqueens => &magpie_apps::nqueens::APP,
-            App::Maxclique => &magpie_apps::maxclique::APP,
-            App::Knapsack => &magpie_apps::knapsack::APP,
-            App::Tsp => &magpie_apps::tsp::APP,
+    /// Every application of the registry: the six the bench began with in its old order (so
+    /// that a default run's rows keep theirs), then the others in the registry's.
+    fn all() -> Vec<App> {
+        let mut all = App::named(&["uts", "ns", "nqueens", "maxclique", "knapsack", "tsp"]);
+        for &a in magpie_apps::registry::SEARCH_APPS {
+            if !all.contains(&App(a)) {
+                all.push(App(a));
+            }
         }
+        all
+    }
+
+    /// The applications named `names` (each one of the registry's).
+    fn named(names: &[&str]) -> Vec<App> {
+        names
+            .iter()
+            .map(|n| App::find(n).expect("a default app is one of the registry's"))
+            .collect()
+    }
+
+    fn find(name: &str) -> Option<App> {
+        magpie_apps::registry::find(name).map(App)
+    }
+
+    /// The parser of an `--*-apps` value: one of the registry's names (listed by `--help`).
+    fn parser() -> impl clap::builder::TypedValueParser<Value = App> {
+        use clap::builder::TypedValueParser;
+        clap::builder::PossibleValuesParser::new(magpie_apps::registry::names(|_| true))
+            .map(|name: String| App::find(&name).expect("a possible value is a registry name"))
     }
 
     fn name(self) -> &'static str {
-        self.app().name
+        self.0.name
     }
 }
+
+impl PartialEq for App {
+    fn eq(&self, other: &App) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for App {}
 
 impl fmt::Display for App {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -269,12 +285,12 @@ pub struct SearchArgs {
     /// variables apply too.
     #[arg(long)]
     pub deque: Option<String>,
-    /// overhead: the apps.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = App::ALL)]
+    /// overhead: the apps (default: every search application of the registry).
+    #[arg(long, value_parser = App::parser(), value_delimiter = ',', default_values_t = App::all())]
     pub overhead_apps: Vec<App>,
     /// speedup: the workloads (uts, ns, nqueens, maxclique).
-    #[arg(long, value_enum, value_delimiter = ',',
-          default_values_t = [App::Uts, App::Ns, App::Nqueens, App::Maxclique])]
+    #[arg(long, value_parser = App::parser(), value_delimiter = ',',
+          default_values_t = App::named(&["uts", "ns", "nqueens", "maxclique"]))]
     pub speedup_apps: Vec<App>,
     /// speedup: the NS genus (default 34; 26 with --quick).
     #[arg(long)]
@@ -291,8 +307,8 @@ pub struct SearchArgs {
     #[arg(long, value_delimiter = ',', default_value = "dbs:2")]
     pub clique_skeletons: Vec<Skeleton>,
     /// peers: the workloads (uts, nqueens, ns, maxclique).
-    #[arg(long, value_enum, value_delimiter = ',',
-          default_values_t = [App::Uts, App::Nqueens, App::Ns, App::Maxclique])]
+    #[arg(long, value_parser = App::parser(), value_delimiter = ',',
+          default_values_t = App::named(&["uts", "nqueens", "ns", "maxclique"]))]
     pub peers_apps: Vec<App>,
     /// peers: rayon spawn depths screened (children of nodes above this depth are rayon
     /// tasks; default 2,4,6 for UTS, 2,3,4 for N-Queens, 8,12,16,20 (genus) for NS and
@@ -319,8 +335,8 @@ pub struct SearchArgs {
     pub scaling_workers: Option<Vec<u64>>,
     /// scaling: the workloads (uts, ns, nqueens, maxclique; the NS genus is --genus, default
     /// 34; the graphs --cliques, default DSJC500_5).
-    #[arg(long, value_enum, value_delimiter = ',',
-          default_values_t = [App::Uts, App::Ns, App::Nqueens, App::Maxclique])]
+    #[arg(long, value_parser = App::parser(), value_delimiter = ',',
+          default_values_t = App::named(&["uts", "ns", "nqueens", "maxclique"]))]
     pub scaling_apps: Vec<App>,
     /// scaling: the UTS tree, a name (T1L, T3L, T1XL…) or parameters [default: T1L].
     #[arg(long)]
@@ -371,6 +387,9 @@ pub struct Row {
     /// Whether this row is the speedup experiment's hand-written sequential solver, which
     /// its `hand-written / Ww` ratio divides by: the baseline of `--plot`'s speedup curves.
     pub baseline: bool,
+    /// For an application the experiment has no job for: why it was skipped (the row has no
+    /// times; see [`Report::skip`]).
+    pub skipped: Option<String>,
 }
 
 impl Row {
@@ -394,6 +413,7 @@ impl Row {
             worker_shares: None,
             times_s: None,
             baseline: false,
+            skipped: None,
         }
     }
 
@@ -475,6 +495,16 @@ impl Report {
         self.rows.push(row);
         self.errors
             .push(format!("{experiment} {app} {instance}: {e}"));
+    }
+
+    /// Records that `experiment` has no job for `app`, and why: a row whose `skipped` says
+    /// so (and its note), so that every application of the registry shows in the report.
+    pub fn skip(&mut self, experiment: &str, app: App, why: &str) {
+        eprintln!("magpie-bench search: {experiment} {app}: skipped: {why}");
+        let mut row = Row::new(experiment, app.name(), "-", "-", 0);
+        row.note = format!("skipped: {why}");
+        row.skipped = Some(why.to_string());
+        self.rows.push(row);
     }
 
     fn out(&self, text: &str) {
@@ -638,20 +668,45 @@ mod tests {
 
     #[test]
     fn the_apps_are_the_registry_s_search_apps() {
-        use clap::ValueEnum;
-        let mut ours: Vec<&str> = App::ALL.iter().map(|a| a.name()).collect();
-        // The registry's applications that have no benchmark job here: sip (YewPar's) and
-        // bipartition (Pheet's, run by `magpie experiment policies`).
-        ours.push(magpie_apps::sip::APP.name);
-        ours.push(magpie_apps::bipartition::APP.name);
-        let mut registry = magpie_apps::registry::names(|_| true);
-        ours.sort_unstable();
-        registry.sort_unstable();
-        assert_eq!(ours, registry);
-        for a in App::ALL {
-            let value = a.to_possible_value().expect("every app is a value");
-            assert_eq!(value.get_name(), a.name(), "clap's name is the registry's");
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            search: SearchArgs,
         }
+        let names = |apps: &[App]| apps.iter().map(|a| a.name()).collect::<Vec<_>>();
+        let registry = magpie_apps::registry::names(|_| true);
+        let mut all = names(&App::all());
+        assert_eq!(
+            all[..6],
+            ["uts", "ns", "nqueens", "maxclique", "knapsack", "tsp"]
+        );
+        let cli = Cli::try_parse_from(["search"]).unwrap();
+        assert_eq!(names(&cli.search.overhead_apps), all, "overhead: every app");
+        all.sort_unstable();
+        let mut registry = registry;
+        registry.sort_unstable();
+        assert_eq!(all, registry);
+        assert_eq!(
+            names(&cli.search.speedup_apps),
+            ["uts", "ns", "nqueens", "maxclique"]
+        );
+        let cli = Cli::try_parse_from(["search", "--peers-apps", "sip,bipartition"]).unwrap();
+        assert_eq!(names(&cli.search.peers_apps), ["sip", "bipartition"]);
+        assert!(Cli::try_parse_from(["search", "--overhead-apps", "nope"]).is_err());
+    }
+
+    #[test]
+    fn a_skipped_app_is_a_row_that_says_why() {
+        let mut report = Report::new(true);
+        let sip = App::find("sip").unwrap();
+        report.skip("overhead", sip, "no plain solver");
+        let row = &report.rows[0];
+        assert_eq!(
+            (row.app.as_str(), row.skipped.as_deref()),
+            ("sip", Some("no plain solver"))
+        );
+        assert!(row.verdict.is_none() && report.errors.is_empty());
     }
 
     #[test]

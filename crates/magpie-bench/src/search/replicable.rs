@@ -22,19 +22,19 @@ use magpie_apps::maxclique::CliqueSpace;
 
 const EXPERIMENT: &str = "replicable";
 
-/// The items: app, instance, Ordered's spawn depth (knapsack's binary tree needs a deeper
+/// The items: app (its registry name), instance, Ordered's spawn depth (knapsack's binary tree needs a deeper
 /// one for enough tasks).
-const ITEMS: [(App, &str, usize); 4] = [
-    (App::Maxclique, "brock200_1", 2),
-    (App::Maxclique, "brock200_4", 2),
-    (App::Knapsack, "knapPI_3_200_1000_1", 8),
-    (App::Tsp, "bayg29", 2),
+const ITEMS: [(&str, &str, usize); 4] = [
+    ("maxclique", "brock200_1", 2),
+    ("maxclique", "brock200_4", 2),
+    ("knapsack", "knapPI_3_200_1000_1", 8),
+    ("tsp", "bayg29", 2),
 ];
 
-const QUICK_ITEMS: [(App, &str, usize); 3] = [
-    (App::Maxclique, "brock200_4", 2),
-    (App::Knapsack, "knapPI_3_100_1000_1", 6),
-    (App::Tsp, "ulysses16", 2),
+const QUICK_ITEMS: [(&str, &str, usize); 3] = [
+    ("maxclique", "brock200_4", 2),
+    ("knapsack", "knapPI_3_100_1000_1", 6),
+    ("tsp", "ulysses16", 2),
 ];
 
 pub fn run(args: &SearchArgs, report: &mut Report) -> String {
@@ -46,29 +46,31 @@ pub fn run(args: &SearchArgs, report: &mut Report) -> String {
             return String::new();
         }
     };
-    let items: &[(App, &str, usize)] = if args.quick { &QUICK_ITEMS } else { &ITEMS };
+    let items: &[(&str, &str, usize)] = if args.quick { &QUICK_ITEMS } else { &ITEMS };
     for &(app, name, spawn_depth) in items {
+        let app = App::find(app).expect("an item's app is one of the registry's");
         let skeleton = Skeleton::Ordered {
             spawn_depth,
             order: TaskOrder::Sequential,
         };
-        let r = match app {
-            App::Maxclique => Clique::load(name).and_then(|clq| {
+        let r = match app.name() {
+            "maxclique" => Clique::load(name).and_then(|clq| {
                 let space = CliqueSpace::new(&clq.graph);
                 compare(args, report, app, name, skeleton, &pools, |s| {
                     jobs::maxclique(&clq, &space, s)
                 })
             }),
-            App::Knapsack => Knapsack::load(name).and_then(|k| {
+            "knapsack" => Knapsack::load(name).and_then(|k| {
                 compare(args, report, app, name, skeleton, &pools, |s| {
                     jobs::knapsack(&k, s)
                 })
             }),
-            _ => Tsp::load(name).and_then(|t| {
+            "tsp" => Tsp::load(name).and_then(|t| {
                 compare(args, report, app, name, skeleton, &pools, |s| {
                     jobs::tsp(&t, s)
                 })
             }),
+            _ => Err(format!("no replicable job for {app}")),
         };
         if let Err(e) = r {
             report.error(EXPERIMENT, app.name(), name, e);
