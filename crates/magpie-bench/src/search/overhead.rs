@@ -62,54 +62,27 @@ fn one(
         "uts" => {
             let spec = if q { "-t 1 -a 3 -d 7 -b 4 -r 19" } else { "T1" };
             let label = if q { "T1 at depth 7" } else { "T1" };
-            let r = UtsTree::load(spec).and_then(|tree| {
-                compare(
-                    args,
-                    report,
-                    app,
-                    label,
-                    "uts::count",
-                    |s| jobs::uts(&tree, s),
-                    seq,
-                )
-            });
-            (label.into(), r)
+            let job = (jobs::uts as _, "uts::count");
+            on_instance(
+                args,
+                report,
+                (app, label.into()),
+                seq,
+                UtsTree::load(spec),
+                job,
+            )
         }
         "ns" => {
             let g = if q { 22 } else { 28 };
-            let label = format!("genus {g}");
-            let r = ns::Tree::new(g)
-                .map_err(|e| e.to_string())
-                .and_then(|tree| {
-                    compare(
-                        args,
-                        report,
-                        app,
-                        &label,
-                        "ns::count_by_genus",
-                        |s| jobs::ns(&tree, s),
-                        seq,
-                    )
-                });
-            (label, r)
+            let tree = ns::Tree::new(g).map_err(|e| e.to_string());
+            let job = (jobs::ns as _, "ns::count_by_genus");
+            on_instance(args, report, (app, format!("genus {g}")), seq, tree, job)
         }
         "nqueens" => {
             let n = if q { 11 } else { 13 };
-            let label = format!("n = {n}");
-            let r = nqueens::Board::new(n)
-                .map_err(|e| e.to_string())
-                .and_then(|board| {
-                    compare(
-                        args,
-                        report,
-                        app,
-                        &label,
-                        "nqueens::count",
-                        |s| jobs::nqueens(&board, s),
-                        seq,
-                    )
-                });
-            (label, r)
+            let board = nqueens::Board::new(n).map_err(|e| e.to_string());
+            let job = (jobs::nqueens as _, "nqueens::count");
+            on_instance(args, report, (app, format!("n = {n}")), seq, board, job)
         }
         "maxclique" => {
             let name = if q { "brock200_4" } else { "brock200_1" };
@@ -150,18 +123,8 @@ fn one(
         }
         "tsp" => {
             let name = if q { "bayg29" } else { "att48" };
-            let r = Tsp::load(name).and_then(|t| {
-                compare(
-                    args,
-                    report,
-                    app,
-                    name,
-                    "tsp::solve",
-                    |s| jobs::tsp(&t, s),
-                    seq,
-                )
-            });
-            (name.into(), r)
+            let job = (jobs::tsp as _, "tsp::solve");
+            on_instance(args, report, (app, name.into()), seq, Tsp::load(name), job)
         }
         _ => {
             report.skip(
@@ -172,6 +135,21 @@ fn one(
             ("-".into(), Ok(()))
         }
     }
+}
+
+/// [`compare`] on the instance `loaded` (or the reason it could not be), with its `job` and
+/// the name of its hand-written solver; returns its label with the outcome.
+fn on_instance<T>(
+    args: &SearchArgs,
+    report: &mut Report,
+    (app, label): (App, String),
+    seq: Solver<'_>,
+    loaded: Result<T, String>,
+    (job, reference): (for<'b> fn(&'b T, Solver<'b>) -> measure::Job<'b>, &str),
+) -> (String, Result<(), String>) {
+    let r = loaded
+        .and_then(|inst| compare(args, report, app, &label, reference, |s| job(&inst, s), seq));
+    (label, r)
 }
 
 /// Measures plain, Sequential and the reference alternately; checks that every solver that

@@ -76,29 +76,18 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
             }
             "ns" => {
                 let g = args.genus.unwrap_or(if args.quick { 26 } else { 34 });
-                let label = format!("genus {g}");
-                let r = ns::Tree::new(g)
-                    .map_err(|e| e.to_string())
-                    .and_then(|tree| {
-                        speedup_item(
-                            args,
-                            report,
-                            app,
-                            &label,
-                            &args.skeletons,
-                            (&p1, &pw),
-                            |s| jobs::ns(&tree, s),
-                            "ns::count_by_genus",
-                            Some(&|| {
-                                std::hint::black_box(ns::count_by_genus(tree.max_genus()));
-                            }),
-                            Target::AtLeast(NS_TARGET),
-                            false,
-                        )
-                    });
-                if let Err(e) = r {
-                    report.error(EXP, app.name(), &label, e);
-                }
+                let hand_written = |t: &ns::Tree| {
+                    std::hint::black_box(ns::count_by_genus(t.max_genus()));
+                };
+                one_instance(
+                    args,
+                    report,
+                    (app, &format!("genus {g}")),
+                    (&p1, &pw),
+                    ns::Tree::new(g).map_err(|e| e.to_string()),
+                    (jobs::ns, "ns::count_by_genus", hand_written),
+                    NS_TARGET,
+                );
             }
             "maxclique" => {
                 let names = args.cliques.clone().unwrap_or_else(|| {
@@ -133,29 +122,18 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
             }
             "nqueens" => {
                 let n = if args.quick { 12 } else { 15 };
-                let label = format!("n = {n}");
-                let r = nqueens::Board::new(n)
-                    .map_err(|e| e.to_string())
-                    .and_then(|board| {
-                        speedup_item(
-                            args,
-                            report,
-                            app,
-                            &label,
-                            &args.skeletons,
-                            (&p1, &pw),
-                            |s| jobs::nqueens(&board, s),
-                            "nqueens::count",
-                            Some(&|| {
-                                std::hint::black_box(nqueens::count(board.n()));
-                            }),
-                            Target::AtLeast(QUEENS_TARGET),
-                            false,
-                        )
-                    });
-                if let Err(e) = r {
-                    report.error(EXP, app.name(), &label, e);
-                }
+                let hand_written = |b: &nqueens::Board| {
+                    std::hint::black_box(nqueens::count(b.n()));
+                };
+                one_instance(
+                    args,
+                    report,
+                    (app, &format!("n = {n}")),
+                    (&p1, &pw),
+                    nqueens::Board::new(n).map_err(|e| e.to_string()),
+                    (jobs::nqueens, "nqueens::count", hand_written),
+                    QUEENS_TARGET,
+                );
             }
             _ => report.skip(
                 EXP,
@@ -170,6 +148,42 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
          alternating runs; speedup = 1w / {w}w and hand-written / {w}w",
         args.runs
     )
+}
+
+/// The speedup item of an app measured on one instance, `loaded` (or the reason it could
+/// not be): its `job`, its hand-written solver's name and one solve of it (for the copies
+/// at once), and its target; a failure is an ERROR row under `label`.
+fn one_instance<T: Sync>(
+    args: &SearchArgs,
+    report: &mut Report,
+    (app, label): (App, &str),
+    pools: (&ThreadPool, &ThreadPool),
+    loaded: Result<T, String>,
+    (job, hand_written, solve): (
+        for<'b> fn(&'b T, Solver<'b>) -> Job<'b>,
+        &str,
+        impl Fn(&T) + Sync,
+    ),
+    target: f64,
+) {
+    let r = loaded.and_then(|inst| {
+        speedup_item(
+            args,
+            report,
+            app,
+            label,
+            &args.skeletons,
+            pools,
+            |s| job(&inst, s),
+            hand_written,
+            Some(&|| solve(&inst)),
+            Target::AtLeast(target),
+            false,
+        )
+    });
+    if let Err(e) = r {
+        report.error("speedup", app.name(), label, e);
+    }
 }
 
 /// Measures each candidate at the pool's worker count and returns the fastest (no
