@@ -90,11 +90,7 @@ fn one(
             }
             nodes += calls;
         }
-        Ok(Sample {
-            time,
-            nodes: Some(nodes),
-            per_worker: None,
-        })
+        Ok(Sample::new(time, Some(nodes)))
     };
     // A solve takes a millisecond or less: each sample is the mean of enough back-to-back
     // solves for the C program to run about SAMPLE_TIME (sized by one C solve).

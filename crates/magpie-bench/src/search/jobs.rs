@@ -118,20 +118,12 @@ pub fn uts<'a>(tree: &'a UtsTree, solver: Solver<'a>) -> Job<'a> {
             let (time, (c, nodes)) = timed(|| plain::enumerate(p, &uts::Tally(p)));
             tree.check(&c)?;
             check_nodes(&tree.label, nodes, tree.expected.nodes)?;
-            Ok(Sample {
-                time,
-                nodes: Some(nodes),
-                per_worker: None,
-            })
+            Ok(Sample::new(time, Some(nodes)))
         }),
         Solver::Reference => Box::new(move || {
             let (time, c) = timed(|| uts::count(p));
             tree.check(&c)?;
-            Ok(Sample {
-                time,
-                nodes: Some(c.nodes),
-                per_worker: None,
-            })
+            Ok(Sample::new(time, Some(c.nodes)))
         }),
         Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
             let (time, out) = timed(|| {
@@ -139,11 +131,7 @@ pub fn uts<'a>(tree: &'a UtsTree, solver: Solver<'a>) -> Job<'a> {
             });
             tree.check(&out.value)?;
             check_nodes(&tree.label, out.stats.expanded, tree.expected.nodes)?;
-            Ok(Sample {
-                time,
-                nodes: Some(out.stats.expanded),
-                per_worker: Some(out.stats.per_worker),
-            })
+            Ok(Sample::search(time, out.stats))
         }),
     }
 }
@@ -163,20 +151,12 @@ pub fn ns<'a>(tree: &'a ns::Tree, solver: Solver<'a>) -> Job<'a> {
             let (time, (counts, nodes)) = timed(|| plain::enumerate(tree, &CountPerDepth));
             let total = check_ns(g, &counts)?;
             check_nodes("ns", nodes, total)?;
-            Ok(Sample {
-                time,
-                nodes: Some(nodes),
-                per_worker: None,
-            })
+            Ok(Sample::new(time, Some(nodes)))
         }),
         Solver::Reference => Box::new(move || {
             let (time, counts) = timed(|| ns::count_by_genus(g));
             let total = check_ns(g, &counts)?;
-            Ok(Sample {
-                time,
-                nodes: Some(total),
-                per_worker: None,
-            })
+            Ok(Sample::new(time, Some(total)))
         }),
         Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
             let (time, out) = timed(|| {
@@ -184,11 +164,7 @@ pub fn ns<'a>(tree: &'a ns::Tree, solver: Solver<'a>) -> Job<'a> {
             });
             let total = check_ns(g, &out.value)?;
             check_nodes("ns", out.stats.expanded, total)?;
-            Ok(Sample {
-                time,
-                nodes: Some(out.stats.expanded),
-                per_worker: Some(out.stats.per_worker),
-            })
+            Ok(Sample::search(time, out.stats))
         }),
     }
 }
@@ -210,32 +186,20 @@ pub fn nqueens<'a>(board: &'a nqueens::Board, solver: Solver<'a>) -> Job<'a> {
         Solver::Plain => Box::new(move || {
             let (time, (count, nodes)) = timed(|| plain::enumerate(board, &fold));
             check_queens(n, count)?;
-            Ok(Sample {
-                time,
-                nodes: Some(nodes),
-                per_worker: None,
-            })
+            Ok(Sample::new(time, Some(nodes)))
         }),
         Solver::Reference => Box::new(move || {
             // Counting its calls, the recursion reports the skeleton's node count.
             let (time, (count, nodes)) = timed(|| nqueens::count_counted(n));
             check_queens(n, count)?;
-            Ok(Sample {
-                time,
-                nodes: Some(nodes),
-                per_worker: None,
-            })
+            Ok(Sample::new(time, Some(nodes)))
         }),
         Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
             let (time, out) = timed(|| {
                 pool.install(|| search::enumerate(board, &fold, skel, &Options::default()))
             });
             check_queens(n, out.value)?;
-            Ok(Sample {
-                time,
-                nodes: Some(out.stats.expanded),
-                per_worker: Some(out.stats.per_worker),
-            })
+            Ok(Sample::search(time, out.stats))
         }),
     }
 }
@@ -247,20 +211,12 @@ pub fn maxclique<'a>(clq: &'a Clique, space: &'a CliqueSpace, solver: Solver<'a>
         Solver::Plain => Box::new(move || {
             let (time, (clique, nodes)) = timed(|| plain::max_clique(&clq.sorted));
             clq.check_sorted(&clique)?;
-            Ok(Sample {
-                time,
-                nodes: Some(nodes),
-                per_worker: None,
-            })
+            Ok(Sample::new(time, Some(nodes)))
         }),
         Solver::Reference => Box::new(move || {
             let (time, (clique, nodes)) = timed(|| maxclique::max_clique_counted(&clq.graph));
             clq.check(&clique)?;
-            Ok(Sample {
-                time,
-                nodes: Some(nodes),
-                per_worker: None,
-            })
+            Ok(Sample::new(time, Some(nodes)))
         }),
         Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
             let opts = Options {
@@ -281,11 +237,7 @@ pub fn maxclique<'a>(clq: &'a Clique, space: &'a CliqueSpace, solver: Solver<'a>
                 ));
             }
             clq.check(&clique)?;
-            Ok(Sample {
-                time,
-                nodes: Some(out.stats.expanded),
-                per_worker: Some(out.stats.per_worker),
-            })
+            Ok(Sample::search(time, out.stats))
         }),
     }
 }
@@ -306,11 +258,7 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
                 check_knapsack(inst, *want, value as u64, &certificate(inst, &node)?)?;
                 nodes += n;
             }
-            Ok(Sample {
-                time,
-                nodes: Some(nodes),
-                per_worker: None,
-            })
+            Ok(Sample::new(time, Some(nodes)))
         }),
         Solver::Reference => Box::new(move || {
             let (time, results) = timed(|| {
@@ -322,11 +270,7 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
             for ((inst, want), sol) in k.instances.iter().zip(results) {
                 check_knapsack(inst, *want, sol.profit, &sol.items)?;
             }
-            Ok(Sample {
-                time,
-                nodes: None,
-                per_worker: None,
-            })
+            Ok(Sample::new(time, None))
         }),
         Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
             // Timed on the pool's worker: a solve takes a millisecond or less, and the
@@ -353,11 +297,7 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
                 check_knapsack(inst, *want, value as u64, &certificate(inst, &node)?)?;
                 nodes += out.stats.expanded;
             }
-            Ok(Sample {
-                time,
-                nodes: Some(nodes),
-                per_worker: None,
-            })
+            Ok(Sample::new(time, Some(nodes)))
         }),
     }
 }
@@ -381,11 +321,7 @@ pub fn tsp<'a>(t: &'a Tsp, solver: Solver<'a>) -> Job<'a> {
         Solver::Plain => Box::new(move || {
             let (time, (best, nodes)) = timed(|| plain::optimise(&t.inst, false, initial));
             t.check_outcome(best.as_ref().map(|(v, n)| (*v, n)))?;
-            Ok(Sample {
-                time,
-                nodes: Some(nodes),
-                per_worker: None,
-            })
+            Ok(Sample::new(time, Some(nodes)))
         }),
         Solver::Reference => Box::new(move || {
             // The hand-written B&B from the same initial bound: the same tree, the same nodes.
@@ -403,11 +339,7 @@ pub fn tsp<'a>(t: &'a Tsp, solver: Solver<'a>) -> Job<'a> {
                     t.check(tour.length)?;
                 }
             }
-            Ok(Sample {
-                time,
-                nodes: Some(nodes),
-                per_worker: None,
-            })
+            Ok(Sample::new(time, Some(nodes)))
         }),
         Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
             let opts = Options {
@@ -417,11 +349,7 @@ pub fn tsp<'a>(t: &'a Tsp, solver: Solver<'a>) -> Job<'a> {
             };
             let (time, out) = timed(|| pool.install(|| search::optimise(&t.inst, skel, &opts)));
             t.check_outcome(out.value.as_ref().map(|(v, n)| (*v, n)))?;
-            Ok(Sample {
-                time,
-                nodes: Some(out.stats.expanded),
-                per_worker: Some(out.stats.per_worker),
-            })
+            Ok(Sample::search(time, out.stats))
         }),
     }
 }

@@ -23,6 +23,27 @@ pub struct Sample {
     pub per_worker: Option<Vec<u64>>,
 }
 
+impl Sample {
+    /// A run that took `time` and counted `nodes` (if it counts them), with no worker shares:
+    /// a solve on one thread, a rayon peer's, or an estimate such as speedup's ceiling.
+    pub fn new(time: Duration, nodes: Option<u64>) -> Sample {
+        Sample {
+            time,
+            nodes,
+            per_worker: None,
+        }
+    }
+
+    /// A `magpie::search` run that took `time`: its expanded nodes and each worker's.
+    pub fn search(time: Duration, stats: magpie::search::SearchStats) -> Sample {
+        Sample {
+            time,
+            nodes: Some(stats.expanded),
+            per_worker: Some(stats.per_worker),
+        }
+    }
+}
+
 /// How many back-to-back runs of a job that took `probe` make a sample of about `sample`
 /// seconds (at least 1, at most 10,000): for [`repeated`].
 pub fn reps_for(sample: f64, probe: Duration) -> u32 {

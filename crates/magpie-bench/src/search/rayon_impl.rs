@@ -40,11 +40,7 @@ pub fn uts<'a>(tree: &'a UtsTree, pool: &'a rayon::ThreadPool, spawn_depth: u32)
                 tree.label, tree.expected
             ));
         }
-        Ok(Sample {
-            time,
-            nodes: Some(c.nodes),
-            per_worker: None,
-        })
+        Ok(Sample::new(time, Some(c.nodes)))
     })
 }
 
@@ -73,11 +69,7 @@ pub fn nqueens(n: u32, pool: &rayon::ThreadPool, spawn_depth: usize) -> Job<'_> 
         let count = pool.install(|| queens_rec(&board, &board.root(), 0, spawn_depth));
         let time = t.elapsed();
         jobs::check_queens(n, count).map_err(|e| format!("{e} (rayon)"))?;
-        Ok(Sample {
-            time,
-            nodes: None,
-            per_worker: None,
-        })
+        Ok(Sample::new(time, None))
     })
 }
 
@@ -111,11 +103,7 @@ pub fn ns<'a>(tree: &'a ns::Tree, pool: &'a rayon::ThreadPool, spawn_depth: usiz
         let counts = pool.install(|| ns_rec(&Semigroup::root(), g, spawn_depth));
         let time = t.elapsed();
         let total = jobs::check_ns(g, &counts)?;
-        Ok(Sample {
-            time,
-            nodes: Some(total),
-            per_worker: None,
-        })
+        Ok(Sample::new(time, Some(total)))
     })
 }
 
@@ -169,11 +157,7 @@ pub fn maxclique<'a>(clq: &'a Clique, pool: &'a rayon::ThreadPool, spawn_depth: 
         });
         let time = t.elapsed();
         clq.check_sorted(&best.unwrap_or_default())?;
-        Ok(Sample {
-            time,
-            nodes: Some(nodes + 1),
-            per_worker: None,
-        })
+        Ok(Sample::new(time, Some(nodes + 1)))
     })
 }
 

@@ -198,11 +198,7 @@ fn run_item(args: &SearchArgs, item: &Item, spec: &str) -> Result<Row, String> {
             Ok(Ok(text)) => {
                 let line: Line = serde_json::from_str(&text)
                     .map_err(|e| format!("bad line from the child `{text}`: {e}"))?;
-                let s = Sample {
-                    time: Duration::from_secs_f64(line.time_s),
-                    nodes: line.nodes,
-                    per_worker: None,
-                };
+                let s = Sample::new(Duration::from_secs_f64(line.time_s), line.nodes);
                 eprint!(
                     " {}{:.3}",
                     if line.timed { "" } else { "warm-up=" },

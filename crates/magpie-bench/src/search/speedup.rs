@@ -388,11 +388,7 @@ fn copies_at_once(solve: &(dyn Fn() + Sync), w: usize) -> measure::Sample {
             .collect()
     });
     let rate: f64 = times.iter().map(|t| 1.0 / t).sum();
-    measure::Sample {
-        time: std::time::Duration::from_secs_f64(1.0 / rate),
-        nodes: None,
-        per_worker: None,
-    }
+    measure::Sample::new(std::time::Duration::from_secs_f64(1.0 / rate), None)
 }
 
 pub fn run_peers(args: &SearchArgs, report: &mut Report) -> String {
