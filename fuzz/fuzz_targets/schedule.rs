@@ -3,8 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use magpie::loops::{chunk_sequence, LoopShape};
-use magpie::loops::Schedule;
+use magpie::loops::{central_rule, LoopHistory, LoopShape, Schedule};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(s) = std::str::from_utf8(data) else {
@@ -16,9 +15,15 @@ fuzz_target!(|data: &[u8]| {
                 iterations: 1 + (data.len() as u64 * 37) % 5000,
                 workers: 1 + data.len() % 8,
             };
-            if let Some(chunks) = chunk_sequence(&schedule, shape) {
-                assert_eq!(chunks.iter().sum::<u64>(), shape.iterations);
-                assert!(chunks.iter().all(|&c| c >= 1));
+            // One worker drains the loop: every chunk is at least 1 and at most what is
+            // left, so the chunks add up to the loop.
+            if let Some(mut rule) = central_rule(&schedule, shape, &LoopHistory::default()) {
+                let mut remaining = shape.iterations;
+                while remaining > 0 {
+                    let chunk = rule.next_chunk(0, remaining);
+                    assert!((1..=remaining).contains(&chunk));
+                    remaining -= chunk;
+                }
             }
         }
         Err(e) => {

@@ -58,6 +58,28 @@
 //! - [`loops`]: parallel loops and their schedules ([`loops::Loop`], [`loops::Schedule`],
 //!   [`loops::LoopStats`]);
 //! - [`search`]: the search skeletons over a [`search::SearchSpace`].
+//!
+//! ## Helpers: which are public, and why
+//!
+//! A helper is public only where a user of the crate needs it:
+//!
+//! - [`policy::XorShift64Star`], the PRNG: a [`policy::VictimSelector`] of your own draws
+//!   with it ([`policy::victim::RandomOther::rng`] hands it out), and its streams are
+//!   pinned, so seeded inputs stay reproducible (`magpie_apps::rng` re-exports it);
+//! - [`loops::central_rule`], [`loops::ChunkRule`] and [`loops::LoopShape`]: the chunk
+//!   rules of the central-queue schedules, for a loop executor of your own (magpie-mpi's
+//!   distributed loops are one);
+//! - [`loops::LoopHistory`] and [`loops::TimeStats`]: what an adaptive loop learned, as
+//!   [`loops::Loop::history`] returns it and a rule of your executor keeps it;
+//! - [`loops::StealAmount`]: how much a stealing schedule takes, a setting of
+//!   [`loops::Schedule`].
+//!
+//! Internal (crate-private, or public but hidden from these docs for the workspace's own
+//! crates only): mFAC's chunk plan (`Batches`) and the chunk sequence of a schedule
+//! (`chunk_sequence`, now a unit-test helper); the perf policy's formulas (`work_rate`,
+//! `smoothed_delay`, `score`, `next_interval`, hidden: magpie-mpi's inter-rank policy uses
+//! the same ones); and the duration parser of the spec strings (`parse_duration`, hidden: a
+//! policy of your own reads its durations with [`policy::PolicySpec::duration`]).
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(missing_docs)]
 #![warn(clippy::undocumented_unsafe_blocks)]

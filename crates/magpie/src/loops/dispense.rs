@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::chunks::{central_rule, Batches, ChunkRule, LoopHistory, LoopShape};
+use super::chunks::{central_rule, numbered_plan, Batches, ChunkRule, LoopHistory, LoopShape};
 use super::schedule::{Schedule, StealAmount};
 use crate::policy::XorShift64Star;
 
@@ -264,7 +264,9 @@ impl Dispenser {
                         workers: p,
                     };
                     match central_rule(schedule, shape, history) {
-                        Some(rule) => central(&range, p, rule),
+                        Some(rule) => {
+                            central(&range, p, rule, numbered_plan(schedule, shape, history))
+                        }
                         None => Source::Static,
                     }
                 }
@@ -521,7 +523,12 @@ impl std::fmt::Debug for Dispenser {
 }
 
 /// The central sources: SS's atomic counter, mFAC's numbered chunks, or the locked queue.
-fn central(range: &Range<usize>, p: usize, rule: Box<dyn ChunkRule>) -> Source {
+fn central(
+    range: &Range<usize>,
+    p: usize,
+    rule: Box<dyn ChunkRule>,
+    numbered: Option<Batches>,
+) -> Source {
     if let Some(k) = rule.fixed_chunk() {
         let k = usize::try_from(k).unwrap_or(usize::MAX).max(1);
         // `fetch_add` may carry the counter up to `P` chunks past the end: only when that
@@ -533,7 +540,7 @@ fn central(range: &Range<usize>, p: usize, rule: Box<dyn ChunkRule>) -> Source {
             };
         }
     }
-    if let Some(plan) = rule.batches() {
+    if let Some(plan) = numbered {
         return Source::Numbered {
             next: AtomicU64::new(0),
             plan,
@@ -622,7 +629,7 @@ impl Steal<'_> {
             let left = r.len();
             let amount = match self.plan.amount {
                 None => {
-                    if left < 2 * self.owner_chunk.max(1) {
+                    if left < self.owner_chunk.max(1).saturating_mul(2) {
                         return None;
                     }
                     (left / 4).max(1)

@@ -13,9 +13,7 @@
 mod chunks;
 mod schedule;
 
-pub use chunks::{
-    central_rule, chunk_sequence, Batches, ChunkRule, LoopHistory, LoopShape, TimeStats,
-};
+pub use chunks::{central_rule, ChunkRule, LoopHistory, LoopShape, TimeStats};
 pub use schedule::{Schedule, ScheduleError, StealAmount, SCHEDULE_ENV};
 
 mod dispense;

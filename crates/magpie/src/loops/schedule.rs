@@ -182,8 +182,7 @@ pub enum Schedule {
     /// `mfac`: LB4OMP's modified factoring (`faca`): FAC's chunks (from the learned `μ` and
     /// `σ`; FAC2's with nothing learned), but without FAC's locked central queue: a worker
     /// takes the next chunk *number* with one atomic increment and computes that chunk's
-    /// batch, size and offset itself from the batch formula (every worker redundantly), see
-    /// [`crate::loops::Batches`].
+    /// batch, size and offset itself from the batch formula (every worker redundantly).
     Mfac {
         /// The smallest chunk handed out (default 1).
         min_chunk: u64,

@@ -226,6 +226,11 @@ impl PolicySpec {
 /// Parses `100ns`, `10us`, `10µs`, `1.5ms`, `2s` (a bare number is an error: units matter),
 /// the durations of every policy spec string (and of magpie-mpi's rank policies).
 ///
+/// Hidden from the documentation: it is public for the workspace's own crates only
+/// (magpie-mpi reads its rank policies' durations with it, so that they have the same
+/// syntax). A policy of your own reads its durations with [`PolicySpec::duration`].
+#[doc(hidden)]
+///
 /// ```
 /// use std::time::Duration;
 /// use magpie::policy::parse_duration;
