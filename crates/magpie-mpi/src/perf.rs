@@ -5,20 +5,20 @@
 //! same policy among one pool's workers), under the same parameter names; this module adds
 //! the rank's monitor and its backoff after refused steals.
 //!
-//! - **Worker load** (§3.2.1, [`work_rate`]): each worker keeps a `workRate`, updated at the
+//! - **Worker load** (§3.2.1, `work_rate`): each worker keeps a `workRate`, updated at the
 //!   end of every task from the cycle that ended — the idle time before the task and the
 //!   task itself, in µs: `rate = ln(e + work/(work+idle)) · ln(e + (work+idle)) · alpha +
 //!   rate · (1 − alpha)` (`alpha` = 0.65, `e` = 2.72, start value `rate-start` = 1.0). A
 //!   cycle of zero length carries no information and leaves the rate as it was (the core's
 //!   rule). A rank's load is the mean of its workers' rates.
-//! - **Monitor** (§3.2.2, [`smoothed_delay`]): a refresh asks every other rank for its load
+//! - **Monitor** (§3.2.2, `smoothed_delay`): a refresh asks every other rank for its load
 //!   and its residual task count (the length of its depth pool) and times the round trip:
 //!   `delay_i = ln(e + rtt_µs · workers) · alpha + delay_i · (1 − alpha)`, `workers` the
 //!   rank's local workers unless the `workers` parameter says otherwise.
-//! - **Score** (§3.3, [`score`]): `score_i = max(load_i, min-load) · tasks_i − delay_i`; the
+//! - **Score** (§3.3, `score`): `score_i = max(load_i, min-load) · tasks_i − delay_i`; the
 //!   rank with the highest score is cached as the target if that score is positive, else
 //!   nothing is cached and a steal goes to a random rank (as the thesis' code does).
-//! - **Refresh** (§3.4, [`next_interval`]): automatic, with a dynamic interval — after a
+//! - **Refresh** (§3.4, `next_interval`): automatic, with a dynamic interval — after a
 //!   refresh whose best score is positive the interval grows by `refresh-good`, otherwise it
 //!   shrinks by `refresh-bad`, within [`refresh-min`, `refresh-max`]; the first refresh comes
 //!   `refresh-start` after the search starts, and the interval it adjusts starts at
@@ -38,7 +38,7 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 pub use magpie::policy::victim::PerfParams;
-pub use magpie::policy::victim::{next_interval, score, smoothed_delay, work_rate};
+pub(crate) use magpie::policy::victim::{next_interval, score, smoothed_delay, work_rate};
 
 use crate::Error;
 
@@ -388,6 +388,19 @@ impl Monitor {
 mod tests {
     use super::*;
 
+    /// A monitor with the default parameters for `rank` of `ranks` ranks of `workers`
+    /// workers each, its parameters (and their formulas'), and the time its first refresh
+    /// is due.
+    fn monitor(
+        rank: i32,
+        ranks: i32,
+        workers: usize,
+    ) -> (RankPerfParams, PerfParams, Monitor, Instant) {
+        let p = RankPerfParams::default();
+        let m = Monitor::new(p, rank, ranks, workers);
+        (p, p.formulas, m, Instant::now() + p.formulas.refresh_start)
+    }
+
     fn refresh(m: &mut Monitor, now: Instant, answers: &[(i32, f64, u64)], rtt: Duration) {
         assert!(m.refresh_due(now));
         m.refresh_sent(now);
@@ -398,10 +411,7 @@ mod tests {
 
     #[test]
     fn the_score_picks_the_loaded_rank_with_work() {
-        let p = RankPerfParams::default();
-        let f = p.formulas;
-        let mut m = Monitor::new(p, 0, 4, 1);
-        let t = Instant::now() + f.refresh_start;
+        let (_, f, mut m, t) = monitor(0, 4, 1);
         // Rank 2: few tasks but heavily loaded; rank 3: many tasks, lightly loaded.
         refresh(
             &mut m,
@@ -417,10 +427,7 @@ mod tests {
 
     #[test]
     fn nothing_is_cached_when_no_score_is_positive_and_the_interval_shrinks() {
-        let p = RankPerfParams::default();
-        let f = p.formulas;
-        let mut m = Monitor::new(p, 1, 3, 2);
-        let t = Instant::now() + f.refresh_start;
+        let (_, f, mut m, t) = monitor(1, 3, 2);
         refresh(&mut m, t, &[(0, 9.0, 5), (2, 1.0, 1)], Duration::ZERO);
         assert_eq!(m.target(), Some(0));
         let grown = m.interval();
@@ -436,10 +443,7 @@ mod tests {
 
     #[test]
     fn a_refused_steal_refreshes_once_then_tries_once_more_then_sleeps() {
-        let p = RankPerfParams::default();
-        let f = p.formulas;
-        let mut m = Monitor::new(p, 0, 3, 1);
-        let t = Instant::now() + f.refresh_start;
+        let (p, _, mut m, t) = monitor(0, 3, 1);
         refresh(&mut m, t, &[(1, 5.0, 10), (2, 1.0, 0)], Duration::ZERO);
         assert_eq!(m.target(), Some(1));
         assert!(m.may_steal(t));
@@ -471,10 +475,7 @@ mod tests {
 
     #[test]
     fn a_good_refresh_cuts_a_sleep_short() {
-        let p = RankPerfParams::default();
-        let f = p.formulas;
-        let mut m = Monitor::new(p, 0, 2, 1);
-        let t = Instant::now() + f.refresh_start;
+        let (_, _, mut m, t) = monitor(0, 2, 1);
         m.outcome(1, false, t);
         refresh(&mut m, t, &[(1, 1.0, 0)], Duration::ZERO);
         m.outcome(1, false, t);

@@ -32,9 +32,12 @@ mod sticky;
 pub use hierarchical::HierarchicalVictims;
 pub use last_victim::LastVictim;
 pub use locality::LocalityVictims;
-pub use perf::{
-    next_interval, score, smoothed_delay, work_rate, Clock, MonotonicClock, PerfParams, PerfVictims,
-};
+// The perf policy's formulas (Eqs. 3.1–3.3, §3.4) are public for magpie-mpi's inter-rank
+// policy, which uses the same ones; they are hidden from the documentation, as no user of a
+// pool needs them.
+#[doc(hidden)]
+pub use perf::{next_interval, score, smoothed_delay, work_rate};
+pub use perf::{Clock, MonotonicClock, PerfParams, PerfVictims};
 pub use sticky::StickyVictims;
 
 /// What one probe of a victim produced.

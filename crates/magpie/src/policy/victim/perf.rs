@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 /// The parameters of the `perf` policy (see [`PerfVictims`] for what each
 /// one does); the defaults are the thesis' constants. The inter-rank policy of `magpie-mpi`
-/// uses the same parameters and the same formulas ([`work_rate`], [`smoothed_delay`],
-/// [`score`], [`next_interval`]) at the level of ranks.
+/// uses the same parameters and the same formulas (`work_rate`, `smoothed_delay`,
+/// `score`, `next_interval`) at the level of ranks.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PerfParams {
     /// `e` in `ln(e + x)` (default 2.72).
@@ -419,7 +419,7 @@ impl PerfMonitor {
 
     /// The scheduled refresh: if it is due at `now_ns` and no one else is refreshing,
     /// recomputes the scores, caches the best victim, and schedules the next refresh
-    /// [`next_interval`] later. Returns what it computed, or `None` if it did nothing.
+    /// `next_interval` later. Returns what it computed, or `None` if it did nothing.
     pub fn refresh_if_due(&self, pool: &dyn PoolView, now_ns: u64) -> Option<Refresh> {
         if now_ns < self.next_refresh_ns() {
             return None;
@@ -454,15 +454,15 @@ impl PerfMonitor {
 /// the pool's selectors. It keeps, lock-free:
 ///
 /// * each worker's **workRate** (Eq. 3.1), updated by the worker itself at the end of each
-///   task cycle ([`work_rate`]);
+///   task cycle (`work_rate`);
 /// * each victim's smoothed **steal delay** (Eq. 3.2), updated from every probe's latency by
-///   whichever thief made it ([`smoothed_delay`]);
+///   whichever thief made it (`smoothed_delay`);
 /// * the cached **best victim**: the argmax over all workers of
-///   `score_v = max(workRate_v, min-load) · queue_len(v) − delay_v` (§3.3, [`score`]), or
+///   `score_v = max(workRate_v, min-load) · queue_len(v) − delay_v` (§3.3, `score`), or
 ///   nothing if the best score is ≤ 0;
 /// * the **refresh schedule** (§3.4): the interval starts at `refresh-start` and, after each
 ///   scheduled refresh, grows by `refresh-good` if the best score was > 0 or shrinks by
-///   `refresh-bad` otherwise, clamped to `[refresh-min, refresh-max]` ([`next_interval`]);
+///   `refresh-bad` otherwise, clamped to `[refresh-min, refresh-max]` (`next_interval`);
 /// * a single-flight guard, so that one thief at a time recomputes the scores.
 ///
 /// ## Time measurements
@@ -943,11 +943,31 @@ mod tests {
         assert_eq!(m.best(), Some(1));
     }
 
-    #[test]
-    fn the_best_victim_is_cached_per_pool_and_a_thief_never_robs_itself() {
+    /// The victims `s` picks for its next round on `pool`.
+    fn next_round(s: &mut dyn VictimSelector, pool: &dyn PoolView) -> Vec<usize> {
+        let mut round = Vec::new();
+        s.next_round(pool, &mut round);
+        round
+    }
+
+    /// The monitor and the selectors of a default perf policy for `workers` workers, on a
+    /// manual clock (at 0), and the clock.
+    fn on_manual_clock(
+        workers: usize,
+    ) -> (
+        Arc<ManualClock>,
+        Arc<PerfMonitor>,
+        Vec<Box<dyn VictimSelector>>,
+    ) {
         let clock = Arc::new(ManualClock::default());
         let policy = PerfVictims::default().with_clock(clock.clone());
-        let (monitor, mut sel) = policy.selectors_with_monitor(3);
+        let (monitor, sel) = policy.selectors_with_monitor(workers);
+        (clock, monitor, sel)
+    }
+
+    #[test]
+    fn the_best_victim_is_cached_per_pool_and_a_thief_never_robs_itself() {
+        let (clock, monitor, mut sel) = on_manual_clock(3);
         let pool = Pool::new(&[50, 4, 0]);
         clock.set_ms(1.0);
         let mut round = Vec::new();
@@ -956,17 +976,14 @@ mod tests {
         assert_eq!(monitor.best(), Some(0));
         assert_eq!(round, draws(&mut RandomOther::new(0, 3), 2));
         // Worker 1 goes for 0, alone at first.
-        round.clear();
-        sel[1].next_round(&pool, &mut round);
+        round = next_round(sel[1].as_mut(), &pool);
         assert_eq!(round, [0]);
         assert_eq!(monitor.refreshes(), 1);
     }
 
     #[test]
     fn refresh_schedule() {
-        let clock = Arc::new(ManualClock::default());
-        let policy = PerfVictims::default().with_clock(clock.clone());
-        let (monitor, mut sel) = policy.selectors_with_monitor(4);
+        let (clock, monitor, mut sel) = on_manual_clock(4);
         let mut random0 = RandomOther::new(0, 4);
         let pool = Pool::new(&[0, 5, 0, 0]);
         assert_eq!(monitor.next_refresh_ns(), 1_000_000);
@@ -981,8 +998,7 @@ mod tests {
 
         // At 1 ms: a good refresh (worker 1 scores 5): next interval 61 ms, due at 62 ms.
         clock.set_ms(1.0);
-        round.clear();
-        sel[0].next_round(&pool, &mut round);
+        round = next_round(sel[0].as_mut(), &pool);
         assert_eq!(monitor.refreshes(), 1);
         assert_eq!(round, [1]);
         assert_eq!(monitor.interval(), ms(61));
@@ -991,21 +1007,18 @@ mod tests {
         assert_eq!(round, [1]);
 
         // Another thief at the same instant does not refresh again.
-        round.clear();
-        sel[2].next_round(&pool, &mut round);
+        round = next_round(sel[2].as_mut(), &pool);
         assert_eq!(monitor.refreshes(), 1);
         assert_eq!(round, [1]);
 
         // Not yet due at 61.999 ms.
         clock.set_ms(61.999);
-        round.clear();
-        sel[0].next_round(&pool, &mut round);
+        next_round(sel[0].as_mut(), &pool);
         assert_eq!(monitor.refreshes(), 1);
 
         // At 62 ms: a good refresh again: 121 ms, due at 183 ms.
         clock.set_ms(62.0);
-        round.clear();
-        sel[3].next_round(&pool, &mut round);
+        next_round(sel[3].as_mut(), &pool);
         assert_eq!(monitor.refreshes(), 2);
         assert_eq!(monitor.interval(), ms(121));
         assert_eq!(monitor.next_refresh_ns(), 183_000_000);
@@ -1014,8 +1027,7 @@ mod tests {
         // 205 ms; nothing cached, so the round is random.
         pool.set(&[0, 0, 0, 0]);
         clock.set_ms(200.0);
-        round.clear();
-        sel[0].next_round(&pool, &mut round);
+        round = next_round(sel[0].as_mut(), &pool);
         assert_eq!(monitor.refreshes(), 3);
         assert_eq!(monitor.interval(), ms(5));
         assert_eq!(monitor.next_refresh_ns(), 205_000_000);
@@ -1025,9 +1037,7 @@ mod tests {
 
     #[test]
     fn a_failed_steal_from_the_cached_victim_refreshes_once_and_steals_once_more() {
-        let clock = Arc::new(ManualClock::default());
-        let policy = PerfVictims::default().with_clock(clock.clone());
-        let (monitor, mut sel) = policy.selectors_with_monitor(4);
+        let (clock, monitor, mut sel) = on_manual_clock(4);
         let mut random0 = RandomOther::new(0, 4);
         let pool = Pool::new(&[0, 5, 0, 0]);
         clock.set_ms(1.0);
@@ -1058,8 +1068,7 @@ mod tests {
 
         // If the refresh finds the same victim again (it still has tasks: the steal lost a
         // race), the thief tries it once more.
-        round.clear();
-        sel[0].next_round(&pool, &mut round);
+        round = next_round(sel[0].as_mut(), &pool);
         assert_eq!(round, [3]);
         sel[0].on_probe(&pool, probe(3, ProbeOutcome::Busy, 0), &mut round);
         assert_eq!(round[..2], [3, 3]);
@@ -1067,8 +1076,7 @@ mod tests {
 
         // Nothing anywhere: the refresh caches nothing, so only the random victims follow.
         pool.set(&[0, 0, 0, 0]);
-        round.clear();
-        sel[0].next_round(&pool, &mut round);
+        round = next_round(sel[0].as_mut(), &pool);
         assert_eq!(round, [3]);
         draws(&mut random0, 3); // the draws of the round above
         sel[0].on_probe(&pool, probe(3, ProbeOutcome::Empty, 0), &mut round);
@@ -1080,9 +1088,7 @@ mod tests {
 
     #[test]
     fn refreshes_are_single_flight() {
-        let clock = Arc::new(ManualClock::default());
-        let policy = PerfVictims::default().with_clock(clock.clone());
-        let (monitor, mut sel) = policy.selectors_with_monitor(3);
+        let (clock, monitor, mut sel) = on_manual_clock(3);
         let pool = Pool::new(&[0, 5, 0]);
         clock.set_ms(5.0);
 
@@ -1101,8 +1107,7 @@ mod tests {
         drop(guard);
 
         // Released: the next round refreshes.
-        round.clear();
-        sel[2].next_round(&pool, &mut round);
+        round = next_round(sel[2].as_mut(), &pool);
         assert_eq!(monitor.refreshes(), 1);
         assert_eq!(round, [1]);
 
