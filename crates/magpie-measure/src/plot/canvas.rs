@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::sync::Once;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -97,6 +98,42 @@ fn encode_png(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>, String> {
 }
 
 /// The text style of size `px`.
+/// Draws the mesh of a chart of rows (one per sample or per worker, `f64` on both axes):
+/// no horizontal lines and no y labels (the rows label themselves), the x axis described
+/// by `x_desc`.
+pub(crate) fn rows_mesh<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    x_desc: String,
+) -> Result<(), String> {
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .light_line_style(TRANSPARENT)
+        .y_labels(0)
+        .x_desc(x_desc)
+        .label_style(font(14))
+        .axis_desc_style(font(15))
+        .draw()
+        .map_err(err)
+}
+
+/// The width of the label column of a chart of rows: the widest of `labels` (at 14 px),
+/// plus a margin.
+pub(crate) fn label_width<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    labels: &[String],
+) -> Result<u32, String> {
+    let widest = labels
+        .iter()
+        .map(|l| area.estimate_text_size(l, &font(14)).map(|(w, _)| w))
+        .collect::<Result<Vec<u32>, _>>()
+        .map_err(err)?
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+    Ok(widest + 16)
+}
+
 pub(crate) fn font(px: u32) -> TextStyle<'static> {
     (FONT, px).into_font().color(&BLACK)
 }

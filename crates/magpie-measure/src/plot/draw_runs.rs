@@ -4,7 +4,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::canvas::{err, font, shorten, Picture};
+use super::canvas::{err, font, label_width, rows_mesh, shorten, Picture};
 use super::runs::{Runs, Sample};
 
 /// The configurations' colours, in order of first appearance (cycled).
@@ -145,15 +145,7 @@ fn box_panel<DB: DrawingBackend>(
     let lo = ((min - span * 0.08).max(0.0)) / per;
     let hi = (max + span * 0.08) / per;
     let labels: Vec<String> = samples.iter().map(|s| s.label()).collect();
-    let label_w = labels
-        .iter()
-        .map(|l| area.estimate_text_size(l, &font(14)).map(|(w, _)| w))
-        .collect::<Result<Vec<u32>, _>>()
-        .map_err(err)?
-        .into_iter()
-        .max()
-        .unwrap_or(0)
-        + 16;
+    let label_w = label_width(area, &labels)?;
     let n = samples.len().max(1) as f64;
     let (w, _) = area.dim_in_pixel();
     let caption = caption(panel, "run times", &runs.source, w);
@@ -165,16 +157,7 @@ fn box_panel<DB: DrawingBackend>(
         .y_label_area_size(label_w.max(30))
         .build_cartesian_2d(lo..hi, 0f64..n)
         .map_err(err)?;
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
-        .light_line_style(TRANSPARENT)
-        .y_labels(0)
-        .x_desc(format!("run time ({unit})"))
-        .label_style(font(14))
-        .axis_desc_style(font(15))
-        .draw()
-        .map_err(err)?;
+    rows_mesh(&mut chart, format!("run time ({unit})"))?;
     // Row i from the top sits at y in [n - i - 1, n - i].
     let (base_x, base_y) = area.get_base_pixel();
     let (px, py) = chart.plotting_area().get_base_pixel();

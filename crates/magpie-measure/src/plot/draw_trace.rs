@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::canvas::{err, font, legend, note, shorten, time_unit, Picture};
+use super::canvas::{err, font, label_width, legend, note, rows_mesh, shorten, time_unit, Picture};
 use super::trace::{State, Trace};
 use super::{IDLE, PARKED, STEALING, WORKING};
 
@@ -83,15 +83,7 @@ fn rows_chart<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let (unit, per) = time_unit(end_us(t));
     let labels: Vec<String> = (0..t.rows.len()).map(|i| t.row_label(i)).collect();
-    let label_w = labels
-        .iter()
-        .map(|l| area.estimate_text_size(l, &font(14)).map(|(w, _)| w))
-        .collect::<Result<Vec<u32>, _>>()
-        .map_err(err)?
-        .into_iter()
-        .max()
-        .unwrap_or(0)
-        + 16;
+    let label_w = label_width(area, &labels)?;
     let rows = t.rows.len().max(1) as f64;
     let mut chart = ChartBuilder::on(area)
         .margin(10)
@@ -100,16 +92,7 @@ fn rows_chart<DB: DrawingBackend>(
         .y_label_area_size(label_w.max(30))
         .build_cartesian_2d(0f64..end_us(t) / per, 0f64..rows)
         .map_err(err)?;
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
-        .light_line_style(TRANSPARENT)
-        .y_labels(0)
-        .x_desc(format!("time ({unit})"))
-        .label_style(font(14))
-        .axis_desc_style(font(15))
-        .draw()
-        .map_err(err)?;
+    rows_mesh(&mut chart, format!("time ({unit})"))?;
     let plot = chart.plotting_area().strip_coord_spec();
     let (pw, ph) = plot.dim_in_pixel();
     let band = ph as f64 / rows;

@@ -118,24 +118,12 @@ impl Runs {
 
     /// The panels in order of first appearance.
     pub fn panels(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for s in &self.samples {
-            if !out.contains(&s.panel.as_str()) {
-                out.push(&s.panel);
-            }
-        }
-        out
+        first_seen(self.samples.iter().map(|s| s.panel.as_str()))
     }
 
     /// The configurations (without workers) in order of first appearance: the colours.
     pub fn configs(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for s in &self.samples {
-            if !out.contains(&s.config.as_str()) {
-                out.push(&s.config);
-            }
-        }
-        out
+        first_seen(self.samples.iter().map(|s| s.config.as_str()))
     }
 
     /// The speedup curves: per panel and non-sequential configuration run at two or more
@@ -444,6 +432,17 @@ pub(crate) fn from_bench_rows(rows: &[(usize, Value)]) -> Result<Runs, InputErro
         source: format!("magpie-bench {}", source.unwrap_or("")),
         samples,
     })
+}
+
+/// The distinct values of `values`, in order of first appearance.
+fn first_seen<'a>(values: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for v in values {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
