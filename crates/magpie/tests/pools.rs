@@ -190,6 +190,16 @@ fn eventually(limit: Duration, mut f: impl FnMut() -> bool) -> bool {
     }
 }
 
+/// Asserts that every thread named `prefix*` is gone within 2 s (the threads were joined;
+/// the kernel drops their /proc entries right after); `what` says whose they were.
+fn assert_threads_gone(prefix: &str, what: &str) {
+    assert!(
+        eventually(Duration::from_secs(2), || threads_named(prefix) == 0),
+        "{what}: {} threads named {prefix}* left",
+        threads_named(prefix)
+    );
+}
+
 fn named_pool(deque: DequeKind, n: usize, prefix: &'static str) -> ThreadPool {
     ThreadPoolBuilder::new()
         .num_workers(n)
@@ -221,12 +231,7 @@ fn drop_idle_pool_joins_its_threads() {
             drop(pool);
             let took = start.elapsed();
             assert!(took < Duration::from_secs(2), "{deque}: drop took {took:?}");
-            // The threads were joined; the kernel drops their /proc entries right after.
-            assert!(
-                eventually(Duration::from_secs(2), || threads_named(prefix) == 0),
-                "{deque}: {} threads named {prefix}* left after drop",
-                threads_named(prefix)
-            );
+            assert_threads_gone(prefix, &format!("{deque}, after drop"));
         }
     }
 }
@@ -250,11 +255,7 @@ fn failed_build_global_leaks_no_threads() {
     // The rejected pool's threads name themselves once they run: give them time to start
     // (a leaked one then stays; a terminated one exits).
     std::thread::sleep(Duration::from_millis(300));
-    assert!(
-        eventually(Duration::from_secs(2), || threads_named("mpglob") == 0),
-        "{} worker threads of the rejected global pool are still alive",
-        threads_named("mpglob")
-    );
+    assert_threads_gone("mpglob", "the rejected global pool's workers");
 }
 
 /// Dropping a pool right after queueing `spawn`s runs them first (documented: "after the
@@ -338,11 +339,7 @@ fn failed_thread_spawn_is_an_error_naming_the_count() {
         msg.starts_with("could not start worker thread 0 of 3: "),
         "{msg}"
     );
-    assert!(
-        eventually(Duration::from_secs(2), || threads_named("mpspawn") == 0),
-        "{} threads left",
-        threads_named("mpspawn")
-    );
+    assert_threads_gone("mpspawn", "the dropped pool");
 }
 
 #[test]

@@ -188,11 +188,7 @@ fn enumeration_counts_queens_solutions_on_every_skeleton_pool_and_deque() {
     }
     for deque in common::deques() {
         for workers in [1, 2, 4, 8] {
-            let pool = ThreadPoolBuilder::new()
-                .num_workers(workers)
-                .deque(deque)
-                .build()
-                .unwrap();
+            let pool = common::pool(deque, workers);
             for skeleton in skeletons() {
                 let got = pool.install(|| {
                     search::enumerate(&Queens(9), &CountPerDepth, skeleton, &Options::default())
@@ -232,11 +228,7 @@ fn optimisation_finds_the_dp_optimum_everywhere() {
         let k = Knapsack::random(28, seed);
         let optimum = k.dp();
         for deque in common::deques() {
-            let pool = ThreadPoolBuilder::new()
-                .num_workers(2)
-                .deque(deque)
-                .build()
-                .unwrap();
+            let pool = common::pool(deque, 2);
             for skeleton in skeletons() {
                 for prune_level in [false, true] {
                     let opts = Options {
@@ -289,11 +281,7 @@ fn decision_finds_a_target_and_stops_early() {
     let full = search::enumerate(&k, &NodeCount, Skeleton::Sequential, &Options::default()).value;
     for deque in common::deques() {
         for workers in [1, 2, 4] {
-            let pool = ThreadPoolBuilder::new()
-                .num_workers(workers)
-                .deque(deque)
-                .build()
-                .unwrap();
+            let pool = common::pool(deque, workers);
             for skeleton in skeletons() {
                 let hit =
                     pool.install(|| search::decide(&k, optimum - 5, skeleton, &Options::default()));
@@ -335,11 +323,7 @@ impl SearchSpace for Exploding {
 #[test]
 fn a_panic_in_user_code_reaches_the_caller_and_the_pool_survives() {
     for deque in common::deques() {
-        let pool = ThreadPoolBuilder::new()
-            .num_workers(2)
-            .deque(deque)
-            .build()
-            .unwrap();
+        let pool = common::pool(deque, 2);
         for skeleton in skeletons() {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 pool.install(|| {
@@ -375,26 +359,6 @@ fn a_panic_in_user_code_reaches_the_caller_and_the_pool_survives() {
     }
 }
 
-/// A complete binary tree of depth 6; a node is (depth, path bits, most significant first).
-/// Its generator logs each node whose children are asked for, so the start of each task is
-/// observable.
-struct LoggedTree(Mutex<Vec<(u32, u32)>>);
-
-impl SearchSpace for LoggedTree {
-    type Node = (u32, u32);
-    type Children<'a> = std::vec::IntoIter<(u32, u32)>;
-    fn root(&self) -> (u32, u32) {
-        (0, 0)
-    }
-    fn children<'a>(&'a self, &(depth, path): &(u32, u32)) -> Self::Children<'a> {
-        self.0.lock().unwrap().push((depth, path));
-        if depth == 6 {
-            return Vec::new().into_iter();
-        }
-        vec![(depth + 1, path << 1), (depth + 1, (path << 1) | 1)].into_iter()
-    }
-}
-
 #[test]
 fn ordered_tasks_start_once_each_in_sequential_or_discrepancy_order() {
     let pool = ThreadPoolBuilder::new().num_workers(1).build().unwrap();
@@ -409,7 +373,7 @@ fn ordered_tasks_start_once_each_in_sequential_or_discrepancy_order() {
             vec![0b000, 0b001, 0b010, 0b100, 0b011, 0b101, 0b110, 0b111],
         ),
     ] {
-        let tree = LoggedTree(Mutex::new(Vec::new()));
+        let tree = Binary::logged(6);
         let skeleton = Skeleton::Ordered {
             spawn_depth: 3,
             order,
@@ -418,9 +382,7 @@ fn ordered_tasks_start_once_each_in_sequential_or_discrepancy_order() {
             .install(|| search::enumerate(&tree, &NodeCount, skeleton, &Options::default()).value);
         assert_eq!(n, 127);
         let starts: Vec<u32> = tree
-            .0
-            .into_inner()
-            .unwrap()
+            .into_log()
             .into_iter()
             .filter(|&(d, _)| d == 3)
             .map(|(_, p)| p)
@@ -456,7 +418,7 @@ fn budget_spawns_tasks_and_still_visits_every_node_once() {
         .flat_map(|d| (0..1u32 << d).map(move |p| (d, p)))
         .collect();
     for budget in [1, 2, 5] {
-        let tree = LoggedTree(Mutex::new(Vec::new()));
+        let tree = Binary::logged(6);
         let got = pool.install(|| {
             search::enumerate(
                 &tree,
@@ -475,7 +437,7 @@ fn budget_spawns_tasks_and_still_visits_every_node_once() {
             got.stats.tasks > 0,
             "a budget of {budget} backtracks spawns"
         );
-        let mut generated = tree.0.into_inner().unwrap();
+        let mut generated = tree.into_log();
         generated.sort_unstable();
         generated.dedup();
         assert_eq!(
@@ -485,8 +447,31 @@ fn budget_spawns_tasks_and_still_visits_every_node_once() {
     }
 }
 
-/// The complete binary tree of height `.0`, nodes `(depth, path)`.
-struct Binary(u32);
+/// The complete binary tree of height `height`; a node is `(depth, path bits, most
+/// significant first)`. With a log, its generator logs each node whose children are asked
+/// for, so that the start of each task is observable.
+struct Binary {
+    height: u32,
+    log: Option<Mutex<Vec<(u32, u32)>>>,
+}
+
+impl Binary {
+    fn new(height: u32) -> Self {
+        Binary { height, log: None }
+    }
+
+    fn logged(height: u32) -> Self {
+        Binary {
+            height,
+            log: Some(Mutex::new(Vec::new())),
+        }
+    }
+
+    /// The nodes whose children were asked for (with a log), in order.
+    fn into_log(self) -> Vec<(u32, u32)> {
+        self.log.map_or_else(Vec::new, |l| l.into_inner().unwrap())
+    }
+}
 
 impl SearchSpace for Binary {
     type Node = (u32, u32);
@@ -495,7 +480,10 @@ impl SearchSpace for Binary {
         (0, 0)
     }
     fn children<'a>(&'a self, &(depth, path): &(u32, u32)) -> Self::Children<'a> {
-        if depth == self.0 {
+        if let Some(log) = &self.log {
+            log.lock().unwrap().push((depth, path));
+        }
+        if depth == self.height {
             return Vec::new().into_iter();
         }
         vec![(depth + 1, path << 1), (depth + 1, (path << 1) | 1)].into_iter()
@@ -508,7 +496,7 @@ impl SearchSpace for Binary {
 /// complete search counts one backtrack per node.
 #[test]
 fn split_walks_visit_every_node_exactly_once() {
-    let tree = Binary(16);
+    let tree = Binary::new(16);
     let all: Vec<(u32, u32)> = (0..=16u32)
         .flat_map(|d| (0..1u32 << d).map(move |p| (d, p)))
         .collect();
@@ -596,11 +584,7 @@ fn a_stopped_monitor_stops_every_skeleton_with_a_consistent_partial_answer() {
     let full = pool_free_queens_nodes(12);
     let k = Knapsack::random(60, 5);
     for deque in common::deques() {
-        let pool = ThreadPoolBuilder::new()
-            .num_workers(2)
-            .deque(deque)
-            .build()
-            .unwrap();
+        let pool = common::pool(deque, 2);
         for skeleton in skeletons() {
             let what = format!("{deque} {skeleton:?}");
             let stopped = || {

@@ -968,6 +968,26 @@ mod tests {
         WorkerCounters::default()
     }
 
+    /// The owner's and a thief's counters, and a deque of `exposure` holding `0..n` (pushed
+    /// in order) with its stealer.
+    fn filled(
+        exposure: Exposure,
+        n: usize,
+    ) -> (
+        WorkerCounters,
+        WorkerCounters,
+        Worker<usize>,
+        Stealer<usize>,
+    ) {
+        let (c, t) = (ctr(), ctr());
+        let w = Worker::new(exposure);
+        let s = w.stealer();
+        for i in 0..n {
+            w.push(i, &c);
+        }
+        (c, t, w, s)
+    }
+
     const ALL: [Exposure; 4] = [
         Exposure::User,
         Exposure::Signal,
@@ -1272,13 +1292,7 @@ mod tests {
 
     #[test]
     fn signal_variant_exposes_through_the_handler() {
-        let c = ctr();
-        let t = ctr();
-        let w = Worker::new(Exposure::Signal);
-        let s = w.stealer();
-        for i in 0..3 {
-            w.push(i, &c);
-        }
+        let (c, t, w, s) = filled(Exposure::Signal, 3);
         // Unbound: flag only, no signal.
         assert_eq!(s.steal(&t), Steal::Private);
         assert_eq!(t.snapshot().signals_sent, 0);
@@ -1373,13 +1387,7 @@ mod tests {
 
     #[test]
     fn half_handler_exposes_half() {
-        let c = ctr();
-        let t = ctr();
-        let w = Worker::new(Exposure::Half);
-        let s = w.stealer();
-        for i in 0..5 {
-            w.push(i, &c);
-        }
+        let (c, t, w, s) = filled(Exposure::Half, 5);
         // SAFETY: the guard is dropped at the end of the test, before `w` and `c`.
         let _g = unsafe { w.bind_current_thread(signal::DEFAULT_SIGNAL, &c) }.unwrap();
         assert_eq!(s.steal(&t), Steal::Private);

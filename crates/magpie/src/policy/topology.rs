@@ -998,46 +998,36 @@ mod tests {
             .cpu(1, 0, 1, None, None);
         fs.topology();
 
-        fs.write("cpu/cpu1/topology/physical_package_id", "zero");
-        let e = Topology::from_sysfs(&fs.root).unwrap_err();
+        // `bad` written into `file` makes the reading fail at that file; `good` mends it.
+        let fails_at = |file: &str, bad: &str, good: &str| {
+            fs.write(file, bad);
+            let e = Topology::from_sysfs(&fs.root).unwrap_err();
+            assert_eq!(e.path(), fs.root.join(file));
+            fs.write(file, good);
+            e
+        };
+        let e = fails_at("cpu/cpu1/topology/physical_package_id", "zero", "0");
         let path = fs.root.join("cpu/cpu1/topology/physical_package_id");
-        assert_eq!(e.path(), path);
         assert_eq!(
             e.to_string(),
             format!("{}: \"zero\" is not an integer", path.display())
         );
-        fs.write("cpu/cpu1/topology/physical_package_id", "0");
 
         fs.write("cpu/cpu0/cache/index0/level", "2")
-            .write("cpu/cpu0/cache/index0/type", "Unified")
-            .write("cpu/cpu0/cache/index0/shared_cpu_list", "0-x");
-        let e = Topology::from_sysfs(&fs.root).unwrap_err();
-        let path = fs.root.join("cpu/cpu0/cache/index0/shared_cpu_list");
-        assert_eq!(e.path(), path);
+            .write("cpu/cpu0/cache/index0/type", "Unified");
+        let e = fails_at("cpu/cpu0/cache/index0/shared_cpu_list", "0-x", "0");
         assert!(e.to_string().contains("\"x\" is not a CPU number"), "{e}");
-        fs.write("cpu/cpu0/cache/index0/shared_cpu_list", "0");
 
-        fs.write("cpu/cpu0/cache/index0/type", "Victim");
-        let e = Topology::from_sysfs(&fs.root).unwrap_err();
-        assert_eq!(e.path(), fs.root.join("cpu/cpu0/cache/index0/type"));
-        fs.write("cpu/cpu0/cache/index0/type", "Data");
+        fails_at("cpu/cpu0/cache/index0/type", "Victim", "Data");
 
-        fs.write("cpu/online", "1-0");
-        let e = Topology::from_sysfs(&fs.root).unwrap_err();
-        assert_eq!(e.path(), fs.root.join("cpu/online"));
+        let e = fails_at("cpu/online", "1-0", "0-1");
         assert!(
             e.to_string().ends_with("range \"1-0\" runs backwards"),
             "{e}"
         );
-        fs.write("cpu/online", "");
-        let e = Topology::from_sysfs(&fs.root).unwrap_err();
-        assert_eq!(e.path(), fs.root.join("cpu/online"));
-        fs.write("cpu/online", "0-1");
+        fails_at("cpu/online", "", "0-1");
 
-        fs.write("node/node3/cpulist", "0-1,");
-        let e = Topology::from_sysfs(&fs.root).unwrap_err();
-        assert_eq!(e.path(), fs.root.join("node/node3/cpulist"));
-        fs.write("node/node3/cpulist", "0-1");
+        fails_at("node/node3/cpulist", "0-1,", "0-1");
         assert_eq!(fs.topology().node(1), Some(3));
 
         // A missing required file is named too.

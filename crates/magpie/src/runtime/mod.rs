@@ -13,30 +13,28 @@ mod tests {
     mod loom_team;
 }
 
-#[cfg(not(loom))]
-mod broadcast;
-#[cfg(not(loom))]
-pub(crate) mod builder;
-#[cfg(not(loom))]
-mod fifo;
-#[cfg(not(loom))]
-mod job;
-#[cfg(not(loom))]
-mod join;
-#[cfg(not(loom))]
-mod pool;
-#[cfg(not(loom))]
-pub(crate) mod registry;
-#[cfg(not(loom))]
-mod scope;
-#[cfg(not(loom))]
-pub(crate) mod task;
-#[cfg(not(loom))]
-pub(crate) mod team;
-#[cfg(not(loom))]
-mod thread;
-#[cfg(not(loom))]
-mod worker;
+/// Puts `#[cfg(not(loom))]` on every item it is given: the runtime proper, which loom does
+/// not build (only the concurrent structures above and their models are built there).
+macro_rules! not_under_loom {
+    ($($item:item)*) => {
+        $(#[cfg(not(loom))] $item)*
+    };
+}
+
+not_under_loom! {
+    mod broadcast;
+    pub(crate) mod builder;
+    mod fifo;
+    mod job;
+    mod join;
+    mod pool;
+    pub(crate) mod registry;
+    mod scope;
+    pub(crate) mod task;
+    pub(crate) mod team;
+    mod thread;
+    mod worker;
+}
 
 #[cfg(not(loom))]
 pub use self::{

@@ -828,23 +828,20 @@ mod tests {
 
     #[test]
     fn every_name_builds_with_its_own_name() {
-        let names = [
-            "spin",
-            "yield",
-            "yield-abp",
-            "pheet",
-            "yewpar",
-            "linear",
-            "exponential",
-            "exp-linear",
-            "linear-exp",
-            "linear-combination",
-        ];
-        for name in names {
-            let p = build(&mut name.parse().unwrap()).unwrap().unwrap();
-            assert_eq!(p.name(), name);
-            assert!(crate::policy::idle::NAMES.contains(&name));
+        // Every accepted name but `park` and the quanta policies (built elsewhere) is a
+        // policy of this module, built under its own name: the ten of the thesis.
+        let elsewhere = ["park", "dynamic-quanta", "long-short-quanta"];
+        let mut built = 0;
+        for &name in crate::policy::idle::NAMES {
+            match build(&mut name.parse().unwrap()) {
+                Some(p) => {
+                    assert_eq!(p.unwrap().name(), name);
+                    built += 1;
+                }
+                None => assert!(elsewhere.contains(&name), "{name}"),
+            }
         }
+        assert_eq!(built, 10);
     }
 
     #[test]

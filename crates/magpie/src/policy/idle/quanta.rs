@@ -1122,28 +1122,32 @@ mod tests {
 /// crate (policies are reached through `by_name` and their spec strings).
 #[cfg(test)]
 mod examples {
-    #[test]
-    fn module_example() {
-        use crate::policy::idle::quanta::{DynamicQuanta, ManualClock};
-        use crate::policy::{IdleAction, IdleState};
-        use std::time::Duration;
+    use crate::policy::idle::quanta::{Clock, DynamicQuanta, LongShortQuanta, ManualClock};
+    use crate::policy::{IdleAction, IdleState};
+    use std::time::Duration;
 
-        let clock = ManualClock::default();
-        let mut s = DynamicQuanta::default().state_with_clock(clock.clone());
-        // Steal without success for longer than a quantum (75 µs): all of it was stealing.
+    /// Fails to steal from t = 0 to 80 µs, past a whole quantum (75 µs) of nothing but
+    /// stealing: what `s` answers at the end.
+    fn steal_in_vain_for_80us(clock: &ManualClock, s: &mut impl IdleState) -> Option<IdleAction> {
         assert_eq!(s.on_failed_steal(), None);
         clock.set_ns(80_000);
+        s.on_failed_steal()
+    }
+
+    #[test]
+    fn module_example() {
+        let clock = ManualClock::default();
+        let mut s = DynamicQuanta::default().state_with_clock(clock.clone());
         // r_s = 1 > T: sleep d_ql·r_s·S1 = 75 µs · 1 · 0.4.
+        let sleep = Duration::from_micros(30);
         assert_eq!(
-            s.on_failed_steal(),
-            Some(IdleAction::Sleep(Duration::from_micros(30)))
+            steal_in_vain_for_80us(&clock, &mut s),
+            Some(IdleAction::Sleep(sleep))
         );
     }
 
     #[test]
     fn manual_clock() {
-        use crate::policy::idle::quanta::{Clock, ManualClock};
-        use std::time::Duration;
         let c = ManualClock::default();
         c.clone().advance(Duration::from_micros(3));
         assert_eq!(c.now_ns(), 3_000);
@@ -1151,10 +1155,6 @@ mod examples {
 
     #[test]
     fn dynamic_quanta() {
-        use crate::policy::idle::quanta::{DynamicQuanta, ManualClock};
-        use crate::policy::{IdleAction, IdleState};
-        use std::time::Duration;
-
         let clock = ManualClock::default();
         let mut s = DynamicQuanta::default().state_with_clock(clock.clone());
         assert_eq!(s.on_failed_steal(), None); // t = 0: stealing starts
@@ -1171,18 +1171,13 @@ mod examples {
 
     #[test]
     fn long_short_quanta() {
-        use crate::policy::idle::quanta::{LongShortQuanta, ManualClock};
-        use crate::policy::{IdleAction, IdleState};
-        use std::time::Duration;
-
         let clock = ManualClock::default();
         let mut s = LongShortQuanta::default().state_with_clock(clock.clone());
-        assert_eq!(s.on_failed_steal(), None);
-        clock.set_ns(80_000);
         // r_s = 1, r_ls = (1 + 0)/2: sleep 75 µs · 1 · 0.5 · 0.8.
+        let sleep = Duration::from_micros(30);
         assert_eq!(
-            s.on_failed_steal(),
-            Some(IdleAction::Sleep(Duration::from_micros(30)))
+            steal_in_vain_for_80us(&clock, &mut s),
+            Some(IdleAction::Sleep(sleep))
         );
     }
 }

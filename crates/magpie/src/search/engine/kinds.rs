@@ -63,11 +63,7 @@ where
         cancelled: AtomicBool::new(false),
     };
     let stats = run_search(space, &kind, skeleton, opts);
-    let value = kind
-        .result
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .unwrap_or_else(|| fold.empty());
+    let value = unpoisoned(kind.result).unwrap_or_else(|| fold.empty());
     Outcome { value, stats }
 }
 
@@ -139,22 +135,42 @@ where
     S: Objective + ?Sized,
     S::Node: Clone,
 {
-    let kind = With {
+    let decision = Decision {
+        target,
+        found: Mutex::new(None),
+        stop: AtomicBool::new(false),
+    };
+    search_with(space, decision, skeleton, opts, |d| unpoisoned(d.found))
+}
+
+/// Runs a search of `kind` bound to `space` (and to `opts.monitor`), and answers with what
+/// `answer` takes from the kind once every worker is done.
+fn search_with<'s, S, K, T>(
+    space: &'s S,
+    kind: K,
+    skeleton: Skeleton,
+    opts: &'s Options,
+    answer: impl FnOnce(K) -> T,
+) -> Outcome<T>
+where
+    S: SearchSpace + ?Sized,
+    With<'s, S, K>: Kind<S>,
+{
+    let with = With {
         space,
-        kind: Decision {
-            target,
-            found: Mutex::new(None),
-            stop: AtomicBool::new(false),
-        },
+        kind,
         monitor: opts.monitor.as_ref(),
     };
-    let stats = run_search(space, &kind, skeleton, opts);
-    let value = kind
-        .kind
-        .found
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner());
-    Outcome { value, stats }
+    let stats = run_search(space, &with, skeleton, opts);
+    Outcome {
+        value: answer(with.kind),
+        stats,
+    }
+}
+
+/// What `m` holds, even if a worker panicked while it held the lock.
+fn unpoisoned<T>(m: Mutex<T>) -> T {
+    m.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -234,22 +250,12 @@ where
     if let (Skeleton::Ordered { .. }, Some(window)) = (skeleton, opts.replicable_window) {
         return optimise_replicable(space, skeleton, opts, window.get() as u64);
     }
-    let kind = With {
-        space,
-        kind: Incumbent {
-            best: AtomicI64::new(opts.initial_bound.unwrap_or(i64::MIN)),
-            node: Mutex::new(None),
-            cancelled: AtomicBool::new(false),
-        },
-        monitor: opts.monitor.as_ref(),
+    let incumbent = Incumbent {
+        best: AtomicI64::new(opts.initial_bound.unwrap_or(i64::MIN)),
+        node: Mutex::new(None),
+        cancelled: AtomicBool::new(false),
     };
-    let stats = run_search(space, &kind, skeleton, opts);
-    let value = kind
-        .kind
-        .node
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner());
-    Outcome { value, stats }
+    search_with(space, incumbent, skeleton, opts, |i| unpoisoned(i.node))
 }
 
 // ---------------------------------------------------------------------------------------
