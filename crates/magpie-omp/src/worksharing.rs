@@ -359,248 +359,117 @@ unsafe fn write_ull(v: Option<(u64, u64)>, istart: *mut u64, iend: *mut u64) -> 
 
 // ---- the loop entry points ----
 
-macro_rules! long_start {
-    ($name:ident, $kind:expr, $mono:expr, $ordered:expr) => {
-        /// ABI: `bool NAME (long start, long end, long incr, long chunk_size, long *istart,
-        /// long *iend)`: starts the loop construct and takes the member's first chunk
-        /// (false: none).
+/// One loop entry point that starts the construct (`self::start` with `$bounds`, `$kind`,
+/// the chunk `$chunk`, `$mono` and `$ordered`) and writes the member's first chunk with
+/// `$write` into `istart`, `iend` of type `$it` (false: none). The parameters before those
+/// two are `$p: $pt`, the compiler's arguments.
+macro_rules! start_entry {
+    ($name:ident, $abi:literal, ($($p:ident: $pt:ty),*) => $bounds:expr, $chunk:expr,
+     $it:ty, $write:ident, $kind:expr, $mono:expr, $ordered:expr) => {
+        #[doc = concat!("ABI: `bool NAME (", $abi, ")`: starts the loop construct and takes")]
+        /// the member's first chunk (false: none).
         ///
         /// # Safety
         /// `istart` and `iend` are writable.
         #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            start: i64,
-            end: i64,
-            incr: i64,
-            chunk: i64,
-            istart: *mut i64,
-            iend: *mut i64,
-        ) -> bool {
+        pub unsafe extern "C" fn $name($($p: $pt,)* istart: *mut $it, iend: *mut $it) -> bool {
             crate::ffi(stringify!($name), || {
-                self::start(
-                    Bounds::Long { start, end, incr },
-                    $kind,
-                    chunk.max(0) as u64,
-                    $mono,
-                    $ordered,
-                );
+                self::start($bounds, $kind, $chunk, $mono, $ordered);
                 // SAFETY: forwarded.
-                unsafe { write_long(next_values(), istart, iend) }
+                unsafe { $write(next_values(), istart, iend) }
             })
         }
     };
 }
 
-macro_rules! long_runtime_start {
-    ($name:ident, $mono:expr, $ordered:expr) => {
-        /// ABI: `bool NAME (long start, long end, long incr, long *istart, long *iend)`:
-        /// starts a `schedule(runtime)` loop and takes the member's first chunk.
+/// One loop entry point that takes the member's next chunk (false: none) into `istart`,
+/// `iend` of type `$it`.
+macro_rules! next_entry {
+    ($name:ident, $abi:literal, $it:ty, $write:ident) => {
+        #[doc = concat!("ABI: `bool NAME (", $abi, ")`: the member's next chunk (false: none).")]
         ///
         /// # Safety
         /// `istart` and `iend` are writable.
         #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            start: i64,
-            end: i64,
-            incr: i64,
-            istart: *mut i64,
-            iend: *mut i64,
-        ) -> bool {
-            crate::ffi(stringify!($name), || {
-                self::start(
-                    Bounds::Long { start, end, incr },
-                    Kind::Runtime,
-                    0,
-                    $mono,
-                    $ordered,
-                );
-                // SAFETY: forwarded.
-                unsafe { write_long(next_values(), istart, iend) }
-            })
-        }
-    };
-}
-
-macro_rules! long_next {
-    ($name:ident) => {
-        /// ABI: `bool NAME (long *istart, long *iend)`: the member's next chunk (false: none).
-        ///
-        /// # Safety
-        /// `istart` and `iend` are writable.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(istart: *mut i64, iend: *mut i64) -> bool {
+        pub unsafe extern "C" fn $name(istart: *mut $it, iend: *mut $it) -> bool {
             // SAFETY: forwarded.
             crate::ffi(stringify!($name), || unsafe {
-                write_long(next_values(), istart, iend)
+                $write(next_values(), istart, iend)
             })
         }
     };
 }
 
-macro_rules! ull_start {
-    ($name:ident, $kind:expr, $mono:expr, $ordered:expr) => {
-        /// ABI: `bool NAME (bool up, unsigned long long start, unsigned long long end,
-        /// unsigned long long incr, unsigned long long chunk_size, unsigned long long
-        /// *istart, unsigned long long *iend)`.
-        ///
-        /// # Safety
-        /// `istart` and `iend` are writable.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            up: bool,
-            start: u64,
-            end: u64,
-            incr: u64,
-            chunk: u64,
-            istart: *mut u64,
-            iend: *mut u64,
-        ) -> bool {
-            crate::ffi(stringify!($name), || {
-                self::start(
-                    Bounds::Ull {
-                        start,
-                        end,
-                        incr,
-                        up,
-                    },
-                    $kind,
-                    chunk,
-                    $mono,
-                    $ordered,
-                );
-                // SAFETY: forwarded.
-                unsafe { write_ull(next_values(), istart, iend) }
-            })
-        }
-    };
+/// The `long` and `unsigned long long` start entry points of each schedule with a chunk
+/// argument: `long_name, ull_name: kind, monotonic, ordered;`.
+macro_rules! loop_starts {
+    ($($long:ident, $ull:ident: $kind:expr, $mono:expr, $ordered:expr;)*) => {$(
+        start_entry!($long, "long start, long end, long incr, long chunk_size, long *istart, long *iend",
+            (start: i64, end: i64, incr: i64, chunk: i64) => Bounds::Long { start, end, incr },
+            chunk.max(0) as u64, i64, write_long, $kind, $mono, $ordered);
+        start_entry!($ull, "bool up, unsigned long long start, unsigned long long end, unsigned long long incr, unsigned long long chunk_size, unsigned long long *istart, unsigned long long *iend",
+            (up: bool, start: u64, end: u64, incr: u64, chunk: u64) => Bounds::Ull { start, end, incr, up },
+            chunk, u64, write_ull, $kind, $mono, $ordered);
+    )*};
 }
 
-macro_rules! ull_runtime_start {
-    ($name:ident, $mono:expr, $ordered:expr) => {
-        /// ABI: `bool NAME (bool up, unsigned long long start, unsigned long long end,
-        /// unsigned long long incr, unsigned long long *istart, unsigned long long *iend)`.
-        ///
-        /// # Safety
-        /// `istart` and `iend` are writable.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            up: bool,
-            start: u64,
-            end: u64,
-            incr: u64,
-            istart: *mut u64,
-            iend: *mut u64,
-        ) -> bool {
-            crate::ffi(stringify!($name), || {
-                self::start(
-                    Bounds::Ull {
-                        start,
-                        end,
-                        incr,
-                        up,
-                    },
-                    Kind::Runtime,
-                    0,
-                    $mono,
-                    $ordered,
-                );
-                // SAFETY: forwarded.
-                unsafe { write_ull(next_values(), istart, iend) }
-            })
-        }
-    };
+/// The `long` and `unsigned long long` start entry points of `schedule(runtime)` loops (no
+/// chunk argument): `long_name, ull_name: monotonic, ordered;`.
+macro_rules! runtime_starts {
+    ($($long:ident, $ull:ident: $mono:expr, $ordered:expr;)*) => {$(
+        start_entry!($long, "long start, long end, long incr, long *istart, long *iend",
+            (start: i64, end: i64, incr: i64) => Bounds::Long { start, end, incr },
+            0, i64, write_long, Kind::Runtime, $mono, $ordered);
+        start_entry!($ull, "bool up, unsigned long long start, unsigned long long end, unsigned long long incr, unsigned long long *istart, unsigned long long *iend",
+            (up: bool, start: u64, end: u64, incr: u64) => Bounds::Ull { start, end, incr, up },
+            0, u64, write_ull, Kind::Runtime, $mono, $ordered);
+    )*};
 }
 
-macro_rules! ull_next {
-    ($name:ident) => {
-        /// ABI: `bool NAME (unsigned long long *istart, unsigned long long *iend)`.
-        ///
-        /// # Safety
-        /// `istart` and `iend` are writable.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(istart: *mut u64, iend: *mut u64) -> bool {
-            // SAFETY: forwarded.
-            crate::ffi(stringify!($name), || unsafe {
-                write_ull(next_values(), istart, iend)
-            })
-        }
-    };
+/// The `long` and `unsigned long long` next-chunk entry points: `long_name, ull_name;`.
+macro_rules! loop_nexts {
+    ($($long:ident, $ull:ident;)*) => {$(
+        next_entry!($long, "long *istart, long *iend", i64, write_long);
+        next_entry!($ull, "unsigned long long *istart, unsigned long long *iend", u64, write_ull);
+    )*};
 }
 
-long_start!(GOMP_loop_static_start, Kind::Static, true, false);
-long_start!(GOMP_loop_dynamic_start, Kind::Dynamic, true, false);
-long_start!(GOMP_loop_guided_start, Kind::Guided, true, false);
-long_start!(
-    GOMP_loop_nonmonotonic_dynamic_start,
-    Kind::Dynamic,
-    false,
-    false
-);
-long_start!(
-    GOMP_loop_nonmonotonic_guided_start,
-    Kind::Guided,
-    false,
-    false
-);
-long_start!(GOMP_loop_ordered_static_start, Kind::Static, true, true);
-long_start!(GOMP_loop_ordered_dynamic_start, Kind::Dynamic, true, true);
-long_start!(GOMP_loop_ordered_guided_start, Kind::Guided, true, true);
-long_runtime_start!(GOMP_loop_runtime_start, true, false);
-long_runtime_start!(GOMP_loop_nonmonotonic_runtime_start, false, false);
-long_runtime_start!(GOMP_loop_maybe_nonmonotonic_runtime_start, false, false);
-long_runtime_start!(GOMP_loop_ordered_runtime_start, true, true);
-long_next!(GOMP_loop_static_next);
-long_next!(GOMP_loop_dynamic_next);
-long_next!(GOMP_loop_guided_next);
-long_next!(GOMP_loop_runtime_next);
-long_next!(GOMP_loop_nonmonotonic_dynamic_next);
-long_next!(GOMP_loop_nonmonotonic_guided_next);
-long_next!(GOMP_loop_nonmonotonic_runtime_next);
-long_next!(GOMP_loop_maybe_nonmonotonic_runtime_next);
-long_next!(GOMP_loop_ordered_static_next);
-long_next!(GOMP_loop_ordered_dynamic_next);
-long_next!(GOMP_loop_ordered_guided_next);
-long_next!(GOMP_loop_ordered_runtime_next);
+loop_starts! {
+    GOMP_loop_static_start, GOMP_loop_ull_static_start: Kind::Static, true, false;
+    GOMP_loop_dynamic_start, GOMP_loop_ull_dynamic_start: Kind::Dynamic, true, false;
+    GOMP_loop_guided_start, GOMP_loop_ull_guided_start: Kind::Guided, true, false;
+    GOMP_loop_nonmonotonic_dynamic_start, GOMP_loop_ull_nonmonotonic_dynamic_start:
+        Kind::Dynamic, false, false;
+    GOMP_loop_nonmonotonic_guided_start, GOMP_loop_ull_nonmonotonic_guided_start:
+        Kind::Guided, false, false;
+    GOMP_loop_ordered_static_start, GOMP_loop_ull_ordered_static_start: Kind::Static, true, true;
+    GOMP_loop_ordered_dynamic_start, GOMP_loop_ull_ordered_dynamic_start:
+        Kind::Dynamic, true, true;
+    GOMP_loop_ordered_guided_start, GOMP_loop_ull_ordered_guided_start: Kind::Guided, true, true;
+}
 
-ull_start!(GOMP_loop_ull_static_start, Kind::Static, true, false);
-ull_start!(GOMP_loop_ull_dynamic_start, Kind::Dynamic, true, false);
-ull_start!(GOMP_loop_ull_guided_start, Kind::Guided, true, false);
-ull_start!(
-    GOMP_loop_ull_nonmonotonic_dynamic_start,
-    Kind::Dynamic,
-    false,
-    false
-);
-ull_start!(
-    GOMP_loop_ull_nonmonotonic_guided_start,
-    Kind::Guided,
-    false,
-    false
-);
-ull_start!(GOMP_loop_ull_ordered_static_start, Kind::Static, true, true);
-ull_start!(
-    GOMP_loop_ull_ordered_dynamic_start,
-    Kind::Dynamic,
-    true,
-    true
-);
-ull_start!(GOMP_loop_ull_ordered_guided_start, Kind::Guided, true, true);
-ull_runtime_start!(GOMP_loop_ull_runtime_start, true, false);
-ull_runtime_start!(GOMP_loop_ull_nonmonotonic_runtime_start, false, false);
-ull_runtime_start!(GOMP_loop_ull_maybe_nonmonotonic_runtime_start, false, false);
-ull_runtime_start!(GOMP_loop_ull_ordered_runtime_start, true, true);
-ull_next!(GOMP_loop_ull_static_next);
-ull_next!(GOMP_loop_ull_dynamic_next);
-ull_next!(GOMP_loop_ull_guided_next);
-ull_next!(GOMP_loop_ull_runtime_next);
-ull_next!(GOMP_loop_ull_nonmonotonic_dynamic_next);
-ull_next!(GOMP_loop_ull_nonmonotonic_guided_next);
-ull_next!(GOMP_loop_ull_nonmonotonic_runtime_next);
-ull_next!(GOMP_loop_ull_maybe_nonmonotonic_runtime_next);
-ull_next!(GOMP_loop_ull_ordered_static_next);
-ull_next!(GOMP_loop_ull_ordered_dynamic_next);
-ull_next!(GOMP_loop_ull_ordered_guided_next);
-ull_next!(GOMP_loop_ull_ordered_runtime_next);
+runtime_starts! {
+    GOMP_loop_runtime_start, GOMP_loop_ull_runtime_start: true, false;
+    GOMP_loop_nonmonotonic_runtime_start, GOMP_loop_ull_nonmonotonic_runtime_start: false, false;
+    GOMP_loop_maybe_nonmonotonic_runtime_start, GOMP_loop_ull_maybe_nonmonotonic_runtime_start:
+        false, false;
+    GOMP_loop_ordered_runtime_start, GOMP_loop_ull_ordered_runtime_start: true, true;
+}
+
+loop_nexts! {
+    GOMP_loop_static_next, GOMP_loop_ull_static_next;
+    GOMP_loop_dynamic_next, GOMP_loop_ull_dynamic_next;
+    GOMP_loop_guided_next, GOMP_loop_ull_guided_next;
+    GOMP_loop_runtime_next, GOMP_loop_ull_runtime_next;
+    GOMP_loop_nonmonotonic_dynamic_next, GOMP_loop_ull_nonmonotonic_dynamic_next;
+    GOMP_loop_nonmonotonic_guided_next, GOMP_loop_ull_nonmonotonic_guided_next;
+    GOMP_loop_nonmonotonic_runtime_next, GOMP_loop_ull_nonmonotonic_runtime_next;
+    GOMP_loop_maybe_nonmonotonic_runtime_next, GOMP_loop_ull_maybe_nonmonotonic_runtime_next;
+    GOMP_loop_ordered_static_next, GOMP_loop_ull_ordered_static_next;
+    GOMP_loop_ordered_dynamic_next, GOMP_loop_ull_ordered_dynamic_next;
+    GOMP_loop_ordered_guided_next, GOMP_loop_ull_ordered_guided_next;
+    GOMP_loop_ordered_runtime_next, GOMP_loop_ull_ordered_runtime_next;
+}
 
 /// GOMP_loop_start's `sched` codes (gomp_schedule_type) and its monotonic flag.
 fn sched_kind(sched: i64) -> (Kind, bool) {
