@@ -293,80 +293,68 @@ unsafe fn taskloop(
     }
 }
 
-/// ABI: `void GOMP_taskloop (void (*fn) (void *), void *data, void (*cpyfn) (void *, void
-/// *), long arg_size, long arg_align, unsigned flags, unsigned long num_tasks, int priority,
-/// long start, long end, long step)`: splits the loop into tasks (by `grainsize` or
-/// `num_tasks`, else one per team member), each running `fn` on a copy of `data` whose first
-/// two `long`s are its bounds; a taskgroup around them unless `nogroup`.
-///
-/// # Safety
-/// The compiler's arguments.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn GOMP_taskloop(
-    f: OutlinedFn,
-    data: *mut c_void,
-    cpyfn: Option<CopyFn>,
-    arg_size: i64,
-    arg_align: i64,
-    flags: u32,
-    num_tasks: u64,
-    priority: i32,
-    start: i64,
-    end: i64,
-    step: i64,
-) {
-    crate::ffi("GOMP_taskloop", || {
-        let b = Bounds::Long {
-            start,
-            end,
-            incr: step,
-        };
-        // SAFETY: forwarded.
-        unsafe {
-            taskloop(
-                f, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, b,
-            )
+/// A taskloop entry point, `$name`, whose loop bounds (`$start`, `$end`, `$step`, of type
+/// `$t`) and `$flags` make the loop's [`Bounds`] `$bounds`; the rest is [`taskloop`].
+macro_rules! taskloop_entry {
+    ($(#[$doc:meta])* $name:ident($start:ident, $end:ident, $step:ident: $t:ty, $flags:ident)
+        => $bounds:expr) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// The compiler's arguments.
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $name(
+            f: OutlinedFn,
+            data: *mut c_void,
+            cpyfn: Option<CopyFn>,
+            arg_size: i64,
+            arg_align: i64,
+            $flags: u32,
+            num_tasks: u64,
+            priority: i32,
+            $start: $t,
+            $end: $t,
+            $step: $t,
+        ) {
+            crate::ffi(stringify!($name), || {
+                let b = $bounds;
+                // SAFETY: forwarded.
+                unsafe {
+                    taskloop(
+                        f, data, cpyfn, arg_size, arg_align, $flags, num_tasks, priority, b,
+                    )
+                }
+            })
         }
-    })
+    };
 }
 
-/// ABI: `void GOMP_taskloop_ull (..., unsigned long long start, unsigned long long end,
-/// unsigned long long step)`: as [`GOMP_taskloop`] for `unsigned long long` iteration
-/// variables; the `GOMP_TASK_FLAG_UP` bit says which way they go.
-///
-/// # Safety
-/// The compiler's arguments.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn GOMP_taskloop_ull(
-    f: OutlinedFn,
-    data: *mut c_void,
-    cpyfn: Option<CopyFn>,
-    arg_size: i64,
-    arg_align: i64,
-    flags: u32,
-    num_tasks: u64,
-    priority: i32,
-    start: u64,
-    end: u64,
-    step: u64,
-) {
-    crate::ffi("GOMP_taskloop_ull", || {
-        let b = Bounds::Ull {
-            start,
-            end,
-            incr: step,
-            up: flags & FLAG_UP != 0,
-        };
-        // SAFETY: forwarded.
-        unsafe {
-            taskloop(
-                f, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, b,
-            )
-        }
-    })
-}
+taskloop_entry!(
+    /// ABI: `void GOMP_taskloop (void (*fn) (void *), void *data, void (*cpyfn) (void *, void
+    /// *), long arg_size, long arg_align, unsigned flags, unsigned long num_tasks, int
+    /// priority, long start, long end, long step)`: splits the loop into tasks (by
+    /// `grainsize` or `num_tasks`, else one per team member), each running `fn` on a copy of
+    /// `data` whose first two `long`s are its bounds; a taskgroup around them unless
+    /// `nogroup`.
+    GOMP_taskloop(start, end, step: i64, flags) => Bounds::Long {
+        start,
+        end,
+        incr: step,
+    }
+);
+
+taskloop_entry!(
+    /// ABI: `void GOMP_taskloop_ull (..., unsigned long long start, unsigned long long end,
+    /// unsigned long long step)`: as [`GOMP_taskloop`] for `unsigned long long` iteration
+    /// variables; the `GOMP_TASK_FLAG_UP` bit says which way they go.
+    GOMP_taskloop_ull(start, end, step: u64, flags) => Bounds::Ull {
+        start,
+        end,
+        incr: step,
+        up: flags & FLAG_UP != 0,
+    }
+);
 
 #[cfg(test)]
 mod tests {
