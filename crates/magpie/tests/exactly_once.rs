@@ -25,9 +25,11 @@ const SCOPE_TREE_LEAVES: usize = 1 << 18;
 /// Jobs spawned directly by one scope body, per configuration.
 const SCOPE_FLAT_JOBS: usize = 1 << 17;
 
-/// (deque, join mode, workers) for the scope tests: every deque and worker count with
-/// coarsened joins (the default), plus 2 and 8 workers with eager joins.
-fn configs() -> Vec<(DequeKind, Joins, usize)> {
+/// The configurations of the scope tests: every deque and worker count with coarsened
+/// joins (the default), plus 2 and 8 workers with eager joins. Each as (deque, join mode, a
+/// fresh pool of that configuration with its statistics reset, and `test` with the
+/// configuration, for messages).
+fn configs(test: &str) -> impl Iterator<Item = (DequeKind, Joins, ThreadPool, String)> + '_ {
     let mut v = Vec::new();
     for deque in deques() {
         for n in WORKERS {
@@ -37,7 +39,12 @@ fn configs() -> Vec<(DequeKind, Joins, usize)> {
             v.push((deque, Joins::Eager, n));
         }
     }
-    v
+    v.into_iter().map(move |(deque, joins, n)| {
+        let pool = pool_with(deque, n, joins);
+        pool.reset_stats();
+        let what = format!("{test}, {deque}, {joins:?}, {n} workers");
+        (deque, joins, pool, what)
+    })
 }
 
 fn hits(n: usize) -> Vec<AtomicU8> {
@@ -180,10 +187,7 @@ fn spawn_tree<'s>(s: &Scope<'s>, lo: usize, hi: usize, hits: &'s [AtomicU8], sum
 
 #[test]
 fn scope_nested_spawn_tree_every_leaf_once() {
-    for (deque, joins, n) in configs() {
-        let what = format!("scope tree, {deque}, {joins:?}, {n} workers");
-        let pool = pool_with(deque, n, joins);
-        pool.reset_stats();
+    for (deque, joins, pool, what) in configs("scope tree") {
         let hits = hits(SCOPE_TREE_LEAVES);
         let sum = AtomicU64::new(0);
         let r = pool.scope(|s| {
@@ -211,10 +215,7 @@ fn scope_nested_spawn_tree_every_leaf_once() {
 
 #[test]
 fn scope_flat_spawns_every_job_once() {
-    for (deque, joins, n) in configs() {
-        let what = format!("scope flat, {deque}, {joins:?}, {n} workers");
-        let pool = pool_with(deque, n, joins);
-        pool.reset_stats();
+    for (deque, joins, pool, what) in configs("scope flat") {
         let hits = hits(SCOPE_FLAT_JOBS);
         let sum = AtomicU64::new(0);
         pool.scope(|s| {

@@ -968,10 +968,10 @@ mod tests {
         WorkerCounters::default()
     }
 
-    /// The owner's and a thief's counters, and a deque of `exposure` holding `0..n` (pushed
-    /// in order) with its stealer.
+    /// The owner's and a thief's counters, and the deque `w` holding `0..n` (pushed in
+    /// order) with its stealer.
     fn filled(
-        exposure: Exposure,
+        w: Worker<usize>,
         n: usize,
     ) -> (
         WorkerCounters,
@@ -980,7 +980,6 @@ mod tests {
         Stealer<usize>,
     ) {
         let (c, t) = (ctr(), ctr());
-        let w = Worker::new(exposure);
         let s = w.stealer();
         for i in 0..n {
             w.push(i, &c);
@@ -1213,12 +1212,7 @@ mod tests {
 
     #[test]
     fn growth_copies_a_wrapped_live_range() {
-        let c = ctr();
-        let w = Worker::with_capacity(Exposure::User, 4);
-        let s = w.stealer();
-        for v in 0..4 {
-            w.push(v, &c);
-        }
+        let (c, _, w, s) = filled(Worker::with_capacity(Exposure::User, 4), 4);
         w.expose_all(&c);
         assert_eq!(s.steal(&c), Steal::Success(0));
         assert_eq!(s.steal(&c), Steal::Success(1));
@@ -1292,7 +1286,7 @@ mod tests {
 
     #[test]
     fn signal_variant_exposes_through_the_handler() {
-        let (c, t, w, s) = filled(Exposure::Signal, 3);
+        let (c, t, w, s) = filled(Worker::new(Exposure::Signal), 3);
         // Unbound: flag only, no signal.
         assert_eq!(s.steal(&t), Steal::Private);
         assert_eq!(t.snapshot().signals_sent, 0);
@@ -1387,7 +1381,7 @@ mod tests {
 
     #[test]
     fn half_handler_exposes_half() {
-        let (c, t, w, s) = filled(Exposure::Half, 5);
+        let (c, t, w, s) = filled(Worker::new(Exposure::Half), 5);
         // SAFETY: the guard is dropped at the end of the test, before `w` and `c`.
         let _g = unsafe { w.bind_current_thread(signal::DEFAULT_SIGNAL, &c) }.unwrap();
         assert_eq!(s.steal(&t), Steal::Private);
