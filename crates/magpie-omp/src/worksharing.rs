@@ -691,11 +691,16 @@ pub extern "C" fn GOMP_ordered_end() {}
 
 // ---- combined parallel loops ----
 
-macro_rules! parallel_loop {
-    ($name:ident, $kind:expr, $mono:expr) => {
-        /// ABI: `void NAME (void (*fn) (void *), void *data, unsigned num_threads, long
-        /// start, long end, long incr, long chunk_size, unsigned flags)`: a region whose
-        /// members share one loop, set up before they ask for chunks.
+/// One combined parallel loop entry point: a region whose members share one loop of
+/// `$kind` (with the chunk `$chunk`, monotonic or not by `$mono`), set up before they ask
+/// for chunks. The parameters between `num_threads` and `_flags` are `$p: i64`, the loop's
+/// bounds `$bounds`.
+macro_rules! parallel_entry {
+    ($name:ident, $abi:literal, ($($p:ident),*) => $bounds:expr, $chunk:expr, $kind:expr,
+     $mono:expr) => {
+        #[doc = concat!("ABI: `void NAME (void (*fn) (void *), void *data, unsigned num_threads, ",
+            $abi, ", unsigned flags)`: a region whose members share one loop, set up before")]
+        /// they ask for chunks.
         ///
         /// # Safety
         /// `fn` is the compiler's outlined region and `data` its argument block.
@@ -705,63 +710,50 @@ macro_rules! parallel_loop {
             f: OutlinedFn,
             data: *mut c_void,
             num_threads: u32,
-            start: i64,
-            end: i64,
-            incr: i64,
-            chunk: i64,
+            $($p: i64,)*
             _flags: u32,
         ) {
             crate::ffi(stringify!($name), || {
-                let b = Bounds::Long { start, end, incr };
+                let b = $bounds;
                 let key = (f as usize, 0);
                 run_combined(f, data, num_threads, &|size| {
-                    make_ws(b, $kind, chunk.max(0) as u64, $mono, false, size, key)
+                    make_ws(b, $kind, $chunk, $mono, false, size, key)
                 })
             })
         }
     };
 }
 
-macro_rules! parallel_loop_runtime {
-    ($name:ident, $mono:expr) => {
-        /// ABI: `void NAME (void (*fn) (void *), void *data, unsigned num_threads, long
-        /// start, long end, long incr, unsigned flags)`: a combined `schedule(runtime)` loop.
-        ///
-        /// # Safety
-        /// `fn` is the compiler's outlined region and `data` its argument block.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            f: OutlinedFn,
-            data: *mut c_void,
-            num_threads: u32,
-            start: i64,
-            end: i64,
-            incr: i64,
-            _flags: u32,
-        ) {
-            crate::ffi(stringify!($name), || {
-                let b = Bounds::Long { start, end, incr };
-                let key = (f as usize, 0);
-                run_combined(f, data, num_threads, &|size| {
-                    make_ws(b, Kind::Runtime, 0, $mono, false, size, key)
-                })
-            })
-        }
-    };
+/// The combined loops with a chunk argument: `name: kind, monotonic;`.
+macro_rules! parallel_loops {
+    ($($name:ident: $kind:expr, $mono:expr;)*) => {$(
+        parallel_entry!($name, "long start, long end, long incr, long chunk_size",
+            (start, end, incr, chunk) => Bounds::Long { start, end, incr },
+            chunk.max(0) as u64, $kind, $mono);
+    )*};
 }
 
-parallel_loop!(GOMP_parallel_loop_static, Kind::Static, true);
-parallel_loop!(GOMP_parallel_loop_dynamic, Kind::Dynamic, true);
-parallel_loop!(GOMP_parallel_loop_guided, Kind::Guided, true);
-parallel_loop!(
-    GOMP_parallel_loop_nonmonotonic_dynamic,
-    Kind::Dynamic,
-    false
-);
-parallel_loop!(GOMP_parallel_loop_nonmonotonic_guided, Kind::Guided, false);
-parallel_loop_runtime!(GOMP_parallel_loop_runtime, true);
-parallel_loop_runtime!(GOMP_parallel_loop_nonmonotonic_runtime, false);
-parallel_loop_runtime!(GOMP_parallel_loop_maybe_nonmonotonic_runtime, false);
+/// The combined `schedule(runtime)` loops (no chunk argument): `name: monotonic;`.
+macro_rules! parallel_runtime_loops {
+    ($($name:ident: $mono:expr;)*) => {$(
+        parallel_entry!($name, "long start, long end, long incr",
+            (start, end, incr) => Bounds::Long { start, end, incr }, 0, Kind::Runtime, $mono);
+    )*};
+}
+
+parallel_loops! {
+    GOMP_parallel_loop_static: Kind::Static, true;
+    GOMP_parallel_loop_dynamic: Kind::Dynamic, true;
+    GOMP_parallel_loop_guided: Kind::Guided, true;
+    GOMP_parallel_loop_nonmonotonic_dynamic: Kind::Dynamic, false;
+    GOMP_parallel_loop_nonmonotonic_guided: Kind::Guided, false;
+}
+
+parallel_runtime_loops! {
+    GOMP_parallel_loop_runtime: true;
+    GOMP_parallel_loop_nonmonotonic_runtime: false;
+    GOMP_parallel_loop_maybe_nonmonotonic_runtime: false;
+}
 
 // ---- sections ----
 
