@@ -42,6 +42,18 @@
 // The entry points are named after libgomp's, not after Rust's conventions.
 #![allow(non_snake_case)]
 
+/// Entry points of the form `void NAME (void)`: each runs its body (a function or closure of
+/// no arguments) through [`ffi`]. `$(#[$doc])* NAME => body;` each.
+macro_rules! void_entries {
+    ($($(#[$doc:meta])* $name:ident => $body:expr;)*) => {$(
+        $(#[$doc])*
+        #[no_mangle]
+        pub extern "C" fn $name() {
+            crate::ffi(stringify!($name), $body)
+        }
+    )*};
+}
+
 mod api;
 mod icv;
 mod locks;

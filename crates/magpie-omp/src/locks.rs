@@ -80,27 +80,15 @@ fn global(word: &'static AtomicU32) -> WordLock<'static> {
     WordLock(word)
 }
 
-/// The entry points that enter and leave the global locks: for each, `$start` and `$end`,
-/// each `void NAME (void)`, over `$lock`, which `$what` names in their docs.
-macro_rules! global_lock_entries {
-    ($($start:ident, $end:ident: $lock:ident, $what:literal;)*) => {$(
-        #[doc = concat!("Enters ", $what, ". ABI: `void ", stringify!($start), " (void)`.")]
-        #[no_mangle]
-        pub extern "C" fn $start() {
-            crate::ffi(stringify!($start), || global(&$lock).lock())
-        }
-
-        #[doc = concat!("Leaves ", $what, ". ABI: `void ", stringify!($end), " (void)`.")]
-        #[no_mangle]
-        pub extern "C" fn $end() {
-            crate::ffi(stringify!($end), || global(&$lock).unlock())
-        }
-    )*};
-}
-
-global_lock_entries! {
-    GOMP_critical_start, GOMP_critical_end: CRITICAL, "the unnamed critical section";
-    GOMP_atomic_start, GOMP_atomic_end: ATOMIC, "the atomic fall-back lock";
+void_entries! {
+    /// Enters the unnamed critical section. ABI: `void GOMP_critical_start (void)`.
+    GOMP_critical_start => || global(&CRITICAL).lock();
+    /// Leaves the unnamed critical section. ABI: `void GOMP_critical_end (void)`.
+    GOMP_critical_end => || global(&CRITICAL).unlock();
+    /// Enters the atomic fall-back lock. ABI: `void GOMP_atomic_start (void)`.
+    GOMP_atomic_start => || global(&ATOMIC).lock();
+    /// Leaves the atomic fall-back lock. ABI: `void GOMP_atomic_end (void)`.
+    GOMP_atomic_end => || global(&ATOMIC).unlock();
 }
 
 /// Enters a named critical section. ABI: `void GOMP_critical_name_start (void **pptr)`:

@@ -175,29 +175,16 @@ pub unsafe extern "C" fn GOMP_task(
     })
 }
 
-/// ABI: `void GOMP_taskwait (void)`: waits for the current task's children.
-#[no_mangle]
-pub extern "C" fn GOMP_taskwait() {
-    crate::ffi("GOMP_taskwait", team::taskwait)
-}
-
-/// ABI: `void GOMP_taskyield (void)`.
-#[no_mangle]
-pub extern "C" fn GOMP_taskyield() {
-    crate::ffi("GOMP_taskyield", team::taskyield)
-}
-
-/// ABI: `void GOMP_taskgroup_start (void)`.
-#[no_mangle]
-pub extern "C" fn GOMP_taskgroup_start() {
-    crate::ffi("GOMP_taskgroup_start", team::taskgroup_start)
-}
-
-/// ABI: `void GOMP_taskgroup_end (void)`: waits for the group's tasks and their
-/// descendants.
-#[no_mangle]
-pub extern "C" fn GOMP_taskgroup_end() {
-    crate::ffi("GOMP_taskgroup_end", team::taskgroup_end)
+void_entries! {
+    /// ABI: `void GOMP_taskwait (void)`: waits for the current task's children.
+    GOMP_taskwait => team::taskwait;
+    /// ABI: `void GOMP_taskyield (void)`.
+    GOMP_taskyield => team::taskyield;
+    /// ABI: `void GOMP_taskgroup_start (void)`.
+    GOMP_taskgroup_start => team::taskgroup_start;
+    /// ABI: `void GOMP_taskgroup_end (void)`: waits for the group's tasks and their
+    /// descendants.
+    GOMP_taskgroup_end => team::taskgroup_end;
 }
 
 /// How a taskloop splits `n` iterations: the number of tasks and the iterations of each
