@@ -282,52 +282,28 @@ fn growth_vs_thief(e: Exposure, n: usize, most: &'static AtomicUsize) {
     });
 }
 
-#[test]
-fn wrap_around_vs_thief() {
-    static MOST: AtomicUsize = AtomicUsize::new(0);
-    for_all_points(24, &MOST, wrap_around);
+/// Tests that run a scenario at every interruption point up to `points` (on every variant),
+/// each with its own record of the most points a run reached: `test_name(points) =
+/// scenario;`.
+macro_rules! point_models {
+    ($($name:ident($points:literal) = $scenario:ident;)*) => {$(
+        #[test]
+        fn $name() {
+            static MOST: AtomicUsize = AtomicUsize::new(0);
+            for_all_points($points, &MOST, $scenario);
+        }
+    )*};
 }
 
-#[test]
-fn slot_reuse_after_steal() {
-    static MOST: AtomicUsize = AtomicUsize::new(0);
-    for_all_points(20, &MOST, reuse_after_steal);
-}
-
-#[test]
-fn growth_while_thief_steals() {
-    static MOST: AtomicUsize = AtomicUsize::new(0);
-    for_all_points(20, &MOST, growth_vs_thief);
-}
-
-#[test]
-fn last_public_task_cas_across_index_wrap() {
-    static MOST: AtomicUsize = AtomicUsize::new(0);
-    for_all_points(16, &MOST, last_public_task_at_wrap);
-}
-
-#[test]
-fn push_push_pop_pop_vs_thief() {
-    static MOST: AtomicUsize = AtomicUsize::new(0);
-    for_all_points(24, &MOST, push_push_pop_pop);
-}
-
-#[test]
-fn last_public_task_cas_race() {
-    static MOST: AtomicUsize = AtomicUsize::new(0);
-    for_all_points(16, &MOST, last_public_task);
-}
-
-#[test]
-fn subtlety_handler_inside_pop_bottom() {
-    static MOST: AtomicUsize = AtomicUsize::new(0);
-    for_all_points(12, &MOST, subtlety);
-}
-
-#[test]
-fn fast_public_pop_vs_thief() {
-    static MOST: AtomicUsize = AtomicUsize::new(0);
-    for_all_points(16, &MOST, two_public_tasks);
+point_models! {
+    wrap_around_vs_thief(24) = wrap_around;
+    slot_reuse_after_steal(20) = reuse_after_steal;
+    growth_while_thief_steals(20) = growth_vs_thief;
+    last_public_task_cas_across_index_wrap(16) = last_public_task_at_wrap;
+    push_push_pop_pop_vs_thief(24) = push_push_pop_pop;
+    last_public_task_cas_race(16) = last_public_task;
+    subtlety_handler_inside_pop_bottom(12) = subtlety;
+    fast_public_pop_vs_thief(16) = two_public_tasks;
 }
 
 /// `expose_all` (a loop publishing its participants): the owner pushes three tasks, makes

@@ -48,13 +48,33 @@ fn wait_for_latch(sleep: &Sleep, index: usize, latch: &CoreLatch, has_work: impl
     }
 }
 
+/// The sleep protocol of a pool of one worker, and that worker's latch (not set).
+fn one_worker() -> (Arc<Sleep>, Arc<CoreLatch>) {
+    (Arc::new(Sleep::new(1)), Arc::new(CoreLatch::new()))
+}
+
+/// A publisher thread: stores the work, runs a SeqCst fence, then announces it with
+/// `announce` (`Sleep::new_work` for a push, `Sleep::new_external_work` for an injection).
+fn publish(
+    sleep: &Arc<Sleep>,
+    work: &Arc<AtomicBool>,
+    announce: fn(&Sleep) -> bool,
+) -> thread::JoinHandle<()> {
+    let (sleep, work) = (Arc::clone(sleep), Arc::clone(work));
+    thread::spawn(move || {
+        work.store(true, SeqCst);
+        fence(SeqCst);
+        // Whether it woke someone is not the question here.
+        let _ = announce(&sleep);
+    })
+}
+
 /// (a) A sleeper waiting on its latch vs a setter that sets the latch and wakes the sleeper
 /// if `set` says it was asleep (what `SpinLatch::set` / `CountLatch::set` do).
 #[test]
 fn latch_set_wakes_sleeper() {
     model(None, || {
-        let sleep = Arc::new(Sleep::new(1));
-        let latch = Arc::new(CoreLatch::new());
+        let (sleep, latch) = one_worker();
         let setter = {
             let (sleep, latch) = (Arc::clone(&sleep), Arc::clone(&latch));
             thread::spawn(move || {
@@ -79,17 +99,9 @@ fn latch_set_wakes_sleeper() {
 #[test]
 fn published_work_is_seen_or_wakes() {
     model(None, || {
-        let sleep = Arc::new(Sleep::new(1));
-        let latch = Arc::new(CoreLatch::new());
+        let (sleep, latch) = one_worker();
         let work = Arc::new(AtomicBool::new(false));
-        let publisher = {
-            let (sleep, work) = (Arc::clone(&sleep), Arc::clone(&work));
-            thread::spawn(move || {
-                work.store(true, SeqCst);
-                fence(SeqCst);
-                sleep.new_work();
-            })
-        };
+        let publisher = publish(&sleep, &work, |s| s.new_work());
         while !work.load(SeqCst) {
             sleep.sleep(0, &latch, || fenced(&work));
         }
@@ -106,17 +118,9 @@ fn published_work_is_seen_or_wakes() {
 #[test]
 fn published_work_without_sleeper_fence() {
     model(None, || {
-        let sleep = Arc::new(Sleep::new(1));
-        let latch = Arc::new(CoreLatch::new());
+        let (sleep, latch) = one_worker();
         let work = Arc::new(AtomicBool::new(false));
-        let publisher = {
-            let (sleep, work) = (Arc::clone(&sleep), Arc::clone(&work));
-            thread::spawn(move || {
-                work.store(true, SeqCst);
-                fence(SeqCst);
-                sleep.new_work();
-            })
-        };
+        let publisher = publish(&sleep, &work, |s| s.new_work());
         while !work.load(SeqCst) {
             sleep.sleep(0, &latch, || work.load(SeqCst));
         }
@@ -136,17 +140,9 @@ const DOZE: std::time::Duration = std::time::Duration::from_micros(500);
 #[test]
 fn injected_work_wakes_a_dozer() {
     model(None, || {
-        let sleep = Arc::new(Sleep::new(1));
-        let latch = Arc::new(CoreLatch::new());
+        let (sleep, latch) = one_worker();
         let work = Arc::new(AtomicBool::new(false));
-        let publisher = {
-            let (sleep, work) = (Arc::clone(&sleep), Arc::clone(&work));
-            thread::spawn(move || {
-                work.store(true, SeqCst);
-                fence(SeqCst);
-                sleep.new_external_work();
-            })
-        };
+        let publisher = publish(&sleep, &work, |s| s.new_external_work());
         while !work.load(SeqCst) {
             sleep.doze(0, &latch, || work.load(SeqCst), DOZE);
         }
@@ -172,16 +168,11 @@ fn injected_work_wakes_parked_or_dozing() {
                 }
             })
         };
-        let publisher = {
-            let (sleep, work) = (Arc::clone(&sleep), Arc::clone(&work));
-            thread::spawn(move || {
-                work.store(true, SeqCst);
-                fence(SeqCst);
-                // One wake per published job.
-                sleep.new_external_work();
-                sleep.new_external_work();
-            })
-        };
+        // One wake per published job.
+        let publisher = publish(&sleep, &work, |s| {
+            s.new_external_work();
+            s.new_external_work()
+        });
         let latch = CoreLatch::new();
         while !work.load(SeqCst) {
             sleep.sleep(0, &latch, || work.load(SeqCst));
@@ -197,8 +188,7 @@ fn injected_work_wakes_parked_or_dozing() {
 #[test]
 fn latch_set_wakes_dozer() {
     model(None, || {
-        let sleep = Arc::new(Sleep::new(1));
-        let latch = Arc::new(CoreLatch::new());
+        let (sleep, latch) = one_worker();
         let setter = {
             let (sleep, latch) = (Arc::clone(&sleep), Arc::clone(&latch));
             thread::spawn(move || {
@@ -289,8 +279,7 @@ fn latch_wakes_survive_concurrent_new_work() {
 #[ignore = "negative control: must fail; run by negative_controls_fail"]
 fn broken_setter_that_never_wakes() {
     model(None, || {
-        let sleep = Arc::new(Sleep::new(1));
-        let latch = Arc::new(CoreLatch::new());
+        let (sleep, latch) = one_worker();
         let setter = {
             let latch = Arc::clone(&latch);
             thread::spawn(move || {
@@ -310,17 +299,9 @@ fn broken_setter_that_never_wakes() {
 #[ignore = "negative control: must fail; run by negative_controls_fail"]
 fn broken_sleeper_without_recheck() {
     model(None, || {
-        let sleep = Arc::new(Sleep::new(1));
-        let latch = Arc::new(CoreLatch::new());
+        let (sleep, latch) = one_worker();
         let work = Arc::new(AtomicBool::new(false));
-        let publisher = {
-            let (sleep, work) = (Arc::clone(&sleep), Arc::clone(&work));
-            thread::spawn(move || {
-                work.store(true, SeqCst);
-                fence(SeqCst);
-                sleep.new_work();
-            })
-        };
+        let publisher = publish(&sleep, &work, |s| s.new_work());
         while !work.load(SeqCst) {
             // The broken step: no re-check at all (not even a fenced one).
             sleep.sleep(0, &latch, || false);
@@ -337,17 +318,9 @@ fn broken_sleeper_without_recheck() {
 #[ignore = "negative control: must fail; run by negative_controls_fail"]
 fn broken_dozer_woken_by_local_push() {
     model(None, || {
-        let sleep = Arc::new(Sleep::new(1));
-        let latch = Arc::new(CoreLatch::new());
+        let (sleep, latch) = one_worker();
         let work = Arc::new(AtomicBool::new(false));
-        let publisher = {
-            let (sleep, work) = (Arc::clone(&sleep), Arc::clone(&work));
-            thread::spawn(move || {
-                work.store(true, SeqCst);
-                fence(SeqCst);
-                sleep.new_work();
-            })
-        };
+        let publisher = publish(&sleep, &work, |s| s.new_work());
         while !work.load(SeqCst) {
             sleep.doze(0, &latch, || false, DOZE);
         }
