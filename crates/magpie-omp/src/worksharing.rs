@@ -533,113 +533,63 @@ unsafe fn start5(
     fetch.then(next_values)
 }
 
-/// ABI (GOMP_5.0): `bool GOMP_loop_start (long start, long end, long incr, long sched, long
-/// chunk_size, long *istart, long *iend, uintptr_t *reductions, void **mem)`. A null
-/// `istart` starts the construct without taking a chunk.
-///
-/// # Safety
-/// Pointers as libgomp documents them.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn GOMP_loop_start(
-    start: i64,
-    end: i64,
-    incr: i64,
-    sched: i64,
-    chunk: i64,
-    istart: *mut i64,
-    iend: *mut i64,
-    reductions: *mut usize,
-    mem: *mut *mut c_void,
-) -> bool {
-    crate::ffi("GOMP_loop_start", || {
-        let b = Bounds::Long { start, end, incr };
-        let (c, x) = (chunk.max(0) as u64, (reductions, mem));
-        // SAFETY: forwarded.
-        match unsafe { start5(b, sched, c, false, x, "GOMP_loop_start", !istart.is_null()) } {
-            // SAFETY: forwarded.
-            Some(v) => unsafe { write_long(v, istart, iend) },
-            None => true,
+/// GOMP_5.0's loop start entry points: `NAME(params) -> iteration type, write: bounds,
+/// sched, chunk, ordered;` each. Each starts the construct with `start5` (the schedule from
+/// `sched`, then the reductions and memory extras) and, unless `istart` is null, writes the
+/// member's first chunk with `write`.
+macro_rules! start5_entries {
+    ($($(#[$doc:meta])* $name:ident($($p:ident: $pt:ty),*) -> $it:ty, $write:ident:
+        $bounds:expr, $sched:ident, $chunk:expr, $ordered:expr;)*) => {$(
+        $(#[$doc])*
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $name(
+            $($p: $pt,)*
+            istart: *mut $it,
+            iend: *mut $it,
+            reductions: *mut usize,
+            mem: *mut *mut c_void,
+        ) -> bool {
+            crate::ffi(stringify!($name), || {
+                let (b, x, e) = ($bounds, (reductions, mem), stringify!($name));
+                // SAFETY: forwarded.
+                match unsafe { start5(b, $sched, $chunk, $ordered, x, e, !istart.is_null()) } {
+                    // SAFETY: forwarded.
+                    Some(v) => unsafe { $write(v, istart, iend) },
+                    None => true,
+                }
+            })
         }
-    })
+    )*};
 }
 
-/// ABI (GOMP_5.0): `bool GOMP_loop_ordered_start (...)`, as [`GOMP_loop_start`] for an
-/// `ordered` loop.
-///
-/// # Safety
-/// As [`GOMP_loop_start`].
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn GOMP_loop_ordered_start(
-    start: i64,
-    end: i64,
-    incr: i64,
-    sched: i64,
-    chunk: i64,
-    istart: *mut i64,
-    iend: *mut i64,
-    reductions: *mut usize,
-    mem: *mut *mut c_void,
-) -> bool {
-    crate::ffi("GOMP_loop_ordered_start", || {
-        let b = Bounds::Long { start, end, incr };
-        let (c, x) = (chunk.max(0) as u64, (reductions, mem));
-        let e = "GOMP_loop_ordered_start";
-        // SAFETY: forwarded.
-        match unsafe { start5(b, sched, c, true, x, e, !istart.is_null()) } {
-            // SAFETY: forwarded.
-            Some(v) => unsafe { write_long(v, istart, iend) },
-            None => true,
-        }
-    })
-}
+start5_entries! {
+    /// ABI (GOMP_5.0): `bool GOMP_loop_start (long start, long end, long incr, long sched,
+    /// long chunk_size, long *istart, long *iend, uintptr_t *reductions, void **mem)`. A null
+    /// `istart` starts the construct without taking a chunk.
+    ///
+    /// # Safety
+    /// Pointers as libgomp documents them.
+    GOMP_loop_start(start: i64, end: i64, incr: i64, sched: i64, chunk: i64) -> i64, write_long:
+        Bounds::Long { start, end, incr }, sched, chunk.max(0) as u64, false;
 
-/// ABI (GOMP_5.0): `bool GOMP_loop_ull_start (bool up, unsigned long long start, unsigned
-/// long long end, unsigned long long incr, long sched, unsigned long long chunk_size,
-/// unsigned long long *istart, unsigned long long *iend, uintptr_t *reductions, void **mem)`.
-///
-/// # Safety
-/// As [`GOMP_loop_start`].
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn GOMP_loop_ull_start(
-    up: bool,
-    start: u64,
-    end: u64,
-    incr: u64,
-    sched: i64,
-    chunk: u64,
-    istart: *mut u64,
-    iend: *mut u64,
-    reductions: *mut usize,
-    mem: *mut *mut c_void,
-) -> bool {
-    crate::ffi("GOMP_loop_ull_start", || {
-        let b = Bounds::Ull {
-            start,
-            end,
-            incr,
-            up,
-        };
-        let x = (reductions, mem);
-        // SAFETY: forwarded.
-        match unsafe {
-            start5(
-                b,
-                sched,
-                chunk,
-                false,
-                x,
-                "GOMP_loop_ull_start",
-                !istart.is_null(),
-            )
-        } {
-            // SAFETY: forwarded.
-            Some(v) => unsafe { write_ull(v, istart, iend) },
-            None => true,
-        }
-    })
+    /// ABI (GOMP_5.0): `bool GOMP_loop_ordered_start (...)`, as [`GOMP_loop_start`] for an
+    /// `ordered` loop.
+    ///
+    /// # Safety
+    /// As [`GOMP_loop_start`].
+    GOMP_loop_ordered_start(start: i64, end: i64, incr: i64, sched: i64, chunk: i64) -> i64,
+        write_long: Bounds::Long { start, end, incr }, sched, chunk.max(0) as u64, true;
+
+    /// ABI (GOMP_5.0): `bool GOMP_loop_ull_start (bool up, unsigned long long start, unsigned
+    /// long long end, unsigned long long incr, long sched, unsigned long long chunk_size,
+    /// unsigned long long *istart, unsigned long long *iend, uintptr_t *reductions, void
+    /// **mem)`.
+    ///
+    /// # Safety
+    /// As [`GOMP_loop_start`].
+    GOMP_loop_ull_start(up: bool, start: u64, end: u64, incr: u64, sched: i64, chunk: u64)
+        -> u64, write_ull: Bounds::Ull { start, end, incr, up }, sched, chunk, false;
 }
 
 /// Ends the member's loop and waits for the team. ABI: `void GOMP_loop_end (void)`.
