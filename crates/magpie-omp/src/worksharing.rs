@@ -156,37 +156,35 @@ fn schedule_of(kind: Kind, chunk: u64, monotonic: bool) -> (Schedule, bool) {
 
 /// Whether a schedule keeps state across executions of its loop.
 fn learns(s: &Schedule) -> bool {
-    matches!(
-        s,
-        Schedule::Fac { .. }
-            | Schedule::Mfac { .. }
-            | Schedule::Awf { .. }
-            | Schedule::AwfB { .. }
-            | Schedule::AwfC { .. }
-            | Schedule::AwfD { .. }
-            | Schedule::AwfE { .. }
-            | Schedule::Af { .. }
-            | Schedule::RandomSel
-            | Schedule::ExhaustiveSel
-            | Schedule::BinarySel
-            | Schedule::ExpertSel
-    )
+    s.is_selector()
+        || matches!(
+            s,
+            Schedule::Fac { .. }
+                | Schedule::Mfac { .. }
+                | Schedule::Awf { .. }
+                | Schedule::AwfB { .. }
+                | Schedule::AwfC { .. }
+                | Schedule::AwfD { .. }
+                | Schedule::AwfE { .. }
+                | Schedule::Af { .. }
+        )
 }
 
 /// Stealing and automatic schedules hand a thief chunks below its earlier ones.
 fn monotonic_version(s: Schedule, chunk: u64) -> Schedule {
-    match s {
+    let steals = matches!(
+        s,
         Schedule::StaticSteal { .. }
-        | Schedule::Rws { .. }
-        | Schedule::Laws { .. }
-        | Schedule::Auto
-        | Schedule::RandomSel
-        | Schedule::ExhaustiveSel
-        | Schedule::BinarySel
-        | Schedule::ExpertSel => Schedule::Static {
+            | Schedule::Rws { .. }
+            | Schedule::Laws { .. }
+            | Schedule::Auto
+    );
+    if steals || s.is_selector() {
+        Schedule::Static {
             chunk: (chunk > 0).then_some(chunk),
-        },
-        s => s,
+        }
+    } else {
+        s
     }
 }
 

@@ -51,12 +51,27 @@ impl Schedule {
                     Schedule::Auto
                 }
             },
-            Schedule::RandomSel
-            | Schedule::ExhaustiveSel
-            | Schedule::BinarySel
-            | Schedule::ExpertSel => Schedule::Auto,
+            s if s.is_selector() => Schedule::Auto,
             s => s.clone(),
         }
+    }
+
+    /// Whether this is one of the automatic selectors (`random-sel`, `exhaustive-sel`,
+    /// `binary-sel`, `expert-sel`), which choose a schedule for each call of a [`Loop`].
+    ///
+    /// ```
+    /// use magpie::loops::Schedule;
+    /// assert!("expert-sel".parse::<Schedule>().unwrap().is_selector());
+    /// assert!(!"gss".parse::<Schedule>().unwrap().is_selector());
+    /// ```
+    pub fn is_selector(&self) -> bool {
+        matches!(
+            self,
+            Schedule::RandomSel
+                | Schedule::ExhaustiveSel
+                | Schedule::BinarySel
+                | Schedule::ExpertSel
+        )
     }
 }
 
@@ -246,13 +261,7 @@ impl Loop {
     }
 
     fn is_selector(&self) -> bool {
-        matches!(
-            self.schedule,
-            Schedule::RandomSel
-                | Schedule::ExhaustiveSel
-                | Schedule::BinarySel
-                | Schedule::ExpertSel
-        )
+        self.schedule.is_selector()
     }
 
     /// Runs `body(i)` for every `i` in `range`, each exactly once.
