@@ -223,10 +223,7 @@ fn mfac_follows_fac_with_learned_statistics() {
         );
     }
     // mFAC learns μ and σ as FAC does.
-    let mut h = LoopHistory::default();
-    let mut r = rule("mfac", 1000, 2, &h);
-    drive(r.as_mut(), 1000, 1);
-    r.finish(&mut h);
+    let h = learned("mfac", 1000, 1);
     assert!((h.iteration_ns.unwrap().mean_ns - 100.0).abs() < 1e-9);
     assert_eq!(seq_with("mfac", 1000, 2, &h)[..2], [500, 500]);
 }
@@ -301,23 +298,30 @@ fn distributed_schedules_have_no_central_rule() {
         iterations: 10,
         workers: 2,
     };
-    for s in [
-        "static",
-        "static,4",
-        "static-steal",
-        "rws",
-        "laws,fac2",
-        "auto",
-        "runtime",
-        "random-sel",
-        "exhaustive-sel",
-        "binary-sel",
-        "expert-sel",
-    ] {
-        let s: Schedule = s.parse().unwrap();
-        assert!(central_rule(&s, shape, &LoopHistory::default()).is_none());
-        assert!(chunk_sequence(&s, shape).is_none());
+    // Every schedule whose name is not among the central ones (static, static-steal, rws,
+    // laws, auto, runtime and the four selectors), and two of them with an argument.
+    let central: Vec<&str> = CENTRAL
+        .iter()
+        .map(|s| s.split(',').next().unwrap())
+        .collect();
+    let mut distributed = 0;
+    for name in Schedule::names()
+        .iter()
+        .copied()
+        .chain(["static,4", "laws,fac2"])
+    {
+        if central.contains(&name) {
+            continue;
+        }
+        let s: Schedule = name.parse().unwrap();
+        assert!(
+            central_rule(&s, shape, &LoopHistory::default()).is_none(),
+            "{name}"
+        );
+        assert!(chunk_sequence(&s, shape).is_none(), "{name}");
+        distributed += 1;
     }
+    assert_eq!(distributed, 12);
 }
 
 fn rule(s: &str, n: u64, p: usize, h: &LoopHistory) -> Box<dyn ChunkRule> {
@@ -344,6 +348,16 @@ fn wf_weights_scale_chunks() {
     let mut r = rule("wf,1:3", 800, 4, &LoopHistory::default());
     let c: Vec<u64> = (0..4).map(|w| r.next_chunk(w, 800)).collect();
     assert_eq!(c, [50, 150, 50, 150]);
+}
+
+/// What the rule of `schedule` learns from one call over `n` iterations on two workers
+/// driven as [`drive`] does (worker 1 `slow` times slower), from nothing.
+fn learned(schedule: &str, n: u64, slow: u64) -> LoopHistory {
+    let mut h = LoopHistory::default();
+    let mut r = rule(schedule, n, 2, &h);
+    drive(r.as_mut(), n, slow);
+    r.finish(&mut h);
+    h
 }
 
 /// Drives a rule with two workers where worker 1 takes `slow`× as long per iteration,
@@ -458,10 +472,7 @@ fn awf_d_and_e_count_overhead_time() {
 #[test]
 fn fac_uses_learned_statistics() {
     // Constant iteration times: σ = 0, so FAC's first batch gives each worker R/P.
-    let mut h = LoopHistory::default();
-    let mut r = rule("fac", 1000, 2, &h);
-    drive(r.as_mut(), 1000, 1);
-    r.finish(&mut h);
+    let mut h = learned("fac", 1000, 1);
     let st = h.iteration_ns.unwrap();
     assert!(
         (st.mean_ns - 100.0).abs() < 1e-9 && st.std_dev_ns.abs() < 1e-6,
@@ -482,10 +493,7 @@ fn fac_uses_learned_statistics() {
 
 #[test]
 fn af_records_per_worker_estimates() {
-    let mut h = LoopHistory::default();
-    let mut r = rule("af", 10_000, 2, &h);
-    drive(r.as_mut(), 10_000, 4);
-    r.finish(&mut h);
+    let h = learned("af", 10_000, 4);
     let m: Vec<f64> = h
         .worker_iteration_ns
         .iter()
