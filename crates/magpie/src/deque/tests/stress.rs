@@ -735,61 +735,37 @@ fn never_empty(e: Exposure, n: usize) {
     assert_eq!(c.snapshot().pushes, n as u64);
 }
 
-#[test]
-fn split_memory_is_bounded_user() {
-    never_empty(Exposure::User, memory_cycles());
+/// The memory test on each split variant: `test_name => exposure;`.
+macro_rules! memory_bounded {
+    ($($name:ident => $exposure:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            never_empty($exposure, memory_cycles());
+        }
+    )*};
 }
 
-#[test]
-fn split_memory_is_bounded_signal() {
-    never_empty(Exposure::Signal, memory_cycles());
+memory_bounded! {
+    split_memory_is_bounded_user => Exposure::User;
+    split_memory_is_bounded_signal => Exposure::Signal;
+    split_memory_is_bounded_conservative => Exposure::Conservative;
+    split_memory_is_bounded_half => Exposure::Half;
 }
 
-#[test]
-fn split_memory_is_bounded_conservative() {
-    never_empty(Exposure::Conservative, memory_cycles());
-}
-
-#[test]
-fn split_memory_is_bounded_half() {
-    never_empty(Exposure::Half, memory_cycles());
-}
-
-/// Per-kind instantiation of the suite.
+/// Per-kind instantiation of the suite: in module `$module`, one test per function of the
+/// suite, each run on `$kind`.
 macro_rules! suite {
     ($($module:ident => $kind:expr;)*) => {$(
         mod $module {
             use super::*;
 
-            #[test]
-            fn smoke() {
-                super::smoke(&$kind)
-            }
-
-            #[test]
-            fn spsc() {
-                super::spsc(&$kind)
-            }
-
-            #[test]
-            fn stampede() {
-                super::stampede(&$kind)
-            }
-
-            #[test]
-            fn stress() {
-                super::stress(&$kind)
-            }
-
-            #[test]
-            fn no_starvation() {
-                super::no_starvation(&$kind)
-            }
-
-            #[test]
-            fn destructors() {
-                super::destructors(&$kind)
-            }
+            suite!(@tests $kind; smoke spsc stampede stress no_starvation destructors);
+        }
+    )*};
+    (@tests $kind:expr; $($test:ident)*) => {$(
+        #[test]
+        fn $test() {
+            super::$test(&$kind)
         }
     )*};
 }
