@@ -57,6 +57,11 @@ fn draw(
     decode(&path)
 }
 
+/// [`draw`] at the picture's default size.
+fn draw_default(text: &str, kind: Kind, name: &str) -> (u32, u32, HashMap<(u8, u8, u8), usize>) {
+    draw(text, kind, name, Size::default())
+}
+
 const FIXED: Size = Size {
     width: Some(900),
     height: Some(500),
@@ -83,12 +88,7 @@ fn a_trace_of_working_spans_only_is_green_without_orange() {
 #[test]
 fn an_empty_trace_draws_empty_rows() {
     // No event at all: no row, one empty band. Workers named by otherData: their rows.
-    let (w, h, c) = draw(
-        "{\"traceEvents\":[]}",
-        Kind::Timeline,
-        "empty.png",
-        Size::default(),
-    );
+    let (w, h, c) = draw_default("{\"traceEvents\":[]}", Kind::Timeline, "empty.png");
     assert_eq!((w, h), (1200, 300));
     assert_eq!(count(&c, WORKING), 0);
     let named = "{\"traceEvents\":[],\"otherData\":{\"workers\":12,\"ranks\":1}}";
@@ -96,22 +96,17 @@ fn an_empty_trace_draws_empty_rows() {
         panic!("a trace")
     };
     assert_eq!(t.rows.len(), 12);
-    let (_, h, c) = draw(named, Kind::Utilisation, "empty-u.png", Size::default());
+    let (_, h, c) = draw_default(named, Kind::Utilisation, "empty-u.png");
     assert_eq!(h, 500);
     assert_eq!(count(&c, WORKING) + count(&c, PARKED), 0);
     // 130 + 26 × 12 pixels high.
-    let (_, h, _) = draw(named, Kind::Timeline, "empty12.png", Size::default());
+    let (_, h, _) = draw_default(named, Kind::Timeline, "empty12.png");
     assert_eq!(h, 442);
 }
 
 #[test]
 fn the_timeline_has_every_state_colour_of_the_trace() {
-    let (w, h, c) = draw(
-        &samples::search_trace(),
-        Kind::Timeline,
-        "timeline.png",
-        Size::default(),
-    );
+    let (w, h, c) = draw_default(&samples::search_trace(), Kind::Timeline, "timeline.png");
     // The default: 1200 wide, 130 + 26 per row (4 workers) but at least 300 high.
     assert_eq!((w, h), (1200, 300));
     for (name, colour) in [
@@ -130,11 +125,10 @@ fn the_timeline_has_every_state_colour_of_the_trace() {
 
 #[test]
 fn utilisation_stacks_the_states() {
-    let (w, h, c) = draw(
+    let (w, h, c) = draw_default(
         &samples::search_trace(),
         Kind::Utilisation,
         "utilisation.png",
-        Size::default(),
     );
     assert_eq!((w, h), (1200, 500));
     for colour in [WORKING, STEALING, IDLE, PARKED] {
@@ -157,12 +151,7 @@ fn utilisation_stacks_the_states() {
 
 #[test]
 fn the_gantt_chart_colours_chunks_by_size() {
-    let (w, h, c) = draw(
-        &samples::loop_trace(),
-        Kind::Gantt,
-        "gantt.png",
-        Size::default(),
-    );
+    let (w, h, c) = draw_default(&samples::loop_trace(), Kind::Gantt, "gantt.png");
     assert_eq!((w, h), (1200, 300));
     // The largest chunk is yellow, the smallest dark purple (viridis' ends).
     assert!(count(&c, RGBColor(253, 231, 37)) > 100);
@@ -175,12 +164,7 @@ fn the_gantt_chart_colours_chunks_by_size() {
 
 #[test]
 fn the_incumbent_curve_is_red() {
-    let (w, h, c) = draw(
-        &samples::incumbents(),
-        Kind::Incumbent,
-        "incumbent.png",
-        Size::default(),
-    );
+    let (w, h, c) = draw_default(&samples::incumbents(), Kind::Incumbent, "incumbent.png");
     assert_eq!((w, h), (1000, 600));
     assert!(count(&c, INCUMBENT) > 500, "red: {}", count(&c, INCUMBENT));
     // An empty log draws empty axes.
@@ -191,12 +175,12 @@ fn the_incumbent_curve_is_red() {
 #[test]
 fn box_plots_and_speedup_of_a_benchmark_report() {
     let text = samples::forkjoin_json();
-    let (w, h, c) = draw(&text, Kind::Runtimes, "runtimes.png", Size::default());
+    let (w, h, c) = draw_default(&text, Kind::Runtimes, "runtimes.png");
     // Two kernels of 5 rows: 2 × (96 + 5 × 26).
     assert_eq!((w, h), (1100, 452));
     // The first configuration's colour (the palette's first).
     assert!(count(&c, RGBColor(0x94, 0x67, 0xbd)) > 100);
-    let (w, h, c) = draw(&text, Kind::Speedup, "speedup.png", Size::default());
+    let (w, h, c) = draw_default(&text, Kind::Speedup, "speedup.png");
     assert_eq!((w, h), (1200, 480));
     assert!(count(&c, RGBColor(0xe3, 0x77, 0xc2)) > 100);
 }
@@ -255,18 +239,13 @@ fn a_search_report_draws_its_contenders_and_the_speedup_against_the_hand_written
     assert_eq!(curves[0].points, [(1, 0.155 / 0.170), (2, 0.155 / 0.091)]);
     let data = Data::parse(&text).unwrap();
     assert_eq!(data.kinds(), [Kind::Runtimes, Kind::Speedup]);
-    let (w, h, c) = draw(
-        &text,
-        Kind::Runtimes,
-        "search-runtimes.png",
-        Size::default(),
-    );
+    let (w, h, c) = draw_default(&text, Kind::Runtimes, "search-runtimes.png");
     // 96 + 3 × 26 and 96 + 5 × 26 pixels high.
     assert_eq!((w, h), (1100, 400));
     // plain's colour (the palette's first) and uts::count's (the seventh).
     assert!(count(&c, RGBColor(0x94, 0x67, 0xbd)) > 100);
     assert!(count(&c, RGBColor(0xff, 0x7f, 0x0e)) > 100);
-    let (w, h, c) = draw(&text, Kind::Speedup, "search-speedup.png", Size::default());
+    let (w, h, c) = draw_default(&text, Kind::Speedup, "search-speedup.png");
     assert_eq!((w, h), (800, 480));
     // budget:10000's curve (the palette's sixth colour).
     assert!(count(&c, RGBColor(0x1f, 0x77, 0xb4)) > 100);
@@ -310,11 +289,11 @@ fn a_distributed_report_draws_its_time_rows_and_the_loops_over_ranks() {
             (2, vec![(2, 1.0), (4, 0.86 / 0.55)])
         ]
     );
-    let (w, h, c) = draw(&text, Kind::Runtimes, "dist-runtimes.png", Size::default());
+    let (w, h, c) = draw_default(&text, Kind::Runtimes, "dist-runtimes.png");
     // 3 × 96 + 9 × 26 pixels high.
     assert_eq!((w, h), (1100, 522));
     assert!(count(&c, RGBColor(0x94, 0x67, 0xbd)) > 100);
-    let (w, h, c) = draw(&text, Kind::Speedup, "dist-speedup.png", Size::default());
+    let (w, h, c) = draw_default(&text, Kind::Speedup, "dist-speedup.png");
     assert_eq!((w, h), (800, 480));
     // steal and share: the palette's sixth and seventh colours.
     assert!(count(&c, RGBColor(0x1f, 0x77, 0xb4)) > 100);
@@ -345,19 +324,9 @@ fn a_captured_distributed_report_draws() {
         ]
     );
     // 8 × 96 + 22 × 26 pixels high.
-    let (w, h, _) = draw(
-        &text,
-        Kind::Runtimes,
-        "dist-quick-runtimes.png",
-        Size::default(),
-    );
+    let (w, h, _) = draw_default(&text, Kind::Runtimes, "dist-quick-runtimes.png");
     assert_eq!((w, h), (1100, 1340));
-    let (w, h, _) = draw(
-        &text,
-        Kind::Speedup,
-        "dist-quick-speedup.png",
-        Size::default(),
-    );
+    let (w, h, _) = draw_default(&text, Kind::Speedup, "dist-quick-speedup.png");
     assert_eq!((w, h), (800, 480));
 }
 
