@@ -113,30 +113,23 @@ fn link_shim(out: &Path, map: &Path, map_text: &str) -> PathBuf {
         .unwrap_or_else(|e| fail(&format!("no C compiler for the target: {e}")));
     let stub_dir = out.join("stub");
     fs::create_dir_all(&stub_dir).unwrap_or_else(|e| fail(&format!("{}: {e}", stub_dir.display())));
-    let stub_c = stub_dir.join("stub.c");
-    write(
-        &stub_c,
-        "/* Only its SONAME matters: see build.rs. */\nint magpie_omp_stub;\n",
-    );
     let stub = stub_dir.join(LIB);
-    link(
+    shared_object(
         &compiler,
-        &stub,
-        &[
-            stub_c.as_os_str().to_owned(),
-            format!("-Wl,-soname,{LIB}").into(),
-        ],
+        (
+            &stub_dir.join("stub.c"),
+            "/* Only its SONAME matters: see build.rs. */\nint magpie_omp_stub;\n",
+        ),
+        (&stub, LIB),
+        &[],
     );
 
-    let shim_c = out.join("libgomp_shim.c");
-    write(&shim_c, &placeholders(map_text));
     let shim = out.join(SHIM);
-    link(
+    shared_object(
         &compiler,
-        &shim,
+        (&out.join("libgomp_shim.c"), &placeholders(map_text)),
+        (&shim, SHIM),
         &[
-            shim_c.as_os_str().to_owned(),
-            format!("-Wl,-soname,{SHIM}").into(),
             format!("-Wl,--version-script={}", map.display()).into(),
             // The stub by path: DT_NEEDED gets its SONAME, even though nothing is used.
             "-Wl,--no-as-needed".into(),
@@ -184,6 +177,23 @@ fn placeholders(map_text: &str) -> String {
 
 /// Links a shared object `output` from `args` with the `cc` crate's compiler, without the C
 /// start files and libraries (neither object has code).
+/// Writes `text` into the C file `source` and links it into the shared object `output`
+/// whose SONAME is `soname`, with the further linker arguments `extra`.
+fn shared_object(
+    compiler: &cc::Tool,
+    (source, text): (&Path, &str),
+    (output, soname): (&Path, &str),
+    extra: &[std::ffi::OsString],
+) {
+    write(source, text);
+    let mut args = vec![
+        source.as_os_str().to_owned(),
+        format!("-Wl,-soname,{soname}").into(),
+    ];
+    args.extend_from_slice(extra);
+    link(compiler, output, &args);
+}
+
 fn link(compiler: &cc::Tool, output: &Path, args: &[std::ffi::OsString]) {
     let mut cmd = compiler.to_command();
     cmd.args(["-shared", "-fPIC", "-nostdlib", "-o"])
