@@ -77,42 +77,31 @@ pub fn current_num_threads() -> usize {
     magpie::current_num_workers()
 }
 
-/// A scope on the current pool (`magpie::scope`).
-pub fn scope<'scope, OP, R>(op: OP) -> R
-where
-    OP: FnOnce(&Scope<'scope>) -> R + Send,
-    R: Send,
-{
-    ensure_pool();
-    magpie::scope(op)
+/// The scope functions: each makes sure a pool exists, then runs `magpie`'s function of the
+/// same name. `NAME(SCOPE TYPE) [BOUNDS];` each, the bounds added to the `where` clause.
+macro_rules! scopes {
+    ($($(#[$doc:meta])* $name:ident($scope:ident) [$($bound:tt)*];)*) => {$(
+        $(#[$doc])*
+        pub fn $name<'scope, OP, R>(op: OP) -> R
+        where
+            OP: FnOnce(&$scope<'scope>) -> R,
+            $($bound)*
+        {
+            ensure_pool();
+            magpie::$name(op)
+        }
+    )*};
 }
 
-/// A FIFO scope on the current pool (`magpie::scope_fifo`).
-pub fn scope_fifo<'scope, OP, R>(op: OP) -> R
-where
-    OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
-    R: Send,
-{
-    ensure_pool();
-    magpie::scope_fifo(op)
-}
-
-/// A scope whose body runs on the calling thread (`magpie::in_place_scope`).
-pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
-where
-    OP: FnOnce(&Scope<'scope>) -> R,
-{
-    ensure_pool();
-    magpie::in_place_scope(op)
-}
-
-/// A FIFO scope whose body runs on the calling thread (`magpie::in_place_scope_fifo`).
-pub fn in_place_scope_fifo<'scope, OP, R>(op: OP) -> R
-where
-    OP: FnOnce(&ScopeFifo<'scope>) -> R,
-{
-    ensure_pool();
-    magpie::in_place_scope_fifo(op)
+scopes! {
+    /// A scope on the current pool (`magpie::scope`).
+    scope(Scope) [OP: Send, R: Send];
+    /// A FIFO scope on the current pool (`magpie::scope_fifo`).
+    scope_fifo(ScopeFifo) [OP: Send, R: Send];
+    /// A scope whose body runs on the calling thread (`magpie::in_place_scope`).
+    in_place_scope(Scope) [];
+    /// A FIFO scope whose body runs on the calling thread (`magpie::in_place_scope_fifo`).
+    in_place_scope_fifo(ScopeFifo) [];
 }
 
 /// Spawns a `'static` job on the current pool (`magpie::spawn`).
