@@ -24,7 +24,23 @@ pub static APP: SearchApp = SearchApp {
     ],
     usage: "usage: magpie search bipartition FILE.clq | --n N [--density P] [--seed S]",
     takes_file: true,
-    options: &["--n", "--density", "--seed"],
+    options: &[
+        AppOption::value(
+            "--n",
+            "N",
+            "bipartition: the vertices of a generated graph (1..=64)",
+        ),
+        AppOption::value(
+            "--density",
+            "P",
+            "bipartition: the edge probability of a generated graph G(N, P) [default: 0.9]",
+        ),
+        AppOption::value(
+            "--seed",
+            "S",
+            "bipartition: the seed of a generated graph [default: 1]",
+        ),
+    ],
     goal: Goal::Optimise,
     load,
 };

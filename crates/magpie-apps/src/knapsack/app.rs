@@ -19,7 +19,7 @@ pub static APP: SearchApp = SearchApp {
     ],
     usage: "usage: magpie search knapsack FILE [--instance NAME|NUMBER]",
     takes_file: true,
-    options: &["--instance"],
+    options: &[AppOption::value("--instance", "NAME|NUMBER", "knapsack: the instance of a multi-instance file, by name or number (from 1) [default: the first]")],
     goal: Goal::Optimise,
     load,
 };

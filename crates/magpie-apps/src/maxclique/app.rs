@@ -20,7 +20,11 @@ pub static APP: SearchApp = SearchApp {
     ],
     usage: "usage: magpie search maxclique FILE.clq [--target K]",
     takes_file: true,
-    options: &["--target"],
+    options: &[AppOption::value(
+        "--target",
+        "K",
+        "maxclique: decide whether a clique of K vertices exists instead of maximising",
+    )],
     goal: Goal::Optimise,
     load,
 };

@@ -13,7 +13,11 @@ pub static APP: SearchApp = SearchApp {
     about: &["count the N-Queens solutions (1 <= N <= 32)"],
     usage: "usage: magpie search nqueens --n N",
     takes_file: false,
-    options: &["--n"],
+    options: &[AppOption::value(
+        "--n",
+        "N",
+        "nqueens: the board size (1..=32)",
+    )],
     goal: Goal::Enumerate,
     load,
 };

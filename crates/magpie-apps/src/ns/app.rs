@@ -15,7 +15,11 @@ pub static APP: SearchApp = SearchApp {
     about: &["count numerical semigroups by genus, 0..=G (G <= 64)"],
     usage: "usage: magpie search ns --genus G",
     takes_file: false,
-    options: &["--genus"],
+    options: &[AppOption::value(
+        "--genus",
+        "G",
+        "ns: the largest genus counted (0..=64)",
+    )],
     goal: Goal::Enumerate,
     load,
 };

@@ -37,7 +37,7 @@
 //! let tsp = registry::find("tsp").unwrap();
 //! assert!(tsp.takes_file);
 //! assert_eq!(tsp.goal, Goal::Optimise);
-//! assert!(registry::find("nqueens").unwrap().options.contains(&"--n"));
+//! assert!(registry::find("nqueens").unwrap().takes("--n"));
 //! assert!(registry::find("sudoku").is_none());
 //! ```
 
@@ -63,8 +63,8 @@ pub use search::{
 pub(crate) mod prelude {
     pub(crate) use super::search::instance_basics;
     pub(crate) use super::{
-        best_or, check, ids, partial_count, Answer, AppArgs, AppError, Goal, Instance, Run,
-        SearchApp, Solved, NOT_CHECKED,
+        best_or, check, ids, partial_count, Answer, AppArgs, AppError, AppOption, Goal, Instance,
+        Run, SearchApp, Solved, NOT_CHECKED,
     };
 }
 
@@ -103,14 +103,99 @@ pub struct SearchApp {
     /// Whether its instance is given as files (the command's FILE argument, and a second one
     /// where the application takes two: it asks for them with [`AppArgs::files`]).
     pub takes_file: bool,
-    /// The options of its own (`--target`); the others of the command's application options
-    /// do not apply to it.
-    pub options: &'static [&'static str],
+    /// The options of its own (`--target`), each declared here once: `magpie search` and
+    /// `magpie experiment` build their command-line flags and help from these; the others of
+    /// the command's application options do not apply to it.
+    pub options: &'static [AppOption],
     /// What its search computes.
     pub goal: Goal,
     /// Loads its instance from its arguments (reads the file, builds the tree or board):
     /// usage errors for missing or bad options, input errors naming the file and line.
     pub load: fn(&AppArgs) -> Result<Box<dyn Instance>, AppError>,
+}
+
+impl SearchApp {
+    /// Whether `flag` (`--target`) is one of its options.
+    pub fn takes(&self, flag: &str) -> bool {
+        self.options.iter().any(|o| o.flag == flag)
+    }
+}
+
+/// One option of a search application: its flag, the name of its value (none for a
+/// switch) and its help, declared once in the application's `APP`. Where two applications
+/// take the same flag, they declare the same value name and their help lines are joined
+/// (see [`app_options`]).
+///
+/// ```
+/// use magpie_apps::registry::{self, AppOption};
+///
+/// let target: &AppOption = &registry::find("maxclique").unwrap().options[0];
+/// assert_eq!((target.flag, target.value), ("--target", Some("K")));
+/// let count = &registry::find("sip").unwrap().options[0];
+/// assert_eq!((count.flag, count.value), ("--count", None));
+/// assert!(count.help.starts_with("sip: "));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AppOption {
+    /// The flag, with its dashes (`--target`).
+    pub flag: &'static str,
+    /// The name of its value in the help (`K`), or `None` for a switch (`--count`).
+    pub value: Option<&'static str>,
+    /// Its help, naming the application first (`maxclique: decide whether ...`).
+    pub help: &'static str,
+}
+
+impl AppOption {
+    /// An option that takes a value named `value`.
+    pub const fn value(flag: &'static str, value: &'static str, help: &'static str) -> Self {
+        AppOption {
+            flag,
+            value: Some(value),
+            help,
+        }
+    }
+
+    /// An option without a value.
+    pub const fn switch(flag: &'static str, help: &'static str) -> Self {
+        AppOption {
+            flag,
+            value: None,
+            help,
+        }
+    }
+}
+
+/// Every distinct flag of the search applications, in [`SEARCH_APPS`] order of first use,
+/// with its value name and the help of every application taking it, joined with `; `.
+///
+/// ```
+/// use magpie_apps::registry::app_options;
+///
+/// let n = app_options().iter().find(|o| o.flag == "--n").unwrap();
+/// assert_eq!(n.value, Some("N"));
+/// assert!(n.help.contains("bipartition: ") && n.help.contains("nqueens: "));
+/// ```
+pub fn app_options() -> &'static [AppOption] {
+    static ALL: std::sync::OnceLock<Vec<AppOption>> = std::sync::OnceLock::new();
+    ALL.get_or_init(merge_options)
+}
+
+/// [`app_options`], built once.
+fn merge_options() -> Vec<AppOption> {
+    let mut all: Vec<(AppOption, Vec<&'static str>)> = Vec::new();
+    for o in SEARCH_APPS.iter().flat_map(|a| a.options) {
+        match all.iter_mut().find(|(seen, _)| seen.flag == o.flag) {
+            Some((_, helps)) => helps.push(o.help),
+            None => all.push((*o, vec![o.help])),
+        }
+    }
+    all.into_iter()
+        .map(|(o, helps)| AppOption {
+            help: Box::leak(helps.join("; ").into_boxed_str()),
+            ..o
+        })
+        .collect()
 }
 
 /// Every search application, in the order of `magpie search --help`.
@@ -169,7 +254,11 @@ mod tests {
                 .usage
                 .starts_with(&format!("usage: magpie search {}", a.name)));
             assert!(a.synopsis.starts_with(a.name));
-            assert!(a.options.iter().all(|o| o.starts_with("--")));
+            assert!(a.options.iter().all(|o| o.flag.starts_with("--")));
+            assert!(a
+                .options
+                .iter()
+                .all(|o| o.help.starts_with(&format!("{}: ", a.name))));
         }
         let mut seen = std::collections::HashSet::new();
         for a in LOOP_APPS {
@@ -177,6 +266,25 @@ mod tests {
             assert!(a.options.iter().all(|o| o.starts_with("--")));
             assert_eq!(find_loop(a.name).map(|f| f.name), Some(a.name));
         }
+    }
+
+    /// Two applications that take the same flag agree on its value (a switch for both, or
+    /// the same value name), so the one command-line flag built for it fits both.
+    #[test]
+    fn applications_sharing_a_flag_agree_on_its_value() {
+        for a in SEARCH_APPS {
+            for o in a.options {
+                for b in SEARCH_APPS {
+                    for p in b.options.iter().filter(|p| p.flag == o.flag) {
+                        assert_eq!(o.value, p.value, "{} of {} and {}", o.flag, a.name, b.name);
+                    }
+                }
+            }
+        }
+        let flags: Vec<&str> = app_options().iter().map(|o| o.flag).collect();
+        let mut unique = flags.clone();
+        unique.dedup();
+        assert_eq!(flags.len(), unique.len());
     }
 
     /// Every application, loaded from its arguments and solved on a pool with two

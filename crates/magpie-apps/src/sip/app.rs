@@ -21,7 +21,10 @@ pub static APP: SearchApp = SearchApp {
     ],
     usage: "usage: magpie search sip PATTERN TARGET [--count]",
     takes_file: true,
-    options: &["--count"],
+    options: &[AppOption::switch(
+        "--count",
+        "sip: count every embedding (an enumeration) instead of finding one",
+    )],
     goal: Goal::Decide,
     load,
 };

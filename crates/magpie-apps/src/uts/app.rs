@@ -16,7 +16,14 @@ pub static APP: SearchApp = SearchApp {
     ],
     usage: "usage: magpie search uts --tree NAME | --flags \"-t 1 -a 3 -d 10 -b 4 -r 19\"",
     takes_file: false,
-    options: &["--tree", "--flags"],
+    options: &[
+        AppOption::value("--tree", "NAME", "uts: a named tree (T1, T3, default, ...)"),
+        AppOption::value(
+            "--flags",
+            "FLAGS",
+            "uts: the reference's tree flags, e.g. \"-t 1 -a 3 -d 10 -b 4 -r 19\"",
+        ),
+    ],
     goal: Goal::Enumerate,
     load,
 };

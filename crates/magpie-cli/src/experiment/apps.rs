@@ -87,21 +87,15 @@ impl Data {
     }
 }
 
-/// The application options of `policies`: clap id, flag, whether it takes a value.
-const OPTIONS: [(&str, &str, bool); 33] = [
+/// The application options of `policies` other than the search applications' own (those
+/// are the registry's, [`registry::app_options`]): clap id, flag, whether it takes a value.
+const OPTIONS: [(&str, &str, bool); 24] = [
     ("skeleton", "--skeleton", true),
     ("spawn_depth", "--spawn-depth", true),
     ("budget", "--budget", true),
     ("steal_all", "--steal-all", false),
     ("order", "--order", true),
     ("max_depth", "--max-depth", true),
-    ("target", "--target", true),
-    ("count", "--count", false),
-    ("instance", "--instance", true),
-    ("tree", "--tree", true),
-    ("flags", "--flags", true),
-    ("genus", "--genus", true),
-    ("n", "--n", true),
     ("size", "--size", true),
     ("steps", "--steps", true),
     ("width", "--width", true),
@@ -110,14 +104,12 @@ const OPTIONS: [(&str, &str, bool); 33] = [
     ("dist", "--dist", true),
     ("iterations", "--iterations", true),
     ("mean_units", "--mean-units", true),
-    ("seed", "--seed", true),
     ("buckets", "--buckets", true),
     ("skew", "--skew", true),
     ("rows", "--rows", true),
     ("cols", "--cols", true),
     ("min_len", "--min-len", true),
     ("alpha", "--alpha", true),
-    ("density", "--density", true),
     ("data", "--data", true),
     ("block", "--block", true),
     ("graph", "--graph", true),
@@ -220,7 +212,10 @@ pub fn from_matches(m: &ArgMatches) -> Result<Vec<App>, Failure> {
     }
     let mut tokens: Vec<Vec<String>> = values;
     let mut events: Vec<(usize, &str, Option<String>)> = Vec::new();
-    for (id, flag, takes_value) in OPTIONS {
+    let own = registry::app_options()
+        .iter()
+        .map(|o| (search::app_flags::id(o.flag), o.flag, o.value.is_some()));
+    for (id, flag, takes_value) in OPTIONS.into_iter().chain(own) {
         let (Some(idx), Some(vals)) = (m.indices_of(id), m.get_many::<String>(id)) else {
             continue;
         };

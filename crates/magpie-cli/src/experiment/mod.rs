@@ -156,38 +156,13 @@ pub struct PoliciesArgs {
     /// ordered: sequential or discrepancy
     #[arg(long, value_name = "ORDER", action = ArgAction::Append, help_heading = "Applications")]
     pub order: Vec<String>,
+    /// The search applications' own options (`--target`, `--n`, …), declared in the registry
+    #[command(flatten)]
+    pub app_flags: AppFlagLists,
     /// uts, ns, nqueens: do not expand nodes deeper than D
     #[arg(long, value_name = "D", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Applications")]
     pub max_depth: Vec<String>,
-    /// maxclique: decide whether a clique of K vertices exists
-    #[arg(long, value_name = "K", action = ArgAction::Append, allow_hyphen_values = true,
-          help_heading = "Applications")]
-    pub target: Vec<String>,
-    /// sip: count every embedding instead of finding one
-    #[arg(long, num_args = 0, default_missing_value = "true", action = ArgAction::Append,
-          help_heading = "Applications")]
-    pub count: Vec<String>,
-    /// knapsack: the instance of a multi-instance file, by name or number (from 1)
-    #[arg(long, value_name = "NAME|NUMBER", action = ArgAction::Append,
-          help_heading = "Applications")]
-    pub instance: Vec<String>,
-    /// uts: a named tree (T1, T3, default, ...)
-    #[arg(long, value_name = "NAME", action = ArgAction::Append, help_heading = "Applications")]
-    pub tree: Vec<String>,
-    /// uts: the reference's tree flags, e.g. "-t 1 -a 3 -d 10 -b 4 -r 19"
-    #[arg(long, value_name = "FLAGS", action = ArgAction::Append, allow_hyphen_values = true,
-          help_heading = "Applications")]
-    pub flags: Vec<String>,
-    /// ns: the largest genus counted
-    #[arg(long, value_name = "G", action = ArgAction::Append, allow_hyphen_values = true,
-          help_heading = "Applications")]
-    pub genus: Vec<String>,
-    /// nqueens: the board size; fib: the argument; lu: the matrix order; bipartition: the
-    /// vertices of a generated graph
-    #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true,
-          help_heading = "Applications")]
-    pub n: Vec<String>,
     /// quicksort, prefix-sum: the number of elements; histogram: the number of keys; sssp:
     /// the number of vertices
     #[arg(long, value_name = "N", action = ArgAction::Append, allow_hyphen_values = true,
@@ -207,10 +182,6 @@ pub struct PoliciesArgs {
     #[arg(long, value_name = "on|off", action = ArgAction::Append,
           help_heading = "Applications")]
     pub priorities: Vec<String>,
-    /// bipartition: the edge probability of a generated graph [default: 0.9]
-    #[arg(long, value_name = "P", action = ArgAction::Append, allow_hyphen_values = true,
-          help_heading = "Applications")]
-    pub density: Vec<String>,
     /// Loop applications: time steps through one loop handle (as in `magpie loop`)
     #[arg(long, value_name = "T", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Loop applications")]
@@ -238,10 +209,6 @@ pub struct PoliciesArgs {
     #[arg(long, value_name = "U", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Loop applications")]
     pub mean_units: Vec<String>,
-    /// dist, histogram, spmv, lu, bipartition: seed of the generated input
-    #[arg(long, value_name = "S", action = ArgAction::Append, allow_hyphen_values = true,
-          help_heading = "Loop applications")]
-    pub seed: Vec<String>,
     /// histogram: the number of buckets
     #[arg(long, value_name = "B", action = ArgAction::Append, allow_hyphen_values = true,
           help_heading = "Loop applications")]
@@ -317,6 +284,41 @@ pub struct PoliciesArgs {
     /// (status interrupted); a second one exits at once
     #[arg(long, value_name = "DURATION", help_heading = "Experiment")]
     pub time_limit: Option<String>,
+}
+
+/// The help of the other applications that take a flag of the search applications.
+const SHARED_FLAGS: [(&str, &str); 2] = [
+    ("--n", "fib: the argument; lu: the matrix order"),
+    (
+        "--seed",
+        "dist, histogram, spmv, lu: seed of the generated input",
+    ),
+];
+
+/// The search applications' flags in `policies`, each repeatable: one argument per flag of
+/// the registry (see [`crate::search`]'s `app_flags`), with the help of the other
+/// applications that take it. Their values are read by position ([`apps::from_matches`]).
+#[derive(Debug, Clone, Default)]
+pub struct AppFlagLists;
+
+impl clap::FromArgMatches for AppFlagLists {
+    fn from_arg_matches(_: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(AppFlagLists)
+    }
+
+    fn update_from_arg_matches(&mut self, _: &ArgMatches) -> Result<(), clap::Error> {
+        Ok(())
+    }
+}
+
+impl Args for AppFlagLists {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        crate::search::app_flags::augment(cmd, "Applications", true, &SHARED_FLAGS)
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 /// The hidden child of `policies`: prepare, build the pool, print `ready`, wait for a line

@@ -176,73 +176,9 @@ pub struct SearchArgs {
     )]
     pub max_depth: Option<String>,
 
-    /// maxclique: decide whether a clique of K vertices exists instead of maximising
-    #[arg(
-        long,
-        value_name = "K",
-        allow_hyphen_values = true,
-        help_heading = "Application"
-    )]
-    pub target: Option<String>,
-
-    /// knapsack: the instance of a multi-instance file, by name or number (from 1)
-    /// [default: the first]
-    #[arg(long, value_name = "NAME|NUMBER", help_heading = "Application")]
-    pub instance: Option<String>,
-
-    /// sip: count every embedding (an enumeration) instead of finding one
-    #[arg(long, help_heading = "Application")]
-    pub count: bool,
-
-    /// uts: a named tree (T1, T3, default, ...)
-    #[arg(long, value_name = "NAME", help_heading = "Application")]
-    pub tree: Option<String>,
-
-    /// uts: the reference's tree flags, e.g. "-t 1 -a 3 -d 10 -b 4 -r 19"
-    #[arg(
-        long,
-        value_name = "FLAGS",
-        allow_hyphen_values = true,
-        help_heading = "Application"
-    )]
-    pub flags: Option<String>,
-
-    /// ns: the largest genus counted (0..=64)
-    #[arg(
-        long,
-        value_name = "G",
-        allow_hyphen_values = true,
-        help_heading = "Application"
-    )]
-    pub genus: Option<String>,
-
-    /// nqueens: the board size (1..=32); bipartition: the vertices of a generated graph
-    /// (1..=64)
-    #[arg(
-        long,
-        value_name = "N",
-        allow_hyphen_values = true,
-        help_heading = "Application"
-    )]
-    pub n: Option<String>,
-
-    /// bipartition: the edge probability of a generated graph G(N, P) [default: 0.9]
-    #[arg(
-        long,
-        value_name = "P",
-        allow_hyphen_values = true,
-        help_heading = "Application"
-    )]
-    pub density: Option<String>,
-
-    /// bipartition: the seed of a generated graph [default: 1]
-    #[arg(
-        long,
-        value_name = "S",
-        allow_hyphen_values = true,
-        help_heading = "Application"
-    )]
-    pub seed: Option<String>,
+    /// The applications' own options (`--target`, `--n`, …), declared in the registry
+    #[command(flatten)]
+    pub app_flags: super::app_flags::AppFlags,
 
     /// Print one JSON object (always with the statistics) instead of text
     #[arg(long, help_heading = "Output")]
@@ -475,8 +411,8 @@ pub(crate) fn check_app_options(
         ))
     };
     for flag in own.flags() {
-        if !app.options.contains(&flag) {
-            return applies_only(flag, registry::names(|a| a.options.contains(&flag)));
+        if !app.takes(flag) {
+            return applies_only(flag, registry::names(|a| a.takes(flag)));
         }
     }
     let by_goal = [

@@ -11,6 +11,7 @@
 //! input), [`check`] (each application's answer checked), [`report`] (JSON and text); this
 //! module runs a search through them.
 
+pub(crate) mod app_flags;
 pub(crate) mod args;
 #[cfg(feature = "mpi")]
 pub mod distributed;
@@ -46,20 +47,10 @@ pub struct Prepared {
     max_depth: Option<usize>,
 }
 
-/// The application's own arguments of `args`, in the order of the checks of the options
-/// that do not apply.
+/// The application's own arguments of `args`: its files and the application flags given.
 fn app_args(args: &SearchArgs) -> AppArgs {
-    AppArgs::new(args.input.clone())
-        .with_file(args.input2.clone())
-        .with("--target", args.target.as_deref())
-        .with("--instance", args.instance.as_deref())
-        .with("--tree", args.tree.as_deref())
-        .with("--flags", args.flags.as_deref())
-        .with("--genus", args.genus.as_deref())
-        .with("--n", args.n.as_deref())
-        .with("--count", args.count.then_some(""))
-        .with("--density", args.density.as_deref())
-        .with("--seed", args.seed.as_deref())
+    let files = AppArgs::new(args.input.clone()).with_file(args.input2.clone());
+    args.app_flags.onto(files)
 }
 
 /// Validates `args` (application, its options, the skeleton) and loads the input: every
@@ -74,7 +65,7 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
     if !args.distributed && args.remote_victims.is_some() {
         return usage("--remote-victims applies to --distributed only");
     }
-    if args.replicable.is_some() && args.target.is_some() {
+    if args.replicable.is_some() && args.app_flags.get("--target").is_some() {
         return usage(
             "--replicable applies to optimisation only; --target makes maxclique a decision, \
              whose search stops at the first clique found",
@@ -86,12 +77,14 @@ pub fn prepare(args: &SearchArgs) -> Result<Prepared, Failure> {
              every incumbent as soon as it is found",
         );
     }
-    if args.incumbents.is_some() && (app.goal != Goal::Optimise || args.target.is_some()) {
+    if args.incumbents.is_some()
+        && (app.goal != Goal::Optimise || args.app_flags.get("--target").is_some())
+    {
         return usage(format!(
             "--incumbents applies to an optimisation (maxclique without --target, knapsack, \
              tsp); {} {}has no incumbent",
             app.name,
-            if args.target.is_some() {
+            if args.app_flags.get("--target").is_some() {
                 "with --target "
             } else {
                 ""
