@@ -770,3 +770,52 @@ fn the_json_has_the_pools_counters_and_every_pushed_task_is_taken_once() {
         );
     }
 }
+
+/// The application table of `docs/search.md` describes the registry: a row per application
+/// and an application per row, each row naming exactly its application's own options.
+#[test]
+fn the_docs_application_table_matches_the_registry() {
+    use magpie_apps::registry::SEARCH_APPS;
+    use std::collections::BTreeSet;
+
+    let docs = include_str!("../../../docs/search.md");
+    let header = "| app | kind | search space | input |";
+    let table = docs
+        .split_once(header)
+        .expect("docs/search.md has the application table")
+        .1;
+    let rows: Vec<&str> = table
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with("| `"))
+        .collect();
+    let flags_of = |row: &str| -> BTreeSet<String> {
+        let mut flags = BTreeSet::new();
+        let mut rest = row;
+        while let Some(at) = rest.find("--") {
+            rest = &rest[at + 2..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+                .collect();
+            if !name.is_empty() {
+                flags.insert(format!("--{name}"));
+            }
+        }
+        flags
+    };
+    let mut named = Vec::new();
+    for row in &rows {
+        let name = row[3..].split('`').next().unwrap_or_default();
+        let app = magpie_apps::registry::find(name)
+            .unwrap_or_else(|| panic!("docs/search.md: {name:?} is not an application"));
+        let own: BTreeSet<String> = app.options.iter().map(|o| o.flag.to_string()).collect();
+        assert_eq!(flags_of(row), own, "docs/search.md, the row of {name}");
+        named.push(name);
+    }
+    let names: Vec<&str> = SEARCH_APPS.iter().map(|a| a.name).collect();
+    assert_eq!(
+        named, names,
+        "docs/search.md: one row per application, in order"
+    );
+}
