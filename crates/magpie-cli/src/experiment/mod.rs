@@ -31,7 +31,7 @@ pub struct ExperimentArgs {
 pub enum ExperimentCommand {
     /// Compare scheduling policies: time every combination of --deque, --victims, --idle
     /// and --workers (comma-separated lists) on one or more applications
-    #[command(long_about = POLICIES_ABOUT, after_help = POLICIES_AFTER)]
+    #[command(long_about = POLICIES_ABOUT, after_help = policies_after())]
     Policies(Box<PoliciesArgs>),
     /// One measured run, in a child process of `policies` (internal)
     #[command(hide = true)]
@@ -55,6 +55,18 @@ are released together and time only the solve. A run's time is the mean over its
 instances. Every answer is checked, and all runs of an application must give the same
 answer: a failed check exits 1.";
 
+/// `policies`' help after the options: [`POLICIES_AFTER`] with the searches' synopses of
+/// the registry.
+fn policies_after() -> String {
+    let synopses: Vec<&str> = magpie_apps::registry::SEARCH_APPS
+        .iter()
+        .map(|a| a.synopsis)
+        .collect();
+    POLICIES_AFTER.replace("{SEARCHES}", &crate::search::wrap(&synopses, "  ", 90))
+}
+
+/// `policies`' help after the options, where `{SEARCHES}` stands for the synopses of the
+/// search applications.
 const POLICIES_AFTER: &str = "\
 Lists: the global options --workers, --deque, --victims and --idle take comma-separated
 lists here (or their MAGPIE_* variables do). A policy's own parameters also use commas: an
@@ -63,9 +75,7 @@ element of the form key=value continues the policy before it, so
 is three idle policies. Every element is checked before anything runs.
 
 Applications (--app, repeatable; an application's options follow its --app):
-  maxclique FILE [--target K], knapsack FILE [--instance I], tsp FILE,
-  bipartition FILE | --n N [--density P --seed S],
-  uts --tree NAME | --flags F, ns --genus G, nqueens --n N, sip PATTERN TARGET [--count]
+{SEARCHES}
                      the searches of `magpie search`, with its skeleton options
                      (--skeleton, --spawn-depth, --budget, --steal-all, --order,
                      --max-depth); timed by the search's own clock

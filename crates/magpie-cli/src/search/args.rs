@@ -94,7 +94,7 @@ fn app_arg_help() -> String {
 }
 
 /// `words` joined by ", " on lines of at most `width` characters, each starting with `indent`.
-fn wrap(words: &[&str], indent: &str, width: usize) -> String {
+pub(crate) fn wrap(words: &[&str], indent: &str, width: usize) -> String {
     let mut lines = vec![indent.to_string()];
     for (i, w) in words.iter().enumerate() {
         let sep = if i + 1 < words.len() { "," } else { "" };

@@ -21,6 +21,7 @@ use magpie::search::{Monitor, Options, SearchStats, Skeleton, TaskOrder};
 use magpie::ThreadPool;
 use magpie_apps::registry::{self, AppArgs, Engine, Goal, Instance, Run};
 
+pub(crate) use args::wrap;
 pub use args::{after_help, SearchArgs, DEFAULT_SPAWN_DEPTH};
 use args::{app_names, check_app_options, skeleton, unknown, SkeletonChoice};
 use report::{print_text, Report, StatsReport};
