@@ -5,7 +5,7 @@ use std::process::Output;
 use magpie::deque::DequeKind;
 
 mod common;
-use common::{line_starting, magpie, text};
+use common::{line_starting, magpie, text, words};
 
 /// Exits 2 with exactly one line on stderr, `magpie: error: …`, containing every `needle`.
 fn assert_config_error(out: &Output, needles: &[&str]) {
@@ -133,18 +133,7 @@ fn no_subcommand_is_a_usage_error() {
 #[test]
 fn policy_parameters_are_accepted_and_bad_ones_exit_2_naming_the_key() {
     let out = magpie(
-        &[
-            "--victims",
-            "perf:refresh-max=100ms",
-            "--idle",
-            "linear:step=25us",
-            "--workers",
-            "2",
-            "search",
-            "nqueens",
-            "--n",
-            "8",
-        ],
+        &words("--victims perf:refresh-max=100ms --idle linear:step=25us --workers 2 search nqueens --n 8"),
         &[],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));

@@ -11,7 +11,7 @@ mod common;
 
 use common::{
     assert_failing_rank_ends_job, assert_killed_rank_ends_job, assert_one_job_error, mpirun,
-    mpirun_job, mpirun_report, text,
+    mpirun_job, mpirun_report, text, words,
 };
 use serde_json::Value;
 
@@ -175,19 +175,11 @@ fn workers_of_a_rank_steal_from_each_other() {
     // of whichever did not start with the root was made by the other, a steal.
     let v = mpirun_report(
         1,
-        &[
-            "search",
-            "uts",
-            "--tree",
-            "T1",
-            "--skeleton",
-            "budget",
-            "--distributed",
-        ]
-        .iter()
-        .chain(&["--workers", "2", "--json"])
-        .copied()
-        .collect::<Vec<_>>(),
+        &words("search uts --tree T1 --skeleton budget --distributed")
+            .iter()
+            .chain(&["--workers", "2", "--json"])
+            .copied()
+            .collect::<Vec<_>>(),
     );
     let w = assert_workers_add_up(&v, 2);
     assert!(each(&w, "expanded").iter().all(|&n| n > 0), "{v}");
@@ -404,27 +396,11 @@ fn bad_input_ends_every_rank_with_one_error() {
             "depth-bounded, budget, stack-stealing and ordered skeletons; seq is not distributed",
         ),
         (
-            &[
-                "uts",
-                "--tree",
-                "T1",
-                "--skeleton",
-                "ordered",
-                "--remote-victims",
-                "sticky",
-            ][..],
+            &words("uts --tree T1 --skeleton ordered --remote-victims sticky")[..],
             "--remote-victims does not apply to --skeleton ordered",
         ),
         (
-            &[
-                "nqueens",
-                "--n",
-                "28",
-                "--skeleton",
-                "ordered",
-                "--spawn-depth",
-                "12",
-            ][..],
+            &words("nqueens --n 28 --skeleton ordered --spawn-depth 12")[..],
             "more than 4194304 nodes",
         ),
         (&["knapsack", "nosuchfile.csv"][..], "nosuchfile.csv"),
@@ -585,7 +561,7 @@ fn a_rank_that_fails_ends_the_job() {
             "rank 1 failed: failure injected by MAGPIE_FAIL_RANK on a worker",
         ),
     ] {
-        let args = FAILING_SEARCH;
+        let args = words(FAILING_SEARCH);
         let job = assert_failing_rank_ends_job(ranks, &args, place, needle);
         assert!(text(&job.out.stdout)
             .lines()
@@ -594,22 +570,14 @@ fn a_rank_that_fails_ends_the_job() {
 }
 
 /// The search the failure tests run: long enough that a rank fails mid-search.
-const FAILING_SEARCH: [&str; 7] = [
-    "search",
-    "uts",
-    "--tree",
-    "T1",
-    "--distributed",
-    "--workers",
-    "1",
-];
+const FAILING_SEARCH: &str = "search uts --tree T1 --distributed --workers 1";
 
 #[test]
 fn a_rank_killed_mid_search_ends_the_job() {
     // Rank 1 dies of SIGKILL at its 100th node (MAGPIE_FAIL_RANK=1:kill), with the work it
     // stole: the job must end within 10 s, non-zero, with mpirun naming rank 1.
     for ranks in [2, 3] {
-        let args = FAILING_SEARCH;
+        let args = words(FAILING_SEARCH);
         let job = assert_killed_rank_ends_job(ranks, &args);
         assert!(text(&job.out.stdout)
             .lines()
@@ -679,14 +647,7 @@ fn stack_stealing_over_ranks() {
     }
     let v = distributed(
         2,
-        &[
-            "ns",
-            "--genus",
-            "26",
-            "--skeleton",
-            "stack-stealing",
-            "--steal-all",
-        ],
+        &words("ns --genus 26 --skeleton stack-stealing --steal-all"),
     );
     assert_eq!(ns_counts(&v), magpie_apps::ns::EXPECTED_COUNTS[..=26]);
     let file = instance("dimacs/brock200_1.clq");
@@ -699,24 +660,8 @@ fn stack_stealing_over_ranks() {
 #[test]
 fn ranks_times_workers_above_the_limit_is_one_error() {
     for args in [
-        &[
-            "search",
-            "nqueens",
-            "--n",
-            "8",
-            "--distributed",
-            "--workers",
-            "4000",
-        ][..],
-        &[
-            "loop",
-            "dist",
-            "--distributed",
-            "--workers",
-            "3000",
-            "--iterations",
-            "1000",
-        ],
+        &words("search nqueens --n 8 --distributed --workers 4000")[..],
+        &words("loop dist --distributed --workers 3000 --iterations 1000"),
     ] {
         let job = mpirun_job(2, args, &[], 120);
         assert_eq!(job.out.status.code(), Some(2), "{args:?}: {}", job.stderr);
@@ -763,47 +708,18 @@ fn ordered_over_ranks_gives_the_local_answers_each_task_once() {
     }
     let v = distributed(
         3,
-        &[
-            "ns",
-            "--genus",
-            "24",
-            "--skeleton",
-            "ordered",
-            "--spawn-depth",
-            "6",
-        ],
+        &words("ns --genus 24 --skeleton ordered --spawn-depth 6"),
     );
     assert_eq!(ns_counts(&v), magpie_apps::ns::EXPECTED_COUNTS[..=24]);
     let v = distributed(
         2,
-        &[
-            "nqueens",
-            "--n",
-            "12",
-            "--skeleton",
-            "ordered",
-            "--spawn-depth",
-            "3",
-            "--order",
-            "discrepancy",
-        ],
+        &words("nqueens --n 12 --skeleton ordered --spawn-depth 3 --order discrepancy"),
     );
     assert_eq!(v["solutions"], 14_200);
     // Two workers per rank: each idle worker gets the next task.
-    let all = [
-        "search",
-        "uts",
-        "--tree",
-        "T1",
-        "--skeleton",
-        "ordered",
-        "--spawn-depth",
-        "4",
-        "--distributed",
-        "--workers",
-        "2",
-        "--json",
-    ];
+    let all = words(
+        "search uts --tree T1 --skeleton ordered --spawn-depth 4 --distributed --workers 2 --json",
+    );
     let v = mpirun_report(2, &all);
     assert_eq!(v["nodes"], 4_130_071);
     assert_workers_add_up(&v, 2);
@@ -897,14 +813,7 @@ fn a_time_limit_stops_every_rank_and_rank_0_reports_what_was_found() {
     for (app, answer) in cases {
         let mut args = vec!["search"];
         args.extend_from_slice(&app);
-        args.extend([
-            "--distributed",
-            "--workers",
-            "1",
-            "--time-limit",
-            "500ms",
-            "--json",
-        ]);
+        args.extend(words("--distributed --workers 1 --time-limit 500ms --json"));
         let out = mpirun(2, &args);
         let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
         assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");

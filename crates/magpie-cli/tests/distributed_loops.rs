@@ -18,7 +18,7 @@ mod common;
 
 use common::{
     assert_failing_rank_ends_job, assert_killed_rank_ends_job, assert_one_job_error, mpirun_job,
-    mpirun_report, text,
+    mpirun_report, text, words,
 };
 use serde_json::Value;
 
@@ -54,13 +54,7 @@ fn dist_loop(ranks: usize, n: u64, steps: u64, args: &[&str]) -> Value {
     );
     for (i, r) in per_rank.iter().enumerate() {
         assert_eq!(r["rank"], i);
-        for key in [
-            "steals_ok",
-            "steals_failed",
-            "bytes_sent",
-            "bytes_received",
-            "iterations_received",
-        ] {
+        for key in words("steals_ok steals_failed bytes_sent bytes_received iterations_received") {
             assert!(r[key].is_u64(), "{key} in {r}");
         }
         for key in ["busy_s", "idle_s", "finish_s"] {
@@ -78,14 +72,7 @@ fn dist_loop(ranks: usize, n: u64, steps: u64, args: &[&str]) -> Value {
     v
 }
 
-const DIST: [&str; 6] = [
-    "dist",
-    "--iterations",
-    "6000",
-    "--mean-units",
-    "50",
-    "--workers",
-];
+const DIST: &str = "dist --iterations 6000 --mean-units 50 --workers";
 
 fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
     let mut v = base.to_vec();
@@ -111,7 +98,7 @@ fn steal_mode_every_victim_choice_data_description_and_amount() {
             }
             let workers = if i % 2 == 0 { "1" } else { "2" };
             let args = with(
-                &DIST,
+                &words(DIST),
                 &[
                     workers,
                     "--remote-victims",
@@ -182,29 +169,22 @@ fn share_mode_central_schedules() {
         (3, "af"),
         (4, "awf-e"),
     ] {
-        let args = with(&DIST, &["2", "--mode", "share", "--schedule", schedule]);
+        let args = with(
+            &words(DIST),
+            &["2", "--mode", "share", "--schedule", schedule],
+        );
         let v = dist_loop(ranks, 6000, 2, &args);
         assert_eq!(v["mode"], "share");
         assert_eq!(v["schedule"], schedule);
     }
     // The default coordinator schedule.
-    let v = dist_loop(2, 6000, 1, &with(&DIST, &["1", "--mode", "share"]));
+    let v = dist_loop(2, 6000, 1, &with(&words(DIST), &["1", "--mode", "share"]));
     assert_eq!(v["schedule"], "fac2");
 }
 
 #[test]
 fn mandelbrot_both_modes() {
-    let image = [
-        "mandelbrot",
-        "--width",
-        "96",
-        "--height",
-        "64",
-        "--max-iter",
-        "300",
-        "--workers",
-        "2",
-    ];
+    let image = words("mandelbrot --width 96 --height 64 --max-iter 300 --workers 2");
     let n = 96 * 64;
     for ranks in [2, 3, 4] {
         for extra in [
@@ -222,7 +202,12 @@ fn mandelbrot_both_modes() {
 #[test]
 fn victims_flag_names_the_inter_rank_choice() {
     // `--victims coordinator|random` of a distributed loop is the inter-rank choice.
-    let v = dist_loop(2, 6000, 1, &with(&DIST, &["1", "--victims", "random"]));
+    let v = dist_loop(
+        2,
+        6000,
+        1,
+        &with(&words(DIST), &["1", "--victims", "random"]),
+    );
     assert_eq!(v["victims"], "random");
 }
 
@@ -317,20 +302,7 @@ fn a_rank_killed_mid_loop_ends_the_job() {
 fn a_time_limit_stops_every_rank_after_the_same_step() {
     let out = common::mpirun(
         2,
-        &[
-            "loop",
-            "dist",
-            "--iterations",
-            "20000",
-            "--steps",
-            "100000",
-            "--workers",
-            "1",
-            "--distributed",
-            "--time-limit",
-            "500ms",
-            "--json",
-        ],
+        &words("loop dist --iterations 20000 --steps 100000 --workers 1 --distributed --time-limit 500ms --json"),
     );
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");

@@ -9,7 +9,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{mpirun, mpirun_report, text};
+use common::{mpirun, mpirun_report, text, words};
 use serde_json::Value;
 
 /// A fresh path for a trace file.
@@ -223,17 +223,7 @@ fn stack_stealing_thieves_that_wait_are_answered_in_the_trace() {
 fn a_bad_trace_path_is_one_usage_error() {
     let out = mpirun(
         2,
-        &[
-            "search",
-            "nqueens",
-            "--n",
-            "8",
-            "--distributed",
-            "--workers",
-            "1",
-            "--trace",
-            "/nonexistent-dir/t.json",
-        ],
+        &words("search nqueens --n 8 --distributed --workers 1 --trace /nonexistent-dir/t.json"),
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);

@@ -10,7 +10,7 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{assert_one_line_error, command, line_starting, magpie, text};
+use common::{assert_one_line_error, command, line_starting, magpie, text, words};
 
 /// `args` fails with one `magpie: error:` line containing every needle, within a second.
 fn fails_fast(args: &[&str], needles: &[&str]) -> Output {
@@ -41,14 +41,7 @@ fn worker_counts_above_the_limit_fail_fast() {
 #[test]
 fn generated_inputs_above_the_memory_limit_fail_before_allocating() {
     fails_fast(
-        &[
-            "loop",
-            "mandelbrot",
-            "--width",
-            "100000",
-            "--height",
-            "100000",
-        ],
+        &words("loop mandelbrot --width 100000 --height 100000"),
         &[
             "--width/--height",
             "100000 x 100000 image",
@@ -73,14 +66,7 @@ fn generated_inputs_above_the_memory_limit_fail_before_allocating() {
         &["--rows/--cols/--min-len", "8 GiB"],
     );
     fails_fast(
-        &[
-            "loop",
-            "spmv",
-            "--rows",
-            "1000",
-            "--min-len",
-            "1000000000000",
-        ],
+        &words("loop spmv --rows 1000 --min-len 1000000000000"),
         &["--rows/--cols/--min-len", "at least 1000000000000 entries"],
     );
 }
@@ -123,37 +109,9 @@ fn a_closed_stdout_ends_every_subcommand_quietly() {
         &["demo", "--quick", "--workers", "2"],
         &["search", "nqueens", "--n", "8", "--workers", "2"],
         &["search", "nqueens", "--n", "8", "--workers", "2", "--json"],
-        &[
-            "loop",
-            "mandelbrot",
-            "--width",
-            "64",
-            "--height",
-            "48",
-            "--steps",
-            "1",
-        ],
-        &[
-            "loop",
-            "dist",
-            "--iterations",
-            "1000",
-            "--steps",
-            "1",
-            "--json",
-        ],
-        &[
-            "experiment",
-            "policies",
-            "--app",
-            "fib",
-            "--n",
-            "15",
-            "--runs",
-            "1",
-            "--workers",
-            "1",
-        ],
+        &words("loop mandelbrot --width 64 --height 48 --steps 1"),
+        &words("loop dist --iterations 1000 --steps 1 --json"),
+        &words("experiment policies --app fib --n 15 --runs 1 --workers 1"),
     ] {
         quiet_on_closed_pipe(args);
     }
@@ -242,27 +200,10 @@ fn options_that_cannot_apply_are_errors() {
         &["--remote-victims applies to --distributed only"],
     );
     fails_fast(
-        &[
-            "search",
-            "nqueens",
-            "--n",
-            "8",
-            "--skeleton",
-            "seq",
-            "--workers",
-            "4",
-        ],
+        &words("search nqueens --n 8 --skeleton seq --workers 4"),
         &["--workers 4", "seq", "one worker"],
     );
-    let steal = [
-        "loop",
-        "dist",
-        "--distributed",
-        "--victims",
-        "random",
-        "--remote-victims",
-        "coordinator",
-    ];
+    let steal = words("loop dist --distributed --victims random --remote-victims coordinator");
     fails_fast(
         &steal,
         &["--victims random", "--remote-victims coordinator"],
@@ -272,18 +213,7 @@ fn options_that_cannot_apply_are_errors() {
 #[test]
 fn seq_reports_the_one_worker_it_runs_on() {
     for env in [&[][..], &[("MAGPIE_NUM_WORKERS", "4")]] {
-        let out = magpie(
-            &[
-                "search",
-                "nqueens",
-                "--n",
-                "8",
-                "--skeleton",
-                "seq",
-                "--json",
-            ],
-            env,
-        );
+        let out = magpie(&words("search nqueens --n 8 --skeleton seq --json"), env);
         assert!(out.status.success(), "{}", text(&out.stderr));
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
         assert_eq!(v["workers"], 1, "{v}");
@@ -323,18 +253,8 @@ fn a_depth_limited_count_says_what_it_counted() {
 fn an_ordered_spawn_depth_on_a_wide_tree_is_refused_before_collecting() {
     // Before: N-Queens 28 at spawn depth 12 collected tasks until a 4 GiB allocation failed.
     // In discrepancy order the pool may still hold most of them: refused.
-    let args = [
-        "search",
-        "nqueens",
-        "--n",
-        "28",
-        "--skeleton",
-        "ordered",
-        "--spawn-depth",
-        "12",
-        "--order",
-        "discrepancy",
-    ];
+    let args =
+        words("search nqueens --n 28 --skeleton ordered --spawn-depth 12 --order discrepancy");
     let start = Instant::now();
     let out = magpie(&args, &[]);
     assert_one_line_error(
@@ -349,16 +269,7 @@ fn an_ordered_spawn_depth_on_a_wide_tree_is_refused_before_collecting() {
     );
     // A spawn depth the tree can afford still runs and is checked.
     let out = magpie(
-        &[
-            "search",
-            "nqueens",
-            "--n",
-            "8",
-            "--skeleton",
-            "ordered",
-            "--spawn-depth",
-            "8",
-        ],
+        &words("search nqueens --n 8 --skeleton ordered --spawn-depth 8"),
         &[],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -366,16 +277,7 @@ fn an_ordered_spawn_depth_on_a_wide_tree_is_refused_before_collecting() {
     // In sequential order the frontier is generated as tasks start, one path's siblings at
     // a time: every one of 13-Queens' 4,674,890 nodes may be a task (more than the cap).
     let out = magpie(
-        &[
-            "search",
-            "nqueens",
-            "--n",
-            "13",
-            "--skeleton",
-            "ordered",
-            "--spawn-depth",
-            "13",
-        ],
+        &words("search nqueens --n 13 --skeleton ordered --spawn-depth 13"),
         &[],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));

@@ -10,7 +10,7 @@ use magpie_apps::{dist, dist_d, histogram, mandelbrot, spmv};
 use serde_json::Value;
 
 mod common;
-use common::{magpie, text};
+use common::{magpie, text, words};
 
 /// `magpie loop ARGS --json --workers 2`: exit 0, one JSON object, nothing on stderr; checks
 /// the fields every report has (steps, per-step entries, chunks).
@@ -346,15 +346,7 @@ fn png_is_decodable_and_of_the_right_size() {
 
 #[test]
 fn runtime_reads_magpie_schedule() {
-    let args = [
-        "dist",
-        "--iterations",
-        "500",
-        "--steps",
-        "2",
-        "--schedule",
-        "runtime",
-    ];
+    let args = words("dist --iterations 500 --steps 2 --schedule runtime");
     let v = loop_json(&args, &[("MAGPIE_SCHEDULE", "gss,4")], 2);
     assert_eq!(v["schedule"], "runtime");
     assert_eq!(v["per_step"][0]["ran"], "gss,4");
@@ -372,16 +364,7 @@ fn runtime_reads_magpie_schedule() {
 #[test]
 fn text_report_names_everything() {
     let out = magpie(
-        &[
-            "loop",
-            "histogram",
-            "--size",
-            "1000",
-            "--schedule",
-            "fac2",
-            "--workers",
-            "2",
-        ],
+        &words("loop histogram --size 1000 --schedule fac2 --workers 2"),
         &[],
     );
     let stdout = text(&out.stdout);
@@ -401,15 +384,7 @@ fn text_report_names_everything() {
         assert!(stdout.contains(key), "{key:?} missing:\n{stdout}");
     }
     let out = magpie(
-        &[
-            "loop",
-            "dist",
-            "--iterations",
-            "10",
-            "--no-check",
-            "--steps",
-            "1",
-        ],
+        &words("loop dist --iterations 10 --no-check --steps 1"),
         &[],
     );
     assert!(text(&out.stdout).contains("check       skipped (--no-check)"));
@@ -504,18 +479,9 @@ fn help_lists_apps_and_schedules() {
     let out = magpie(&["loop", "--help"], &[]);
     let stdout = text(&out.stdout);
     assert!(out.status.success());
-    for key in [
-        "mandelbrot",
-        "dist-d",
-        "mfac",
-        "histogram",
-        "spmv",
-        "--png",
-        "rws",
-        "expert-sel",
-        "MAGPIE_SCHEDULE",
-        "--no-check",
-    ] {
+    for key in words(
+        "mandelbrot dist-d mfac histogram spmv --png rws expert-sel MAGPIE_SCHEDULE --no-check",
+    ) {
         assert!(stdout.contains(key), "{key:?} missing:\n{stdout}");
     }
 }
@@ -549,13 +515,7 @@ fn distributed_options_need_distributed() {
 /// LCWS profile table.
 #[test]
 fn the_json_has_the_pools_counters_and_every_pushed_task_is_taken_once() {
-    for deque in [
-        "chase-lev",
-        "lcws-user",
-        "lcws-signal",
-        "lcws-conservative",
-        "lcws-half",
-    ] {
+    for deque in words("chase-lev lcws-user lcws-signal lcws-conservative lcws-half") {
         for schedule in ["gss", "rws"] {
             let what = format!("{deque} {schedule}");
             let out = magpie(
@@ -583,15 +543,7 @@ fn the_json_has_the_pools_counters_and_every_pushed_task_is_taken_once() {
         }
     }
     let out = magpie(
-        &[
-            "loop",
-            "histogram",
-            "--size",
-            "20000",
-            "--workers",
-            "2",
-            "--stats",
-        ],
+        &words("loop histogram --size 20000 --workers 2 --stats"),
         &[],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -624,21 +576,7 @@ fn the_json_has_the_pools_counters_and_every_pushed_task_is_taken_once() {
 #[test]
 fn a_time_limit_stops_a_loop_between_steps_with_the_steps_done_checked() {
     let out = magpie(
-        &[
-            "loop",
-            "mandelbrot",
-            "--width",
-            "64",
-            "--height",
-            "48",
-            "--steps",
-            "10000",
-            "--time-limit",
-            "300ms",
-            "--json",
-            "--workers",
-            "2",
-        ],
+        &words("loop mandelbrot --width 64 --height 48 --steps 10000 --time-limit 300ms --json --workers 2"),
         &[],
     );
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));

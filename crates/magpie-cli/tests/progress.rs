@@ -6,25 +6,14 @@ mod common;
 #[path = "common/pty.rs"]
 mod pty;
 
-use common::{command, magpie, text};
+use common::{command, magpie, text, words};
 use pty::{assert_no_progress, run_under_pty, shows_runs_bar};
 
 /// A small experiment: fib 15 on 1 worker, 2 runs (2 runs in all).
-const SMALL: [&str; 10] = [
-    "experiment",
-    "policies",
-    "--app",
-    "fib",
-    "--n",
-    "15",
-    "--workers",
-    "1",
-    "--runs",
-    "2",
-];
+const SMALL: &str = "experiment policies --app fib --n 15 --workers 1 --runs 2";
 
 fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
-    let mut all = SMALL.to_vec();
+    let mut all = words(SMALL);
     all.extend_from_slice(extra);
     all
 }

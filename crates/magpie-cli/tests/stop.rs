@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::time::Duration;
 
-use common::{assert_one_line_error, command, magpie, text};
+use common::{assert_one_line_error, command, magpie, text, words};
 use magpie_apps::{maxclique, testdata};
 use serde_json::Value;
 
@@ -90,15 +90,7 @@ fn a_time_limit_stops_an_optimisation_with_its_best_clique_checked() {
 fn a_time_limit_stops_an_enumeration_whose_partial_count_is_not_checked() {
     // UTS T3L has 111,345,631 nodes: far more than a debug build visits in 300 ms.
     let out = magpie(
-        &[
-            "search",
-            "uts",
-            "--tree",
-            "T3L",
-            "--time-limit",
-            "300ms",
-            "--json",
-        ],
+        &words("search uts --tree T3L --time-limit 300ms --json"),
         &[],
     );
     let v = stopped_report(&out, "time-limit");

@@ -23,6 +23,12 @@ pub fn magpie(args: &[&str], env: &[(&str, &str)]) -> Output {
     command(args, env).output().expect("runs the magpie binary")
 }
 
+/// The words of `line` (split at whitespace) as arguments: `words("search nqueens --n 8")`
+/// for `["search", "nqueens", "--n", "8"]`, so that an argument list reads as a command line.
+pub fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
 /// Output bytes as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
