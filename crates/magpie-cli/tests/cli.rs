@@ -133,7 +133,10 @@ fn no_subcommand_is_a_usage_error() {
 #[test]
 fn policy_parameters_are_accepted_and_bad_ones_exit_2_naming_the_key() {
     let out = magpie(
-        &words("--victims perf:refresh-max=100ms --idle linear:step=25us --workers 2 search nqueens --n 8"),
+        &words(
+            "--victims perf:refresh-max=100ms --idle linear:step=25us --workers \
+                2 search nqueens --n 8",
+        ),
         &[],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));

@@ -302,7 +302,10 @@ fn a_rank_killed_mid_loop_ends_the_job() {
 fn a_time_limit_stops_every_rank_after_the_same_step() {
     let out = common::mpirun(
         2,
-        &words("loop dist --iterations 20000 --steps 100000 --workers 1 --distributed --time-limit 500ms --json"),
+        &words(
+            "loop dist --iterations 20000 --steps 100000 \
+                --workers 1 --distributed --time-limit 500ms --json",
+        ),
     );
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");

@@ -22,40 +22,27 @@ fn trace_path(name: &str) -> std::path::PathBuf {
 /// Runs N-Queens 12 over `ranks` ranks (one worker each) with `skeleton` and `--trace`;
 /// the JSON report and the trace.
 fn traced(ranks: usize, skeleton: &[&str]) -> (Value, Value) {
-    let path = trace_path(&format!("nq12-{ranks}-{}.json", skeleton.join("-")));
-    let path_s = path.to_str().unwrap();
-    let mut args = vec!["search", "nqueens", "--n", "12"];
-    args.extend_from_slice(skeleton);
-    args.extend([
-        "--distributed",
-        "--workers",
-        "1",
-        "--json",
-        "--trace",
-        path_s,
-    ]);
-    let report = mpirun_report(ranks, &args);
-    let trace: Value = serde_json::from_slice(&std::fs::read(&path).unwrap())
-        .unwrap_or_else(|e| panic!("the trace parses: {e}"));
-    std::fs::remove_file(&path).unwrap();
-    (report, trace)
+    let name = format!("nq12-{ranks}-{}.json", skeleton.join("-"));
+    run_traced(ranks, &name, &words("search nqueens --n 12"), skeleton)
 }
 
 /// Runs `magpie loop dist` (40 000 iterations, 2 steps) over `ranks` ranks with `mode` and `--trace`; the JSON
 /// report and the trace.
 fn traced_loop(ranks: usize, mode: &[&str]) -> (Value, Value) {
-    let path = trace_path(&format!("dist-{ranks}-{}.json", mode.join("-")));
+    let name = format!("dist-{ranks}-{}.json", mode.join("-"));
+    let command = words("loop dist --iterations 40000 --steps 2");
+    run_traced(ranks, &name, &command, mode)
+}
+
+/// Runs `command` then `options` over `ranks` ranks (one worker each) with `--json` and
+/// `--trace` to the file `name` (removed afterwards); the JSON report and the trace.
+fn run_traced(ranks: usize, name: &str, command: &[&str], options: &[&str]) -> (Value, Value) {
+    let path = trace_path(name);
     let path_s = path.to_str().unwrap();
-    let mut args = vec!["loop", "dist", "--iterations", "40000", "--steps", "2"];
-    args.extend_from_slice(mode);
-    args.extend([
-        "--distributed",
-        "--workers",
-        "1",
-        "--json",
-        "--trace",
-        path_s,
-    ]);
+    let mut args = command.to_vec();
+    args.extend_from_slice(options);
+    args.extend(words("--distributed --workers 1 --json --trace"));
+    args.push(path_s);
     let report = mpirun_report(ranks, &args);
     let trace: Value = serde_json::from_slice(&std::fs::read(&path).unwrap())
         .unwrap_or_else(|e| panic!("the trace parses: {e}"));

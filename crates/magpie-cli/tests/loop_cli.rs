@@ -397,73 +397,43 @@ fn assert_usage_error(out: &Output, needles: &[&str]) {
 
 #[test]
 fn bad_input_exits_2_naming_the_problem() {
-    let cases: &[(&[&str], &[&str])] = &[
-        (
-            &["bogus"],
-            &["unknown loop application", "\"bogus\"", "mandelbrot"],
-        ),
-        (
-            &["dist", "--schedule", "fastest"],
-            &["--schedule", "fastest", "expected one of"],
-        ),
-        (
-            &["dist", "--schedule", "ss,0"],
-            &["--schedule", "ss,0", "at least 1"],
-        ),
-        (
-            &["dist", "--schedule", "rws,200"],
-            &["--schedule", "percentage"],
-        ),
+    let cases: &[(&str, &[&str])] = &[
+        ("bogus", &["unknown loop application", "\"bogus\"", "mandelbrot"]),
+        ("dist --schedule fastest", &["--schedule", "fastest", "expected one of"]),
+        ("dist --schedule ss,0", &["--schedule", "ss,0", "at least 1"]),
+        ("dist --schedule rws,200", &["--schedule", "percentage"]),
         // The expert chunk parameter: a bad value, or one where none applies.
         (
-            &["dist-d", "--schedule", "mfac,0"],
+            "dist-d --schedule mfac,0",
             &["--schedule: schedule \"mfac,0\": the minimum chunk must be at least 1"],
         ),
         (
-            &["dist", "--schedule", "static,-1"],
+            "dist --schedule static,-1",
             &["schedule \"static,-1\": the chunk must be a whole number of at least 1, not \"-1\""],
         ),
+        ("dist --schedule gss,abc", &["schedule \"gss,abc\"", "minimum chunk", "not \"abc\""]),
+        ("dist --schedule tss,2:8", &["the first chunk (2) must be at least the last (8)"]),
+        ("dist --schedule binary-sel,4", &["`binary-sel` takes no argument"]),
+        ("mandelbrot --width 0", &["--width", "at least 1"]),
+        ("mandelbrot --height x", &["--height", "\"x\""]),
+        ("mandelbrot --max-iter 0", &["--max-iter"]),
+        ("dist --dist poisson", &["--dist", "poisson"]),
+        ("dist --dist gamma:k=-1", &["--dist", "k must be"]),
+        ("dist --steps 0", &["--steps", "at least 1"]),
         (
-            &["dist", "--schedule", "gss,abc"],
-            &["schedule \"gss,abc\"", "minimum chunk", "not \"abc\""],
-        ),
-        (
-            &["dist", "--schedule", "tss,2:8"],
-            &["the first chunk (2) must be at least the last (8)"],
-        ),
-        (
-            &["dist", "--schedule", "binary-sel,4"],
-            &["`binary-sel` takes no argument"],
-        ),
-        (&["mandelbrot", "--width", "0"], &["--width", "at least 1"]),
-        (&["mandelbrot", "--height", "x"], &["--height", "\"x\""]),
-        (&["mandelbrot", "--max-iter", "0"], &["--max-iter"]),
-        (&["dist", "--dist", "poisson"], &["--dist", "poisson"]),
-        (&["dist", "--dist", "gamma:k=-1"], &["--dist", "k must be"]),
-        (&["dist", "--steps", "0"], &["--steps", "at least 1"]),
-        (
-            &["mandelbrot", "--png", "/nonexistent-magpie-dir/m.png"],
+            "mandelbrot --png /nonexistent-magpie-dir/m.png",
             &["--png", "/nonexistent-magpie-dir/m.png"],
         ),
-        (
-            &["dist", "--width", "5"],
-            &["--width applies to mandelbrot only"],
-        ),
-        (
-            &["spmv", "--png", "x.png"],
-            &["--png applies to mandelbrot only"],
-        ),
-        (
-            &["histogram", "--buckets", "0"],
-            &["--buckets", "at least 1"],
-        ),
-        (&["histogram", "--skew", "-1"], &["--skew"]),
-        (&["spmv", "--alpha", "0"], &["--alpha"]),
-        (&["spmv", "--rows", "-3"], &["--rows", "\"-3\""]),
+        ("dist --width 5", &["--width applies to mandelbrot only"]),
+        ("spmv --png x.png", &["--png applies to mandelbrot only"]),
+        ("histogram --buckets 0", &["--buckets", "at least 1"]),
+        ("histogram --skew -1", &["--skew"]),
+        ("spmv --alpha 0", &["--alpha"]),
+        ("spmv --rows -3", &["--rows", "\"-3\""]),
     ];
     for (args, needles) in cases {
         let mut all = vec!["loop"];
-        all.extend_from_slice(args);
+        all.extend(words(args));
         all.extend_from_slice(&["--workers", "2"]);
         assert_usage_error(&magpie(&all, &[]), needles);
     }
@@ -576,7 +546,10 @@ fn the_json_has_the_pools_counters_and_every_pushed_task_is_taken_once() {
 #[test]
 fn a_time_limit_stops_a_loop_between_steps_with_the_steps_done_checked() {
     let out = magpie(
-        &words("loop mandelbrot --width 64 --height 48 --steps 10000 --time-limit 300ms --json --workers 2"),
+        &words(
+            "loop mandelbrot --width 64 --height 48 \
+                --steps 10000 --time-limit 300ms --json --workers 2",
+        ),
         &[],
     );
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
