@@ -135,7 +135,7 @@ fn policy_parameters_are_accepted_and_bad_ones_exit_2_naming_the_key() {
     let out = magpie(
         &words(
             "--victims perf:refresh-max=100ms --idle linear:step=25us --workers \
-                2 search nqueens --n 8",
+             2 search nqueens --n 8",
         ),
         &[],
     );

@@ -306,15 +306,9 @@ fn ns_genus_28_and_nqueens_12() {
     for (ranks, victims) in [(2, "random"), (4, "sticky"), (3, "perf")] {
         let v = distributed(
             ranks,
-            &[
-                "ns",
-                "--genus",
-                "28",
-                "--spawn-depth",
-                "8",
-                "--remote-victims",
-                victims,
-            ],
+            &words(&format!(
+                "ns --genus 28 --spawn-depth 8 --remote-victims {victims}"
+            )),
         );
         let counts = ns_counts(&v);
         // OEIS A007323, genus 0..=28 (genus 28: 2,091,030).
@@ -347,18 +341,10 @@ fn every_worker_of_a_rank_works() {
     for (ranks, skeleton) in [(1, "budget"), (2, "budget"), (2, "depth-bounded")] {
         let out = mpirun(
             ranks,
-            &[
-                "search",
-                "uts",
-                "--tree",
-                "T1",
-                "--skeleton",
-                skeleton,
-                "--distributed",
-                "--workers",
-                "2",
-                "--json",
-            ],
+            &words(&format!(
+                "search uts --tree T1 --skeleton \
+                 {skeleton} --distributed --workers 2 --json"
+            )),
         );
         assert!(out.status.success(), "{}", text(&out.stderr));
         let v: Value = serde_json::from_str(text(&out.stdout).trim()).expect("JSON");
@@ -592,17 +578,10 @@ fn budget_skeleton_counts_and_balances() {
     for (ranks, victims) in [(2, "random"), (3, "sticky"), (4, "perf")] {
         let v = distributed(
             ranks,
-            &[
-                "ns",
-                "--genus",
-                "28",
-                "--skeleton",
-                "budget",
-                "--budget",
-                "1000",
-                "--remote-victims",
-                victims,
-            ],
+            &words(&format!(
+                "ns --genus 28 --skeleton \
+                 budget --budget 1000 --remote-victims {victims}"
+            )),
         );
         let counts = ns_counts(&v);
         assert_eq!(counts, magpie_apps::ns::EXPECTED_COUNTS[..=28]);

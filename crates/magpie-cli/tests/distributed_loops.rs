@@ -97,20 +97,11 @@ fn steal_mode_every_victim_choice_data_description_and_amount() {
                 continue;
             }
             let workers = if i % 2 == 0 { "1" } else { "2" };
-            let args = with(
-                &words(DIST),
-                &[
-                    workers,
-                    "--remote-victims",
-                    victims,
-                    "--data",
-                    data,
-                    "--steal-amount",
-                    amount,
-                    "--hot-block",
-                    "0",
-                ],
+            let extra = format!(
+                "{workers} --remote-victims {victims} --data {data} --steal-amount {amount} \
+                 --hot-block 0"
             );
+            let args = with(&words(DIST), &words(&extra));
             let v = dist_loop(ranks, 6000, 2, &args);
             assert_eq!(v["mode"], "steal");
             assert_eq!(v["victims"], *victims);
@@ -304,7 +295,7 @@ fn a_time_limit_stops_every_rank_after_the_same_step() {
         2,
         &words(
             "loop dist --iterations 20000 --steps 100000 \
-                --workers 1 --distributed --time-limit 500ms --json",
+             --workers 1 --distributed --time-limit 500ms --json",
         ),
     );
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));

@@ -60,19 +60,10 @@ fn mandelbrot_equals_the_sequential_summary() {
     let want = mandelbrot::run_seq(&p);
     for s in SCHEDULES.iter().chain(&["expert-sel"]) {
         let v = loop_json(
-            &[
-                "mandelbrot",
-                "--width",
-                "40",
-                "--height",
-                "30",
-                "--max-iter",
-                "100",
-                "--steps",
-                "3",
-                "--schedule",
-                s,
-            ],
+            &words(&format!(
+                "mandelbrot --width 40 --height 30 \
+                 --max-iter 100 --steps 3 --schedule {s}"
+            )),
             &[],
             3,
         );
@@ -99,21 +90,10 @@ fn dist_equals_the_sequential_sum() {
         let c = dist::costs(&d.parse().unwrap(), 3000, 20, 11);
         let want = dist::run_seq(&c, 4);
         let v = loop_json(
-            &[
-                "dist",
-                "--dist",
-                d,
-                "--iterations",
-                "3000",
-                "--mean-units",
-                "20",
-                "--seed",
-                "11",
-                "--steps",
-                "4",
-                "--schedule",
-                s,
-            ],
+            &words(&format!(
+                "dist --dist {d} --iterations 3000 --mean-units \
+                 20 --seed 11 --steps 4 --schedule {s}"
+            )),
             &[],
             4,
         );
@@ -143,19 +123,10 @@ fn dist_d_equals_the_sequential_sums_per_loop() {
         .collect();
     for s in ["fac2", "mfac", "mfac,8", "tss,40:4", "expert-sel"] {
         let v = loop_json(
-            &[
-                "dist-d",
-                "--iterations",
-                "2000",
-                "--mean-units",
-                "20",
-                "--seed",
-                "11",
-                "--steps",
-                "3",
-                "--schedule",
-                s,
-            ],
+            &words(&format!(
+                "dist-d --iterations 2000 --mean-units 20 \
+                 --seed 11 --steps 3 --schedule {s}"
+            )),
             &[],
             3,
         );
@@ -190,19 +161,10 @@ fn mfac_runs_every_app() {
     for s in ["mfac", "mfac,16"] {
         let c = dist::costs(&"exponential".parse().unwrap(), 3000, 20, 11);
         let v = loop_json(
-            &[
-                "dist",
-                "--iterations",
-                "3000",
-                "--mean-units",
-                "20",
-                "--seed",
-                "11",
-                "--steps",
-                "2",
-                "--schedule",
-                s,
-            ],
+            &words(&format!(
+                "dist --iterations 3000 --mean-units 20 \
+                 --seed 11 --steps 2 --schedule {s}"
+            )),
             &[],
             2,
         );
@@ -213,15 +175,7 @@ fn mfac_runs_every_app() {
         );
         assert_eq!(v["per_step"][0]["ran"], s);
         let v = loop_json(
-            &[
-                "histogram",
-                "--size",
-                "5000",
-                "--buckets",
-                "8",
-                "--schedule",
-                s,
-            ],
+            &words(&format!("histogram --size 5000 --buckets 8 --schedule {s}")),
             &[],
             5,
         );
@@ -235,19 +189,10 @@ fn histogram_equals_the_sequential_counts() {
     let want = histogram::histogram_seq(&keys, 16);
     for s in SCHEDULES {
         let v = loop_json(
-            &[
-                "histogram",
-                "--size",
-                "20000",
-                "--buckets",
-                "16",
-                "--skew",
-                "2",
-                "--seed",
-                "5",
-                "--schedule",
-                s,
-            ],
+            &words(&format!(
+                "histogram --size 20000 --buckets 16 \
+                 --skew 2 --seed 5 --schedule {s}"
+            )),
             &[],
             5,
         );
@@ -281,23 +226,10 @@ fn spmv_equals_the_sequential_product() {
     let y = spmv::spmv_seq(&a, &x);
     for s in SCHEDULES.iter().chain(&["static-steal,8", "auto"]) {
         let v = loop_json(
-            &[
-                "spmv",
-                "--rows",
-                "3000",
-                "--cols",
-                "2000",
-                "--min-len",
-                "2",
-                "--alpha",
-                "1.2",
-                "--seed",
-                "8",
-                "--steps",
-                "2",
-                "--schedule",
-                s,
-            ],
+            &words(&format!(
+                "spmv --rows 3000 --cols 2000 --min-len 2 \
+                 --alpha 1.2 --seed 8 --steps 2 --schedule {s}"
+            )),
             &[],
             2,
         );
@@ -318,18 +250,10 @@ fn png_is_decodable_and_of_the_right_size() {
     let p = path.to_str().unwrap();
     loop_json(
         &[
-            "mandelbrot",
-            "--width",
-            "33",
-            "--height",
-            "21",
-            "--max-iter",
-            "50",
-            "--steps",
-            "1",
-            "--png",
-            p,
-        ],
+            &words("mandelbrot --width 33 --height 21 --max-iter 50 --steps 1 --png")[..],
+            &[p],
+        ]
+        .concat(),
         &[],
         1,
     );
@@ -489,21 +413,10 @@ fn the_json_has_the_pools_counters_and_every_pushed_task_is_taken_once() {
         for schedule in ["gss", "rws"] {
             let what = format!("{deque} {schedule}");
             let out = magpie(
-                &[
-                    "loop",
-                    "histogram",
-                    "--size",
-                    "20000",
-                    "--steps",
-                    "2",
-                    "--workers",
-                    "2",
-                    "--deque",
-                    deque,
-                    "--schedule",
-                    schedule,
-                    "--json",
-                ],
+                &words(&format!(
+                    "loop histogram --size 20000 --steps 2 \
+                     --workers 2 --deque {deque} --schedule {schedule} --json"
+                )),
                 &[],
             );
             assert!(out.status.success(), "{what}: {}", text(&out.stderr));
@@ -548,7 +461,7 @@ fn a_time_limit_stops_a_loop_between_steps_with_the_steps_done_checked() {
     let out = magpie(
         &words(
             "loop mandelbrot --width 64 --height 48 \
-                --steps 10000 --time-limit 300ms --json --workers 2",
+             --steps 10000 --time-limit 300ms --json --workers 2",
         ),
         &[],
     );
