@@ -56,6 +56,12 @@ fn plot(args: &[&str]) -> String {
     stdout
 }
 
+/// `magpie plot INPUT OPTIONS --out OUT` (see [`plot`]); returns the line naming the picture.
+fn plot_to(input: &str, options: &[&str], out: &Path) -> String {
+    let out = out.to_str().expect("a UTF-8 temporary path");
+    plot(&[&[input], options, &["--out", out]].concat())
+}
+
 const GREEN: (u8, u8, u8) = (0x2c, 0xa0, 0x2c);
 const ORANGE: (u8, u8, u8) = (0xff, 0x7f, 0x0e);
 const BLUE: (u8, u8, u8) = (0x1f, 0x77, 0xb4);
@@ -66,7 +72,7 @@ fn a_trace_draws_its_timeline_by_default() {
     let d = dir("trace");
     let trace = write(&d, "t.json", &samples::search_trace());
     let out = d.join("timeline.png");
-    let line = plot(&[&trace, "--out", out.to_str().unwrap()]);
+    let line = plot_to(&trace, &[], &out);
     assert_eq!(line, format!("{}: timeline of a trace\n", out.display()));
     let (w, h, c) = decode(&out);
     assert_eq!((w, h), (1200, 300));
@@ -74,28 +80,14 @@ fn a_trace_draws_its_timeline_by_default() {
 
     let only = write(&d, "w.json", &samples::working_only());
     let out = d.join("only.png");
-    plot(&[
-        &only,
-        "--out",
-        out.to_str().unwrap(),
-        "--width",
-        "640",
-        "--height",
-        "360",
-    ]);
+    plot_to(&only, &["--width", "640", "--height", "360"], &out);
     let (w, h, c) = decode(&out);
     assert_eq!((w, h), (640, 360));
     assert!(c.contains(&GREEN));
     assert!(!c.contains(&ORANGE) && !c.contains(&BLUE));
 
     let out = d.join("u.png");
-    let line = plot(&[
-        &trace,
-        "--kind",
-        "utilisation",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let line = plot_to(&trace, &["--kind", "utilisation"], &out);
     assert!(line.ends_with(": utilisation of a trace\n"), "{line}");
     assert_eq!(decode(&out).0, 1200);
 }
@@ -105,19 +97,11 @@ fn a_loop_trace_draws_a_gantt_chart_and_svg() {
     let d = dir("loop");
     let trace = write(&d, "loop.json", &samples::loop_trace());
     let out = d.join("gantt.png");
-    plot(&[&trace, "--kind", "gantt", "--out", out.to_str().unwrap()]);
+    plot_to(&trace, &["--kind", "gantt"], &out);
     let (_, _, c) = decode(&out);
     assert!(c.contains(&(253, 231, 37)), "the largest chunk's yellow");
     let svg = d.join("gantt.svg");
-    plot(&[
-        &trace,
-        "--kind",
-        "gantt",
-        "--out",
-        svg.to_str().unwrap(),
-        "--width",
-        "800",
-    ]);
+    plot_to(&trace, &["--kind", "gantt", "--width", "800"], &svg);
     let s = std::fs::read_to_string(&svg).unwrap();
     assert!(s.starts_with("<svg width=\"800\""), "{}", &s[..60]);
     assert!(s.contains("#FDE725") || s.contains("#fde725"));
@@ -128,7 +112,7 @@ fn an_incumbent_log_draws_a_red_curve() {
     let d = dir("inc");
     let log = write(&d, "inc.jsonl", &samples::incumbents());
     let out = d.join("inc.png");
-    let line = plot(&[&log, "--out", out.to_str().unwrap()]);
+    let line = plot_to(&log, &[], &out);
     assert!(
         line.ends_with(": incumbent of an incumbent log\n"),
         "{line}"
@@ -139,7 +123,7 @@ fn an_incumbent_log_draws_a_red_curve() {
     // An empty log (no improvement) is empty axes, not an error.
     let empty = write(&d, "empty.jsonl", "");
     let out = d.join("empty.png");
-    plot(&[&empty, "--out", out.to_str().unwrap()]);
+    plot_to(&empty, &[], &out);
     assert!(!decode(&out).2.contains(&RED));
 }
 
@@ -148,7 +132,7 @@ fn reports_draw_box_plots_and_speedup() {
     let d = dir("reports");
     let fj = write(&d, "fj.json", &samples::forkjoin_json());
     let out = d.join("rt.png");
-    let line = plot(&[&fj, "--out", out.to_str().unwrap()]);
+    let line = plot_to(&fj, &[], &out);
     assert!(
         line.ends_with(": runtimes of a run-time report\n"),
         "{line}"
@@ -156,7 +140,7 @@ fn reports_draw_box_plots_and_speedup() {
     assert_eq!(decode(&out).0, 1100);
     let exp = write(&d, "exp.json", &samples::experiment_json());
     let out = d.join("sp.svg");
-    plot(&[&exp, "--kind", "speedup", "--out", out.to_str().unwrap()]);
+    plot_to(&exp, &["--kind", "speedup"], &out);
     assert!(std::fs::read_to_string(&out).unwrap().contains("speedup"));
 }
 
@@ -165,7 +149,7 @@ fn search_and_distributed_reports_draw_too() {
     let d = dir("suites");
     let search = write(&d, "search.json", &samples::search_json());
     let out = d.join("search-sp.png");
-    let line = plot(&[&search, "--kind", "speedup", "--out", out.to_str().unwrap()]);
+    let line = plot_to(&search, &["--kind", "speedup"], &out);
     assert!(line.ends_with(": speedup of a run-time report\n"), "{line}");
     // One panel; budget:10000's curve is the palette's sixth colour.
     let (w, h, colours) = decode(&out);
@@ -173,7 +157,7 @@ fn search_and_distributed_reports_draw_too() {
     assert!(colours.contains(&(0x1f, 0x77, 0xb4)));
     let dist = write(&d, "distributed.json", &samples::distributed_json());
     let out = d.join("dist-rt.png");
-    plot(&[&dist, "--out", out.to_str().unwrap()]);
+    plot_to(&dist, &[], &out);
     // Three panels of 2, 3 and 4 boxes.
     let (w, h, _) = decode(&out);
     assert_eq!((w, h), (1100, 522));
