@@ -213,6 +213,11 @@ impl Input {
         }
         run.records[s][k] = stats.as_ref().map(Record::from);
     }
+
+    /// `f` of every loop's costs, in loop order, as the per-loop sums of an output.
+    fn each_loop(&self, f: impl Fn(&[u64]) -> u64) -> LoopOutput {
+        LoopOutput::Sums(self.parts.iter().map(|p| f(&p.costs)).collect())
+    }
 }
 
 /// The per-loop sums of a step's output (empty for an output of another application).
@@ -260,22 +265,12 @@ impl LoopInput for Input {
     }
 
     fn step_seq(&self, s: usize) -> LoopOutput {
-        LoopOutput::Sums(
-            self.parts
-                .iter()
-                .map(|p| dist::step_seq(&p.costs, s))
-                .collect(),
-        )
+        self.each_loop(|costs| dist::step_seq(costs, s))
     }
 
     /// The steps differ: every loop's [`dist::run_seq`] sum over them.
     fn reference(&self, steps: usize) -> LoopOutput {
-        LoopOutput::Sums(
-            self.parts
-                .iter()
-                .map(|p| dist::run_seq(&p.costs, steps))
-                .collect(),
-        )
+        self.each_loop(|costs| dist::run_seq(costs, steps))
     }
 
     /// Every loop's wrapping sum over the steps against the reference's; the first loop that

@@ -512,31 +512,35 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn fib_matches_sequential() {
+    /// `kernel(&mut Magpie, n)` on every pool of [`pools`] is `want(n)` for every `n` of `ns`.
+    fn agrees_on_every_pool(
+        name: &str,
+        ns: std::ops::RangeInclusive<u32>,
+        kernel: fn(&mut Magpie, u32) -> u64,
+        want: impl Fn(u32) -> u64,
+    ) {
         for pool in pools() {
-            for n in 0..=20 {
+            for n in ns.clone() {
                 assert_eq!(
-                    pool.install(|| fib(&mut Magpie, n)),
-                    fib(&mut Sequential, n),
-                    "fib({n})"
+                    pool.install(|| kernel(&mut Magpie, n)),
+                    want(n),
+                    "{name}({n})"
                 );
             }
         }
+    }
+
+    #[test]
+    fn fib_matches_sequential() {
+        agrees_on_every_pool("fib", 0..=20, fib, |n| fib(&mut Sequential, n));
         assert_eq!(fib(&mut Sequential, 30), 832_040);
     }
 
     #[test]
     fn nqueens_known_counts() {
-        for pool in pools() {
-            for n in 0..=10 {
-                assert_eq!(
-                    pool.install(|| nqueens(&mut Magpie, n)),
-                    NQUEENS_SOLUTIONS[n as usize],
-                    "nqueens({n})"
-                );
-            }
-        }
+        agrees_on_every_pool("nqueens", 0..=10, nqueens, |n| {
+            NQUEENS_SOLUTIONS[n as usize]
+        });
     }
 
     #[test]
