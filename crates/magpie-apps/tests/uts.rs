@@ -134,10 +134,30 @@ fn default_tree() {
     );
 }
 
-#[test]
-fn t1_geometric_fixed() {
-    let c = timed("T1", &Params::named("T1").unwrap());
-    assert_eq!(c, counts(4_130_071, 10, 3_305_118));
+/// One test per named tree: `test: "NAME" => (nodes, max_depth, leaves)` counts the tree
+/// [`Params::named`] gives (timed) and checks the published statistics.
+macro_rules! named_trees {
+    ($($test:ident: $name:literal => ($nodes:expr, $depth:expr, $leaves:expr);)*) => {
+        $(
+            #[test]
+            fn $test() {
+                let c = timed($name, &Params::named($name).unwrap());
+                assert_eq!(c, counts($nodes, $depth, $leaves));
+            }
+        )*
+    };
+}
+
+named_trees! {
+    t1_geometric_fixed: "T1" => (4_130_071, 10, 3_305_118);
+    t2_geometric_cyclic: "T2" => (4_117_769, 81, 2_342_762);
+    t3_binomial: "T3" => (4_112_897, 1572, 3_599_034);
+    t4_hybrid: "T4" => (4_132_453, 134, 3_108_986);
+    t5_geometric_linear: "T5" => (4_147_582, 20, 2_181_318);
+    t1l: "T1L" => (102_181_082, 13, 81_746_377);
+    t2l: "T2L" => (96_793_510, 67, 53_791_152);
+    t3l: "T3L" => (111_345_631, 17844, 89_076_904);
+    bots_tiny: "bots-tiny" => (30_399_117, 6974, 20_266_744);
 }
 
 #[test]
@@ -146,30 +166,6 @@ fn t1_granularity_3_same_tree() {
     assert_eq!(p.granularity(), 3);
     let c = timed("T1 -g 3", &p);
     assert_eq!(c, counts(4_130_071, 10, 3_305_118));
-}
-
-#[test]
-fn t2_geometric_cyclic() {
-    let c = timed("T2", &Params::named("T2").unwrap());
-    assert_eq!(c, counts(4_117_769, 81, 2_342_762));
-}
-
-#[test]
-fn t3_binomial() {
-    let c = timed("T3", &Params::named("T3").unwrap());
-    assert_eq!(c, counts(4_112_897, 1572, 3_599_034));
-}
-
-#[test]
-fn t4_hybrid() {
-    let c = timed("T4", &Params::named("T4").unwrap());
-    assert_eq!(c, counts(4_132_453, 134, 3_108_986));
-}
-
-#[test]
-fn t5_geometric_linear() {
-    let c = timed("T5", &Params::named("T5").unwrap());
-    assert_eq!(c, counts(4_147_582, 20, 2_181_318));
 }
 
 /// The spec's self-computed values for code paths no published tree covers.
@@ -204,30 +200,6 @@ fn subtrees_add_up() {
         .map(|c| count_from(&p, &c))
         .fold(Counts::node(0, 2000), Counts::merge);
     assert_eq!(total.merge(rest), counts(4_112_897, 1572, 3_599_034));
-}
-
-#[test]
-fn t1l() {
-    let c = timed("T1L", &Params::named("T1L").unwrap());
-    assert_eq!(c, counts(102_181_082, 13, 81_746_377));
-}
-
-#[test]
-fn t2l() {
-    let c = timed("T2L", &Params::named("T2L").unwrap());
-    assert_eq!(c, counts(96_793_510, 67, 53_791_152));
-}
-
-#[test]
-fn t3l() {
-    let c = timed("T3L", &Params::named("T3L").unwrap());
-    assert_eq!(c, counts(111_345_631, 17844, 89_076_904));
-}
-
-#[test]
-fn bots_tiny() {
-    let c = timed("bots-tiny", &Params::named("bots-tiny").unwrap());
-    assert_eq!(c, counts(30_399_117, 6974, 20_266_744));
 }
 
 // ---- Parameters ----
@@ -272,168 +244,26 @@ fn every_named_tree_parses() {
 #[test]
 fn named_tree_parameters() {
     type Row = (&'static str, TreeType, Shape, f64, i32, f64, i32, i32);
+    use Shape::{Cyclic, Fixed, Linear};
+    use TreeType::{Binomial, Geometric, Hybrid};
     // name, type, shape, b0, gen_mx, q, m, seed (unlisted ones are the defaults).
     let rows: [Row; 16] = [
-        (
-            "default",
-            TreeType::Geometric,
-            Shape::Linear,
-            4.0,
-            6,
-            0.234375,
-            4,
-            0,
-        ),
-        (
-            "T1",
-            TreeType::Geometric,
-            Shape::Fixed,
-            4.0,
-            10,
-            0.234375,
-            4,
-            19,
-        ),
-        (
-            "T5",
-            TreeType::Geometric,
-            Shape::Linear,
-            4.0,
-            20,
-            0.234375,
-            4,
-            34,
-        ),
-        (
-            "T2",
-            TreeType::Geometric,
-            Shape::Cyclic,
-            6.0,
-            16,
-            0.234375,
-            4,
-            502,
-        ),
-        (
-            "T3",
-            TreeType::Binomial,
-            Shape::Linear,
-            2000.0,
-            6,
-            0.124875,
-            8,
-            42,
-        ),
-        (
-            "T4",
-            TreeType::Hybrid,
-            Shape::Linear,
-            6.0,
-            16,
-            0.234375,
-            4,
-            1,
-        ),
-        (
-            "T1L",
-            TreeType::Geometric,
-            Shape::Fixed,
-            4.0,
-            13,
-            0.234375,
-            4,
-            29,
-        ),
-        (
-            "T2L",
-            TreeType::Geometric,
-            Shape::Cyclic,
-            7.0,
-            23,
-            0.234375,
-            4,
-            220,
-        ),
-        (
-            "T3L",
-            TreeType::Binomial,
-            Shape::Linear,
-            2000.0,
-            6,
-            0.200014,
-            5,
-            7,
-        ),
-        (
-            "T1XL",
-            TreeType::Geometric,
-            Shape::Fixed,
-            4.0,
-            15,
-            0.234375,
-            4,
-            29,
-        ),
-        (
-            "T1XXL",
-            TreeType::Geometric,
-            Shape::Fixed,
-            4.0,
-            15,
-            0.234375,
-            4,
-            19,
-        ),
-        (
-            "T3XXL",
-            TreeType::Binomial,
-            Shape::Linear,
-            2000.0,
-            6,
-            0.499995,
-            2,
-            316,
-        ),
-        (
-            "T2XXL",
-            TreeType::Binomial,
-            Shape::Linear,
-            2000.0,
-            6,
-            0.499999995,
-            2,
-            0,
-        ),
-        (
-            "T1WL",
-            TreeType::Geometric,
-            Shape::Fixed,
-            4.0,
-            18,
-            0.234375,
-            4,
-            19,
-        ),
-        (
-            "T2WL",
-            TreeType::Binomial,
-            Shape::Linear,
-            2000.0,
-            6,
-            0.4999999995,
-            2,
-            559,
-        ),
-        (
-            "T3WL",
-            TreeType::Binomial,
-            Shape::Linear,
-            2000.0,
-            6,
-            0.4999995,
-            2,
-            559,
-        ),
+        ("default", Geometric, Linear, 4.0, 6, 0.234375, 4, 0),
+        ("T1", Geometric, Fixed, 4.0, 10, 0.234375, 4, 19),
+        ("T5", Geometric, Linear, 4.0, 20, 0.234375, 4, 34),
+        ("T2", Geometric, Cyclic, 6.0, 16, 0.234375, 4, 502),
+        ("T3", Binomial, Linear, 2000.0, 6, 0.124875, 8, 42),
+        ("T4", Hybrid, Linear, 6.0, 16, 0.234375, 4, 1),
+        ("T1L", Geometric, Fixed, 4.0, 13, 0.234375, 4, 29),
+        ("T2L", Geometric, Cyclic, 7.0, 23, 0.234375, 4, 220),
+        ("T3L", Binomial, Linear, 2000.0, 6, 0.200014, 5, 7),
+        ("T1XL", Geometric, Fixed, 4.0, 15, 0.234375, 4, 29),
+        ("T1XXL", Geometric, Fixed, 4.0, 15, 0.234375, 4, 19),
+        ("T3XXL", Binomial, Linear, 2000.0, 6, 0.499995, 2, 316),
+        ("T2XXL", Binomial, Linear, 2000.0, 6, 0.499999995, 2, 0),
+        ("T1WL", Geometric, Fixed, 4.0, 18, 0.234375, 4, 19),
+        ("T2WL", Binomial, Linear, 2000.0, 6, 0.4999999995, 2, 559),
+        ("T3WL", Binomial, Linear, 2000.0, 6, 0.4999995, 2, 559),
     ];
     for (name, t, a, b0, d, q, m, r) in rows {
         let p = Params::named(name).unwrap();

@@ -340,68 +340,61 @@ impl Default for ParamsBuilder {
     }
 }
 
-impl ParamsBuilder {
+/// The setters of [`ParamsBuilder`] and the getters of [`Params`], from one list of the
+/// parameters: each entry is the setter's documentation, the field and its type, and the
+/// getter's documentation.
+macro_rules! parameters {
+    ($($(#[doc = $set:literal])* $name:ident: $ty:ty, get $get:literal;)*) => {
+        impl ParamsBuilder {
+            $(
+                $(#[doc = $set])*
+                pub fn $name(mut self, value: $ty) -> Self {
+                    self.$name = value;
+                    self
+                }
+            )*
+        }
+
+        impl Params {
+            $(
+                #[doc = $get]
+                pub fn $name(&self) -> $ty {
+                    self.$name
+                }
+            )*
+        }
+    };
+}
+
+parameters! {
     /// Tree type (`-t`; default [`TreeType::Geometric`]).
-    pub fn tree_type(mut self, t: TreeType) -> Self {
-        self.tree_type = t;
-        self
-    }
-
+    tree_type: TreeType, get "The tree type (`-t`).";
     /// Shape function of geometric (and hybrid) trees (`-a`; default [`Shape::Linear`]).
-    pub fn shape(mut self, a: Shape) -> Self {
-        self.shape = a;
-        self
-    }
-
+    shape: Shape, get "The shape function (`-a`).";
     /// `b0` (`-b`, default 4): the BIN root's child count `floor(b0)`, the geometric root's
     /// expected branching factor and the shape functions' base, the BALANCED branching
     /// `(int) b0`. Must be finite and in `[0, 2^31)`.
-    pub fn b0(mut self, b0: f64) -> Self {
-        self.b0 = b0;
-        self
-    }
-
+    b0: f64, get "`b0` (`-b`).";
     /// `gen_mx` (`-d`, default 6): the depth parameter of geometric and balanced trees.
     /// Must be at least 1.
-    pub fn gen_mx(mut self, d: i32) -> Self {
-        self.gen_mx = d;
-        self
-    }
-
+    gen_mx: i32, get "`gen_mx` (`-d`).";
     /// `q` (`-q`, default 0.234375): probability that a non-root BIN node has children.
     /// Must be in `[0, 1]`.
-    pub fn q(mut self, q: f64) -> Self {
-        self.q = q;
-        self
-    }
-
+    q: f64, get "`q` (`-q`).";
     /// `m` (`-m`, default 4): child count of an internal non-root BIN node. Must be at least 0
     /// (counts above [`MAX_NUM_CHILDREN`] are capped like the reference's).
-    pub fn m(mut self, m: i32) -> Self {
-        self.m = m;
-        self
-    }
-
+    m: i32, get "`m` (`-m`).";
     /// Root seed (`-r`, default 0); any `i32` (negative seeds hash their two's complement).
-    pub fn seed(mut self, r: i32) -> Self {
-        self.seed = r;
-        self
-    }
-
+    seed: i32, get "The root seed (`-r`).";
     /// `shiftDepth` (`-f`, default 0.5): the fraction of `gen_mx` at which a hybrid tree
     /// switches from geometric to binomial. Must be in `[0, 1]`.
-    pub fn shift_depth(mut self, f: f64) -> Self {
-        self.shift_depth = f;
-        self
-    }
-
+    shift_depth: f64, get "`shiftDepth` (`-f`).";
     /// Compute granularity (`-g`, default 1): every spawn is computed this many times. It
     /// only adds work; the tree is the same. Values below 1 mean 1, as in the reference.
-    pub fn granularity(mut self, g: i32) -> Self {
-        self.granularity = g;
-        self
-    }
+    granularity: i32, get "The compute granularity (`-g`, at least 1).";
+}
 
+impl ParamsBuilder {
     /// Checks the ranges and builds the parameters.
     ///
     /// # Errors
@@ -575,43 +568,6 @@ impl Params {
             };
         }
         b.build()
-    }
-
-    /// The tree type (`-t`).
-    pub fn tree_type(&self) -> TreeType {
-        self.tree_type
-    }
-    /// The shape function (`-a`).
-    pub fn shape(&self) -> Shape {
-        self.shape
-    }
-    /// `b0` (`-b`).
-    pub fn b0(&self) -> f64 {
-        self.b0
-    }
-    /// `gen_mx` (`-d`).
-    pub fn gen_mx(&self) -> i32 {
-        self.gen_mx
-    }
-    /// `q` (`-q`).
-    pub fn q(&self) -> f64 {
-        self.q
-    }
-    /// `m` (`-m`).
-    pub fn m(&self) -> i32 {
-        self.m
-    }
-    /// The root seed (`-r`).
-    pub fn seed(&self) -> i32 {
-        self.seed
-    }
-    /// `shiftDepth` (`-f`).
-    pub fn shift_depth(&self) -> f64 {
-        self.shift_depth
-    }
-    /// The compute granularity (`-g`, at least 1).
-    pub fn granularity(&self) -> i32 {
-        self.granularity
     }
 
     /// The root: state [`rng_init`]`(seed)`, height 0.
