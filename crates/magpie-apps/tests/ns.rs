@@ -10,15 +10,6 @@ use magpie_apps::ns::{
 /// are ~20× slower, so they stop at 24.
 const ORACLE_GENUS: usize = if cfg!(debug_assertions) { 24 } else { 30 };
 
-fn each_node(s: &Semigroup, max: usize, f: &mut impl FnMut(&Semigroup)) {
-    f(s);
-    if s.genus() < max {
-        for c in s.children() {
-            each_node(&c, max, f);
-        }
-    }
-}
-
 #[test]
 fn counts_match_oracle_table() {
     assert_eq!(
@@ -136,7 +127,7 @@ fn children_are_lazy_ordered_and_consistent() {
     assert_eq!(rest, [4, 5]);
 
     let mut nodes = 0u64;
-    each_node(&Semigroup::root(), 12, &mut |s| {
+    Semigroup::root().each_up_to_genus(12, &mut |s| {
         nodes += 1;
         let h = s.genus();
         let kids: Vec<Semigroup> = s.children().collect();
@@ -176,7 +167,7 @@ fn multiplicity_table_a199711() {
         &[1, 4, 11, 16, 27, 28, 22, 8, 1],
     ];
     let mut table = vec![vec![0u64; 11]; 10];
-    each_node(&Semigroup::root(), 9, &mut |s| {
+    Semigroup::root().each_up_to_genus(9, &mut |s| {
         table[s.genus()][s.multiplicity()] += 1;
     });
     for g in 1..=9 {

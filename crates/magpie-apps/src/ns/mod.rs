@@ -363,6 +363,24 @@ impl Semigroup {
         Children::of(self, self.child_mask())
     }
 
+    /// Calls `f` on this semigroup and every descendant of genus at most `max_genus`, depth
+    /// first, parents before their children (a whole small tree, for checks over it).
+    ///
+    /// ```
+    /// use magpie_apps::ns::{Semigroup, EXPECTED_COUNTS};
+    /// let mut nodes = 0;
+    /// Semigroup::root().each_up_to_genus(5, &mut |_| nodes += 1);
+    /// assert_eq!(nodes, EXPECTED_COUNTS[..=5].iter().sum::<u64>());
+    /// ```
+    pub fn each_up_to_genus(&self, max_genus: usize, f: &mut impl FnMut(&Semigroup)) {
+        f(self);
+        if self.genus() < max_genus {
+            for c in self.children() {
+                c.each_up_to_genus(max_genus, f);
+            }
+        }
+    }
+
     #[inline]
     fn assert_expandable(&self) {
         assert!(
@@ -689,19 +707,10 @@ mod tests {
             .collect()
     }
 
-    fn each_node(s: &Semigroup, max: usize, f: &mut impl FnMut(&Semigroup)) {
-        f(s);
-        if s.genus() < max {
-            for c in s.children() {
-                each_node(&c, max, f);
-            }
-        }
-    }
-
     #[test]
     fn swar_mask_matches_naive_scan() {
         let mut nodes = 0;
-        each_node(&Semigroup::root(), 14, &mut |s| {
+        Semigroup::root().each_up_to_genus(14, &mut |s| {
             let got: Vec<usize> = s.children().map(|c| c.frobenius() as usize).collect();
             assert_eq!(got, naive_children(s), "{s:?}");
             assert_eq!(s.num_children(), got.len());
@@ -712,7 +721,7 @@ mod tests {
 
     #[test]
     fn decomposition_numbers_match_definition() {
-        each_node(&Semigroup::root(), 9, &mut |s| {
+        Semigroup::root().each_up_to_genus(9, &mut |s| {
             for p in 0..DECOMP_LEN {
                 let want = (0..=p / 2)
                     .filter(|&a| s.contains(a) && s.contains(p - a))
