@@ -156,26 +156,12 @@ fn mandelbrot_kind(
 }
 
 /// The Mandelbrot image (row-major, `width * height` iteration counts) under OpenMP with the
-/// given schedule, chunk (0 = the kind's default) and team size (0 = OpenMP's default), and
-/// the sum of its counts. (The suite uses [`mandelbrot_busy`]; this is for the tests.)
+/// given schedule, chunk (0 = the kind's default) and team size (0 = OpenMP's default), the
+/// sum of its counts, and each thread's busy time (index = OpenMP thread number; empty when
+/// `threads` is 0).
 ///
 /// # Panics
 /// If a size does not fit a C `int`.
-#[cfg(test)]
-pub fn mandelbrot(
-    width: usize,
-    height: usize,
-    max_iter: u32,
-    sched: OmpSchedule,
-    chunk: usize,
-    threads: usize,
-) -> (Vec<u32>, u64) {
-    let (image, sum, _) = mandelbrot_busy(width, height, max_iter, sched, chunk, threads);
-    (image, sum)
-}
-
-/// `mandelbrot`, also returning each thread's busy time (index = OpenMP thread number;
-/// empty when `threads` is 0).
 pub fn mandelbrot_busy(
     width: usize,
     height: usize,
@@ -187,7 +173,7 @@ pub fn mandelbrot_busy(
     mandelbrot_kind(width, height, max_iter, sched.code(), chunk, threads)
 }
 
-/// The same C Mandelbrot body as `mandelbrot`, run sequentially without OpenMP.
+/// The same C Mandelbrot body as [`mandelbrot_busy`], run sequentially without OpenMP.
 pub fn mandelbrot_sequential(width: usize, height: usize, max_iter: u32) -> (Vec<u32>, u64) {
     let (image, sum, _) = mandelbrot_kind(width, height, max_iter, SEQUENTIAL, 0, 1);
     (image, sum)
@@ -364,7 +350,7 @@ mod tests {
         for sched in OmpSchedule::ALL {
             for chunk in [0, 1, 7] {
                 for threads in [1, 2] {
-                    let (got, got_sum) = mandelbrot(W, H, MAX_ITER, sched, chunk, threads);
+                    let (got, got_sum, _) = mandelbrot_busy(W, H, MAX_ITER, sched, chunk, threads);
                     assert_eq!(got.len(), W * H);
                     for (p, (&g, &w)) in got.iter().zip(&want).enumerate() {
                         assert_eq!(
@@ -389,10 +375,8 @@ mod tests {
 
     #[test]
     fn empty_image() {
-        assert_eq!(
-            mandelbrot(0, 5, MAX_ITER, OmpSchedule::Dynamic, 0, 2),
-            (Vec::new(), 0)
-        );
+        let (image, sum, _) = mandelbrot_busy(0, 5, MAX_ITER, OmpSchedule::Dynamic, 0, 2);
+        assert_eq!((image, sum), (Vec::new(), 0));
         assert_eq!(mandelbrot_sequential(5, 0, MAX_ITER), (Vec::new(), 0));
     }
 

@@ -868,11 +868,25 @@ pub fn summarize(item: &Item, threads: usize, runtime: Runtime, samples: &[Sampl
     }
 }
 
+/// Two rows compared: the last four fields of a [`Ratio`] and of a [`BestRatio`] (see the
+/// module's docs), as [`paired_ratio`] computes them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Paired {
+    /// The ratio of the medians (`None` unless both are positive).
+    pub ratio: Option<f64>,
+    /// The 95% CI of the geometric mean of the paired per-round ratios.
+    pub ratio_ci95: Option<[f64; 2]>,
+    /// Welch's two-sided p on the two rows' values.
+    pub welch_p: Option<f64>,
+    /// The paired rounds.
+    pub rounds: usize,
+}
+
 /// The ratio of two rows' medians (`None` unless both are positive: an overhead lost in the
 /// noise has no meaningful ratio), with the CI of the geometric mean of their per-round
-/// ratios (rounds where both have a positive value) and Welch's p on their values: (ratio,
-/// CI, p, paired rounds).
-pub fn paired_ratio(num: &Row, den: &Row) -> (Option<f64>, Option<[f64; 2]>, Option<f64>, usize) {
+/// ratios (rounds where both have a positive value), Welch's p on their values and the
+/// paired rounds.
+pub fn paired_ratio(num: &Row, den: &Row) -> Paired {
     let per_round = |r: &Row| -> BTreeMap<u32, Vec<f64>> {
         let mut m: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
         for (&round, &v) in r.rounds_of_values.iter().zip(&r.values) {
@@ -894,7 +908,12 @@ pub fn paired_ratio(num: &Row, den: &Row) -> (Option<f64>, Option<[f64; 2]>, Opt
     });
     let p = stats::welch(&num.values, &den.values).map(|w| w.p);
     let ratio = (num.median > 0.0 && den.median > 0.0).then(|| num.median / den.median);
-    (ratio, ci, p, logs.len())
+    Paired {
+        ratio,
+        ratio_ci95: ci,
+        welch_p: p,
+        rounds: logs.len(),
+    }
 }
 
 /// magpie against a peer in one (program, params, schedule, threads); fields in the
@@ -908,10 +927,8 @@ pub struct Ratio {
     pub ratio_of: String,
     pub magpie_median: f64,
     pub peer_median: f64,
-    pub ratio: Option<f64>,
-    pub ratio_ci95: Option<[f64; 2]>,
-    pub welch_p: Option<f64>,
-    pub rounds: usize,
+    #[serde(flatten)]
+    pub paired: Paired,
 }
 
 /// A runtime's fastest schedule of a loop application; fields in the module's docs.
@@ -940,10 +957,8 @@ pub struct BestRatio {
     pub peer_schedule: String,
     pub peer_median: f64,
     pub ratio_of: &'static str,
-    pub ratio: Option<f64>,
-    pub ratio_ci95: Option<[f64; 2]>,
-    pub welch_p: Option<f64>,
-    pub rounds: usize,
+    #[serde(flatten)]
+    pub paired: Paired,
 }
 
 /// The whole report (the `--json` object); fields in the module's docs.
@@ -974,17 +989,13 @@ pub fn ratios(rows: &[Row]) -> Vec<Ratio> {
             else {
                 continue;
             };
-            let (ratio, ci, welch_p, rounds) = paired_ratio(m, p);
             out.push(Ratio {
                 config: m.config.clone(),
                 metric: m.metric,
                 ratio_of: format!("magpie/{peer}"),
                 magpie_median: m.median,
                 peer_median: p.median,
-                ratio,
-                ratio_ci95: ci,
-                welch_p,
-                rounds,
+                paired: paired_ratio(m, p),
             });
         }
     }
@@ -1042,7 +1053,6 @@ pub fn best(rows: &[Row]) -> (Vec<Best>, Vec<BestRatio>) {
         else {
             continue;
         };
-        let (ratio, ci, welch_p, rounds) = paired_ratio(m, p);
         ratios.push(BestRatio {
             program: program.clone(),
             params: params.clone(),
@@ -1053,10 +1063,7 @@ pub fn best(rows: &[Row]) -> (Vec<Best>, Vec<BestRatio>) {
             peer_schedule: p.config.schedule.clone().unwrap_or_default(),
             peer_median: p.median,
             ratio_of: "magpie-best/peer-best",
-            ratio,
-            ratio_ci95: ci,
-            welch_p,
-            rounds,
+            paired: paired_ratio(m, p),
         });
     }
     ratios.sort_by_key(|b| (order(&b.program), b.params.clone(), b.threads));
@@ -1286,7 +1293,7 @@ fn fmt_value(v: f64, unit: &str) -> String {
 fn fmt_ratio(r: Option<&Ratio>) -> String {
     match r {
         None => "-".into(),
-        Some(r) => fmt_ratio_ci(r.ratio, r.ratio_ci95),
+        Some(r) => fmt_ratio_ci(r.paired.ratio, r.paired.ratio_ci95),
     }
 }
 
@@ -1454,7 +1461,7 @@ pub fn markdown(report: &Report) -> String {
                 .map_or("-".into(), |x| {
                     format!(
                         "{} (vs {} {})",
-                        fmt_ratio_ci(x.ratio, x.ratio_ci95),
+                        fmt_ratio_ci(x.paired.ratio, x.paired.ratio_ci95),
                         x.peer_runtime,
                         x.peer_schedule
                     )
@@ -1629,11 +1636,11 @@ mod tests {
         // magpie static against libgomp's and libomp's static; fac2 has no peer.
         assert_eq!(r.len(), 2);
         assert_eq!(r[0].ratio_of, "magpie/libgomp");
-        assert_eq!(r[0].ratio, Some(0.5));
-        assert_eq!(r[0].rounds, 3);
-        let [lo, hi] = r[0].ratio_ci95.unwrap();
+        assert_eq!(r[0].paired.ratio, Some(0.5));
+        assert_eq!(r[0].paired.rounds, 3);
+        let [lo, hi] = r[0].paired.ratio_ci95.unwrap();
         assert!(lo < 0.5 && hi > 0.5, "{lo} {hi}");
-        assert!((r[1].ratio.unwrap() - 0.5 / 0.9).abs() < 1e-12);
+        assert!((r[1].paired.ratio.unwrap() - 0.5 / 0.9).abs() < 1e-12);
         let (bests, br) = best(&rows);
         let b = |rt: &str| bests.iter().find(|b| b.runtime == rt).unwrap();
         assert_eq!(
@@ -1646,18 +1653,23 @@ mod tests {
             (br[0].peer_runtime, br[0].peer_schedule.as_str()),
             ("libgomp", "dynamic")
         );
-        assert!((br[0].ratio.unwrap() - 0.5).abs() < 1e-12);
-        let [lo, hi] = br[0].ratio_ci95.unwrap();
+        assert!((br[0].paired.ratio.unwrap() - 0.5).abs() < 1e-12);
+        let [lo, hi] = br[0].paired.ratio_ci95.unwrap();
         assert!(
             (lo - 0.5).abs() < 1e-12 && (hi - 0.5).abs() < 1e-12,
             "{lo} {hi}"
         );
         // A non-positive value (an overhead lost in the noise) leaves its round out.
         let neg = row("magpie", "static", &[-0.1, 0.5, 0.5]);
-        let (ratio, _, _, rounds) = paired_ratio(&neg, &rows[0]);
+        let Paired { ratio, rounds, .. } = paired_ratio(&neg, &rows[0]);
         assert_eq!((ratio, rounds), (Some(0.5), 2));
         let neg = row("magpie", "static", &[-0.1, -0.2, 0.5]);
-        let (ratio, ci, _, rounds) = paired_ratio(&neg, &rows[0]);
+        let Paired {
+            ratio,
+            ratio_ci95: ci,
+            rounds,
+            ..
+        } = paired_ratio(&neg, &rows[0]);
         assert_eq!((ratio, ci, rounds), (None, None, 1));
         assert_eq!(fmt_ratio_ci(ratio, ci), "n/a");
         assert_eq!(
