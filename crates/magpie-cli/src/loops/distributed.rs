@@ -24,8 +24,8 @@ use magpie_apps::registry::{LoopInput, LoopOutput};
 use magpie_apps::{dist, mandelbrot};
 use magpie_measure::stats::cov;
 use magpie_mpi::loops::{
-    block_of, gather, DataDescription, DataSerializer, DistributedLoop, Mode, Options,
-    RankLoopStats, Victims,
+    block_of, gather, DataDescription, DataSerializer, DistributedLoop, FromBytes, Mode, Options,
+    RankLoopStats, ToBytes, Victims,
 };
 use magpie_mpi::Cluster;
 use serde::Serialize;
@@ -170,6 +170,24 @@ fn costs_from_bytes(_: Range<usize>, bytes: &[u8]) -> Result<Vec<u64>, magpie_mp
 /// `serialize`: dist's costs as LEB128 variable-length integers (a user codec: small costs
 /// take one or two bytes instead of eight).
 struct Varints;
+
+/// The [`DataDescription`] that `--data` names (`range`: by `to_bytes` and `from_bytes`,
+/// `serialize`: by `serializer`, else one-to-one).
+fn description<'a, T>(
+    data: &str,
+    to_bytes: ToBytes<T>,
+    from_bytes: FromBytes<T>,
+    serializer: &'a dyn DataSerializer<T>,
+) -> DataDescription<'a, T> {
+    match data {
+        "range" => DataDescription::Range {
+            to_bytes,
+            from_bytes,
+        },
+        "serialize" => DataDescription::Serialize(serializer),
+        _ => DataDescription::OneToOne,
+    }
+}
 
 impl DataSerializer<u64> for Varints {
     fn serialize(&self, _: Range<usize>, items: &[u64]) -> Vec<u8> {
@@ -412,14 +430,7 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
                 costs = Vec::new();
             }
             let varints = Varints;
-            let description = match d.data {
-                "range" => DataDescription::Range {
-                    to_bytes: costs_to_bytes,
-                    from_bytes: costs_from_bytes,
-                },
-                "serialize" => DataDescription::Serialize(&varints),
-                _ => DataDescription::OneToOne,
-            };
+            let description = description(d.data, costs_to_bytes, costs_from_bytes, &varints);
             let mut sum = 0u64;
             let mut mismatch: Option<String> = None;
             for s in 0..steps {
@@ -491,14 +502,7 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
             };
             let points: Vec<(f64, f64)> = block.map(|i| p.point(i)).collect();
             let rebuild = Points(p);
-            let description = match d.data {
-                "range" => DataDescription::Range {
-                    to_bytes: points_to_bytes,
-                    from_bytes: points_from_bytes,
-                },
-                "serialize" => DataDescription::Serialize(&rebuild),
-                _ => DataDescription::OneToOne,
-            };
+            let description = description(d.data, points_to_bytes, points_from_bytes, &rebuild);
             let mut last: Vec<u32> = Vec::new();
             let mut iterations = 0u64;
             let want = (check && rank == 0).then(|| mandelbrot::render_seq(&p));
