@@ -24,6 +24,21 @@ fn bench(args: &[&str]) -> Output {
     bench_command(args).output().expect("runs magpie-bench")
 }
 
+/// The words of `line` as arguments: `words("forkjoin --runs 1")` for
+/// `["forkjoin", "--runs", "1"]`.
+fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
+/// `magpie-bench ARGS` (with `--json` among them): exit 0 and the rows of the JSON array on
+/// stdout.
+fn json_rows(args: &[&str]) -> Vec<Value> {
+    let out = bench(args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    rows.as_array().expect("a JSON array").clone()
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -31,20 +46,9 @@ fn text(bytes: &[u8]) -> String {
 /// fib, one timed run, on magpie chase-lev with 2 workers: 2 runs (the warm-up and the
 /// timed one).
 fn fib<'a>(extra: &[&'a str]) -> Vec<&'a str> {
-    let mut all = vec![
-        "forkjoin",
-        "--kernels",
-        "fib",
-        "--runs",
-        "1",
-        "--quick",
-        "--workers",
-        "2",
-        "--runtimes",
-        "magpie",
-        "--deques",
-        "chase-lev",
-    ];
+    let mut all = words(
+        "forkjoin --kernels fib --runs 1 --quick --workers 2 --runtimes magpie --deques chase-lev",
+    );
     all.extend_from_slice(extra);
     all
 }
@@ -145,23 +149,10 @@ const COLUMNS: [&str; 10] = [
 
 #[test]
 fn counters_give_every_magpie_row_its_profile_per_worker_and_in_total() {
-    let out = bench(&[
-        "forkjoin",
-        "--kernels",
-        "fib,tree",
-        "--runs",
-        "2",
-        "--quick",
-        "--workers",
-        "1,2",
-        "--runtimes",
-        "magpie,rayon",
-        "--counters",
-        "--json",
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let rows: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
-    let rows = rows.as_array().unwrap();
+    let rows = json_rows(&words(
+        "forkjoin --kernels fib,tree --runs 2 --quick \
+                                 --workers 1,2 --runtimes magpie,rayon --counters --json",
+    ));
     let deques = magpie::deque::DequeKind::ALL.len();
     // 2 kernels × (rayon + every deque) × 2 worker counts.
     assert_eq!(rows.len(), 2 * (1 + deques) * 2, "{rows:?}");
@@ -327,39 +318,18 @@ fn every_kernel_runs_quick_on_every_runtime_and_agrees_with_sequential() {
 
 #[test]
 fn the_default_kernels_are_the_first_six() {
-    let out = bench(&[
-        "forkjoin",
-        "--runs",
-        "1",
-        "--quick",
-        "--runtimes",
-        "sequential",
-        "--json",
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let rows: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
-    let kernels: Vec<&str> = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["kernel"].as_str().unwrap())
-        .collect();
+    let rows = json_rows(&words(
+        "forkjoin --runs 1 --quick --runtimes sequential --json",
+    ));
+    let kernels: Vec<&str> = rows.iter().map(|r| r["kernel"].as_str().unwrap()).collect();
     assert_eq!(kernels, KERNELS[..6]);
 }
 
 #[test]
 fn size_overrides_every_kernel_and_a_bad_size_is_one_line() {
-    let out = bench(&[
-        "forkjoin",
-        "--kernels",
-        "fib,nqueens",
-        "--size",
-        "10",
-        "--runs",
-        "1",
-        "--runtimes",
-        "sequential",
-    ]);
+    let out = bench(&words(
+        "forkjoin --kernels fib,nqueens --size 10 --runs 1 --runtimes sequential",
+    ));
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("== fib — fib(10), no cutoff"), "{stdout}");
