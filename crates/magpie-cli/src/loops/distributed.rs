@@ -25,9 +25,10 @@ use magpie_apps::{dist, mandelbrot};
 use magpie_measure::stats::cov;
 use magpie_mpi::loops::{
     block_of, gather, DataDescription, DataSerializer, DistributedLoop, FromBytes, Mode, Options,
-    RankLoopStats, ToBytes, Victims,
+    RankLoopStats, StepResult, ToBytes, Victims,
 };
 use magpie_mpi::Cluster;
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -354,6 +355,22 @@ impl Steps {
             }
         }
     }
+
+    /// Adds a step's time and statistics, and returns its results in iteration order on
+    /// rank 0 (gathered from the ranks' blocks when stealing), `None` on the other ranks.
+    fn step<R: Serialize + DeserializeOwned>(
+        &mut self,
+        cluster: &Cluster,
+        steal: bool,
+        out: StepResult<R>,
+    ) -> Option<Vec<R>> {
+        self.add(out.time, out.ranks);
+        if steal {
+            gather(cluster, out.block, out.results)
+        } else {
+            (cluster.rank() == 0).then_some(out.results)
+        }
+    }
 }
 
 fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), Failure> {
@@ -442,12 +459,7 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
                     injected(i);
                     dist::work(c, dist::iteration_seed(s, i))
                 });
-                record.add(out.time, out.ranks);
-                let all = if steal {
-                    gather(cluster, out.block, out.results)
-                } else {
-                    (rank == 0).then_some(out.results)
-                };
+                let all = record.step(cluster, steal, out);
                 if let Some(all) = all {
                     sum = all.iter().fold(sum, |a, &x| a.wrapping_add(x));
                     if check && mismatch.is_none() {
@@ -516,12 +528,7 @@ fn run_loop(cluster: &Cluster, args: &LoopArgs, config: &Config) -> Result<(), F
                     injected(i);
                     mandelbrot::pixel(re, im, p.max_iter)
                 });
-                record.add(out.time, out.ranks);
-                let all = if steal {
-                    gather(cluster, out.block, out.results)
-                } else {
-                    (rank == 0).then_some(out.results)
-                };
+                let all = record.step(cluster, steal, out);
                 if let Some(image) = all {
                     iterations += image.iter().map(|&c| u64::from(c)).sum::<u64>();
                     if let Some(w) = &want {
