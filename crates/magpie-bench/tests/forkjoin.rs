@@ -6,7 +6,7 @@
 #[path = "../../magpie-cli/tests/common/pty.rs"]
 mod pty;
 
-use pty::{assert_no_progress, run_under_pty, shows_runs_bar};
+use pty::{assert_no_progress, assert_shows_progress, run_under_pty, shows_runs_bar};
 use serde_json::Value;
 use std::process::{Command, Output};
 
@@ -58,18 +58,8 @@ fn a_terminal_shows_the_runs_done_and_progress_forces_them() {
     for extra in [&[][..], &["--progress"], &["--json", "--progress"]] {
         let what = format!("under a terminal with {extra:?}");
         let run = run_under_pty(&bench_command(&fib(extra)));
-        assert!(run.status.success(), "{what}: {}", run.terminal);
-        assert!(
-            shows_runs_bar(&run.terminal, "magpie-bench forkjoin", 2),
-            "{what}: no runs bar:\n{:?}",
-            run.terminal
-        );
-        assert!(
-            run.terminal
-                .contains("fib warm-up: magpie chase-lev 2 worker(s)"),
-            "{what}: the configuration running:\n{:?}",
-            run.terminal
-        );
+        let running = "fib warm-up: magpie chase-lev 2 worker(s)";
+        assert_shows_progress(&what, &run, "magpie-bench forkjoin", 2, running);
         // The suite's own messages are still there, each a whole line above the bar (not
         // cut by a redraw of the bar).
         let at = run

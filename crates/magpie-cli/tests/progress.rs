@@ -7,7 +7,7 @@ mod common;
 mod pty;
 
 use common::{command, magpie, text, words};
-use pty::{assert_no_progress, run_under_pty, shows_runs_bar};
+use pty::{assert_no_progress, assert_shows_progress, run_under_pty, shows_runs_bar};
 
 /// A small experiment: fib 15 on 1 worker, 2 runs (2 runs in all).
 const SMALL: &str = "experiment policies --app fib --n 15 --workers 1 --runs 2";
@@ -27,17 +27,8 @@ fn a_terminal_shows_the_runs_done_and_progress_forces_them() {
     ] {
         let what = format!("under a terminal with {extra:?}");
         let run = run_under_pty(&command(&args(extra), &[]));
-        assert!(run.status.success(), "{what}: {}", run.terminal);
-        assert!(
-            shows_runs_bar(&run.terminal, "magpie experiment", 2),
-            "{what}: no runs bar:\n{:?}",
-            run.terminal
-        );
-        assert!(
-            run.terminal.contains("fib --n 15 on 1 workers"),
-            "{what}: the configuration running:\n{:?}",
-            run.terminal
-        );
+        let running = "fib --n 15 on 1 workers";
+        assert_shows_progress(&what, &run, "magpie experiment", 2, running);
         // The report on stdout has nothing of the bar.
         assert_no_progress(&format!("{what}, stdout"), &text(&run.stdout));
     }

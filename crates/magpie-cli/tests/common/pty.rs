@@ -73,6 +73,22 @@ pub fn shows_runs_bar(text: &str, name: &str, total: usize) -> bool {
     (0..=total).any(|done| text.contains(&format!("{name}: {done}/{total} runs [")))
 }
 
+/// Checks that `run` (under a terminal) succeeded and shows a runs bar of `name` with `total`
+/// runs and `running`, the configuration the bar says is running. `what` names the case.
+pub fn assert_shows_progress(what: &str, run: &PtyRun, name: &str, total: usize, running: &str) {
+    assert!(run.status.success(), "{what}: {}", run.terminal);
+    assert!(
+        shows_runs_bar(&run.terminal, name, total),
+        "{what}: no runs bar:\n{:?}",
+        run.terminal
+    );
+    assert!(
+        run.terminal.contains(running),
+        "{what}: the configuration running:\n{:?}",
+        run.terminal
+    );
+}
+
 /// Checks that `text` (stderr, or a terminal's output) holds no progress display: no runs
 /// bar, no carriage return and no escape sequence (what drawing a bar writes).
 pub fn assert_no_progress(what: &str, text: &str) {
