@@ -357,6 +357,13 @@ mod tests {
     use super::*;
     use crate::join::{Magpie, Sequential};
 
+    /// `a` (`n × n`, row-major) factored by [`lu`] on [`Sequential`] in blocks of `block`.
+    fn factor_sequential(n: usize, block: usize, a: &[f64]) -> Blocked {
+        let mut m = Blocked::from_rows(n, block, a);
+        lu(&mut Sequential, &mut m);
+        m
+    }
+
     fn factor_on(workers: usize, n: usize, block: usize, a: &[f64]) -> Blocked {
         let pool = magpie::ThreadPoolBuilder::new()
             .num_workers(workers)
@@ -371,8 +378,7 @@ mod tests {
     fn parallel_is_the_sequential_blocked_lu_bit_for_bit_and_reproduces_a() {
         for (n, block) in [(1, 1), (7, 3), (64, 16), (100, 16), (96, 32), (50, 64)] {
             let a = generate(n, n as u64);
-            let mut want = Blocked::from_rows(n, block, &a);
-            lu(&mut Sequential, &mut want);
+            let want = factor_sequential(n, block, &a);
             check(&a, &want.to_rows(), n).unwrap_or_else(|e| panic!("n {n} b {block}: {e}"));
             for workers in [1, 2, 4] {
                 let got = factor_on(workers, n, block, &a);
@@ -391,10 +397,8 @@ mod tests {
     fn blocked_and_unblocked_agree_within_the_tolerance_not_bit_for_bit() {
         let n = 96;
         let a = generate(n, 11);
-        let mut blocked = Blocked::from_rows(n, 16, &a);
-        lu(&mut Sequential, &mut blocked);
-        let mut whole = Blocked::from_rows(n, n, &a);
-        lu(&mut Sequential, &mut whole);
+        let blocked = factor_sequential(n, 16, &a);
+        let whole = factor_sequential(n, n, &a);
         let r = check(&a, &whole.to_rows(), n).unwrap();
         assert!(r.residual > 0.0 && r.residual <= r.tolerance, "{r:?}");
         let max_diff = blocked
@@ -427,8 +431,7 @@ mod tests {
     fn the_check_refuses_a_wrong_factor() {
         let n = 64;
         let a = generate(n, 5);
-        let mut m = Blocked::from_rows(n, 16, &a);
-        lu(&mut Sequential, &mut m);
+        let m = factor_sequential(n, 16, &a);
         let mut rows = m.to_rows();
         rows[40 * n + 3] += 1e-9; // one entry of L, slightly off
         let e = check(&a, &rows, n).unwrap_err();

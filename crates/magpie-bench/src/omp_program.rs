@@ -1512,19 +1512,15 @@ mod tests {
         let shown: Vec<String> = s.iter().map(Schedule::to_string).collect();
         assert_eq!(shown, ["static", "dynamic,64", "fac2", "guided,8"]);
         assert!(s[0].is_standard() && !s[2].is_standard());
-        assert!(parse_schedules("64")
-            .unwrap_err()
-            .contains("follows no schedule"));
-        assert!(parse_schedules("dynamic,0")
-            .unwrap_err()
-            .contains("at least 1"));
-        assert!(parse_schedules("dynamic,1,2")
-            .unwrap_err()
-            .contains("follows no schedule"));
-        assert!(parse_schedules("bogus")
-            .unwrap_err()
-            .contains("unknown schedule bogus"));
-        assert!(parse_schedules("fac2;FAC2").unwrap_err().contains("twice"));
+        for (bad, error) in [
+            ("64", "follows no schedule"),
+            ("dynamic,0", "at least 1"),
+            ("dynamic,1,2", "follows no schedule"),
+            ("bogus", "unknown schedule bogus"),
+            ("fac2;FAC2", "twice"),
+        ] {
+            assert!(parse_schedules(bad).unwrap_err().contains(error), "{bad}");
+        }
         let all = parse_schedules(DEFAULT_SCHEDULES).unwrap();
         assert_eq!(all.len(), 4 + MAGPIE_SCHEDULES.len());
     }

@@ -10,8 +10,8 @@
 mod common;
 
 use common::{
-    assert_failing_rank_ends_job, assert_killed_rank_ends_job, assert_one_job_error, mpirun,
-    mpirun_job, mpirun_report, text, words,
+    assert_distributed_usage_error, assert_failing_rank_ends_job, assert_killed_rank_ends_job,
+    assert_one_job_error, mpirun, mpirun_job, mpirun_report, text, words,
 };
 use serde_json::Value;
 
@@ -406,12 +406,7 @@ fn bad_input_ends_every_rank_with_one_error() {
             "--max-depth",
         ),
     ] {
-        let mut all = vec!["search"];
-        all.extend_from_slice(args);
-        all.push("--distributed");
-        let job = mpirun_job(3, &all, &[], 120);
-        assert_eq!(job.out.status.code(), Some(2), "{all:?}: {}", job.stderr);
-        assert_one_job_error(&format!("{all:?}"), &job, needle);
+        assert_distributed_usage_error("search", args, needle);
     }
 }
 

@@ -17,7 +17,7 @@
 mod common;
 
 use common::{
-    assert_failing_rank_ends_job, assert_killed_rank_ends_job, assert_one_job_error, mpirun_job,
+    assert_distributed_usage_error, assert_failing_rank_ends_job, assert_killed_rank_ends_job,
     mpirun_report, text, words,
 };
 use serde_json::Value;
@@ -233,15 +233,10 @@ fn bad_input_ends_every_rank_with_one_error() {
         (&["mandelbrot", "--width", "0"][..], "--width"),
         (&["dist", "--stats"][..], "--stats applies to a local run"),
     ] {
-        let mut all = vec!["loop"];
-        all.extend_from_slice(args);
-        all.push("--distributed");
-        let job = mpirun_job(3, &all, &[], 120);
-        assert_eq!(job.out.status.code(), Some(2), "{all:?}: {}", job.stderr);
-        assert_one_job_error(&format!("{all:?}"), &job, needle);
+        let job = assert_distributed_usage_error("loop", args, needle);
         assert!(
             job.out.stdout.is_empty(),
-            "{all:?}: {}",
+            "{args:?}: {}",
             text(&job.out.stdout)
         );
     }

@@ -10,7 +10,7 @@ use magpie_apps::{dist, dist_d, histogram, mandelbrot, spmv};
 use serde_json::Value;
 
 mod common;
-use common::{magpie, text, words};
+use common::{magpie, one_json_line, text, words};
 
 /// `magpie loop ARGS --json --workers 2`: exit 0, one JSON object, nothing on stderr; checks
 /// the fields every report has (steps, per-step entries, chunks).
@@ -18,16 +18,7 @@ fn loop_json(args: &[&str], env: &[(&str, &str)], steps: usize) -> Value {
     let mut all = vec!["loop"];
     all.extend_from_slice(args);
     all.extend_from_slice(&["--json", "--workers", "2"]);
-    let out = magpie(&all, env);
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert!(
-        out.status.success(),
-        "{all:?}: {:?}\nstdout: {stdout}\nstderr: {stderr}",
-        out.status
-    );
-    assert!(stderr.is_empty(), "{all:?}: stderr: {stderr}");
-    assert_eq!(stdout.lines().count(), 1, "one line: {stdout}");
-    let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let v = one_json_line(&format!("{all:?}"), &magpie(&all, env));
     assert_eq!(v["workers"], 2, "{v}");
     assert_eq!(v["steps"], steps as u64, "{v}");
     let per_step = v["per_step"].as_array().expect("per_step");

@@ -29,6 +29,20 @@ pub fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
 }
 
+/// Exit 0, nothing on stderr and one line on stdout, a JSON value: that value. `what` names
+/// the run in the messages.
+pub fn one_json_line(what: &str, out: &Output) -> serde_json::Value {
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{what}: {:?}\nstdout: {stdout}\nstderr: {stderr}",
+        out.status
+    );
+    assert!(stderr.is_empty(), "{what}: stderr: {stderr}");
+    assert_eq!(stdout.lines().count(), 1, "{what}: one line: {stdout}");
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{what}: {e}: {stdout}"))
+}
+
 /// Output bytes as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -224,6 +238,19 @@ pub fn assert_one_job_error(what: &str, job: &Job, needle: &str) {
         "{what}: {needle:?} missing from: {report}"
     );
     assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+}
+
+/// `mpirun -np 3 magpie COMMAND ARGS --distributed` is a usage error: exit code 2 and one
+/// error for the job containing `needle` (see [`assert_one_job_error`]); the job.
+#[cfg(feature = "mpi")]
+pub fn assert_distributed_usage_error(command: &str, args: &[&str], needle: &str) -> Job {
+    let mut all = vec![command];
+    all.extend_from_slice(args);
+    all.push("--distributed");
+    let job = mpirun_job(3, &all, &[], 120);
+    assert_eq!(job.out.status.code(), Some(2), "{all:?}: {}", job.stderr);
+    assert_one_job_error(&format!("{all:?}"), &job, needle);
+    job
 }
 
 /// Runs `mpirun -np ranks magpie ARGS` with `MAGPIE_FAIL_RANK=1:kill` (rank 1 kills itself
