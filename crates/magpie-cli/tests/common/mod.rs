@@ -29,18 +29,25 @@ pub fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
 }
 
-/// Exit 0, nothing on stderr and one line on stdout, a JSON value: that value. `what` names
-/// the run in the messages.
-pub fn one_json_line(what: &str, out: &Output) -> serde_json::Value {
+/// Exit 0 and nothing on stderr: stdout. `what` names the run in the messages.
+pub fn quiet_stdout(what: &str, out: &Output) -> String {
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    let status = out.status;
     assert!(
-        out.status.success(),
-        "{what}: {:?}\nstdout: {stdout}\nstderr: {stderr}",
-        out.status
+        status.success() && stderr.is_empty(),
+        "{what}: {status:?}\nstdout: {stdout}\nstderr: {stderr}"
     );
-    assert!(stderr.is_empty(), "{what}: stderr: {stderr}");
-    assert_eq!(stdout.lines().count(), 1, "{what}: one line: {stdout}");
-    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{what}: {e}: {stdout}"))
+    stdout
+}
+
+/// [`quiet_stdout`] of one line, a JSON value: that value.
+pub fn one_json_line(what: &str, out: &Output) -> serde_json::Value {
+    let stdout = quiet_stdout(what, out);
+    let mut lines = stdout.lines();
+    let (Some(line), None) = (lines.next(), lines.next()) else {
+        panic!("{what}: not one line: {stdout}");
+    };
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{what}: {e}: {stdout}"))
 }
 
 /// Output bytes as text.
