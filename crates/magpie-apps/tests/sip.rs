@@ -104,26 +104,11 @@ fn counts_worked_out_by_hand() {
     assert_eq!(count_everywhere(&Graph::new(1), &cycle(5)), 5);
     assert_eq!(count_everywhere(&Graph::new(0), &cycle(5)), 1);
     // K_{1,3} into the Petersen graph: 10 centres, 3! orders of their 3 neighbours.
-    let petersen = Graph::from_edges(
-        10,
-        &[
-            (0, 1),
-            (1, 2),
-            (2, 3),
-            (3, 4),
-            (4, 0),
-            (0, 5),
-            (1, 6),
-            (2, 7),
-            (3, 8),
-            (4, 9),
-            (5, 7),
-            (7, 9),
-            (9, 6),
-            (6, 8),
-            (8, 5),
-        ],
-    );
+    // Petersen: an outer 5-cycle, its spokes and the inner pentagram.
+    let edges: Vec<(usize, usize)> = (0..5)
+        .flat_map(|i| [(i, (i + 1) % 5), (i, i + 5), (5 + i, 5 + (i + 2) % 5)])
+        .collect();
+    let petersen = Graph::from_edges(10, &edges);
     let claw = Graph::from_edges(4, &[(0, 1), (0, 2), (0, 3)]);
     assert_eq!(count_everywhere(&claw, &petersen), 60);
     // Petersen has girth 5: no C3 or C4, and C5 embeds 12 · 10 = 120 times (12 5-cycles).

@@ -275,8 +275,7 @@ fn ns_counts(v: &Value) -> Vec<u64> {
 #[test]
 fn uts_t1_and_t3_counts_on_2_3_4_ranks() {
     for ranks in [2, 3, 4] {
-        for victims in VICTIMS {
-            let v = distributed(ranks, &["uts", "--tree", "T1", "--remote-victims", victims]);
+        for (victims, v) in under_each_policy(ranks, &["uts", "--tree", "T1"]) {
             assert_eq!(v["nodes"], 4_130_071, "T1 on {ranks} ranks, {victims}");
             assert_eq!(v["leaves"], 3_305_118);
             assert_eq!(v["depth"], 10);
@@ -410,6 +409,18 @@ fn bad_input_ends_every_rank_with_one_error() {
     }
 }
 
+/// The [`distributed`] report of `args` on `ranks` ranks under each remote victim policy of
+/// [`VICTIMS`], with the policy.
+fn under_each_policy<'a>(
+    ranks: usize,
+    args: &'a [&'a str],
+) -> impl Iterator<Item = (&'static str, Value)> + 'a {
+    VICTIMS.into_iter().map(move |victims| {
+        let all = [args, &["--remote-victims", victims]].concat();
+        (victims, distributed(ranks, &all))
+    })
+}
+
 fn instance(relative: &str) -> String {
     magpie_apps::testdata::path(relative).display().to_string()
 }
@@ -458,8 +469,7 @@ fn omega_of_san200_0_9_2_needs_bound_sharing() {
     // broadcast switched off (a scratch build): 449,826–893,794 nodes; with it, under
     // every policy, 32,506–147,596 (sequential: 229,896). The limit sits between the two.
     let file = instance("dimacs/san200_0.9_2.clq");
-    for victims in VICTIMS {
-        let v = distributed(4, &["maxclique", &file, "--remote-victims", victims]);
+    for (victims, v) in under_each_policy(4, &["maxclique", &file]) {
         assert_eq!(v["omega"], 60, "{victims}");
         let expanded = v["expanded"].as_u64().unwrap();
         assert!(
@@ -497,8 +507,7 @@ fn decision_stops_early() {
 #[test]
 fn knapsack_and_tsp_optima() {
     let knapsack = instance("knapsack/large_scale/knapPI_1_100_1000_1");
-    for victims in VICTIMS {
-        let v = distributed(3, &["knapsack", &knapsack, "--remote-victims", victims]);
+    for (victims, v) in under_each_policy(3, &["knapsack", &knapsack]) {
         assert_eq!(v["profit"], 9147, "{victims}");
     }
     for (file, length) in [
@@ -506,9 +515,8 @@ fn knapsack_and_tsp_optima() {
         ("gr17.tsp", 2085),
         ("fri26.tsp", 937),
     ] {
-        for victims in VICTIMS {
-            let path = instance(&format!("tsplib/{file}"));
-            let v = distributed(2, &["tsp", &path, "--remote-victims", victims]);
+        let path = instance(&format!("tsplib/{file}"));
+        for (victims, v) in under_each_policy(2, &["tsp", &path]) {
             assert_eq!(v["length"], length, "{file}, {victims}");
         }
     }
