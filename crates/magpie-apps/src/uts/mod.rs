@@ -276,15 +276,8 @@ impl FusedIterator for Children {}
 /// ranges). Build with [`Params::named`], [`Params::from_flags`] or [`Params::builder`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Params {
-    tree_type: TreeType,
-    shape: Shape,
-    b0: f64,
-    gen_mx: i32,
-    q: f64,
-    m: i32,
-    seed: i32,
-    shift_depth: f64,
-    granularity: i32,
+    /// The parameters as built, checked (`granularity` at least 1).
+    flags: ParamsBuilder,
     /// `ln(1 - p)` of the geometric rule for heights `0..len` (same values as computed on the
     /// fly; the spec allows this precomputation).
     geo_ln_1mp: Vec<f64>,
@@ -359,7 +352,7 @@ macro_rules! parameters {
             $(
                 #[doc = $get]
                 pub fn $name(&self) -> $ty {
-                    self.$name
+                    self.flags.$name
                 }
             )*
         }
@@ -424,21 +417,16 @@ impl ParamsBuilder {
             return bad("shift_depth (-f)", &self.shift_depth, "in [0, 1]");
         }
         let mut p = Params {
-            tree_type: self.tree_type,
-            shape: self.shape,
-            b0: self.b0,
-            gen_mx: self.gen_mx,
-            q: self.q,
-            m: self.m,
-            seed: self.seed,
-            shift_depth: self.shift_depth,
-            granularity: self.granularity.max(1),
+            flags: ParamsBuilder {
+                granularity: self.granularity.max(1),
+                ..self
+            },
             geo_ln_1mp: Vec::new(),
         };
-        if matches!(p.tree_type, TreeType::Geometric | TreeType::Hybrid) {
-            let heights = match p.shape {
-                Shape::Linear | Shape::Fixed => p.gen_mx as usize + 1,
-                Shape::Cyclic => 5 * p.gen_mx as usize + 2,
+        if matches!(p.flags.tree_type, TreeType::Geometric | TreeType::Hybrid) {
+            let heights = match p.flags.shape {
+                Shape::Linear | Shape::Fixed => p.flags.gen_mx as usize + 1,
+                Shape::Cyclic => 5 * p.flags.gen_mx as usize + 2,
                 Shape::ExpDec => GEO_TABLE_MAX,
             }
             .min(GEO_TABLE_MAX);
@@ -579,7 +567,7 @@ impl Params {
     /// ```
     pub fn root(&self) -> Node {
         Node {
-            state: rng_init(self.seed),
+            state: rng_init(self.flags.seed),
             height: 0,
         }
     }
@@ -587,25 +575,25 @@ impl Params {
     /// The target branching factor `b_h` of the geometric rule at height `h`.
     fn geo_bh(&self, h: u32) -> f64 {
         if h == 0 {
-            return self.b0;
+            return self.flags.b0;
         }
         let hf = f64::from(h);
-        let d = f64::from(self.gen_mx);
-        match self.shape {
-            Shape::Linear => self.b0 * (1.0 - hf / d),
-            Shape::ExpDec => self.b0 * hf.powf(-self.b0.ln() / d.ln()),
+        let d = f64::from(self.flags.gen_mx);
+        match self.flags.shape {
+            Shape::Linear => self.flags.b0 * (1.0 - hf / d),
+            Shape::ExpDec => self.flags.b0 * hf.powf(-self.flags.b0.ln() / d.ln()),
             Shape::Cyclic => {
-                if i64::from(h) > 5 * i64::from(self.gen_mx) {
+                if i64::from(h) > 5 * i64::from(self.flags.gen_mx) {
                     0.0
                 } else {
                     #[allow(clippy::approx_constant)]
                     let pi = 3.141592653589793_f64;
-                    self.b0.powf((2.0 * pi * hf / d).sin())
+                    self.flags.b0.powf((2.0 * pi * hf / d).sin())
                 }
             }
             Shape::Fixed => {
-                if i64::from(h) < i64::from(self.gen_mx) {
-                    self.b0
+                if i64::from(h) < i64::from(self.flags.gen_mx) {
+                    self.flags.b0
                 } else {
                     0.0
                 }
@@ -632,8 +620,8 @@ impl Params {
     /// Binomial non-root child count for probability `u`.
     #[inline]
     fn bin_count(&self, u: f64) -> i64 {
-        if u < self.q {
-            i64::from(self.m)
+        if u < self.flags.q {
+            i64::from(self.flags.m)
         } else {
             0
         }
@@ -652,26 +640,26 @@ impl Params {
     pub fn num_children(&self, node: &Node) -> u32 {
         let h = node.height;
         let u = || rng_to_prob(node.rand());
-        let n: i64 = match self.tree_type {
+        let n: i64 = match self.flags.tree_type {
             TreeType::Binomial => {
                 if h == 0 {
                     // Floor, then the (inactive) cap at ceil(b0); no 100 cap for a BIN root.
-                    let n = self.b0.floor() as i32;
-                    return n.min(self.b0.ceil() as i32).max(0) as u32;
+                    let n = self.flags.b0.floor() as i32;
+                    return n.min(self.flags.b0.ceil() as i32).max(0) as u32;
                 }
                 self.bin_count(u())
             }
             TreeType::Geometric => self.geo_count(h, u()),
             TreeType::Hybrid => {
-                if f64::from(h) < self.shift_depth * f64::from(self.gen_mx) {
+                if f64::from(h) < self.flags.shift_depth * f64::from(self.flags.gen_mx) {
                     self.geo_count(h, u())
                 } else {
                     self.bin_count(u())
                 }
             }
             TreeType::Balanced => {
-                return if i64::from(h) < i64::from(self.gen_mx) {
-                    self.b0 as i32 as u32
+                return if i64::from(h) < i64::from(self.flags.gen_mx) {
+                    self.flags.b0 as i32 as u32
                 } else {
                     0
                 };
@@ -705,7 +693,7 @@ impl Params {
             height: node.height,
             next: 0,
             end: n,
-            granularity: self.granularity as u32,
+            granularity: self.flags.granularity as u32,
         }
     }
 }
@@ -799,7 +787,7 @@ impl magpie::search::SearchSpace for Params {
     {
         const BATCH: u32 = 16;
         let mut states = [[0u8; 20]; BATCH as usize];
-        let granularity = self.granularity.max(1) as u32;
+        let granularity = self.flags.granularity.max(1) as u32;
         let height = node.node.height + 1;
         let mut first = 0;
         while first < node.num_children {
