@@ -523,28 +523,18 @@ impl Params {
                     .parse::<f64>()
                     .map_err(|_| InputError::file(name, format!("{value:?} is not a number")))
             };
+            let not_a =
+                |code: i32, what: &str| InputError::file(name, format!("{code} is not a {what}"));
             b = match flag {
                 "-t" => {
                     let code = int()?;
-                    b.tree_type(TreeType::from_code(code).ok_or_else(|| {
-                        InputError::file(
-                            name,
-                            format!(
-                                "{code} is not a tree type (0 BIN, 1 GEO, 2 HYBRID, 3 BALANCED)"
-                            ),
-                        )
-                    })?)
+                    let what = "tree type (0 BIN, 1 GEO, 2 HYBRID, 3 BALANCED)";
+                    b.tree_type(TreeType::from_code(code).ok_or_else(|| not_a(code, what))?)
                 }
                 "-a" => {
                     let code = int()?;
-                    b.shape(Shape::from_code(code).ok_or_else(|| {
-                        InputError::file(
-                            name,
-                            format!(
-                                "{code} is not a shape (0 LINEAR, 1 EXPDEC, 2 CYCLIC, 3 FIXED)"
-                            ),
-                        )
-                    })?)
+                    let what = "shape (0 LINEAR, 1 EXPDEC, 2 CYCLIC, 3 FIXED)";
+                    b.shape(Shape::from_code(code).ok_or_else(|| not_a(code, what))?)
                 }
                 "-b" => b.b0(real()?),
                 "-r" => b.seed(int()?),
