@@ -137,24 +137,15 @@ impl Instance {
         let mut done = vec![false; n];
         done[0] = true;
         done[1] = true;
-        let mut cost = 0;
-        for _ in 2..n {
-            let mut j = usize::MAX;
-            for t in 2..n {
-                if !done[t] && (j == usize::MAX || key[t] < key[j]) {
-                    j = t;
-                }
+        let mut cost = prim(&mut key, &mut done, 2..n, |j, t, key_t| {
+            if self.pd(j, t) < *key_t {
+                *key_t = self.pd(j, t);
+                parent[t] = j;
             }
-            done[j] = true;
-            cost += key[j];
+        });
+        for j in 2..n {
             deg[j] += 1;
             deg[parent[j]] += 1;
-            for t in 2..n {
-                if !done[t] && self.pd(j, t) < key[t] {
-                    key[t] = self.pd(j, t);
-                    parent[t] = j;
-                }
-            }
         }
         // The two cheapest edges from city 0.
         let mut e: Vec<(i64, usize)> = (1..n).map(|v| (self.pd(0, v), v)).collect();
@@ -439,30 +430,46 @@ fn bound_rest(inst: &Instance, visited_words: &[u64], last: usize, s: &mut Bound
     key.extend(un.iter().map(|&u| d(un[0], u)));
     done.clear();
     done.resize(k, false);
-    // Slices of the known length `k`, so that the loops below index without bounds checks.
-    let (key, done) = (&mut key[..k], &mut done[..k]);
-    done[0] = true;
-    let mut mst = 0;
-    for _ in 1..k {
-        let mut j = usize::MAX;
-        for t in 0..k {
-            if !done[t] && (j == usize::MAX || key[t] < key[j]) {
-                j = t;
-            }
-        }
-        done[j] = true;
-        mst += key[j];
-        for t in 0..k {
-            if !done[t] {
-                key[t] = key[t].min(d(un[j], un[t]));
-            }
-        }
-    }
+    done[0] = true; // `un` holds at least the city not yet on the path
+    let mst = prim(key, done, 0..k, |j, t, key_t| {
+        *key_t = (*key_t).min(d(un[j], un[t]));
+    });
     let tree = mst + min_start + min_last;
     // The closing path has penalised length SCALE * length + 2 pi(U) + pi(start) + pi(last).
     let pen: i64 = 2 * un.iter().map(|&u| inst.pi[u]).sum::<i64>() + inst.pi[start] + inst.pi[last];
     let x = degree.max(tree) - pen;
     -(-x).div_euclid(SCALE) // ceil(x / SCALE)
+}
+
+/// Prim's minimum spanning tree on the slots `slots` of `key` and `done`: `key[t]` is the
+/// cheapest known edge into slot `t` from the tree (the slots already `done`). Repeatedly
+/// adds the cheapest slot `j` not done (the first on a tie) at its key, then lets
+/// `relax(j, t, &mut key[t])` lower the key of every slot `t` not done; the tree's cost.
+fn prim(
+    key: &mut [i64],
+    done: &mut [bool],
+    slots: std::ops::Range<usize>,
+    mut relax: impl FnMut(usize, usize, &mut i64),
+) -> i64 {
+    let mut cost = 0;
+    loop {
+        let mut j = usize::MAX;
+        for t in slots.clone() {
+            if !done[t] && (j == usize::MAX || key[t] < key[j]) {
+                j = t;
+            }
+        }
+        if j == usize::MAX {
+            return cost;
+        }
+        done[j] = true;
+        cost += key[j];
+        for t in slots.clone() {
+            if !done[t] {
+                relax(j, t, &mut key[t]);
+            }
+        }
+    }
 }
 
 /// The lazy child generator of a [`TspNode`] (see [`TspNode::children`]).
