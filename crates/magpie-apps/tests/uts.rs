@@ -22,6 +22,19 @@ fn counts(nodes: u64, max_depth: u32, leaves: u64) -> Counts {
     }
 }
 
+/// The values of `-t -a -b -d -q -m -r`.
+fn flags(p: &Params) -> (TreeType, Shape, f64, i32, f64, i32, i32) {
+    (
+        p.tree_type(),
+        p.shape(),
+        p.b0(),
+        p.gen_mx(),
+        p.q(),
+        p.m(),
+        p.seed(),
+    )
+}
+
 /// Counts `params` and prints the time and rate (visible with `--nocapture`).
 fn timed(label: &str, params: &Params) -> Counts {
     let start = Instant::now();
@@ -41,55 +54,32 @@ fn timed(label: &str, params: &Params) -> Counts {
 fn rng_vectors() {
     let root0 = rng_init(0);
     let c0 = rng_spawn(&root0, 0);
-    let table: [([u8; 20], &str, u32); 10] = [
-        (
-            root0,
-            "6768033e216468247bd031a0a2d9876d79818f8f",
-            2038534031,
-        ),
-        (c0, "f6b4e21a6db7135e161960a04c6bd6cab35bd8d3", 861657299),
-        (
-            rng_spawn(&root0, 1),
-            "5f9ce39723964a09decdaecdd937b9f50107e514",
-            17294612,
-        ),
-        (
-            rng_spawn(&c0, 2),
-            "50e68f4221805b201a9985d2ed062305829b2bf9",
-            43723769,
-        ),
-        (
-            rng_init(19),
-            "c6988ab70cc9559ae4d6cba254e29a845a85f86b",
-            1518729323,
-        ),
-        (
-            rng_spawn(&rng_init(19), 0),
-            "2fb3131030280c1617a81d6a49c1e29effb19645",
-            2142344773,
-        ),
-        (
-            rng_spawn(&rng_init(19), 1),
-            "4a8304c7c88f903ac06b01b07c7b2590e9397b5b",
-            1765374811,
-        ),
-        (
-            rng_init(42),
-            "a11dabbcec7aab309c890ab3dbc256eaeb582782",
-            1800939394,
-        ),
-        (
-            rng_spawn(&rng_init(42), 0),
-            "7407806c9e18f6e1d4d944809de9c0c94b892757",
-            1267279703,
-        ),
-        (
-            rng_spawn(&rng_init(42), 1),
-            "c77bf3c481adf653ab30ed7cd2064af420d42274",
-            550773364,
-        ),
+    let (s19, s42) = (rng_init(19), rng_init(42));
+    let states = [
+        root0,
+        c0,
+        rng_spawn(&root0, 1),
+        rng_spawn(&c0, 2),
+        s19,
+        rng_spawn(&s19, 0),
+        rng_spawn(&s19, 1),
+        s42,
+        rng_spawn(&s42, 0),
+        rng_spawn(&s42, 1),
     ];
-    for (i, (state, want_hex, want_rand)) in table.iter().enumerate() {
+    let want: [(&str, u32); 10] = [
+        ("6768033e216468247bd031a0a2d9876d79818f8f", 2038534031),
+        ("f6b4e21a6db7135e161960a04c6bd6cab35bd8d3", 861657299),
+        ("5f9ce39723964a09decdaecdd937b9f50107e514", 17294612),
+        ("50e68f4221805b201a9985d2ed062305829b2bf9", 43723769),
+        ("c6988ab70cc9559ae4d6cba254e29a845a85f86b", 1518729323),
+        ("2fb3131030280c1617a81d6a49c1e29effb19645", 2142344773),
+        ("4a8304c7c88f903ac06b01b07c7b2590e9397b5b", 1765374811),
+        ("a11dabbcec7aab309c890ab3dbc256eaeb582782", 1800939394),
+        ("7407806c9e18f6e1d4d944809de9c0c94b892757", 1267279703),
+        ("c77bf3c481adf653ab30ed7cd2064af420d42274", 550773364),
+    ];
+    for (i, (state, (want_hex, want_rand))) in states.iter().zip(&want).enumerate() {
         assert_eq!(hex(state), *want_hex, "vector {i}");
         assert_eq!(rng_rand(state), *want_rand, "vector {i}");
     }
@@ -267,19 +257,7 @@ fn named_tree_parameters() {
     ];
     for (name, t, a, b0, d, q, m, r) in rows {
         let p = Params::named(name).unwrap();
-        assert_eq!(
-            (
-                p.tree_type(),
-                p.shape(),
-                p.b0(),
-                p.gen_mx(),
-                p.q(),
-                p.m(),
-                p.seed()
-            ),
-            (t, a, b0, d, q, m, r),
-            "{name}"
-        );
+        assert_eq!(flags(&p), (t, a, b0, d, q, m, r), "{name}");
         assert_eq!((p.shift_depth(), p.granularity()), (0.5, 1), "{name}");
     }
     // The BOTS inputs that are sample trees have the same parameters.
@@ -335,29 +313,10 @@ fn unknown_name_lists_known_names() {
 #[test]
 fn builder_defaults_are_the_reference_defaults() {
     let p = Params::builder().build().unwrap();
+    let defaults = (TreeType::Geometric, Shape::Linear, 4.0, 6, 0.234375, 4, 0);
     assert_eq!(
-        (
-            p.tree_type(),
-            p.shape(),
-            p.b0(),
-            p.gen_mx(),
-            p.q(),
-            p.m(),
-            p.seed(),
-            p.shift_depth(),
-            p.granularity()
-        ),
-        (
-            TreeType::Geometric,
-            Shape::Linear,
-            4.0,
-            6,
-            0.234375,
-            4,
-            0,
-            0.5,
-            1
-        )
+        (flags(&p), p.shift_depth(), p.granularity()),
+        (defaults, 0.5, 1)
     );
     assert_eq!(p, Params::from_flags("").unwrap());
     assert_eq!(p, Params::named("default").unwrap());
