@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{assert_one_line_error, magpie, text};
+use common::{assert_one_line_error, magpie, text, words};
 
 mod samples {
     include!("../../magpie-measure/tests/data/samples.rs");
@@ -253,27 +253,10 @@ fn bad_inputs_are_one_line_errors() {
 fn experiment_plot_dir_writes_box_plots_and_speedup() {
     let d = dir("experiment");
     let pictures = d.join("pictures");
-    let out = magpie(
-        &[
-            "experiment",
-            "policies",
-            "--app",
-            "fib",
-            "--n",
-            "12",
-            "--idle",
-            "park,yield",
-            "--workers",
-            "1,2",
-            "--runs",
-            "2",
-            "--format",
-            "json",
-            "--plot",
-            pictures.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let experiment = "experiment policies --app fib --n 12 --idle park,yield --workers 1,2 \
+                      --runs 2 --format json --plot";
+    let args = [&words(experiment)[..], &[pictures.to_str().unwrap()]].concat();
+    let out = magpie(&args, &[]);
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let runtimes = pictures.join("runtimes.png");
