@@ -62,6 +62,12 @@ fn plot_to(input: &str, options: &[&str], out: &Path) -> String {
     plot(&[&[input], options, &["--out", out]].concat())
 }
 
+/// [`plot_to`], checking that the line names the picture `what` (`timeline of a trace`).
+fn plot_as(input: &str, options: &[&str], out: &Path, what: &str) {
+    let line = plot_to(input, options, out);
+    assert!(line.ends_with(&format!(": {what}\n")), "{line}");
+}
+
 const GREEN: (u8, u8, u8) = (0x2c, 0xa0, 0x2c);
 const ORANGE: (u8, u8, u8) = (0xff, 0x7f, 0x0e);
 const BLUE: (u8, u8, u8) = (0x1f, 0x77, 0xb4);
@@ -87,8 +93,12 @@ fn a_trace_draws_its_timeline_by_default() {
     assert!(!c.contains(&ORANGE) && !c.contains(&BLUE));
 
     let out = d.join("u.png");
-    let line = plot_to(&trace, &["--kind", "utilisation"], &out);
-    assert!(line.ends_with(": utilisation of a trace\n"), "{line}");
+    plot_as(
+        &trace,
+        &["--kind", "utilisation"],
+        &out,
+        "utilisation of a trace",
+    );
     assert_eq!(decode(&out).0, 1200);
 }
 
@@ -112,11 +122,7 @@ fn an_incumbent_log_draws_a_red_curve() {
     let d = dir("inc");
     let log = write(&d, "inc.jsonl", &samples::incumbents());
     let out = d.join("inc.png");
-    let line = plot_to(&log, &[], &out);
-    assert!(
-        line.ends_with(": incumbent of an incumbent log\n"),
-        "{line}"
-    );
+    plot_as(&log, &[], &out, "incumbent of an incumbent log");
     let (w, h, c) = decode(&out);
     assert_eq!((w, h), (1000, 600));
     assert!(c.contains(&RED));
@@ -132,11 +138,7 @@ fn reports_draw_box_plots_and_speedup() {
     let d = dir("reports");
     let fj = write(&d, "fj.json", &samples::forkjoin_json());
     let out = d.join("rt.png");
-    let line = plot_to(&fj, &[], &out);
-    assert!(
-        line.ends_with(": runtimes of a run-time report\n"),
-        "{line}"
-    );
+    plot_as(&fj, &[], &out, "runtimes of a run-time report");
     assert_eq!(decode(&out).0, 1100);
     let exp = write(&d, "exp.json", &samples::experiment_json());
     let out = d.join("sp.svg");
@@ -149,8 +151,12 @@ fn search_and_distributed_reports_draw_too() {
     let d = dir("suites");
     let search = write(&d, "search.json", &samples::search_json());
     let out = d.join("search-sp.png");
-    let line = plot_to(&search, &["--kind", "speedup"], &out);
-    assert!(line.ends_with(": speedup of a run-time report\n"), "{line}");
+    plot_as(
+        &search,
+        &["--kind", "speedup"],
+        &out,
+        "speedup of a run-time report",
+    );
     // One panel; budget:10000's curve is the palette's sixth colour.
     let (w, h, colours) = decode(&out);
     assert_eq!((w, h), (800, 480));
