@@ -402,18 +402,9 @@ fn num(x: f64) -> String {
 /// One headline claim of a seed, measured and judged. The JSON object of `--json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Claim {
-    /// `lcws`, `pheet`, `yewpar` or `lb4omp`.
-    pub seed: &'static str,
-    /// The seed document (in `../shared/seeds/`).
-    pub document: &'static str,
-    /// The claim's id, e.g. `lcws.share-faster.lcws-signal`.
-    pub claim: String,
-    /// The seed's statement.
-    pub statement: String,
-    /// Where the seed says it (section, figure or table).
-    pub source: String,
-    /// The seed's number, as the seed gives it.
-    pub seed_value: String,
+    /// What the seed says (the first fields of the JSON object).
+    #[serde(flatten)]
+    pub said: Said,
     /// magpie's number (unit in `unit`), absent when not measured.
     pub magpie_value: Option<f64>,
     /// The unit of `magpie_value` (`%`, `x`, `s`, `ratio`, …).
@@ -438,21 +429,28 @@ pub struct Claim {
     pub quick: bool,
 }
 
-/// What a claim states, before it is measured.
-#[derive(Debug, Clone)]
-pub struct Statement {
-    /// The seed (`lcws`, …).
+/// What a seed says in one claim: the part of a [`Statement`] its [`Claim`] keeps as is.
+#[derive(Debug, Clone, Serialize)]
+pub struct Said {
+    /// `lcws`, `pheet`, `yewpar` or `lb4omp`.
     pub seed: &'static str,
-    /// The seed document's file name.
+    /// The seed document (in `../shared/seeds/`).
     pub document: &'static str,
-    /// The claim's id.
+    /// The claim's id, e.g. `lcws.share-faster.lcws-signal`.
     pub claim: String,
     /// The seed's statement.
     pub statement: String,
-    /// Section, figure or table.
+    /// Where the seed says it (section, figure or table).
     pub source: String,
-    /// The seed's number.
+    /// The seed's number, as the seed gives it.
     pub seed_value: String,
+}
+
+/// What a claim states, before it is measured.
+#[derive(Debug, Clone)]
+pub struct Statement {
+    /// What the seed says.
+    pub said: Said,
     /// The unit of magpie's number.
     pub unit: &'static str,
     /// The statistical test.
@@ -488,12 +486,7 @@ impl Statement {
             reason.push_str("; --quick: tiny sizes, a smoke test, not a result");
         }
         Claim {
-            seed: self.seed,
-            document: self.document,
-            claim: self.claim,
-            statement: self.statement,
-            source: self.source,
-            seed_value: self.seed_value,
+            said: self.said,
             magpie_value,
             unit: self.unit.to_string(),
             spread: Spread::of(samples),
@@ -544,14 +537,14 @@ pub fn table(claims: &[Claim]) -> String {
         let _ = writeln!(
             out,
             "{:<44} {:<20} {:>12} {:<34} {:<18}{}",
-            c.claim,
-            c.seed_value,
+            c.said.claim,
+            c.said.seed_value,
             value,
             spread,
             c.verdict.name(),
             if c.quick { " (quick)" } else { "" }
         );
-        let _ = writeln!(out, "    {} [{}]", c.statement, c.source);
+        let _ = writeln!(out, "    {} [{}]", c.said.statement, c.said.source);
         let test = match (c.p, c.ci) {
             (Some(p), Some([lo, hi])) => {
                 format!("{}: p = {p:.3}, 95% CI {}–{}", c.test, num(lo), num(hi))

@@ -19,7 +19,7 @@
 //! uniform loops, in interleaved rounds (one warm-up, then --runs timed); the time is the
 //! loop's `time_s` (the computation, without MPI's start-up).
 
-use super::claim::{self, Claim, Context, Statement};
+use super::claim::{self, Claim, Context, Said, Statement};
 use super::{cores, Pictures, ReproduceArgs};
 use crate::distributed::{parse_output, Kind, Launcher};
 use magpie_measure::rounds::rounds;
@@ -204,12 +204,14 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
 fn statements(dist: &str) -> Vec<Statement> {
     let s =
         |claim: String, statement: String, source: &str, seed_value: &str, unit, test| Statement {
-            seed: "lb4omp",
-            document: DOCUMENT,
-            claim,
-            statement,
-            source: source.into(),
-            seed_value: seed_value.into(),
+            said: Said {
+                seed: "lb4omp",
+                document: DOCUMENT,
+                claim,
+                statement,
+                source: source.into(),
+                seed_value: seed_value.into(),
+            },
             unit,
             test,
         };

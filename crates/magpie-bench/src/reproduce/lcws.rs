@@ -30,7 +30,7 @@
 //! counts exactly one fence). Idle thieves probe without end, so at 2 workers their fences
 //! dominate the all-fences ratio.
 
-use super::claim::{self, Claim, Context, Statement};
+use super::claim::{self, Claim, Context, Said, Statement};
 use super::{cores, run_child, show, this_exe, Pictures, ReproduceArgs};
 use magpie_apps::registry::KernelId;
 use magpie_measure::stats;
@@ -294,60 +294,68 @@ fn statements() -> Vec<Statement> {
     let mut out = Vec::new();
     for v in &VARIANTS {
         out.push(Statement {
-            seed: "lcws",
-            document: DOCUMENT,
-            claim: format!("lcws.share-faster.{}", v.deque),
-            statement: format!(
-                "{} is faster than the classic deque (WS) in {} of the (benchmark × \
+            said: Said {
+                seed: "lcws",
+                document: DOCUMENT,
+                claim: format!("lcws.share-faster.{}", v.deque),
+                statement: format!(
+                    "{} is faster than the classic deque (WS) in {} of the (benchmark × \
                  workers) configurations",
-                v.deque, v.share_seed
-            ),
-            source: v.share_source.to_string(),
-            seed_value: v.share_seed.to_string(),
+                    v.deque, v.share_seed
+                ),
+                source: v.share_source.to_string(),
+                seed_value: v.share_seed.to_string(),
+            },
             unit: "%",
             test: "share of configurations with a lower median (Wilson 95% CI); spread: \
                    speedups WS/candidate per configuration",
         });
         if let Some(src) = v.profile_source {
             out.push(Statement {
-                seed: "lcws",
-                document: DOCUMENT,
-                claim: format!("lcws.fences.{}", v.deque),
-                statement: format!(
-                    "{} issues less than 1% of WS's memory fences (2+ workers)",
-                    v.deque
-                ),
-                source: src.to_string(),
-                seed_value: "< 1%".into(),
+                said: Said {
+                    seed: "lcws",
+                    document: DOCUMENT,
+                    claim: format!("lcws.fences.{}", v.deque),
+                    statement: format!(
+                        "{} issues less than 1% of WS's memory fences (2+ workers)",
+                        v.deque
+                    ),
+                    source: src.to_string(),
+                    seed_value: "< 1%".into(),
+                },
                 unit: "%",
                 test: "fences(candidate)/fences(WS) per configuration: 95% CI of the \
                        geometric mean below 0.01",
             });
             out.push(Statement {
-                seed: "lcws",
-                document: DOCUMENT,
-                claim: format!("lcws.cas.{}", v.deque),
-                statement: format!(
-                    "{} issues less than 40% of WS's CAS operations (2+ workers)",
-                    v.deque
-                ),
-                source: src.to_string(),
-                seed_value: "< 40%".into(),
+                said: Said {
+                    seed: "lcws",
+                    document: DOCUMENT,
+                    claim: format!("lcws.cas.{}", v.deque),
+                    statement: format!(
+                        "{} issues less than 40% of WS's CAS operations (2+ workers)",
+                        v.deque
+                    ),
+                    source: src.to_string(),
+                    seed_value: "< 40%".into(),
+                },
                 unit: "%",
                 test: "cas(candidate)/cas(WS) per configuration: 95% CI of the \
                        geometric mean below 0.40",
             });
             out.push(Statement {
-                seed: "lcws",
-                document: DOCUMENT,
-                claim: format!("lcws.owner-fences.{}", v.deque),
-                statement: format!(
-                    "{} issues less than 1% of WS's memory fences, counted as the seed \
+                said: Said {
+                    seed: "lcws",
+                    document: DOCUMENT,
+                    claim: format!("lcws.owner-fences.{}", v.deque),
+                    statement: format!(
+                        "{} issues less than 1% of WS's memory fences, counted as the seed \
                      does: the owner's only (its pop_top has none; 2+ workers)",
-                    v.deque
-                ),
-                source: format!("{src}; Listing 2 (no fence in pop_top)"),
-                seed_value: "< 1%".into(),
+                        v.deque
+                    ),
+                    source: format!("{src}; Listing 2 (no fence in pop_top)"),
+                    seed_value: "< 1%".into(),
+                },
                 unit: "%",
                 test: "(fences − steal attempts)(candidate)/(same)(WS) per configuration: \
                        95% CI of the geometric mean below 0.01",
@@ -369,17 +377,19 @@ fn statements() -> Vec<Statement> {
         ),
     ] {
         out.push(Statement {
-            seed: "lcws",
-            document: DOCUMENT,
-            claim: format!("lcws.signal-vs-user.{suffix}"),
-            statement: format!(
+            said: Said {
+                seed: "lcws",
+                document: DOCUMENT,
+                claim: format!("lcws.signal-vs-user.{suffix}"),
+                statement: format!(
                 "the signal-based version has fewer {what} than the user-space one (2+ workers)"
             ),
-            source: format!(
-                "§5.3, {figure}: 'even lower than what was observed for USLCWS'; 'avoid \
+                source: format!(
+                    "§5.3, {figure}: 'even lower than what was observed for USLCWS'; 'avoid \
                  unnecessary work exposures'"
-            ),
-            seed_value: "lower".into(),
+                ),
+                seed_value: "lower".into(),
+            },
             unit: "%",
             test,
         });

@@ -27,7 +27,7 @@
 //! (`magpie_measure::stats::relative`'s normalisation), then Welch's t-test. LU runs with
 //! `--instances 4` (its default 1024² in blocks of 64; `--n 64 --block 16` with --quick).
 
-use super::claim::{self, Claim, Context, Statement};
+use super::claim::{self, Claim, Context, Said, Statement};
 use super::{cores, magpie_bin, run_child, show, Pictures, ReproduceArgs};
 use magpie_measure::stats;
 use serde_json::Value;
@@ -277,12 +277,14 @@ pub fn claims(args: &ReproduceArgs, mut ctx: Context, pictures: &mut Pictures) -
 /// The statements, in the order [`claims`] judges them.
 fn statements() -> Vec<Statement> {
     let s = |claim: &str, statement: &str, source: &str, seed_value: &str, unit, test| Statement {
-        seed: "pheet",
-        document: DOCUMENT,
-        claim: claim.into(),
-        statement: statement.into(),
-        source: source.into(),
-        seed_value: seed_value.into(),
+        said: Said {
+            seed: "pheet",
+            document: DOCUMENT,
+            claim: claim.into(),
+            statement: statement.into(),
+            source: source.into(),
+            seed_value: seed_value.into(),
+        },
         unit,
         test,
     };

@@ -24,7 +24,7 @@
 //! `random`, ranks × 1 worker, isolated and contended (a background job in a loop), on its
 //! NS and max-clique apps ([`FULL_APPS`]), 10 interleaved rounds (2 with --quick).
 
-use super::claim::{self, Claim, Context, Judgement, Statement};
+use super::claim::{self, Claim, Context, Judgement, Said, Statement};
 use super::{cores, run_child, show, this_exe, Pictures, ReproduceArgs};
 use magpie_measure::stats;
 use serde_json::Value;
@@ -251,15 +251,17 @@ fn statements() -> Vec<Statement> {
                     "plain random victims (the thesis' number is vs DepthPool)".to_string()
                 };
                 out.push(Statement {
-                    seed: "yewpar",
-                    document: DOCUMENT,
-                    claim: format!("yewpar.{}.{load}.perf-vs-{other}", app.kind),
-                    statement: format!(
-                        "{}, {load}: the performance-driven policy is faster than {vs}",
-                        app.kind
-                    ),
-                    source: source.into(),
-                    seed_value: value.into(),
+                    said: Said {
+                        seed: "yewpar",
+                        document: DOCUMENT,
+                        claim: format!("yewpar.{}.{load}.perf-vs-{other}", app.kind),
+                        statement: format!(
+                            "{}, {load}: the performance-driven policy is faster than {vs}",
+                            app.kind
+                        ),
+                        source: source.into(),
+                        seed_value: value.into(),
+                    },
                     unit: "%",
                     test: "Welch's t on the run times; value: (T_other − T_perf)/T_other of \
                            the medians (the thesis' quoted figures)",
@@ -267,21 +269,23 @@ fn statements() -> Vec<Statement> {
             }
         }
         out.push(Statement {
-            seed: "yewpar",
-            document: DOCUMENT,
-            claim: format!("yewpar.{}.variability", app.kind),
-            statement: format!(
-                "{}, isolated: Eq. 4.2 variability (max − min)/min of the performance-driven \
+            said: Said {
+                seed: "yewpar",
+                document: DOCUMENT,
+                claim: format!("yewpar.{}.variability", app.kind),
+                statement: format!(
+                    "{}, isolated: Eq. 4.2 variability (max − min)/min of the performance-driven \
                  policy is {} than DepthPool's",
-                app.kind,
-                if app.variability.2 {
-                    "larger"
-                } else {
-                    "smaller"
-                }
-            ),
-            source: app.variability.1.into(),
-            seed_value: app.variability.0.into(),
+                    app.kind,
+                    if app.variability.2 {
+                        "larger"
+                    } else {
+                        "smaller"
+                    }
+                ),
+                source: app.variability.1.into(),
+                seed_value: app.variability.0.into(),
+            },
             unit: "%",
             test: "Eq. 4.2 of perf vs sticky (one number each, no significance test); value: \
                    perf's",
