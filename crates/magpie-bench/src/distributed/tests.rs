@@ -2,6 +2,11 @@ use super::*;
 use clap::Parser;
 use std::time::Instant;
 
+/// The words of `line` as arguments (`words("--quick --runs 1")`).
+fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
 #[derive(Parser)]
 struct Cli {
     #[command(flatten)]
@@ -34,19 +39,10 @@ fn arguments_and_defaults() {
     assert_eq!(a.loads, [Load::Isolated, Load::Contended]);
     assert_eq!(a.loop_ranks, [2, 4]);
     assert_eq!(a.runs, None);
-    let a = parse(&[
-        "--runs",
-        "7",
-        "--experiments",
-        "policies,loops",
-        "--policies",
-        "random,sticky",
-        "--overhead-apps",
-        "uts-T1,ns-34,brock400_1",
-        "--loads",
-        "contended",
-        "--quick",
-    ]);
+    let a = parse(&words(
+        "--runs 7 --experiments policies,loops --policies random,sticky \
+         --overhead-apps uts-T1,ns-34,brock400_1 --loads contended --quick",
+    ));
     assert_eq!(a.runs, Some(7));
     assert_eq!(a.experiments, [Experiment::Policies, Experiment::Loops]);
     assert_eq!(a.policies, ["random", "sticky"]);
@@ -68,17 +64,9 @@ fn app_specs() {
     let a = parse_app("uts-T1", Some(5000), 2, &dir).unwrap();
     assert_eq!(
         a.args,
-        strings(&[
-            "search",
-            "uts",
-            "--tree",
-            "T1",
-            "--skeleton",
-            "budget",
-            "--budget",
-            "5000",
-            "--distributed"
-        ])
+        strings(&words(
+            "search uts --tree T1 --skeleton budget --budget 5000 --distributed"
+        ))
     );
     let a = parse_app("uts-d7", None, 2, &dir).unwrap();
     assert_eq!(
@@ -88,28 +76,18 @@ fn app_specs() {
     let a = parse_app("ns-34", None, 2, &dir).unwrap();
     assert_eq!(
         a.args,
-        strings(&[
-            "search",
-            "ns",
-            "--genus",
-            "34",
-            "--skeleton",
-            "budget",
-            "--distributed"
-        ])
+        strings(&words(
+            "search ns --genus 34 --skeleton budget --distributed"
+        ))
     );
     let a = parse_app("maxclique-g1", None, 3, &dir).unwrap();
     assert_eq!(a.args[1], "maxclique");
     assert!(a.args[2].ends_with("g1.clq"));
     assert_eq!(
         a.args[3..],
-        strings(&[
-            "--skeleton",
-            "depth-bounded",
-            "--spawn-depth",
-            "3",
-            "--distributed"
-        ])
+        strings(&words(
+            "--skeleton depth-bounded --spawn-depth 3 --distributed"
+        ))
     );
     assert!(parse_app("g2", None, 2, &dir)
         .unwrap_err()
@@ -198,20 +176,10 @@ fn command_lines() {
     let argv = l.argv(2, 1, &strings(&["search", "ns"]));
     assert_eq!(
         argv,
-        strings(&[
-            "--oversubscribe",
-            "--bind-to",
-            "none",
-            "--allow-run-as-root",
-            "-np",
-            "2",
-            "/x/magpie",
-            "search",
-            "ns",
-            "--workers",
-            "1",
-            "--json"
-        ])
+        strings(&words(
+            "--oversubscribe --bind-to none --allow-run-as-root -np 2 \
+             /x/magpie search ns --workers 1 --json"
+        ))
     );
     assert_eq!(l.show(&strings(&["a b", "c"])), "mpirun 'a b' c");
     let c = l.command(&argv);

@@ -1,6 +1,11 @@
 use super::*;
 use clap::Parser;
 
+/// The words of `line` as arguments (`words("--quick --runs 1")`).
+fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
 #[derive(Debug, Parser)]
 struct Cli {
     #[command(flatten)]
@@ -15,13 +20,10 @@ fn args(extra: &[&str]) -> LoopsArgs {
 
 #[test]
 fn quick_suite_runs_and_checks_every_configuration() {
-    let a = args(&[
-        "--quick",
-        "--runs",
-        "1",
-        "--apps",
-        "mandelbrot,constant,uniform,normal,exponential,gamma",
-    ]);
+    let a = args(&words(
+        "--quick --runs \
+         1 --apps mandelbrot,constant,uniform,normal,exponential,gamma",
+    ));
     let (rows, text, failed) = measure(&a).expect("the suite runs and every result checks");
     assert!(failed.is_empty(), "{failed:?}");
     let schedules = DEFAULT_SCHEDULES.split(';').count();
@@ -141,15 +143,7 @@ fn bad_options_are_errors() {
 
 #[test]
 fn a_wrong_result_is_an_error_naming_the_configuration() {
-    let a = args(&[
-        "--quick",
-        "--schedules",
-        "ss,k",
-        "--peers",
-        "rayon",
-        "--omp",
-        "none",
-    ]);
+    let a = args(&words("--quick --schedules ss,k --peers rayon --omp none"));
     let schedules = magpie_schedules(&a.schedules, a.chunk).unwrap();
     let peer = |p: &str| a.peers.iter().any(|q| q == p);
     let pools = Pools::new(&a.workers).unwrap();
@@ -177,25 +171,10 @@ fn a_wrong_result_is_an_error_naming_the_configuration() {
 
 #[test]
 fn a_subset_of_rows() {
-    let a = args(&[
-        "--quick",
-        "--runs",
-        "2",
-        "--apps",
-        "gamma:k=4",
-        "--schedules",
-        "ss,k;awf-c",
-        "--omp",
-        "none",
-        "--peers",
-        "seq-c",
-        "--chunk",
-        "16",
-        "--steps",
-        "3",
-        "--warmup",
-        "1",
-    ]);
+    let a = args(&words(
+        "--quick --runs 2 --apps gamma:k=4 --schedules ss,k;awf-c --omp \
+         none --peers seq-c --chunk 16 --steps 3 --warmup 1",
+    ));
     let (rows, _, _) = measure(&a).unwrap();
     let names: Vec<(&str, &str)> = rows.iter().map(|r| (r.kind, r.config.as_str())).collect();
     assert_eq!(
