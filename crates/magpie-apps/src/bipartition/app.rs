@@ -43,7 +43,20 @@ pub static APP: SearchApp = SearchApp {
     ],
     goal: Goal::Optimise,
     load,
+    bench,
 };
+
+/// `magpie-bench search`'s instance: in `overhead`, G(32, 0.9) seed 1 (`--quick` G(30,
+/// 0.9), about 0.3 s).
+fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
+    let n = match (q.experiment, q.quick) {
+        (Experiment::Overhead, false) => 32,
+        (Experiment::Overhead, true) => 30,
+        _ => return Ok(Vec::new()),
+    };
+    let args = AppArgs::new(None).with("--n", Some(&n.to_string()));
+    Ok(vec![BenchCase::new(format!("G({n}, 0.9) seed 1"), args)])
+}
 
 /// A graph to bipartition.
 struct Bipartition {

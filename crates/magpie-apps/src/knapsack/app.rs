@@ -22,7 +22,75 @@ pub static APP: SearchApp = SearchApp {
     options: &[AppOption::value("--instance", "NAME|NUMBER", "knapsack: the instance of a multi-instance file, by name or number (from 1) [default: the first]")],
     goal: Goal::Optimise,
     load,
+    bench,
 };
+
+/// `magpie-bench search`'s instances: in `overhead`, every instance of a Pisinger file as one
+/// sample (`knapPI_9_50_1000.csv`, 100 instances; `--quick` `knapPI_11_20_1000.csv`); in
+/// `replicable`, knapPI_3_200_1000_1 ordered with spawn depth 8 (`--quick`
+/// knapPI_3_100_1000_1, depth 6: the binary tree needs a deep one for enough tasks).
+fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
+    let case = match (q.experiment, q.quick) {
+        (Experiment::Overhead, false) => {
+            whole_file("pisinger/smallcoeff_pisinger/knapPI_9_50_1000.csv")?
+        }
+        (Experiment::Overhead, true) => {
+            whole_file("pisinger/hardinstances_pisinger/knapPI_11_20_1000.csv")?
+        }
+        (Experiment::Replicable, false) => {
+            named_case("knapPI_3_200_1000_1")?.skeletons("ordered:8")
+        }
+        (Experiment::Replicable, true) => named_case("knapPI_3_100_1000_1")?.skeletons("ordered:6"),
+        _ => return Ok(Vec::new()),
+    };
+    Ok(vec![case])
+}
+
+/// The instance called `name` of a Pisinger file of the instance collection (under
+/// `knapsack/pisinger/`), checked against the optimum its file states.
+fn named_case(name: &str) -> Result<BenchCase, String> {
+    let base = crate::instances::location().join("knapsack");
+    let mut stack = vec![base.join("pisinger")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "csv") {
+                let text = std::fs::read_to_string(&p).unwrap_or_default();
+                if text.lines().any(|l| l.trim() == name) {
+                    let args = AppArgs::new(Some(p)).with("--instance", Some(name));
+                    return Ok(BenchCase::new(name, args));
+                }
+            }
+        }
+    }
+    Err(crate::instances::missing(
+        &format!("knapsack {name} (a pisinger/ file)"),
+        &base,
+    ))
+}
+
+/// Every instance of the knapsack file `relative` (under `knapsack/` of the instance
+/// collection), solved one after the other as one sample: `NAME.csv (all N)`.
+fn whole_file(relative: &str) -> Result<BenchCase, String> {
+    let file = instance_file(&format!("knapsack/{relative}"))?;
+    let path = file.input().map(PathBuf::from).unwrap_or_default();
+    let count = read(&path).map_err(|e| e.to_string())?.len();
+    let args = (1..=count)
+        .map(|i| file.clone().with("--instance", Some(&i.to_string())))
+        .collect();
+    let name = relative.rsplit('/').next().unwrap_or(relative);
+    Ok(BenchCase::batch(format!("{name} (all {count})"), args))
+}
+
+/// The key of an optimum worth `profit`.
+fn key(profit: u64) -> String {
+    format!("profit {profit}")
+}
 
 /// One instance of a knapsack file.
 struct Chosen {
@@ -100,7 +168,7 @@ impl Instance for Chosen {
             })?;
             what.push_str(", the optimum stated in the file");
         }
-        let answer = Answer::new(format!("profit {sum}"))
+        let answer = Answer::new(key(sum))
             .field("instance_name", inst.name())
             .field("instance_number", self.number)
             .field("items_in_instance", inst.len())
@@ -131,5 +199,27 @@ impl Instance for Chosen {
             .line("items", format!("{} (0-based, file order)", ids(&items)))
             .field("items", items);
         Ok(Some(Solved::new(answer, what, out.stats)))
+    }
+
+    fn hand_written(&self) -> Option<HandWritten<'_>> {
+        Some(HandWritten::new("knapsack::solve", || {
+            let inst = &self.inst;
+            let mut sol = None;
+            let s = Solo::timed(|| {
+                let found = super::solve(inst);
+                let key = key(found.profit);
+                sol = Some(found);
+                (key, None)
+            });
+            let sol = sol.ok_or_else(|| AppError::Check("knapsack::solve did not run".into()))?;
+            let (profit, weight) = inst.evaluate(&sol.items);
+            check(profit == sol.profit && weight <= inst.capacity(), || {
+                format!(
+                    "knapsack::solve: items {:?} weigh {weight} and are worth {profit}, not {}",
+                    sol.items, sol.profit
+                )
+            })?;
+            Ok(s)
+        }))
     }
 }

@@ -27,7 +27,103 @@ pub static APP: SearchApp = SearchApp {
     )],
     goal: Goal::Optimise,
     load,
+    bench,
 };
+
+/// Clique numbers ω of the DIMACS graphs of the instance collection (its README, section 1;
+/// `tests/data/README.md` for the small ones): what `magpie-bench search` checks its
+/// answers against.
+const CLIQUE_NUMBERS: &[(&str, usize)] = &[
+    ("brock200_1", 21),
+    ("brock200_2", 12),
+    ("brock200_3", 15),
+    ("brock200_4", 17),
+    ("brock400_1", 27),
+    ("brock400_3", 31),
+    ("brock800_1", 23),
+    ("brock800_2", 24),
+    ("brock800_3", 25),
+    ("brock800_4", 26),
+    ("C125.9", 34),
+    ("C250.9", 44),
+    ("keller5", 27),
+    ("hamming6-2", 32),
+    ("hamming6-4", 4),
+    ("hamming10-2", 512),
+    ("johnson8-2-4", 4),
+    ("johnson8-4-4", 14),
+    ("johnson16-2-4", 8),
+    ("MANN_a9", 16),
+    ("MANN_a27", 126),
+    ("MANN_a45", 345),
+    ("p_hat300-1", 8),
+    ("p_hat500-1", 9),
+    ("p_hat700-1", 11),
+    ("p_hat1000-1", 10),
+    ("san200_0.7_1", 30),
+    ("san200_0.9_2", 60),
+    ("sanr200_0.7", 18),
+    ("sanr400_0.7", 21),
+    ("gen200_p0.9_55", 55),
+    ("gen400_p0.9_55", 55),
+    ("c-fat200-1", 12),
+    ("DSJC500_5", 13),
+    ("DSJC1000_5", 15),
+    ("frb30-15-1", 30),
+];
+
+/// The DIMACS graph `name` of the instance collection, its answer checked against its
+/// clique number ([`CLIQUE_NUMBERS`]).
+fn graph_case(name: &str) -> Result<BenchCase, String> {
+    let omega = CLIQUE_NUMBERS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, w)| w)
+        .ok_or_else(|| format!("{name}: no known clique number to check against"))?;
+    let args = instance_file(&format!("dimacs/{name}.clq"))?;
+    Ok(BenchCase::new(name, args).expect(key(omega)))
+}
+
+/// `magpie-bench search`'s graphs: brock200_1 (`--quick` brock200_4) in `overhead`;
+/// `--cliques` or brock400_1 and brock400_3 (brock200_1) in `speedup`, long solves with the
+/// target 1.7; brock200_1..4 (brock200_4) in `peers`; brock200_1 and brock200_4
+/// (brock200_4) in `replicable`, ordered with spawn depth 2.
+fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
+    let named: Vec<&str> = q
+        .graphs
+        .unwrap_or_default()
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let names: &[&str] = match (q.experiment, q.quick) {
+        (Experiment::Overhead, false) => &["brock200_1"],
+        (Experiment::Overhead, true) => &["brock200_4"],
+        (Experiment::Speedup, _) if !named.is_empty() => &named,
+        (Experiment::Speedup, false) => &["brock400_1", "brock400_3"],
+        (Experiment::Speedup, true) => &["brock200_1"],
+        (Experiment::Peers, false) => &["brock200_1", "brock200_2", "brock200_3", "brock200_4"],
+        (Experiment::Peers, true) => &["brock200_4"],
+        (Experiment::Replicable, false) => &["brock200_1", "brock200_4"],
+        (Experiment::Replicable, true) => &["brock200_4"],
+        _ => &[],
+    };
+    names
+        .iter()
+        .map(|n| {
+            let case = graph_case(n)?.rayon_depths(&[1, 2, 3]);
+            Ok(match q.experiment {
+                Experiment::Speedup => case.long().target(1.7),
+                Experiment::Replicable => case.skeletons("ordered:2"),
+                _ => case,
+            })
+        })
+        .collect()
+}
+
+/// The key of a maximum clique of `omega` vertices.
+fn key(omega: usize) -> String {
+    format!("omega {omega}")
+}
 
 /// A graph whose largest clique (or a clique of `target` vertices) to find.
 struct Clique {
@@ -86,7 +182,7 @@ impl Instance for Clique {
             )?;
             let what = format!("the {omega} vertices are pairwise adjacent");
             let omega = clique.len();
-            let answer = answer(format!("omega {omega}"))
+            let answer = answer(key(omega))
                 .field("omega", omega)
                 .line("instance", instance)
                 .line(
@@ -134,5 +230,39 @@ impl Instance for Clique {
         }
         let answer = answer.field("clique", clique);
         Ok(Some(Solved::new(answer, what, out.stats)))
+    }
+
+    fn hand_written(&self) -> Option<HandWritten<'_>> {
+        self.target.is_none().then(|| {
+            HandWritten::new("max_clique_counted", || {
+                let mut clique = Vec::new();
+                let s = Solo::timed(|| {
+                    let (c, nodes) = super::max_clique_counted(&self.graph);
+                    clique = c;
+                    (key(clique.len()), Some(nodes))
+                });
+                check(is_clique(&self.graph, &clique), || {
+                    format!("max_clique_counted: {clique:?} is not a clique")
+                })?;
+                Ok(s)
+            })
+        })
+    }
+
+    #[cfg(feature = "rayon")]
+    fn rayon_peer(&self, pool: &rayon::ThreadPool, depth: usize) -> Option<Result<Solo, AppError>> {
+        if self.target.is_some() {
+            return None;
+        }
+        let mut clique = Vec::new();
+        let s = Solo::timed(|| {
+            let (c, nodes) = super::rayon_peer::max_clique(&self.space, pool, depth);
+            clique = c;
+            (key(clique.len()), Some(nodes))
+        });
+        let ok = check(is_clique(&self.graph, &clique), || {
+            format!("the rayon peer's {clique:?} is not a clique")
+        });
+        Some(ok.map(|()| s))
     }
 }

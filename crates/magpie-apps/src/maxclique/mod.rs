@@ -25,6 +25,8 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod app;
+#[cfg(feature = "rayon")]
+mod rayon_peer;
 pub use app::APP;
 
 /// The largest `N` [`parse_dimacs`] accepts: the bitset adjacency matrix takes `N²/8` bytes

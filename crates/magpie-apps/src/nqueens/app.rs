@@ -20,7 +20,51 @@ pub static APP: SearchApp = SearchApp {
     )],
     goal: Goal::Enumerate,
     load,
+    bench,
 };
+
+/// `magpie-bench search`'s boards: n = 13 (`--quick` 11) in `overhead`, 15 (12) in
+/// `speedup`, 14 (11) in `peers`.
+fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
+    let n = match (q.experiment, q.quick) {
+        (Experiment::Overhead, quick) => {
+            if quick {
+                11
+            } else {
+                13
+            }
+        }
+        (Experiment::Speedup, quick) => {
+            if quick {
+                12
+            } else {
+                15
+            }
+        }
+        (Experiment::Peers, quick) => {
+            if quick {
+                11
+            } else {
+                14
+            }
+        }
+        _ => return Ok(Vec::new()),
+    };
+    Ok(vec![board_case(n).rayon_depths(&[2, 3, 4])])
+}
+
+/// The board of side `n`, labelled `n = N`.
+fn board_case(n: u64) -> BenchCase {
+    BenchCase::new(
+        format!("n = {n}"),
+        AppArgs::new(None).with("--n", Some(&n.to_string())),
+    )
+}
+
+/// The key of a count of `solutions`.
+fn key(solutions: u64) -> String {
+    format!("{solutions} solutions")
+}
 
 fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
     let n = args.required(&APP, ("--n", "N"), 0u64, "a board size")?;
@@ -57,12 +101,29 @@ impl Instance for Board {
             ),
             _ => format!("{solutions} solutions of {n}-Queens"),
         };
-        let answer = Answer::new(format!("{solutions} solutions"))
+        let answer = Answer::new(key(solutions))
             .field("n", n)
             .field("solutions", solutions)
             .line("instance", self.label())
             .line("answer", said);
         Ok(Some(Solved::new(answer, check, out.stats)))
+    }
+
+    fn hand_written(&self) -> Option<HandWritten<'_>> {
+        // Counting its calls, the recursion reports the skeleton's node count.
+        Some(HandWritten::new("nqueens::count", || {
+            Ok(Solo::timed(|| {
+                let (count, nodes) = super::count_counted(self.n());
+                (key(count), Some(nodes))
+            }))
+        }))
+    }
+
+    #[cfg(feature = "rayon")]
+    fn rayon_peer(&self, pool: &rayon::ThreadPool, depth: usize) -> Option<Result<Solo, AppError>> {
+        // The bitmask recursion counts no nodes.
+        let s = Solo::timed(|| (key(super::rayon_peer::count(self, pool, depth)), None));
+        Some(Ok(s))
     }
 }
 

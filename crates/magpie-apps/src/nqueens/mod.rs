@@ -17,6 +17,8 @@ use std::ops::ControlFlow;
 use crate::input::InputError;
 
 mod app;
+#[cfg(feature = "rayon")]
+mod rayon_peer;
 pub use app::{known, APP};
 
 /// The board of an N-Queens search for [`magpie::search`].

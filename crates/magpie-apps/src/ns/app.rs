@@ -22,7 +22,40 @@ pub static APP: SearchApp = SearchApp {
     )],
     goal: Goal::Enumerate,
     load,
+    bench,
 };
+
+/// `magpie-bench search`'s trees: genus 28 (`--quick` 22) in `overhead`, `--genus` or 34
+/// (26) in `speedup`, 34 (26) in `peers`.
+fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
+    let genus = match (q.experiment, q.quick) {
+        (Experiment::Overhead, quick) => {
+            if quick {
+                22
+            } else {
+                28
+            }
+        }
+        (Experiment::Speedup, quick) => q.genus.unwrap_or(if quick { 26 } else { 34 }),
+        (Experiment::Peers, quick) => {
+            if quick {
+                26
+            } else {
+                34
+            }
+        }
+        _ => return Ok(Vec::new()),
+    };
+    Ok(vec![genus_case(genus).rayon_depths(&[8, 12, 16, 20])])
+}
+
+/// The tree down to `genus`, labelled `genus G`.
+fn genus_case(genus: u64) -> BenchCase {
+    BenchCase::new(
+        format!("genus {genus}"),
+        AppArgs::new(None).with("--genus", Some(&genus.to_string())),
+    )
+}
 
 fn load(args: &AppArgs) -> Result<Box<dyn Instance>, AppError> {
     let g = args.required(&APP, ("--genus", "G"), 0u64, "a genus")?;
@@ -67,6 +100,23 @@ impl Instance for Tree {
             .field("genus", g)
             .field("counts", counts);
         Ok(Some(Solved::new(answer, what, out.stats)))
+    }
+
+    fn hand_written(&self) -> Option<HandWritten<'_>> {
+        Some(HandWritten::new("ns::count_by_genus", || {
+            Ok(Solo::timed(|| {
+                let counts = super::count_by_genus(self.max_genus());
+                (key(&counts), Some(counts.iter().sum()))
+            }))
+        }))
+    }
+
+    #[cfg(feature = "rayon")]
+    fn rayon_peer(&self, pool: &rayon::ThreadPool, depth: usize) -> Option<Result<Solo, AppError>> {
+        Some(Ok(Solo::timed(|| {
+            let counts = super::rayon_peer::count(self.max_genus(), pool, depth);
+            (key(&counts), Some(counts.iter().sum()))
+        })))
     }
 }
 

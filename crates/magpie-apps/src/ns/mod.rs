@@ -32,6 +32,8 @@ use std::ops::ControlFlow;
 use crate::input::InputError;
 
 mod app;
+#[cfg(feature = "rayon")]
+mod rayon_peer;
 pub use app::{check_known, key, APP};
 
 /// Number of decomposition numbers a [`Semigroup`] stores (`d(0)`, …, `d(DECOMP_LEN − 1)`).

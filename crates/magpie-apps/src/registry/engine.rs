@@ -1,7 +1,7 @@
 //! Where a search runs: a [`Run`] gives an application's [`Instance`](super::Instance) the
 //! three searches of `magpie::search` (optimise, decide, enumerate) on its [`Engine`] (a
 //! magpie pool, every rank of an MPI job (feature `mpi`) or, for enumerations, rayon (feature
-//! `rayon`, `magpie experiment --peers rayon`)) with the caller's skeleton and options. An
+//! `rayon`, `magpie experiment --peers rayon`), or plain recursion on the calling thread) with the caller's skeleton and options. An
 //! application writes its search once, against the run, and runs wherever the caller puts it.
 
 use magpie::search::{self, Enumerate, Objective, Options, Outcome, Skeleton};
@@ -22,6 +22,10 @@ pub type Ran<T> = Result<Option<Outcome<T>>, AppError>;
 pub enum Engine<'a> {
     /// magpie's search on this pool.
     Pool(&'a ThreadPool),
+    /// The plain recursive search of [`super::plain`] on the calling thread (the skeleton
+    /// is ignored): the same nodes as the `Sequential` skeleton, none of its machinery;
+    /// `magpie-bench search`'s baseline.
+    Plain,
     /// Every rank of an MPI job, each with its pool (`magpie_mpi::search`).
     #[cfg(feature = "mpi")]
     Cluster(&'a ClusterEngine<'a>),
@@ -92,6 +96,7 @@ impl<'a> Run<'a> {
                     search::optimise(space, self.skeleton, self.opts)
                 })))
             }
+            Engine::Plain => Ok(Some(super::plain::optimise(space, self.opts))),
             #[cfg(feature = "mpi")]
             Engine::Cluster(c) => Ok(c.keep(magpie_mpi::search::optimise(
                 c.cluster,
@@ -117,6 +122,7 @@ impl<'a> Run<'a> {
                     search::decide(space, target, self.skeleton, self.opts)
                 })))
             }
+            Engine::Plain => Ok(Some(super::plain::decide(space, target, self.opts))),
             #[cfg(feature = "mpi")]
             Engine::Cluster(c) => Ok(c.keep(magpie_mpi::search::decide(
                 c.cluster,
@@ -147,6 +153,7 @@ impl<'a> Run<'a> {
                     search::enumerate(space, fold, self.skeleton, self.opts)
                 })))
             }
+            Engine::Plain => Ok(Some(super::plain::enumerate(space, fold, self.opts))),
             #[cfg(feature = "mpi")]
             Engine::Cluster(c) => c.enumerate(space, fold, self.skeleton, self.opts),
             #[cfg(feature = "rayon")]

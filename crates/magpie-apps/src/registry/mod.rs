@@ -41,11 +41,14 @@
 //! assert!(registry::find("sudoku").is_none());
 //! ```
 
+mod bench;
 mod engine;
 mod forkjoin;
 mod loops;
+pub mod plain;
 mod search;
 
+pub use bench::{instance_file, no_cases, BenchCase, BenchQuery, Experiment, HandWritten, Solo};
 #[cfg(feature = "mpi")]
 pub use engine::ClusterEngine;
 pub use engine::{Engine, Ran, Run};
@@ -63,8 +66,9 @@ pub use search::{
 pub(crate) mod prelude {
     pub(crate) use super::search::instance_basics;
     pub(crate) use super::{
-        best_or, check, ids, partial_count, Answer, AppArgs, AppError, AppOption, Goal, Instance,
-        Run, SearchApp, Solved, NOT_CHECKED,
+        best_or, check, ids, instance_file, partial_count, Answer, AppArgs, AppError, AppOption,
+        BenchCase, BenchQuery, Experiment, Goal, HandWritten, Instance, Run, SearchApp, Solo,
+        Solved, NOT_CHECKED,
     };
 }
 
@@ -112,6 +116,10 @@ pub struct SearchApp {
     /// Loads its instance from its arguments (reads the file, builds the tree or board):
     /// usage errors for missing or bad options, input errors naming the file and line.
     pub load: fn(&AppArgs) -> Result<Box<dyn Instance>, AppError>,
+    /// Its instances in each experiment of `magpie-bench search` (the smaller ones of
+    /// `--quick` when the flag is `true`); no case, no row but a skipped one. An instance
+    /// file that is missing is an error naming it.
+    pub bench: fn(&BenchQuery<'_>) -> Result<Vec<BenchCase>, String>,
 }
 
 impl SearchApp {

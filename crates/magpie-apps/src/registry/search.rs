@@ -15,7 +15,9 @@ use magpie::search::{SearchSpace, SearchStats};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-use super::{Run, SearchApp};
+#[cfg(feature = "rayon")]
+use super::Solo;
+use super::{HandWritten, Run, SearchApp};
 use crate::input::InputError;
 
 /// Why an application could not be loaded or its answer not be trusted.
@@ -367,6 +369,25 @@ pub trait Instance: Send + Sync {
     /// with [`Run::with_options`]), checks what was found and returns it; `Ok(None)` on an
     /// MPI rank other than 0, which has no result to report.
     fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError>;
+
+    /// Its application's hand-written sequential solver on it, if it has one: what
+    /// `magpie-bench search` compares the skeletons with (its answer has the key that
+    /// `solve`'s has).
+    fn hand_written(&self) -> Option<HandWritten<'_>> {
+        None
+    }
+
+    /// Its search written on rayon as a rayon user would (tasks above `spawn_depth`,
+    /// sequential code below), run on `pool`, if the application has one: `magpie-bench
+    /// search`'s `peers` contender (its answer has the key that `solve`'s has).
+    #[cfg(feature = "rayon")]
+    fn rayon_peer(
+        &self,
+        _pool: &rayon::ThreadPool,
+        _spawn_depth: usize,
+    ) -> Option<Result<Solo, AppError>> {
+        None
+    }
 }
 
 /// The [`Instance`] methods that only name things, as an application's `impl Instance`

@@ -27,7 +27,26 @@ pub static APP: SearchApp = SearchApp {
     )],
     goal: Goal::Decide,
     load,
+    bench,
 };
+
+/// `magpie-bench search`'s instance: in `overhead`, the embeddings of the DIMACS graph
+/// johnson8-2-4 (28 vertices, 210 edges) into itself counted (its automorphisms, 8! =
+/// 40320); a count visits the whole tree, whose nodes every solver counts alike.
+fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
+    let (pattern, target) = match q.experiment {
+        Experiment::Overhead => ("johnson8-2-4", "johnson8-2-4"),
+        _ => return Ok(Vec::new()),
+    };
+    let file = |name: &str| crate::instances::find(&format!("dimacs/{name}.clq"));
+    let args = AppArgs::new(Some(file(pattern)?))
+        .with_file(Some(file(target)?))
+        .with("--count", Some(""));
+    Ok(vec![BenchCase::new(
+        format!("{pattern} into {target}"),
+        args,
+    )])
+}
 
 /// One graph as read: its file, its format (for the numbering of its vertices).
 struct Input {

@@ -19,7 +19,75 @@ pub static APP: SearchApp = SearchApp {
     options: &[],
     goal: Goal::Optimise,
     load,
+    bench,
 };
+
+/// Optimal tour lengths of the TSPLIB instances of the instance collection (its README,
+/// section 2; `tests/data/README.md`): what `magpie-bench search` checks its answers
+/// against (an instance not listed is checked against its `.opt.tour` file).
+const TOUR_OPTIMA: &[(&str, i64)] = &[
+    ("burma14", 3323),
+    ("ulysses16", 6859),
+    ("gr17", 2085),
+    ("gr24", 1272),
+    ("fri26", 937),
+    ("bayg29", 1610),
+    ("dantzig42", 699),
+    ("swiss42", 1273),
+    ("att48", 10628),
+    ("gr48", 5046),
+    ("eil51", 426),
+    ("berlin52", 7542),
+    ("st70", 675),
+    ("eil76", 538),
+];
+
+/// The TSPLIB instance `name` of the instance collection, its answer checked against its
+/// optimum ([`TOUR_OPTIMA`], else the length of its `.opt.tour`).
+fn tour_case(name: &str) -> Result<BenchCase, String> {
+    let args = instance_file(&format!("tsplib/{name}.tsp"))?;
+    let optimum = match TOUR_OPTIMA.iter().find(|(n, _)| *n == name) {
+        Some(&(_, o)) => o,
+        None => {
+            let tour = crate::instances::find(&format!("tsplib/{name}.opt.tour"))
+                .map_err(|_| format!("{name}: no known optimum to check against"))?;
+            let cities = super::read_tour(tour).map_err(|e| e.to_string())?;
+            let path = args.input().map(PathBuf::from).unwrap_or_default();
+            tour_length(&read(&path).map_err(|e| e.to_string())?, &cities)
+        }
+    };
+    Ok(BenchCase::new(name, args).expect(key(optimum)))
+}
+
+/// `magpie-bench search`'s instances: att48 (`--quick` bayg29) in `overhead`, bayg29
+/// (ulysses16) in `replicable` (ordered with spawn depth 2); every search starts from the
+/// heuristic tour's length as its bound.
+fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
+    let names: &[&str] = match (q.experiment, q.quick) {
+        (Experiment::Overhead, false) => &["att48"],
+        (Experiment::Overhead, true) => &["bayg29"],
+        (Experiment::Replicable, false) => &["bayg29"],
+        (Experiment::Replicable, true) => &["ulysses16"],
+        _ => &[],
+    };
+    let replicable = q.experiment == Experiment::Replicable;
+    names
+        .iter()
+        .map(|n| {
+            let case = tour_case(n)?;
+            Ok(if replicable {
+                case.skeletons("ordered:2")
+            } else {
+                case
+            })
+        })
+        .collect()
+}
+
+/// The key of a tour of `length`.
+fn key(length: i64) -> String {
+    format!("length {length}")
+}
 
 /// A TSPLIB instance.
 struct Tsp {
@@ -81,7 +149,7 @@ impl Instance for Tsp {
         } else {
             ""
         };
-        let answer = Answer::new(format!("length {length}"))
+        let answer = Answer::new(key(length))
             .field("cities", inst.len())
             .field("length", length)
             .line(
@@ -99,5 +167,31 @@ impl Instance for Tsp {
             .field("tour", tour.cities)
             .field("heuristic_optimal", heuristic_optimal);
         Ok(Some(Solved::new(answer, what, out.stats)))
+    }
+
+    fn hand_written(&self) -> Option<HandWritten<'_>> {
+        // `tsp::solve`'s branch and bound from the same start tour (computed once, untimed,
+        // as `solve`'s search starts from it): the same tree, the same nodes.
+        let inst = &self.inst;
+        let start = heuristic_tour(inst).length;
+        Some(HandWritten::new("tsp::solve", move || {
+            let mut tour = None;
+            let s = Solo::timed(|| {
+                let (found, nodes) = super::branch_and_bound(inst, start);
+                let length = found.as_ref().map_or(start, |t| t.length);
+                tour = found;
+                (key(length), Some(nodes))
+            });
+            if let Some(t) = tour {
+                let length = tour_length(inst, &t.cities);
+                check(length == t.length, || {
+                    format!(
+                        "tsp::solve: the tour's length is {length}, not {}",
+                        t.length
+                    )
+                })?;
+            }
+            Ok(s)
+        }))
     }
 }

@@ -26,7 +26,30 @@ pub static APP: SearchApp = SearchApp {
     ],
     goal: Goal::Enumerate,
     load,
+    bench,
 };
+
+/// The small trees of `--quick`: T1's shape cut at depth 7 (`overhead`) and 8 (the others).
+const QUICK_TREES: [(&str, &str); 2] = [
+    ("T1 at depth 7", "-t 1 -a 3 -d 7 -b 4 -r 19"),
+    ("T1 at depth 8", "-t 1 -a 3 -d 8 -b 4 -r 19"),
+];
+
+/// `magpie-bench search`'s trees: T1 (`--quick`: T1's shape, cut at depth 7 in `overhead`,
+/// 8 in `speedup` and `peers`).
+fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
+    let case = match (q.experiment, q.quick) {
+        (Experiment::Overhead | Experiment::Speedup | Experiment::Peers, false) => {
+            BenchCase::new("T1", AppArgs::new(None).with("--tree", Some("T1")))
+        }
+        (Experiment::Overhead | Experiment::Speedup | Experiment::Peers, true) => {
+            let (label, flags) = QUICK_TREES[usize::from(q.experiment != Experiment::Overhead)];
+            BenchCase::new(label, AppArgs::new(None).with("--flags", Some(flags)))
+        }
+        _ => return Ok(Vec::new()),
+    };
+    Ok(vec![case.rayon_depths(&[2, 4, 6])])
+}
 
 /// A UTS tree to count: its parameters, and its published counts if it is a named tree.
 struct Tree {
@@ -122,6 +145,24 @@ impl Instance for Tree {
                 ),
             );
         Ok(Some(Solved::new(answer, what, out.stats)))
+    }
+
+    fn hand_written(&self) -> Option<HandWritten<'_>> {
+        Some(HandWritten::new("uts::count", || {
+            let s = Solo::timed(|| {
+                let c = super::count(&self.params);
+                (key(c.nodes, c.leaves, c.max_depth), Some(c.nodes))
+            });
+            Ok(s)
+        }))
+    }
+
+    #[cfg(feature = "rayon")]
+    fn rayon_peer(&self, pool: &rayon::ThreadPool, depth: usize) -> Option<Result<Solo, AppError>> {
+        Some(Ok(Solo::timed(|| {
+            let c = super::rayon_peer::count(&self.params, pool, depth);
+            (key(c.nodes, c.leaves, c.max_depth), Some(c.nodes))
+        })))
     }
 }
 

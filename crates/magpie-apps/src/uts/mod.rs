@@ -31,6 +31,8 @@ use std::fmt;
 use std::iter::FusedIterator;
 
 mod app;
+#[cfg(feature = "rayon")]
+mod rayon_peer;
 pub use app::{check_published, key, APP};
 
 /// The most children a non-BIN-root node may have (the reference's `MAXNUMCHILDREN`).
