@@ -10,7 +10,6 @@ use magpie::ThreadPool;
 use magpie_apps::maxclique::{self, CliqueSpace};
 use magpie_apps::nqueens::{self};
 use magpie_apps::{ns, uts};
-use std::num::NonZeroUsize;
 use std::time::Instant;
 
 /// Which solver a job runs.
@@ -24,19 +23,6 @@ pub enum Solver<'p> {
     Reference,
     /// `magpie::search` with this skeleton, on this pool.
     Skeleton(&'p ThreadPool, Skeleton),
-    /// An optimisation with this skeleton (Ordered), on this pool, with
-    /// `Options::replicable_window` set to this window (enumerations ignore it).
-    Replicable(&'p ThreadPool, Skeleton, NonZeroUsize),
-}
-
-impl Solver<'_> {
-    /// The replicable window of a [`Solver::Replicable`].
-    fn window(self) -> Option<NonZeroUsize> {
-        match self {
-            Solver::Replicable(_, _, w) => Some(w),
-            _ => None,
-        }
-    }
 }
 
 /// A UTS tree with its expected statistics.
@@ -125,7 +111,7 @@ pub fn uts<'a>(tree: &'a UtsTree, solver: Solver<'a>) -> Job<'a> {
             tree.check(&c)?;
             Ok(Sample::new(time, Some(c.nodes)))
         }),
-        Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
+        Solver::Skeleton(pool, skel) => Box::new(move || {
             let (time, out) = timed(|| {
                 pool.install(|| search::enumerate(p, &uts::Tally(p), skel, &Options::default()))
             });
@@ -158,7 +144,7 @@ pub fn ns<'a>(tree: &'a ns::Tree, solver: Solver<'a>) -> Job<'a> {
             let total = check_ns(g, &counts)?;
             Ok(Sample::new(time, Some(total)))
         }),
-        Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
+        Solver::Skeleton(pool, skel) => Box::new(move || {
             let (time, out) = timed(|| {
                 pool.install(|| search::enumerate(tree, &CountPerDepth, skel, &Options::default()))
             });
@@ -194,7 +180,7 @@ pub fn nqueens<'a>(board: &'a nqueens::Board, solver: Solver<'a>) -> Job<'a> {
             check_queens(n, count)?;
             Ok(Sample::new(time, Some(nodes)))
         }),
-        Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
+        Solver::Skeleton(pool, skel) => Box::new(move || {
             let (time, out) = timed(|| {
                 pool.install(|| search::enumerate(board, &fold, skel, &Options::default()))
             });
@@ -218,10 +204,9 @@ pub fn maxclique<'a>(clq: &'a Clique, space: &'a CliqueSpace, solver: Solver<'a>
             clq.check(&clique)?;
             Ok(Sample::new(time, Some(nodes)))
         }),
-        Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
+        Solver::Skeleton(pool, skel) => Box::new(move || {
             let opts = Options {
                 prune_level: true,
-                replicable_window: solver.window(),
                 ..Options::default()
             };
             let (time, out) = timed(|| pool.install(|| search::optimise(space, skel, &opts)));
@@ -272,13 +257,12 @@ pub fn knapsack<'a>(k: &'a Knapsack, solver: Solver<'a>) -> Job<'a> {
             }
             Ok(Sample::new(time, None))
         }),
-        Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
+        Solver::Skeleton(pool, skel) => Box::new(move || {
             // Timed on the pool's worker: a solve takes a millisecond or less, and the
             // hand-off into the pool (a parked worker's wake-up, paid once per batch by a
             // user who solves many instances) is not the search's; the plain and
             // hand-written solvers run on the calling thread with none.
             let opts = Options {
-                replicable_window: solver.window(),
                 ..Options::default()
             };
             let (time, results) = pool.install(|| {
@@ -341,10 +325,9 @@ pub fn tsp<'a>(t: &'a Tsp, solver: Solver<'a>) -> Job<'a> {
             }
             Ok(Sample::new(time, Some(nodes)))
         }),
-        Solver::Skeleton(pool, skel) | Solver::Replicable(pool, skel, _) => Box::new(move || {
+        Solver::Skeleton(pool, skel) => Box::new(move || {
             let opts = Options {
                 initial_bound: initial,
-                replicable_window: solver.window(),
                 ..Options::default()
             };
             let (time, out) = timed(|| pool.install(|| search::optimise(&t.inst, skel, &opts)));

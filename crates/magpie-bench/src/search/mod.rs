@@ -114,6 +114,7 @@
 //! row has `baseline: true`; else against the configuration's 1-worker run); `magpie plot`
 //! draws the same from the `--json` output.
 
+mod cases;
 mod cpeer;
 mod instances;
 mod jobs;

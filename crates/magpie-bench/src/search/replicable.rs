@@ -12,30 +12,14 @@
 
 use std::num::NonZeroUsize;
 
-use super::instances::{Clique, Knapsack, Tsp};
-use super::jobs::{self, Solver};
+use super::cases::{Loaded, Solver};
 use super::measure::{self, Contender, Job};
 use super::{ratio_row, App, Report, Row, SearchArgs};
-use magpie::search::{Skeleton, TaskOrder};
+use magpie::search::Skeleton;
 use magpie::ThreadPool;
-use magpie_apps::maxclique::CliqueSpace;
+use magpie_apps::registry::{BenchQuery, Experiment};
 
 const EXPERIMENT: &str = "replicable";
-
-/// The items: app (its registry name), instance, Ordered's spawn depth (knapsack's binary tree needs a deeper
-/// one for enough tasks).
-const ITEMS: [(&str, &str, usize); 4] = [
-    ("maxclique", "brock200_1", 2),
-    ("maxclique", "brock200_4", 2),
-    ("knapsack", "knapPI_3_200_1000_1", 8),
-    ("tsp", "bayg29", 2),
-];
-
-const QUICK_ITEMS: [(&str, &str, usize); 3] = [
-    ("maxclique", "brock200_4", 2),
-    ("knapsack", "knapPI_3_100_1000_1", 6),
-    ("tsp", "ulysses16", 2),
-];
 
 pub fn run(args: &SearchArgs, report: &mut Report) -> String {
     let w = args.workers as usize;
@@ -46,34 +30,31 @@ pub fn run(args: &SearchArgs, report: &mut Report) -> String {
             return String::new();
         }
     };
-    let items: &[(&str, &str, usize)] = if args.quick { &QUICK_ITEMS } else { &ITEMS };
-    for &(app, name, spawn_depth) in items {
-        let app = App::find(app).expect("an item's app is one of the registry's");
-        let skeleton = Skeleton::Ordered {
-            spawn_depth,
-            order: TaskOrder::Sequential,
+    // The applications that declare replicable cases (optimisations), each with the
+    // Ordered skeleton it declares (knapsack's binary tree needs a deeper spawn depth).
+    let query = BenchQuery::new(Experiment::Replicable, args.quick);
+    for app in App::all() {
+        let cases = match Loaded::cases(app, &query) {
+            Ok(c) => c,
+            Err(e) => {
+                report.error(EXPERIMENT, app.name(), "-", e);
+                continue;
+            }
         };
-        let r = match app.name() {
-            "maxclique" => Clique::load(name).and_then(|clq| {
-                let space = CliqueSpace::new(&clq.graph);
-                compare(args, report, app, name, skeleton, &pools, |s| {
-                    jobs::maxclique(&clq, &space, s)
-                })
-            }),
-            "knapsack" => Knapsack::load(name).and_then(|k| {
-                compare(args, report, app, name, skeleton, &pools, |s| {
-                    jobs::knapsack(&k, s)
-                })
-            }),
-            "tsp" => Tsp::load(name).and_then(|t| {
-                compare(args, report, app, name, skeleton, &pools, |s| {
-                    jobs::tsp(&t, s)
-                })
-            }),
-            _ => Err(format!("no replicable job for {app}")),
-        };
-        if let Err(e) = r {
-            report.error(EXPERIMENT, app.name(), name, e);
+        for case in cases {
+            let label = case.label.clone();
+            let r = case
+                .skeletons
+                .unwrap_or("ordered:2")
+                .parse::<Skeleton>()
+                .map_err(|e| e.to_string())
+                .and_then(|skeleton| {
+                    let loaded = Loaded::load(app, case)?;
+                    compare(args, report, &loaded, skeleton, &pools, |s| loaded.job(s))
+                });
+            if let Err(e) = r {
+                report.error(EXPERIMENT, app.name(), &label, e);
+            }
         }
     }
     format!(
@@ -99,12 +80,12 @@ fn windows_text(args: &SearchArgs) -> String {
 fn compare<'a>(
     args: &SearchArgs,
     report: &mut Report,
-    app: App,
-    instance: &str,
+    loaded: &Loaded,
     skeleton: Skeleton,
     (p1, pw): &'a (ThreadPool, ThreadPool),
     job: impl Fn(Solver<'a>) -> Job<'a>,
 ) -> Result<(), String> {
+    let (app, instance): (App, &str) = (loaded.app, &loaded.case.label);
     let w = args.workers as usize;
     let name = skeleton.to_string();
     let label = |window: NonZeroUsize| format!("{name} replicable w={window}");

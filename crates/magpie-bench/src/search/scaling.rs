@@ -11,7 +11,10 @@
 use super::instances::Clique;
 use super::jobs::{self, Solver, UtsTree};
 use super::measure::{self, Contender, Job};
-use super::speedup::{screen, screen_depth, QUICK_UTS};
+use super::speedup::{screen, screen_depth};
+
+/// The small UTS tree of `--quick` (geometric, fixed shape, depth 8).
+const QUICK_UTS: &str = "-t 1 -a 3 -d 8 -b 4 -r 19";
 use super::{ratio_row, rayon_impl, App, Report, Row, SearchArgs};
 use magpie::search::Skeleton;
 use magpie::ThreadPool;
@@ -191,7 +194,17 @@ impl Cx<'_> {
             depths.clone_from(d);
         }
         depths.dedup();
-        let best = screen(args, report, EXP, app, instance, candidates, pmax, &job)?;
+        let on_max = |sk| job(Solver::Skeleton(pmax, sk));
+        let best = screen(
+            args,
+            report,
+            EXP,
+            app,
+            instance,
+            candidates,
+            pmax.num_workers(),
+            &on_max,
+        )?;
         let depth = screen_depth(args, report, EXP, app, instance, &depths, max, |d| {
             rayon_job(d, rmax)
         })?;

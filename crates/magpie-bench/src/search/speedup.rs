@@ -2,20 +2,15 @@
 //! sequential solver) and `peers` (magpie's best skeleton vs the same search on rayon, both
 //! at 2 workers).
 
-use super::instances::Clique;
-use super::jobs::{self, Solver, UtsTree};
+use super::cases::{Loaded, Solver};
 use super::measure::{self, Contender, Job};
-use super::{ratio_row, rayon_impl, App, Report, Row, SearchArgs, Target};
+use super::{ratio_row, App, Report, Row, SearchArgs, Target};
 use magpie::search::Skeleton;
 use magpie::ThreadPool;
-use magpie_apps::maxclique::CliqueSpace;
-use magpie_apps::{nqueens, ns};
+use magpie_apps::registry::{BenchCase, BenchQuery, Experiment};
 
-/// Speedup targets (1-worker median / 2-worker median).
-pub const UTS_TARGET: f64 = 1.85;
-pub const NS_TARGET: f64 = 1.85;
-pub const CLIQUE_TARGET: f64 = 1.7;
-pub const QUEENS_TARGET: f64 = 1.85;
+/// The speedup target (1-worker median / 2-worker median) of a case that declares none.
+pub const SPEEDUP_TARGET: f64 = 1.85;
 /// Speedup target over the app's hand-written sequential solver (its median / the
 /// skeleton's 2-worker median), on every app.
 pub const HAND_WRITTEN_TARGET: f64 = 1.85;
@@ -25,14 +20,27 @@ pub const PEERS_TARGET: f64 = 0.95;
 /// `peers`: seconds of back-to-back solves that make one sample.
 const PEERS_SAMPLE: f64 = 0.25;
 
-/// The small UTS tree of `--quick` (geometric, fixed shape, depth 8).
-pub(super) const QUICK_UTS: &str = "-t 1 -a 3 -d 8 -b 4 -r 19";
-
-fn uts_tree(quick: bool) -> Result<(String, UtsTree), String> {
-    if quick {
-        Ok(("T1 at depth 8".into(), UtsTree::load(QUICK_UTS)?))
-    } else {
-        Ok(("T1".into(), UtsTree::load("T1")?))
+/// The cases `app` declares for `query`, each loaded and given to `item` (a failure is an
+/// ERROR row of its case); an app with none gets a skipped row saying so.
+pub(super) fn each_case(
+    report: &mut Report,
+    exp: &str,
+    app: App,
+    query: &BenchQuery<'_>,
+    mut item: impl FnMut(&mut Report, &Loaded) -> Result<(), String>,
+) {
+    let cases = match Loaded::cases(app, query) {
+        Ok(c) => c,
+        Err(e) => return report.error(exp, app.name(), "-", e),
+    };
+    if cases.is_empty() {
+        report.skip(exp, app, &format!("the application declares no {exp} case"));
+    }
+    for case in cases {
+        let label = case.label.clone();
+        if let Err(e) = Loaded::load(app, case).and_then(|l| item(report, &l)) {
+            report.error(exp, app.name(), &label, e);
+        }
     }
 }
 
@@ -49,98 +57,13 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
     };
     let mut apps = args.speedup_apps.clone();
     apps.dedup();
+    let query = BenchQuery::new(Experiment::Speedup, args.quick)
+        .genus(args.genus)
+        .graphs(args.cliques.as_deref());
     for app in apps {
-        match app.name() {
-            "uts" => {
-                let r = uts_tree(args.quick).and_then(|(label, tree)| {
-                    let r = speedup_item(
-                        args,
-                        report,
-                        app,
-                        &label,
-                        &args.skeletons,
-                        (&p1, &pw),
-                        |s| jobs::uts(&tree, s),
-                        "uts::count",
-                        Some(&|| {
-                            std::hint::black_box(magpie_apps::uts::count(&tree.params));
-                        }),
-                        Target::AtLeast(UTS_TARGET),
-                        false,
-                    );
-                    r.map_err(|e| format!("{label}: {e}"))
-                });
-                if let Err(e) = r {
-                    report.error(EXP, app.name(), "-", e);
-                }
-            }
-            "ns" => {
-                let g = args.genus.unwrap_or(if args.quick { 26 } else { 34 });
-                let hand_written = |t: &ns::Tree| {
-                    std::hint::black_box(ns::count_by_genus(t.max_genus()));
-                };
-                one_instance(
-                    args,
-                    report,
-                    (app, &format!("genus {g}")),
-                    (&p1, &pw),
-                    ns::Tree::new(g).map_err(|e| e.to_string()),
-                    (jobs::ns, "ns::count_by_genus", hand_written),
-                    NS_TARGET,
-                );
-            }
-            "maxclique" => {
-                let names = args.cliques.clone().unwrap_or_else(|| {
-                    if args.quick {
-                        vec!["brock200_1".into()]
-                    } else {
-                        vec!["brock400_1".into(), "brock400_3".into()]
-                    }
-                });
-                for name in names {
-                    let r = Clique::load(&name).and_then(|clq| {
-                        let space = CliqueSpace::new(&clq.graph);
-                        speedup_item(
-                            args,
-                            report,
-                            app,
-                            &name,
-                            &args.clique_skeletons,
-                            (&p1, &pw),
-                            |s| jobs::maxclique(&clq, &space, s),
-                            "max_clique_counted",
-                            // Two more long solves a run: not measured.
-                            None,
-                            Target::AtLeast(CLIQUE_TARGET),
-                            true,
-                        )
-                    });
-                    if let Err(e) = r {
-                        report.error(EXP, app.name(), &name, e);
-                    }
-                }
-            }
-            "nqueens" => {
-                let n = if args.quick { 12 } else { 15 };
-                let hand_written = |b: &nqueens::Board| {
-                    std::hint::black_box(nqueens::count(b.n()));
-                };
-                one_instance(
-                    args,
-                    report,
-                    (app, &format!("n = {n}")),
-                    (&p1, &pw),
-                    nqueens::Board::new(n).map_err(|e| e.to_string()),
-                    (jobs::nqueens, "nqueens::count", hand_written),
-                    QUEENS_TARGET,
-                );
-            }
-            _ => report.skip(
-                EXP,
-                app,
-                "no speedup workload or hand-written solver in the bench for this app",
-            ),
-        }
+        each_case(report, EXP, app, &query, |report, loaded| {
+            speedup_item(args, report, loaded, (&p1, &pw))
+        });
     }
     format!(
         "best skeleton at {w} workers vs itself at 1 and vs the app's hand-written sequential \
@@ -150,44 +73,8 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
     )
 }
 
-/// The speedup item of an app measured on one instance, `loaded` (or the reason it could
-/// not be): its `job`, its hand-written solver's name and one solve of it (for the copies
-/// at once), and its target; a failure is an ERROR row under `label`.
-fn one_instance<T: Sync>(
-    args: &SearchArgs,
-    report: &mut Report,
-    (app, label): (App, &str),
-    pools: (&ThreadPool, &ThreadPool),
-    loaded: Result<T, String>,
-    (job, hand_written, solve): (
-        for<'b> fn(&'b T, Solver<'b>) -> Job<'b>,
-        &str,
-        impl Fn(&T) + Sync,
-    ),
-    target: f64,
-) {
-    let r = loaded.and_then(|inst| {
-        speedup_item(
-            args,
-            report,
-            app,
-            label,
-            &args.skeletons,
-            pools,
-            |s| job(&inst, s),
-            hand_written,
-            Some(&|| solve(&inst)),
-            Target::AtLeast(target),
-            false,
-        )
-    });
-    if let Err(e) = r {
-        report.error("speedup", app.name(), label, e);
-    }
-}
-
-/// Measures each candidate at the pool's worker count and returns the fastest (no
-/// measurement when there is only one).
+/// Measures each candidate skeleton at `w` workers (`job` runs one on the `w`-worker pool)
+/// and returns the fastest (no measurement when there is only one).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn screen<'a>(
     args: &SearchArgs,
@@ -196,8 +83,8 @@ pub(super) fn screen<'a>(
     app: App,
     instance: &str,
     candidates: &[Skeleton],
-    pool: &'a ThreadPool,
-    job: &impl Fn(Solver<'a>) -> Job<'a>,
+    w: usize,
+    job: &impl Fn(Skeleton) -> Job<'a>,
 ) -> Result<Skeleton, String> {
     let mut candidates = candidates.to_vec();
     candidates.dedup();
@@ -206,10 +93,9 @@ pub(super) fn screen<'a>(
         [only] => return Ok(*only),
         _ => {}
     }
-    let w = pool.num_workers();
     let mut cs: Vec<Contender> = candidates
         .iter()
-        .map(|s| Contender::new(s.to_string(), w, job(Solver::Skeleton(pool, *s))))
+        .map(|s| Contender::new(s.to_string(), w, job(*s)))
         .collect();
     let what = (exp, app, instance, "screening");
     let best = fastest(args, report, what, &mut cs)?;
@@ -220,37 +106,52 @@ pub(super) fn screen<'a>(
     Ok(candidates[best])
 }
 
-#[allow(clippy::too_many_arguments)]
-fn speedup_item<'a>(
+/// The speedup item of one case: the best skeleton (screened) at 1 and at the pools'
+/// workers, the hand-written solver (if the case has one) and, for a case whose solves are
+/// not long, that many copies of it at once.
+fn speedup_item(
     args: &SearchArgs,
     report: &mut Report,
-    app: App,
-    instance: &str,
-    candidates: &[Skeleton],
-    (p1, pw): (&'a ThreadPool, &'a ThreadPool),
-    job: impl Fn(Solver<'a>) -> Job<'a>,
-    hand_written: &str,
-    ceiling: Option<&'a (dyn Fn() + Sync)>,
-    target: Target,
-    probe_first: bool,
+    loaded: &Loaded,
+    (p1, pw): (&ThreadPool, &ThreadPool),
 ) -> Result<(), String> {
     const EXP: &str = "speedup";
+    let (app, instance, case): (App, &str, &BenchCase) =
+        (loaded.app, &loaded.case.label, &loaded.case);
     let w = pw.num_workers();
-    let best = screen(args, report, EXP, app, instance, candidates, pw, &job)?;
+    let candidates = if case.long {
+        &args.clique_skeletons
+    } else {
+        &args.skeletons
+    };
+    let job = |s| loaded.job(s);
+    let on_pw = |sk| job(Solver::Skeleton(pw, sk));
+    let best = screen(args, report, EXP, app, instance, candidates, w, &on_pw)?;
     let what = format!("{EXP} {app} {instance}");
+    let hand = loaded.hand_written_solver();
+    let hand_written = hand.as_ref().map(|h| h.name);
+    // Two more long solves a run: not measured for long cases.
+    let ceiling = hand.as_ref().filter(|_| !case.long).map(|h| {
+        let solve = || {
+            let _ = std::hint::black_box((h.solve)());
+        };
+        (h.name, solve)
+    });
     let mut cs = vec![
         Contender::new(best.to_string(), 1, job(Solver::Skeleton(p1, best))),
         Contender::new(best.to_string(), w, job(Solver::Skeleton(pw, best))),
-        Contender::new(hand_written, 1, job(Solver::Reference)),
     ];
-    if let Some(solve) = ceiling {
+    if let Some(name) = hand_written {
+        cs.push(Contender::new(name, 1, job(Solver::HandWritten)));
+    }
+    if let Some((name, solve)) = &ceiling {
         cs.push(Contender::new(
-            format!("{hand_written} x{w} at once"),
+            format!("{name} x{w} at once"),
             w,
             move || Ok(copies_at_once(solve, w)),
         ));
     }
-    if probe_first {
+    if case.long {
         eprintln!("{what}: one 1-worker run ({best}) first, to size the item…");
         let s = (cs[0].job)().map_err(|e| format!("{what}, {best} (1 worker): {e}"))?;
         let t1 = s.time.as_secs_f64();
@@ -275,7 +176,7 @@ fn speedup_item<'a>(
     for (i, c) in cs.iter().enumerate() {
         let mut row = c.row(EXP, app.name(), instance);
         // The hand-written solver: what `hand-written / Ww` divides by.
-        row.baseline = i == 2;
+        row.baseline = i == 2 && hand_written.is_some();
         report.push(row);
     }
     // One ratio row: contender `num`'s median over contender `den`'s.
@@ -288,25 +189,23 @@ fn speedup_item<'a>(
             target,
         )
     };
+    let target = case.target.unwrap_or(SPEEDUP_TARGET);
     report.push(ratio(
         format!("speedup {best} 1w / {w}w"),
         0,
         1,
-        Some(target),
+        Some(Target::AtLeast(target)),
     ));
-    report.push(ratio(
-        format!("speedup {hand_written} / {best} {w}w"),
-        2,
-        1,
-        Some(Target::AtLeast(HAND_WRITTEN_TARGET)),
-    ));
-    if ceiling.is_some() {
+    if let Some(name) = hand_written {
         report.push(ratio(
-            format!("ceiling {hand_written} / x{w} at once"),
+            format!("speedup {name} / {best} {w}w"),
             2,
-            3,
-            None,
+            1,
+            Some(Target::AtLeast(HAND_WRITTEN_TARGET)),
         ));
+    }
+    if let Some((name, _)) = &ceiling {
+        report.push(ratio(format!("ceiling {name} / x{w} at once"), 2, 3, None));
     }
     Ok(())
 }
@@ -404,100 +303,11 @@ pub fn run_peers(args: &SearchArgs, report: &mut Report) -> String {
     };
     let mut apps = args.peers_apps.clone();
     apps.dedup();
+    let query = BenchQuery::new(Experiment::Peers, args.quick);
     for app in apps {
-        let r = match app.name() {
-            "uts" => uts_tree(args.quick).and_then(|(label, tree)| {
-                let depths = args.rayon_depths.clone().unwrap_or(vec![2, 4, 6]);
-                peers_item(
-                    args,
-                    report,
-                    app,
-                    &label,
-                    &pw,
-                    |s| jobs::uts(&tree, s),
-                    &depths,
-                    |d| rayon_impl::uts(&tree, &rp, d as u32),
-                )
-                .map_err(|e| format!("{label}: {e}"))
-            }),
-            "nqueens" => {
-                let n = if args.quick { 11 } else { 14 };
-                nqueens::Board::new(n)
-                    .map_err(|e| e.to_string())
-                    .and_then(|board| {
-                        let depths = args.rayon_depths.clone().unwrap_or(vec![2, 3, 4]);
-                        peers_item(
-                            args,
-                            report,
-                            app,
-                            &format!("n = {n}"),
-                            &pw,
-                            |s| jobs::nqueens(&board, s),
-                            &depths,
-                            |d| rayon_impl::nqueens(n as u32, &rp, d),
-                        )
-                    })
-                    .map_err(|e| format!("n = {n}: {e}"))
-            }
-            "ns" => {
-                let g = if args.quick { 26 } else { 34 };
-                ns::Tree::new(g)
-                    .map_err(|e| e.to_string())
-                    .and_then(|tree| {
-                        let depths = args.rayon_depths.clone().unwrap_or(vec![8, 12, 16, 20]);
-                        peers_item(
-                            args,
-                            report,
-                            app,
-                            &format!("genus {g}"),
-                            &pw,
-                            |s| jobs::ns(&tree, s),
-                            &depths,
-                            |d| rayon_impl::ns(&tree, &rp, d),
-                        )
-                    })
-                    .map_err(|e| format!("genus {g}: {e}"))
-            }
-            "maxclique" => {
-                let names: &[&str] = if args.quick {
-                    &["brock200_4"]
-                } else {
-                    &["brock200_1", "brock200_2", "brock200_3", "brock200_4"]
-                };
-                for &name in names {
-                    let r = Clique::load(name).and_then(|clq| {
-                        let space = CliqueSpace::new(&clq.graph);
-                        let depths = args.rayon_depths.clone().unwrap_or(vec![1, 2, 3]);
-                        peers_item(
-                            args,
-                            report,
-                            app,
-                            name,
-                            &pw,
-                            |s| jobs::maxclique(&clq, &space, s),
-                            &depths,
-                            |d| rayon_impl::maxclique(&clq, &rp, d),
-                        )
-                    });
-                    // One failed graph does not stop the others.
-                    if let Err(e) = r {
-                        report.error(EXP, app.name(), name, e);
-                    }
-                }
-                Ok(())
-            }
-            _ => {
-                report.skip(
-                    EXP,
-                    app,
-                    "no peers workload or rayon peer in the bench for this app",
-                );
-                Ok(())
-            }
-        };
-        if let Err(e) = r {
-            report.error(EXP, app.name(), "-", e);
-        }
+        each_case(report, EXP, app, &query, |report, loaded| {
+            peers_item(args, report, loaded, &pw, &rp)
+        });
     }
     format!(
         "magpie's best skeleton vs rayon (best spawn depth), both at {w} workers, median of {} \
@@ -507,20 +317,22 @@ pub fn run_peers(args: &SearchArgs, report: &mut Report) -> String {
     )
 }
 
-#[allow(clippy::too_many_arguments)]
-fn peers_item<'a>(
+/// The peers item of one case: magpie's best skeleton vs the case's rayon peer at its best
+/// spawn depth (`--rayon-depths`, else the case's), both screened.
+fn peers_item(
     args: &SearchArgs,
     report: &mut Report,
-    app: App,
-    instance: &str,
-    pw: &'a ThreadPool,
-    job: impl Fn(Solver<'a>) -> Job<'a>,
-    rayon_depths: &[usize],
-    rayon_job: impl Fn(usize) -> Job<'a>,
+    loaded: &Loaded,
+    pw: &ThreadPool,
+    rp: &rayon::ThreadPool,
 ) -> Result<(), String> {
     const EXP: &str = "peers";
+    let (app, instance): (App, &str) = (loaded.app, &loaded.case.label);
     let w = pw.num_workers();
-    let mut depths = rayon_depths.to_vec();
+    let mut depths = args
+        .rayon_depths
+        .clone()
+        .unwrap_or_else(|| loaded.case.rayon_depths.to_vec());
     depths.dedup();
     // Every sample is the mean of back-to-back solves of about PEERS_SAMPLE seconds (sized by
     // one rayon solve): single solves of a few milliseconds (brock200_2 takes 1 ms) swing
@@ -528,10 +340,19 @@ fn peers_item<'a>(
     let Some(&first) = depths.first() else {
         return Err("no rayon spawn depth to measure".into());
     };
-    let reps = measure::reps_for(PEERS_SAMPLE, rayon_job(first)()?.time);
-    let job = |s| measure::repeated_parallel(reps, job(s));
-    let rayon_job = |d| measure::repeated_parallel(reps, rayon_job(d));
-    let best = screen(args, report, EXP, app, instance, &args.skeletons, pw, &job)?;
+    // The application's checked answer first (one solve with the first candidate), which
+    // the rayon peer's must equal.
+    let probe = args
+        .skeletons
+        .first()
+        .copied()
+        .unwrap_or(Skeleton::DepthBounded { spawn_depth: 2 });
+    loaded.run(Solver::Skeleton(pw, probe))?;
+    let reps = measure::reps_for(PEERS_SAMPLE, loaded.run(Solver::Rayon(rp, first))?.time);
+    let job = |s| measure::repeated_parallel(reps, loaded.job(s));
+    let rayon_job = |d| measure::repeated_parallel(reps, loaded.job(Solver::Rayon(rp, d)));
+    let on_pw = |sk| job(Solver::Skeleton(pw, sk));
+    let best = screen(args, report, EXP, app, instance, &args.skeletons, w, &on_pw)?;
     let depth = screen_depth(args, report, EXP, app, instance, &depths, w, rayon_job)?;
     let what = format!("{EXP} {app} {instance}");
     let mut cs = vec![
