@@ -28,7 +28,8 @@ pub static APP: SearchApp = SearchApp {
 /// `magpie-bench search`'s instances: in `overhead`, every instance of a Pisinger file as one
 /// sample (`knapPI_9_50_1000.csv`, 100 instances; `--quick` `knapPI_11_20_1000.csv`); in
 /// `replicable`, knapPI_3_200_1000_1 ordered with spawn depth 8 (`--quick`
-/// knapPI_3_100_1000_1, depth 6: the binary tree needs a deep one for enough tasks).
+/// knapPI_3_100_1000_1, depth 6: the binary tree needs a deep one for enough tasks); in
+/// `sequential`, its item ([`spec_case`]) or knapPI_3_500_1000_1 (knapPI_3_200_1000_1).
 fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
     let case = match (q.experiment, q.quick) {
         (Experiment::Overhead, false) => {
@@ -41,9 +42,51 @@ fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
             named_case("knapPI_3_200_1000_1")?.skeletons("ordered:8")
         }
         (Experiment::Replicable, true) => named_case("knapPI_3_100_1000_1")?.skeletons("ordered:6"),
+        // knapsack::solve counts no nodes: the reference is the plain search.
+        (Experiment::Sequential, quick) => {
+            let default = if quick {
+                "knapPI_3_200_1000_1"
+            } else {
+                "knapPI_3_500_1000_1"
+            };
+            spec_case(q.item.unwrap_or(default))?.plain_reference()
+        }
         _ => return Ok(Vec::new()),
     };
     Ok(vec![case])
+}
+
+/// The knapsack instances of `spec` (the `sequential` items): `FILE#NAME` (one instance of
+/// a file under `knapsack/` of the instance collection), `FILE` (every instance of it), or
+/// `NAME`: the file of that name in `large_scale/` or `low-dimensional/` (checked against
+/// its `*-optimum/` file), else the instance of that name in a Pisinger file
+/// ([`named_case`]).
+fn spec_case(spec: &str) -> Result<BenchCase, String> {
+    if let Some((file, name)) = spec.split_once('#') {
+        let args = instance_file(&format!("knapsack/{file}"))?.with("--instance", Some(name));
+        return Ok(BenchCase::new(spec, args));
+    }
+    if spec.contains('/') {
+        let mut case = whole_file(spec)?;
+        case.label = spec.to_string();
+        return Ok(case);
+    }
+    let base = crate::instances::location().join("knapsack");
+    for dir in ["large_scale", "low-dimensional"] {
+        let path = base.join(dir).join(spec);
+        if path.is_file() {
+            let optimum = std::fs::read_to_string(base.join(format!("{dir}-optimum")).join(spec))
+                .ok()
+                .and_then(|t| t.trim().parse::<u64>().ok());
+            let inst = read(&path).map_err(|e| e.to_string())?;
+            let case = BenchCase::new(spec, AppArgs::new(Some(path)));
+            return Ok(match (optimum, inst.first()) {
+                (Some(v), Some(i)) => case.expect(key(v * 10u64.pow(i.decimals()))),
+                _ => case,
+            });
+        }
+    }
+    named_case(spec)
 }
 
 /// The instance called `name` of a Pisinger file of the instance collection (under

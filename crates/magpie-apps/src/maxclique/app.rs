@@ -87,7 +87,9 @@ fn graph_case(name: &str) -> Result<BenchCase, String> {
 /// `magpie-bench search`'s graphs: brock200_1 (`--quick` brock200_4) in `overhead`;
 /// `--cliques` or brock400_1 and brock400_3 (brock200_1) in `speedup`, long solves with the
 /// target 1.7; brock200_1..4 (brock200_4) in `peers`; brock200_1 and brock200_4
-/// (brock200_4) in `replicable`, ordered with spawn depth 2.
+/// (brock200_4) in `replicable`, ordered with spawn depth 2; `--cliques` or DSJC500_5
+/// (brock200_4) in `scaling`, long solves; brock400_1 and brock800_2 (brock200_4) in
+/// `sequential`.
 fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
     let named: Vec<&str> = q
         .graphs
@@ -105,7 +107,12 @@ fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
         (Experiment::Peers, true) => &["brock200_4"],
         (Experiment::Replicable, false) => &["brock200_1", "brock200_4"],
         (Experiment::Replicable, true) => &["brock200_4"],
-        _ => &[],
+        (Experiment::Scaling, _) if !named.is_empty() => &named,
+        (Experiment::Scaling, false) => &["DSJC500_5"],
+        (Experiment::Scaling, true) => &["brock200_4"],
+        (Experiment::Sequential, _) if q.item.is_some() => &[q.item.unwrap_or_default()],
+        (Experiment::Sequential, false) => &["brock400_1", "brock800_2"],
+        (Experiment::Sequential, true) => &["brock200_4"],
     };
     names
         .iter()
@@ -113,6 +120,7 @@ fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
             let case = graph_case(n)?.rayon_depths(&[1, 2, 3]);
             Ok(match q.experiment {
                 Experiment::Speedup => case.long().target(1.7),
+                Experiment::Scaling => case.long(),
                 Experiment::Replicable => case.skeletons("ordered:2"),
                 _ => case,
             })

@@ -23,33 +23,17 @@ pub static APP: SearchApp = SearchApp {
     bench,
 };
 
-/// `magpie-bench search`'s boards: n = 13 (`--quick` 11) in `overhead`, 15 (12) in
-/// `speedup`, 14 (11) in `peers`.
+/// `magpie-bench search`'s boards, (full, `--quick`) side: (13, 11) in `overhead`, (15, 12)
+/// in `speedup`, (14, 11) in `peers`, (15, 10) in `scaling` (or `--queens`).
 fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
-    let n = match (q.experiment, q.quick) {
-        (Experiment::Overhead, quick) => {
-            if quick {
-                11
-            } else {
-                13
-            }
-        }
-        (Experiment::Speedup, quick) => {
-            if quick {
-                12
-            } else {
-                15
-            }
-        }
-        (Experiment::Peers, quick) => {
-            if quick {
-                11
-            } else {
-                14
-            }
-        }
+    let ((full, quick), named) = match q.experiment {
+        Experiment::Overhead => ((13, 11), None),
+        Experiment::Speedup => ((15, 12), None),
+        Experiment::Peers => ((14, 11), None),
+        Experiment::Scaling => ((15, 10), q.queens),
         _ => return Ok(Vec::new()),
     };
+    let n = named.unwrap_or(if q.quick { quick } else { full });
     Ok(vec![board_case(n).rayon_depths(&[2, 3, 4])])
 }
 

@@ -59,6 +59,9 @@ pub struct BenchQuery<'a> {
     pub tree: Option<&'a str>,
     /// `--queens`: an N-Queens board side.
     pub queens: Option<u64>,
+    /// One instance named on the command line (`sequential`'s `APP:NAME` items), in the
+    /// form of the label of the application's case for it.
+    pub item: Option<&'a str>,
 }
 
 impl<'a> BenchQuery<'a> {
@@ -71,7 +74,14 @@ impl<'a> BenchQuery<'a> {
             graphs: None,
             tree: None,
             queens: None,
+            item: None,
         }
+    }
+
+    /// This query for the one instance `item`.
+    pub fn item(mut self, item: Option<&'a str>) -> Self {
+        self.item = item;
+        self
     }
 
     /// This query with `--genus`.
@@ -131,6 +141,9 @@ pub struct BenchCase {
     pub rayon_depths: &'static [usize],
     /// Its speedup target (1 worker / many), where it is not the experiment's default.
     pub target: Option<f64>,
+    /// Its hand-written solver counts no nodes, or not the skeleton's: `sequential`'s
+    /// reference solver is the plain search instead (labelled `plain B&B`).
+    pub plain_reference: bool,
 }
 
 impl BenchCase {
@@ -169,6 +182,12 @@ impl BenchCase {
     /// This case, its rayon peer screened at `depths`.
     pub fn rayon_depths(mut self, depths: &'static [usize]) -> Self {
         self.rayon_depths = depths;
+        self
+    }
+
+    /// This case, whose `sequential` reference is the plain search.
+    pub fn plain_reference(mut self) -> Self {
+        self.plain_reference = true;
         self
     }
 

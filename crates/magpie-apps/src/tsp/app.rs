@@ -60,7 +60,8 @@ fn tour_case(name: &str) -> Result<BenchCase, String> {
 }
 
 /// `magpie-bench search`'s instances: att48 (`--quick` bayg29) in `overhead`, bayg29
-/// (ulysses16) in `replicable` (ordered with spawn depth 2); every search starts from the
+/// (ulysses16) in `replicable` (ordered with spawn depth 2), eil51 (bayg29) in `sequential`;
+/// every search starts from the
 /// heuristic tour's length as its bound.
 fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
     let names: &[&str] = match (q.experiment, q.quick) {
@@ -68,17 +69,20 @@ fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
         (Experiment::Overhead, true) => &["bayg29"],
         (Experiment::Replicable, false) => &["bayg29"],
         (Experiment::Replicable, true) => &["ulysses16"],
+        (Experiment::Sequential, _) if q.item.is_some() => &[q.item.unwrap_or_default()],
+        (Experiment::Sequential, false) => &["eil51"],
+        (Experiment::Sequential, true) => &["bayg29"],
         _ => &[],
     };
-    let replicable = q.experiment == Experiment::Replicable;
     names
         .iter()
         .map(|n| {
             let case = tour_case(n)?;
-            Ok(if replicable {
-                case.skeletons("ordered:2")
-            } else {
-                case
+            Ok(match q.experiment {
+                Experiment::Replicable => case.skeletons("ordered:2"),
+                // tsp::solve's nodes are its own: the reference is the plain search.
+                Experiment::Sequential => case.plain_reference(),
+                _ => case,
             })
         })
         .collect()

@@ -36,19 +36,36 @@ const QUICK_TREES: [(&str, &str); 2] = [
 ];
 
 /// `magpie-bench search`'s trees: T1 (`--quick`: T1's shape, cut at depth 7 in `overhead`,
-/// 8 in `speedup` and `peers`).
+/// 8 in `speedup` and `peers`); in `scaling`, `--tree` (a name or flags) or T1L (`--quick`:
+/// the depth-8 cut); in `sequential`, its item (a named tree) or T1L (T3).
 fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
+    let tree = |spec: &str, label: &str| {
+        let flag = if NamedTree::find(spec).is_some() {
+            "--tree"
+        } else {
+            "--flags"
+        };
+        BenchCase::new(label, AppArgs::new(None).with(flag, Some(spec))).rayon_depths(&[2, 4, 6])
+    };
+    let [(cut7, flags7), (cut8, flags8)] = QUICK_TREES;
     let case = match (q.experiment, q.quick) {
-        (Experiment::Overhead | Experiment::Speedup | Experiment::Peers, false) => {
-            BenchCase::new("T1", AppArgs::new(None).with("--tree", Some("T1")))
+        (Experiment::Overhead | Experiment::Speedup | Experiment::Peers, false) => tree("T1", "T1"),
+        (Experiment::Overhead, true) => tree(flags7, cut7),
+        (Experiment::Speedup | Experiment::Peers, true) => tree(flags8, cut8),
+        (Experiment::Sequential, quick) => {
+            let name = q.item.unwrap_or(if quick { "T3" } else { "T1L" });
+            if NamedTree::find(name).is_none() {
+                return Err(format!("`{name}` is not a named UTS tree (T1, T1L, T3L…)"));
+            }
+            tree(name, name)
         }
-        (Experiment::Overhead | Experiment::Speedup | Experiment::Peers, true) => {
-            let (label, flags) = QUICK_TREES[usize::from(q.experiment != Experiment::Overhead)];
-            BenchCase::new(label, AppArgs::new(None).with("--flags", Some(flags)))
+        (Experiment::Scaling, quick) => {
+            let spec = q.tree.unwrap_or(if quick { flags8 } else { "T1L" });
+            tree(spec, spec)
         }
         _ => return Ok(Vec::new()),
     };
-    Ok(vec![case.rayon_depths(&[2, 4, 6])])
+    Ok(vec![case])
 }
 
 /// A UTS tree to count: its parameters, and its published counts if it is a named tree.

@@ -191,6 +191,16 @@ impl Loaded {
         Ok(sample)
     }
 
+    /// Makes sure the answer the other solvers are compared with is known: unless the case
+    /// states it or an application-checked solve has run, one solve by `checked` (a solver
+    /// the application checks: plain or a skeleton) sets it.
+    pub fn ensure_answer(&self, checked: Solver<'_>) -> Result<(), String> {
+        if self.answer.get().is_none() {
+            self.run(checked)?;
+        }
+        Ok(())
+    }
+
     /// [`Loaded::run`] as a job.
     pub fn job<'a>(&'a self, solver: Solver<'a>) -> Job<'a> {
         Box::new(move || self.run(solver))

@@ -33,15 +33,6 @@ impl Sample {
             per_worker: None,
         }
     }
-
-    /// A `magpie::search` run that took `time`: its expanded nodes and each worker's.
-    pub fn search(time: Duration, stats: magpie::search::SearchStats) -> Sample {
-        Sample {
-            time,
-            nodes: Some(stats.expanded),
-            per_worker: Some(stats.per_worker),
-        }
-    }
 }
 
 /// How many back-to-back runs of a job that took `probe` make a sample of about `sample`

@@ -120,8 +120,6 @@ mod instances;
 mod jobs;
 mod measure;
 mod overhead;
-mod plain;
-mod rayon_impl;
 mod replicable;
 mod scaling;
 mod sequential;

@@ -3,13 +3,11 @@
 //! run as a JSON line; a child that does not finish a run within `--timeout` seconds is
 //! killed and the item reported as "did not finish".
 
-use super::instances::{Clique, Knapsack, Tsp};
-use super::jobs::{self, Solver, UtsTree};
+use super::cases::{Loaded, Solver};
 use super::measure::{self, Contender, Job, Sample};
-use super::{Report, Row, SearchArgs, SeqSolver};
+use super::{App, Report, Row, SearchArgs, SeqSolver};
 use magpie::search::Skeleton;
-use magpie_apps::maxclique::CliqueSpace;
-use magpie_apps::{ns, uts};
+use magpie_apps::registry::{BenchQuery, Experiment};
 use magpie_measure::process;
 use magpie_measure::progress::RunsBar;
 // Messages on stderr go above the progress bar while it is shown.
@@ -22,92 +20,61 @@ use std::time::Duration;
 
 const EXP: &str = "sequential";
 
-/// The default items.
-const FULL: &[&str] = &[
-    "clique:brock400_1",
-    "clique:brock800_2",
-    "ns:36",
-    "uts:T1L",
-    "knapsack:knapPI_3_500_1000_1",
-    "tsp:eil51",
-];
-
-/// The default items with `--quick`.
-const QUICK: &[&str] = &[
-    "clique:brock200_4",
-    "ns:24",
-    "uts:T3",
-    "knapsack:knapPI_3_200_1000_1",
-    "tsp:bayg29",
-];
-
-/// One sequential item.
-enum Item {
-    Clique(String),
-    Ns(u64),
-    Uts(String),
-    Knapsack(String),
-    Tsp(String),
+/// One sequential item, `APP:NAME`: an application of the registry (`clique:` is
+/// `maxclique:`) and the instance its `sequential` cases name so (`maxclique:brock400_1`,
+/// `ns:36`, `uts:T1L`, `knapsack:knapPI_3_500_1000_1`, `tsp:eil51`).
+struct Item {
+    app: App,
+    name: String,
 }
 
 impl Item {
     fn parse(s: &str) -> Result<Item, String> {
-        let (kind, arg) = s
+        let (kind, name) = s
             .split_once(':')
-            .ok_or_else(|| format!("sequential item `{s}`: expected KIND:ARG"))?;
-        Ok(match kind {
-            "clique" | "maxclique" => Item::Clique(arg.into()),
-            "ns" => Item::Ns(
-                arg.parse()
-                    .map_err(|e| format!("sequential item `{s}`: genus: {e}"))?,
-            ),
-            "uts" => {
-                if uts::NamedTree::find(arg).is_none() {
-                    return Err(format!(
-                        "sequential item `{s}`: `{arg}` is not a named UTS tree (T1, T1L, T3L…)"
-                    ));
-                }
-                Item::Uts(arg.into())
-            }
-            "knapsack" => Item::Knapsack(arg.into()),
-            "tsp" => Item::Tsp(arg.into()),
-            _ => {
-                return Err(format!(
-                    "sequential item `{s}`: unknown kind `{kind}` (clique, ns, uts, knapsack, tsp)"
-                ))
-            }
+            .ok_or_else(|| format!("sequential item `{s}`: expected APP:NAME"))?;
+        let kind = if kind == "clique" { "maxclique" } else { kind };
+        let app = App::find(kind).ok_or_else(|| {
+            format!(
+                "sequential item `{s}`: unknown application `{kind}` (one of {})",
+                magpie_apps::registry::names(|_| true).join(", ")
+            )
+        })?;
+        Ok(Item {
+            app,
+            name: name.to_string(),
         })
     }
 
-    /// Its application's name (`magpie_apps::registry::SEARCH_APPS`).
-    fn app(&self) -> &'static str {
-        match self {
-            Item::Clique(_) => magpie_apps::maxclique::APP.name,
-            Item::Ns(_) => magpie_apps::ns::APP.name,
-            Item::Uts(_) => magpie_apps::uts::APP.name,
-            Item::Knapsack(_) => magpie_apps::knapsack::APP.name,
-            Item::Tsp(_) => magpie_apps::tsp::APP.name,
-        }
+    /// Its case, loaded.
+    fn load(&self) -> Result<Loaded, String> {
+        let query = BenchQuery::new(Experiment::Sequential, false).item(Some(&self.name));
+        let case = Loaded::cases(self.app, &query)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("{}: no sequential case {:?}", self.app, self.name))?;
+        Loaded::load(self.app, case)
     }
+}
 
-    fn instance(&self) -> String {
-        match self {
-            Item::Clique(n) | Item::Uts(n) | Item::Knapsack(n) | Item::Tsp(n) => n.clone(),
-            Item::Ns(g) => format!("genus {g}"),
+/// The solver that `solver` runs on `loaded`, and its label.
+fn solver_of<'p>(
+    loaded: &Loaded,
+    solver: SeqSolver,
+    pool: Option<&'p magpie::ThreadPool>,
+) -> (Solver<'p>, &'static str) {
+    match (solver, pool, loaded.hand_written()) {
+        (SeqSolver::Skeleton, Some(p), _) => {
+            (Solver::Skeleton(p, Skeleton::Sequential), "Sequential")
         }
-    }
-
-    /// What `solver` runs for this item.
-    fn solver_name(&self, solver: SeqSolver) -> &'static str {
-        match (solver, self) {
-            (SeqSolver::Plain, _) => "plain",
-            (SeqSolver::Skeleton, _) => "Sequential",
-            (SeqSolver::Reference, Item::Clique(_)) => "max_clique_counted",
-            (SeqSolver::Reference, Item::Ns(_)) => "ns::count_by_genus",
-            (SeqSolver::Reference, Item::Uts(_)) => "uts::count",
-            // knapsack::solve and tsp::solve count no nodes: the plain B&B visits their tree.
-            (SeqSolver::Reference, Item::Knapsack(_) | Item::Tsp(_)) => "plain B&B",
+        (SeqSolver::Skeleton, None, _) => (Solver::Plain, "Sequential"),
+        (SeqSolver::Plain, ..) => (Solver::Plain, "plain"),
+        (SeqSolver::Reference, _, Some(name)) if !loaded.case.plain_reference => {
+            (Solver::HandWritten, name)
         }
+        // A hand-written solver that counts no nodes (or not the skeleton's): the plain
+        // branch and bound visits the same tree.
+        (SeqSolver::Reference, ..) => (Solver::Plain, "plain B&B"),
     }
 }
 
@@ -121,10 +88,21 @@ struct Line {
 }
 
 pub fn run(args: &SearchArgs, report: &mut Report) -> String {
-    let items: Vec<String> = args.sequential_items.clone().unwrap_or_else(|| {
-        let d = if args.quick { QUICK } else { FULL };
-        d.iter().map(|s| s.to_string()).collect()
-    });
+    let items: Vec<String> = match &args.sequential_items {
+        Some(items) => items.clone(),
+        None => {
+            // Every application's own sequential cases.
+            let query = BenchQuery::new(Experiment::Sequential, args.quick);
+            let mut items = Vec::new();
+            for app in App::all() {
+                match Loaded::cases(app, &query) {
+                    Ok(cases) => items.extend(cases.iter().map(|c| format!("{app}:{}", c.label))),
+                    Err(e) => report.error(EXP, app.name(), "-", e),
+                }
+            }
+            items
+        }
+    };
     for spec in &items {
         let item = match Item::parse(spec) {
             Ok(i) => i,
@@ -133,9 +111,9 @@ pub fn run(args: &SearchArgs, report: &mut Report) -> String {
                 continue;
             }
         };
-        match run_item(args, &item, spec) {
+        match item.load().and_then(|loaded| run_item(args, &loaded, spec)) {
             Ok(row) => report.push(row),
-            Err(e) => report.error(EXP, item.app(), &item.instance(), e),
+            Err(e) => report.error(EXP, item.app.name(), &item.name, e),
         }
     }
     format!(
@@ -148,7 +126,8 @@ pub fn run(args: &SearchArgs, report: &mut Report) -> String {
     )
 }
 
-fn run_item(args: &SearchArgs, item: &Item, spec: &str) -> Result<Row, String> {
+fn run_item(args: &SearchArgs, loaded: &Loaded, spec: &str) -> Result<Row, String> {
+    let (app, instance) = (loaded.app.name(), loaded.case.label.as_str());
     let exe = std::env::current_exe().map_err(|e| format!("locating this program: {e}"))?;
     let mut cmd = Command::new(exe);
     cmd.args(["search", "--child-item", spec, "--sequential-solver"])
@@ -184,8 +163,8 @@ fn run_item(args: &SearchArgs, item: &Item, spec: &str) -> Result<Row, String> {
             }
         }
     });
-    let what = format!("{EXP} {} {}", item.app(), item.instance());
-    let config = item.solver_name(args.sequential_solver);
+    let what = format!("{EXP} {app} {instance}");
+    let config = solver_of(loaded, args.sequential_solver, None).1;
     let mut c = Contender::new(config, 1, || Err("not run here".to_string()));
     let timeout = Duration::from_secs(args.timeout);
     let mut finished = true;
@@ -239,9 +218,9 @@ fn run_item(args: &SearchArgs, item: &Item, spec: &str) -> Result<Row, String> {
         return Err(format!("the child process failed ({status}): {why}"));
     }
     let mut row = if c.samples.is_empty() {
-        Row::new(EXP, item.app(), &item.instance(), config, 1)
+        Row::new(EXP, app, instance, config, 1)
     } else {
-        c.row(EXP, item.app(), &item.instance())
+        c.row(EXP, app, instance)
     };
     if !finished {
         row.verdict = Some("DNF".into());
@@ -258,42 +237,10 @@ fn run_item(args: &SearchArgs, item: &Item, spec: &str) -> Result<Row, String> {
 /// The child's side: runs `spec` (warm-up where affordable, then `--runs` timed runs) and
 /// prints one [`Line`] per run on stdout.
 pub fn child(args: &SearchArgs, spec: &str) -> Result<(), String> {
-    let item = Item::parse(spec)?;
+    let loaded = Item::parse(spec)?.load()?;
     let pool = super::pool(args, 1)?;
-    let solver = match args.sequential_solver {
-        SeqSolver::Skeleton => Solver::Skeleton(&pool, Skeleton::Sequential),
-        SeqSolver::Plain => Solver::Plain,
-        SeqSolver::Reference => match item {
-            Item::Knapsack(_) | Item::Tsp(_) => Solver::Plain,
-            _ => Solver::Reference,
-        },
-    };
-    match &item {
-        Item::Clique(name) => {
-            let clq = Clique::load(name)?;
-            let space = CliqueSpace::new(&clq.graph);
-            child_loop(args, jobs::maxclique(&clq, &space, solver))
-        }
-        Item::Ns(g) => {
-            let tree = ns::Tree::new(*g).map_err(|e| e.to_string())?;
-            if tree.max_genus() >= ns::EXPECTED_COUNTS.len() {
-                return Err(format!("ns genus {g}: no oracle beyond genus 50"));
-            }
-            child_loop(args, jobs::ns(&tree, solver))
-        }
-        Item::Uts(name) => {
-            let tree = UtsTree::load(name)?;
-            child_loop(args, jobs::uts(&tree, solver))
-        }
-        Item::Knapsack(k) => {
-            let k = Knapsack::load(k)?;
-            child_loop(args, jobs::knapsack(&k, solver))
-        }
-        Item::Tsp(name) => {
-            let t = Tsp::load(name)?;
-            child_loop(args, jobs::tsp(&t, solver))
-        }
-    }
+    let solver = solver_of(&loaded, args.sequential_solver, Some(&pool)).0;
+    child_loop(args, loaded.job(solver))
 }
 
 fn child_loop(args: &SearchArgs, mut job: Job<'_>) -> Result<(), String> {

@@ -210,6 +210,14 @@ fn speedup_item(
     Ok(())
 }
 
+/// The first of `candidates` (`dbs:2` if there is none): the skeleton of a probe.
+pub(super) fn first_candidate(candidates: &[Skeleton]) -> Skeleton {
+    candidates
+        .first()
+        .copied()
+        .unwrap_or(Skeleton::DepthBounded { spawn_depth: 2 })
+}
+
 /// Measures the rayon peer at each spawn depth (on a `w`-thread pool) and returns the
 /// fastest depth (no measurement when there is only one).
 #[allow(clippy::too_many_arguments)]
@@ -342,12 +350,7 @@ fn peers_item(
     };
     // The application's checked answer first (one solve with the first candidate), which
     // the rayon peer's must equal.
-    let probe = args
-        .skeletons
-        .first()
-        .copied()
-        .unwrap_or(Skeleton::DepthBounded { spawn_depth: 2 });
-    loaded.run(Solver::Skeleton(pw, probe))?;
+    loaded.ensure_answer(Solver::Skeleton(pw, first_candidate(&args.skeletons)))?;
     let reps = measure::reps_for(PEERS_SAMPLE, loaded.run(Solver::Rayon(rp, first))?.time);
     let job = |s| measure::repeated_parallel(reps, loaded.job(s));
     let rayon_job = |d| measure::repeated_parallel(reps, loaded.job(Solver::Rayon(rp, d)));
