@@ -1,9 +1,14 @@
 //! The `search` suite: `magpie::search` (YewPar-style skeletons) on the search applications
 //! of `magpie-apps`' registry, against plain recursive solvers, the apps' hand-written
-//! references, and rayon. The `--*-apps` flags take any of the registry's applications; an
-//! experiment with no job for one (sip and bipartition have no plain solver, hand-written
-//! solver or rayon peer here yet) records a row saying it was skipped and why. Every run's answer is checked (solution counts, tree statistics, optima) and every
-//! ratio is computed from medians measured in the same invocation.
+//! references, and rayon. Nothing here names an application: each declares its instances
+//! per experiment (`SearchApp::bench`, with their known answers) and, on its instances, its
+//! hand-written solver and rayon peer where it has them (`Instance::hand_written`,
+//! `Instance::rayon_peer`); the plain solver is its own `solve` on `Engine::Plain`
+//! (`search/cases.rs` turns them into jobs). The `--*-apps` flags take any of the registry's
+//! applications; an experiment with no case for one records a row saying it was skipped and
+//! why. Every run's answer is checked (by the application, and by its key against the
+//! case's known answer or the application-checked one) and every ratio is computed from
+//! medians measured in the same invocation.
 //!
 //! ```text
 //! cargo run --release -p magpie-bench -- search [--runs N] [--json] [--quick]
@@ -24,16 +29,17 @@
 //! contenders of one comparison run alternately, one run each per round):
 //!
 //! 1. **overhead** — the `Sequential` skeleton on a 1-worker magpie pool vs a plain
-//!    recursive solver over the same node generator (`search/plain.rs`: same nodes, same
-//!    counting, none of the skeleton's machinery). Ratio skeleton/plain, target ≤ 1.10.
+//!    recursive solver over the same node generator (`magpie_apps::registry::plain`: same
+//!    nodes, same counting, none of the skeleton's machinery). Ratio skeleton/plain, target ≤ 1.10.
 //!    The app's own reference solver is a third, informational contender. Apps and instances
 //!    (`--quick` in brackets): uts T1 (T1 at depth 7), ns genus 28 (22), nqueens 13 (11),
 //!    maxclique brock200_1 (brock200_4; the informational row is the hand-tuned
 //!    `max_clique_counted`, whose node count must equal the skeleton's `expanded`), knapsack
 //!    all 100 instances of `pisinger/smallcoeff_pisinger/knapPI_9_50_1000.csv` (the file
 //!    solves in about 0.3 s; `knapPI_11_20_1000.csv`), tsp att48 (bayg29) with the heuristic
-//!    tour as the initial bound. The plain solver's node count must equal the skeleton's
-//!    `expanded`. About 1 min in all.
+//!    tour as the initial bound, sip the embeddings of johnson8-2-4 into itself (counted),
+//!    bipartition G(32, 0.9) (G(30, 0.9)), which have no hand-written solver. The plain
+//!    solver's node count must equal the skeleton's `expanded`. About 1 min in all.
 //! 2. **speedup** — the best skeleton at `--workers` (2) workers vs the same skeleton at 1,
 //!    and vs the app's hand-written sequential solver (`uts::count`, `ns::count_by_genus`,
 //!    `nqueens::count`, `max_clique_counted`): the `--skeletons` candidates are first
@@ -55,7 +61,7 @@
 //!    per_worker`) in the median run, printed in the note column. `--quick`: a small UTS
 //!    tree, genus 26, n = 12, brock200_1.
 //! 3. **peers** — magpie's best skeleton (screened as above) vs the same search written on
-//!    rayon (`search/rayon_impl.rs`: children are `par_iter` tasks above a spawn depth,
+//!    rayon (each app's `rayon_peer.rs`: children are `par_iter` tasks above a spawn depth,
 //!    plain sequential code below; the depths in `--rayon-depths` are screened too and the
 //!    fastest is used), both at 2 workers. UTS T1, N-Queens 14, NS genus 34 (rayon: the
 //!    children of semigroups below the spawn genus are tasks, `ns::count_from` below; depths
@@ -67,7 +73,9 @@
 //! 4. **sequential** — sequential solves of big instances, with node counts and nodes/s:
 //!    `--sequential-items` (default `clique:brock400_1, clique:brock800_2, ns:36, uts:T1L,
 //!    knapsack:knapPI_3_500_1000_1, tsp:eil51`; item syntax `clique:GRAPH`, `ns:GENUS`,
-//!    `uts:TREE` (a named tree), `knapsack:NAME|FILE|FILE#NAME`, `tsp:NAME`). Each item runs
+//!    `uts:TREE` (a named tree), `knapsack:NAME|FILE|FILE#NAME`, `tsp:NAME`: `APP:NAME`
+//!    with a registry name, `clique:` an alias of `maxclique:`; without the option, every
+//!    application's own sequential cases). Each item runs
 //!    in a child process (this binary again) that is killed after `--timeout` seconds
 //!    without finishing a run, reported as "did not finish". `--sequential-solver`:
 //!    `reference` (default: `max_clique_counted`, `ns::count_by_genus`, `uts::count`; for
@@ -314,7 +322,8 @@ pub struct SearchArgs {
     /// 1,2,3 (clique size) for max clique).
     #[arg(long, value_delimiter = ',')]
     pub rayon_depths: Option<Vec<usize>>,
-    /// sequential: the items (clique:GRAPH, ns:GENUS, uts:TREE, knapsack:SPEC, tsp:NAME).
+    /// sequential: the items, APP:NAME (maxclique:GRAPH or clique:GRAPH, ns:GENUS, uts:TREE,
+    /// knapsack:SPEC, tsp:NAME) [default: every application's own].
     #[arg(long, value_delimiter = ',')]
     pub sequential_items: Option<Vec<String>>,
     /// sequential: the solver.
