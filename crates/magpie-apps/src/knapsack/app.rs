@@ -38,10 +38,8 @@ fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
         (Experiment::Overhead, true) => {
             whole_file("pisinger/hardinstances_pisinger/knapPI_11_20_1000.csv")?
         }
-        (Experiment::Replicable, false) => {
-            named_case("knapPI_3_200_1000_1")?.skeletons("ordered:8")
-        }
-        (Experiment::Replicable, true) => named_case("knapPI_3_100_1000_1")?.skeletons("ordered:6"),
+        (Experiment::Replicable, false) => spec_case("knapPI_3_200_1000_1")?.skeletons("ordered:8"),
+        (Experiment::Replicable, true) => spec_case("knapPI_3_100_1000_1")?.skeletons("ordered:6"),
         // knapsack::solve counts no nodes: the reference is the plain search.
         (Experiment::Sequential, quick) => {
             let default = if quick {

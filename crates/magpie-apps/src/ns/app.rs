@@ -109,10 +109,13 @@ impl Instance for Tree {
 
     fn hand_written(&self) -> Option<HandWritten<'_>> {
         Some(HandWritten::new("ns::count_by_genus", || {
-            Ok(Solo::timed(|| {
-                let counts = super::count_by_genus(self.max_genus());
+            let mut counts = Vec::new();
+            let s = Solo::timed(|| {
+                counts = super::count_by_genus(self.max_genus());
                 (key(&counts), Some(counts.iter().sum()))
-            }))
+            });
+            check_known(&counts, self.max_genus(), None).map_err(AppError::Check)?;
+            Ok(s)
         }))
     }
 

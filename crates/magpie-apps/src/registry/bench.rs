@@ -243,7 +243,8 @@ impl Solo {
 }
 
 /// An application's hand-written sequential solver of one instance: its name in the report
-/// (`uts::count`) and a solve of it. The solve may run on several threads at once (the
+/// (`uts::count`) and a solve of it, whose answer the application checks as it checks its
+/// search's (a known count, a valid certificate) where it can. The solve may run on several threads at once (the
 /// `speedup` experiment's copies at once).
 pub struct HandWritten<'a> {
     /// The solver's name (`max_clique_counted`).

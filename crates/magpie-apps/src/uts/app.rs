@@ -166,10 +166,14 @@ impl Instance for Tree {
 
     fn hand_written(&self) -> Option<HandWritten<'_>> {
         Some(HandWritten::new("uts::count", || {
+            let mut counts = Counts::default();
             let s = Solo::timed(|| {
-                let c = super::count(&self.params);
+                counts = super::count(&self.params);
+                let c = &counts;
                 (key(c.nodes, c.leaves, c.max_depth), Some(c.nodes))
             });
+            // A named tree's published counts; other trees have none to compare with.
+            check_published(self.named, true, &counts, "").map_err(AppError::Check)?;
             Ok(s)
         }))
     }

@@ -34,12 +34,10 @@ pub enum Solver<'p> {
 }
 
 impl Solver<'_> {
-    /// Whether the application checks this solver's answer itself (its `solve`).
+    /// Whether the application checks this solver's answer itself (its `solve`, its
+    /// hand-written solver's checks); a rayon peer's is only compared with such an answer.
     fn checked_by_the_app(self) -> bool {
-        matches!(
-            self,
-            Solver::Plain | Solver::Skeleton(..) | Solver::Replicable(..)
-        )
+        !matches!(self, Solver::Rayon(..))
     }
 }
 
