@@ -320,7 +320,7 @@ mod rayon_search {
 
     use std::time::Instant;
 
-    use magpie::search::{Enumerate, Outcome, SearchSpace, SearchStats};
+    use magpie::search::{Enumerate, Outcome, SearchSpace};
     use rayon::prelude::*;
 
     /// Folds `fold` over every node of `space` (nodes deeper than `max_depth` are not
@@ -344,14 +344,7 @@ mod rayon_search {
             max_depth,
         };
         let (value, expanded) = w.forking(space.root(), 0);
-        Outcome {
-            value,
-            stats: SearchStats {
-                expanded,
-                time: start.elapsed(),
-                ..SearchStats::default()
-            },
-        }
+        crate::registry::plain::outcome(value, expanded, start)
     }
 
     struct Walk<'a, S: ?Sized, E> {

@@ -10,8 +10,9 @@ use std::time::Instant;
 
 use magpie::search::{Enumerate, Objective, Options, Outcome, SearchSpace, SearchStats};
 
-/// The outcome of a plain search that took since `start` and expanded `expanded` nodes.
-fn outcome<T>(value: T, expanded: u64, start: Instant) -> Outcome<T> {
+/// The outcome of a search outside magpie's engines (plain, rayon) that took since `start`
+/// and expanded `expanded` nodes.
+pub(crate) fn outcome<T>(value: T, expanded: u64, start: Instant) -> Outcome<T> {
     Outcome {
         value,
         stats: SearchStats {

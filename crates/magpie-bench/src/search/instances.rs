@@ -3,8 +3,9 @@
 //! `../shared/instances`). The other experiments' instances and oracles are the
 //! applications' own (`SearchApp::bench`).
 
-use magpie_apps::{instances, knapsack};
-use std::path::{Path, PathBuf};
+use magpie_apps::knapsack;
+use magpie_apps::registry::{BenchQuery, Experiment};
+use std::path::Path;
 
 /// Knapsack instances (one file, or one instance of a Pisinger file) with their optima.
 pub struct Knapsack {
@@ -12,70 +13,37 @@ pub struct Knapsack {
 }
 
 impl Knapsack {
-    /// `spec` is a path under `knapsack/` of the instance directory (a Pisinger `.csv` means all its
-    /// instances; `FILE#NAME` one of them), or an instance name looked up in `large_scale/`,
-    /// `low-dimensional/` and the Pisinger files.
+    /// The instances of `spec`, as the knapsack application's `sequential` items name them
+    /// (a path under `knapsack/` of the instance directory, a Pisinger `.csv` meaning all its
+    /// instances; `FILE#NAME` one of them; or an instance name looked up in `large_scale/`,
+    /// `low-dimensional/` and the Pisinger files), each with its optimum.
     pub fn load(spec: &str) -> Result<Knapsack, String> {
-        let base = "knapsack";
-        let (file, only) = match spec.split_once('#') {
-            Some((f, n)) => (f.to_string(), Some(n.to_string())),
-            None => (spec.to_string(), None),
-        };
-        let (path, only) = if file.contains('/') {
-            (instances::find(&format!("{base}/{file}"))?, only)
-        } else {
-            let dir = instances::location();
-            let plain = ["large_scale", "low-dimensional"]
-                .iter()
-                .map(|d| dir.join(format!("{base}/{d}/{file}")))
-                .find(|p| p.is_file());
-            match plain {
-                Some(p) => (p, None),
-                None => (
-                    find_in_pisinger(&dir.join(base), &file)?,
-                    Some(file.clone()),
-                ),
-            }
-        };
-        let all = knapsack::read(&path).map_err(|e| e.to_string())?;
+        let app = magpie_apps::registry::find("knapsack").ok_or("no knapsack application")?;
+        let query = BenchQuery::new(Experiment::Sequential, false).item(Some(spec));
+        let case = (app.bench)(&query)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("{spec}: no such knapsack instance"))?;
         let mut instances = Vec::new();
-        for inst in all {
-            if only.as_ref().is_some_and(|n| n != inst.name()) {
-                continue;
+        for args in &case.args {
+            let path = args.input().ok_or_else(|| format!("{spec}: no file"))?;
+            let all = knapsack::read(path).map_err(|e| e.to_string())?;
+            for (i, inst) in all.into_iter().enumerate() {
+                let number = (i + 1).to_string();
+                if args
+                    .get("--instance")
+                    .is_none_or(|w| w == inst.name() || w == number)
+                {
+                    let opt = optimum(path, &inst)?;
+                    instances.push((inst, opt));
+                }
             }
-            let opt = optimum(&path, &inst)?;
-            instances.push((inst, opt));
         }
         if instances.is_empty() {
             return Err(format!("{spec}: no such knapsack instance"));
         }
         Ok(Knapsack { instances })
     }
-}
-
-/// The Pisinger file holding an instance called `name`.
-fn find_in_pisinger(base: &Path, name: &str) -> Result<PathBuf, String> {
-    let mut stack = vec![base.join("pisinger")];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "csv") {
-                let text = std::fs::read_to_string(&p).unwrap_or_default();
-                if text.lines().any(|l| l.trim() == name) {
-                    return Ok(p);
-                }
-            }
-        }
-    }
-    Err(instances::missing(
-        &format!("knapsack {name} (large_scale/, low-dimensional/ or a pisinger/ file)"),
-        base,
-    ))
 }
 
 /// The optimum of `inst` (read from `path`): the file's stated `z`, else the matching file in
