@@ -66,9 +66,9 @@ pub use search::{
 pub(crate) mod prelude {
     pub(crate) use super::search::instance_basics;
     pub(crate) use super::{
-        best_or, check, ids, instance_file, parse_number, partial_count, Answer, AppArgs, AppError, AppOption,
-        BenchCase, BenchQuery, Experiment, Goal, HandWritten, Instance, Run, SearchApp, Solo,
-        Solved, NOT_CHECKED,
+        best_or, check, ids, instance_file, parse_number, partial_count, Answer, AppArgs, AppError,
+        AppOption, BenchCase, BenchQuery, Experiment, Goal, HandWritten, Instance, Run, SearchApp,
+        Solo, Solved, NOT_CHECKED,
     };
 }
 
