@@ -1,12 +1,12 @@
 //! One description per search application, and the one list of them.
 //!
-//! Each application module (`maxclique`, `knapsack`, `tsp`, `bipartition`, `uts`, `ns`,
-//! `nqueens`, `sip`) has a
-//! static `APP`, its [`SearchApp`] description: its name on the command line, how its
-//! instance is given, what it searches, which options apply to it. [`SEARCH_APPS`] lists
+//! Each search application's module has a static `APP`, its [`SearchApp`] description: its
+//! name on the command line, how its instance is given, what it searches, its own flags
+//! ([`AppOption`]), its bench instances. [`SEARCH_APPS`] lists
 //! them, in the order `magpie search --help` shows them; `magpie search` dispatches on
 //! [`find`], lists the names in its errors and writes its help from it. Adding an
-//! application means one module with its `APP` and one line in [`SEARCH_APPS`].
+//! application means one module with its `APP` (declared in `lib.rs`) and one line in
+//! [`SEARCH_APPS`].
 //!
 //! The loop applications (`mandelbrot`, `dist`, `histogram`, `spmv`) have the same: a
 //! static [`LoopApp`] `APP` each, listed in [`LOOP_APPS`], which builds the application's
