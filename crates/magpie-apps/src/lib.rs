@@ -31,6 +31,7 @@ pub mod knapsack;
 pub mod lu;
 pub mod mandelbrot;
 pub mod maxclique;
+pub mod mis;
 mod names;
 pub mod nqueens;
 pub mod ns;

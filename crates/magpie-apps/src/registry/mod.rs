@@ -32,7 +32,7 @@
 //! let names: Vec<&str> = registry::SEARCH_APPS.iter().map(|a| a.name).collect();
 //! assert_eq!(
 //!     names,
-//!     ["maxclique", "knapsack", "tsp", "bipartition", "uts", "ns", "nqueens", "sip"]
+//!     ["maxclique", "knapsack", "tsp", "bipartition", "uts", "ns", "nqueens", "sip", "mis"]
 //! );
 //! let tsp = registry::find("tsp").unwrap();
 //! assert!(tsp.takes_file);
@@ -216,6 +216,7 @@ pub static SEARCH_APPS: &[&SearchApp] = &[
     &crate::ns::APP,
     &crate::nqueens::APP,
     &crate::sip::APP,
+    &crate::mis::APP,
 ];
 
 /// The application named `name`, if there is one.
