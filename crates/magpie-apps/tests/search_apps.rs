@@ -14,6 +14,7 @@
 use magpie::deque::DequeKind;
 use magpie::search::{self, CountPerDepth, Objective, Options, SearchStats, Skeleton, TaskOrder};
 use magpie::{ThreadPool, ThreadPoolBuilder};
+use magpie_apps::registry::level_pruned;
 use magpie_apps::rng::XorShift64Star;
 use magpie_apps::{knapsack, maxclique, nqueens, ns, testdata, tsp, uts, NQUEENS_SOLUTIONS};
 
@@ -617,10 +618,7 @@ fn max_clique_optimisation_on_every_skeleton_pool_and_deque() {
 #[test]
 fn max_clique_decision_on_every_skeleton_pool_and_deque() {
     let cases = small_clique_cases();
-    let opts = Options {
-        prune_level: true,
-        ..Options::default()
-    };
+    let opts = level_pruned(&Options::default());
     every_config(|c| {
         for case in &cases {
             let omega = case.omega;
@@ -671,10 +669,7 @@ fn clique_enumeration_visits_every_clique_once() {
 #[test]
 fn max_clique_medium_dimacs_instances_on_every_skeleton() {
     let p2 = pool("chase-lev", 2);
-    let opts = Options {
-        prune_level: true,
-        ..Options::default()
-    };
+    let opts = level_pruned(&Options::default());
     for (name, omega) in [
         ("brock200_2", 12),
         ("brock200_4", 17),
@@ -714,10 +709,7 @@ fn clique_decision_stops_early_and_misses_above_omega() {
     let full = found.solver_nodes;
     // brock200_2 (ω = 12) has no 13-clique.
     let none = CliqueCase::new("brock200_2", dimacs("brock200_2"), 12);
-    let opts = Options {
-        prune_level: true,
-        ..Options::default()
-    };
+    let opts = level_pruned(&Options::default());
     let seq = search::optimise(&found.space, SEQ, &opts);
     assert_eq!(seq.stats.expanded, full);
     configs(&deques(), &[2], |c| {
@@ -1112,10 +1104,7 @@ fn complete_searches_count_one_backtrack_per_expanded_node_on_every_skeleton() {
     let semigroups = ns::Tree::new(10).unwrap();
     let ns_nodes: u64 = ns::EXPECTED_COUNTS[..=10].iter().sum();
     let clique = maxclique::CliqueSpace::new(&dimacs("hamming6-4"));
-    let prune_level = Options {
-        prune_level: true,
-        ..Options::default()
-    };
+    let prune_level = level_pruned(&Options::default());
     let mut wrong = Vec::new();
     configs(&["chase-lev"], &[1, 2], |c| {
         let q = c.run(|sk| search::enumerate(&queens, &CountPerDepth, sk, &Options::default()));

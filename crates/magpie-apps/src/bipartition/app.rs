@@ -122,12 +122,10 @@ impl Instance for Bipartition {
     instance_basics!(APP, label: |i| i.label.clone(), space: |i| &i.space);
 
     fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError> {
-        let Some(out) = run.optimise(&self.space)? else {
+        let Some(out) = run.optimum(&self.space, "bipartition")? else {
             return Ok(None);
         };
-        let (value, node) = out
-            .value
-            .ok_or_else(|| AppError::Check("the search returned no bipartition at all".into()))?;
+        let (value, node) = out.value;
         let g = &self.graph;
         let side_a = self.space.side_a(&node);
         let (cut, balanced) = cut_of(g, &side_a);

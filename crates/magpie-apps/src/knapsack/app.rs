@@ -171,13 +171,11 @@ impl Instance for Chosen {
 
     fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError> {
         // Children come include-first, which does not order their bounds: no prune-level.
-        let Some(out) = run.optimise(&self.inst)? else {
+        let Some(out) = run.optimum(&self.inst, "selection")? else {
             return Ok(None);
         };
         let inst = &self.inst;
-        let (profit, node) = out
-            .value
-            .ok_or_else(|| AppError::Check("the search returned no selection at all".into()))?;
+        let (profit, node) = out.value;
         // The node keeps no selection: a selection worth its profit, made now.
         let items = inst
             .certificate(node.profit)

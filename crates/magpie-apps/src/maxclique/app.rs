@@ -3,8 +3,6 @@
 
 use std::path::PathBuf;
 
-use magpie::search::Options;
-
 use crate::registry::prelude::*;
 
 use super::{is_clique, read_dimacs, CliqueSpace, Graph};
@@ -130,7 +128,50 @@ fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
 
 /// The key of a maximum clique of `omega` vertices.
 fn key(omega: usize) -> String {
-    format!("omega {omega}")
+    CLIQUE.key(omega)
+}
+
+/// How a maximum clique is reported.
+const CLIQUE: VertexSet = VertexSet {
+    number: "omega",
+    noun: "clique",
+    field: "clique",
+};
+
+/// A set of vertices of a graph that a search maximises (a clique, an independent set) and
+/// how it is reported: the name of its size (`omega`, `alpha`: the answer's key and JSON
+/// field), its noun in the text, the field and line that list it.
+pub(crate) struct VertexSet {
+    pub(crate) number: &'static str,
+    pub(crate) noun: &'static str,
+    pub(crate) field: &'static str,
+}
+
+impl VertexSet {
+    /// The key of a maximum set of `size` vertices (`omega 12`).
+    pub(crate) fn key(&self, size: impl std::fmt::Display) -> String {
+        format!("{} {size}", self.number)
+    }
+
+    /// The answer of `set` (1-based ids), a maximum set of `g` (the file `label`) unless
+    /// the search was `stopped`.
+    pub(crate) fn answer(&self, label: &str, g: &Graph, set: Vec<usize>, stopped: bool) -> Answer {
+        let (vertices, edges, size) = (g.n(), g.edge_count(), set.len());
+        Answer::new(self.key(size))
+            .field("vertices", vertices)
+            .field("edges", edges)
+            .field(self.number, size)
+            .line(
+                "instance",
+                format!("{label} ({vertices} vertices, {edges} edges)"),
+            )
+            .line(
+                "answer",
+                format!("{} {} size {size}", best_or("maximum", stopped), self.noun),
+            )
+            .line(self.field, ids(&set))
+            .field(self.field, set)
+    }
 }
 
 /// A graph whose largest clique (or a clique of `target` vertices) to find.
@@ -160,10 +201,7 @@ impl Instance for Clique {
     fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError> {
         // Children come in colour order with non-increasing bounds, so a failed bound also
         // rules out the later siblings.
-        let opts = Options {
-            prune_level: true,
-            ..run.opts.clone()
-        };
+        let opts = level_pruned(run.opts);
         let run = run.with_options(&opts);
         let (vertices, edges) = (self.graph.n(), self.graph.edge_count());
         let instance = format!("{} ({vertices} vertices, {edges} edges)", self.label());
@@ -173,12 +211,10 @@ impl Instance for Clique {
                 .field("edges", edges)
         };
         let Some(k) = self.target else {
-            let Some(out) = run.optimise(&self.space)? else {
+            let Some(out) = run.optimum(&self.space, "clique")? else {
                 return Ok(None);
             };
-            let (omega, node) = out
-                .value
-                .ok_or_else(|| AppError::Check("the search returned no clique at all".into()))?;
+            let (omega, node) = out.value;
             let clique = self.space.clique(&node);
             check(
                 is_clique(&self.graph, &clique) && clique.len() as i64 == omega,
@@ -189,19 +225,7 @@ impl Instance for Clique {
                 },
             )?;
             let what = format!("the {omega} vertices are pairwise adjacent");
-            let omega = clique.len();
-            let answer = answer(key(omega))
-                .field("omega", omega)
-                .line("instance", instance)
-                .line(
-                    "answer",
-                    format!(
-                        "{} clique size {omega}",
-                        best_or("maximum", out.stats.stopped)
-                    ),
-                )
-                .line("clique", ids(&clique))
-                .field("clique", clique);
+            let answer = CLIQUE.answer(&self.label(), &self.graph, clique, out.stats.stopped);
             return Ok(Some(Solved::new(answer, what, out.stats)));
         };
         let Some(out) = run.decide(&self.space, k as i64)? else {

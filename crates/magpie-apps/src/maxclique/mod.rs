@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 mod app;
 #[cfg(feature = "rayon")]
 mod rayon_peer;
+pub(crate) use app::VertexSet;
 pub use app::APP;
 
 /// The largest `N` [`parse_dimacs`] accepts: the bitset adjacency matrix takes `N²/8` bytes

@@ -3,9 +3,7 @@
 
 use std::path::PathBuf;
 
-use magpie::search::Options;
-
-use crate::maxclique::{read_dimacs, CliqueSpace, Graph};
+use crate::maxclique::{read_dimacs, CliqueSpace, Graph, VertexSet};
 use crate::registry::prelude::*;
 
 use super::{is_independent, max_independent_set_counted, space};
@@ -68,16 +66,11 @@ impl Instance for Mis {
 
     fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError> {
         // The complement's children come in colour order with non-increasing bounds.
-        let opts = Options {
-            prune_level: true,
-            ..run.opts.clone()
-        };
-        let Some(out) = run.with_options(&opts).optimise(&self.space)? else {
+        let opts = level_pruned(run.opts);
+        let Some(out) = run.with_options(&opts).optimum(&self.space, "set")? else {
             return Ok(None);
         };
-        let (alpha, node) = out
-            .value
-            .ok_or_else(|| AppError::Check("the search returned no set at all".into()))?;
+        let (alpha, node) = out.value;
         let set = self.space.clique(&node);
         check(
             is_independent(&self.graph, &set) && set.len() as i64 == alpha,
@@ -85,24 +78,7 @@ impl Instance for Mis {
                 format!("reported α = {alpha} with {set:?}, which is not an independent set of that size")
             },
         )?;
-        let (vertices, edges) = (self.graph.n(), self.graph.edge_count());
-        let answer = Answer::new(key(alpha))
-            .field("vertices", vertices)
-            .field("edges", edges)
-            .field("alpha", alpha)
-            .line(
-                "instance",
-                format!("{} ({vertices} vertices, {edges} edges)", self.label()),
-            )
-            .line(
-                "answer",
-                format!(
-                    "{} independent set size {alpha}",
-                    best_or("maximum", out.stats.stopped)
-                ),
-            )
-            .line("set", ids(&set))
-            .field("set", set);
+        let answer = SET.answer(&self.label(), &self.graph, set, out.stats.stopped);
         let what = format!("no two of the {alpha} vertices are adjacent");
         Ok(Some(Solved::new(answer, what, out.stats)))
     }
@@ -113,7 +89,7 @@ impl Instance for Mis {
             let s = Solo::timed(|| {
                 let (found, nodes) = max_independent_set_counted(&self.graph);
                 set = found;
-                (key(set.len()), Some(nodes))
+                (SET.key(set.len()), Some(nodes))
             });
             check(is_independent(&self.graph, &set), || {
                 format!("max_independent_set_counted: {set:?} is not independent")
@@ -123,7 +99,9 @@ impl Instance for Mis {
     }
 }
 
-/// The key of a maximum independent set of `alpha` vertices.
-fn key(alpha: impl std::fmt::Display) -> String {
-    format!("alpha {alpha}")
-}
+/// How a maximum independent set is reported.
+const SET: VertexSet = VertexSet {
+    number: "alpha",
+    noun: "independent set",
+    field: "set",
+};

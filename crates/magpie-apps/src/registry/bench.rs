@@ -64,6 +64,19 @@ pub struct BenchQuery<'a> {
     pub item: Option<&'a str>,
 }
 
+/// The setters of [`BenchQuery`]'s overrides: `fn field(self, value) -> Self` each.
+macro_rules! query_setters {
+    ($($(#[$doc:meta])* $field:ident: $ty:ty,)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $field(mut self, $field: $ty) -> Self {
+                self.$field = $field;
+                self
+            }
+        )*
+    };
+}
+
 impl<'a> BenchQuery<'a> {
     /// The cases of `experiment`, small ones if `quick`, nothing named instead.
     pub fn new(experiment: Experiment, quick: bool) -> Self {
@@ -78,34 +91,17 @@ impl<'a> BenchQuery<'a> {
         }
     }
 
-    /// This query for the one instance `item`.
-    pub fn item(mut self, item: Option<&'a str>) -> Self {
-        self.item = item;
-        self
-    }
-
-    /// This query with `--genus`.
-    pub fn genus(mut self, genus: Option<u64>) -> Self {
-        self.genus = genus;
-        self
-    }
-
-    /// This query with `--cliques`.
-    pub fn graphs(mut self, graphs: Option<&'a [String]>) -> Self {
-        self.graphs = graphs;
-        self
-    }
-
-    /// This query with `--tree`.
-    pub fn tree(mut self, tree: Option<&'a str>) -> Self {
-        self.tree = tree;
-        self
-    }
-
-    /// This query with `--queens`.
-    pub fn queens(mut self, queens: Option<u64>) -> Self {
-        self.queens = queens;
-        self
+    query_setters! {
+        /// This query for the one instance `item`.
+        item: Option<&'a str>,
+        /// This query with `--genus`.
+        genus: Option<u64>,
+        /// This query with `--cliques`.
+        graphs: Option<&'a [String]>,
+        /// This query with `--tree`.
+        tree: Option<&'a str>,
+        /// This query with `--queens`.
+        queens: Option<u64>,
     }
 }
 

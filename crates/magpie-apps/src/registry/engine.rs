@@ -111,6 +111,25 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// The best node of `space` as [`Run::optimise`] finds it, where finding none at all
+    /// (only a search from an initial bound may) is a failed check: `the search returned no
+    /// {what} at all`.
+    pub fn optimum<S: Objective + Sync>(&self, space: &S, what: &str) -> Ran<(i64, S::Node)>
+    where
+        S::Node: Clone + Send + Serialize + DeserializeOwned,
+    {
+        let Some(out) = self.optimise(space)? else {
+            return Ok(None);
+        };
+        let value = out
+            .value
+            .ok_or_else(|| AppError::Check(format!("the search returned no {what} at all")))?;
+        Ok(Some(Outcome {
+            value,
+            stats: out.stats,
+        }))
+    }
+
     /// A node of `space` of at least `target` ([`search::decide`]).
     pub fn decide<S: Objective + Sync>(&self, space: &S, target: i64) -> Ran<Option<S::Node>>
     where

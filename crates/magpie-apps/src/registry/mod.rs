@@ -58,17 +58,17 @@ pub use forkjoin::{
     REDUCE_GRAIN,
 };
 pub use search::{
-    best_or, check, count_down_to, ids, parse_number, partial_count, Answer, AppArgs, AppError,
-    Instance, Solved, NOT_CHECKED,
+    best_or, check, count_down_to, ids, level_pruned, parse_number, partial_count, Answer, AppArgs,
+    AppError, Instance, Solved, NOT_CHECKED,
 };
 
 /// What every search application's `app.rs` uses of the registry, in one import.
 pub(crate) mod prelude {
     pub(crate) use super::search::instance_basics;
     pub(crate) use super::{
-        best_or, check, ids, instance_file, parse_number, partial_count, Answer, AppArgs, AppError,
-        AppOption, BenchCase, BenchQuery, Experiment, Goal, HandWritten, Instance, Run, SearchApp,
-        Solo, Solved, NOT_CHECKED,
+        best_or, check, ids, instance_file, level_pruned, parse_number, partial_count, Answer,
+        AppArgs, AppError, AppOption, BenchCase, BenchQuery, Experiment, Goal, HandWritten,
+        Instance, Run, SearchApp, Solo, Solved, NOT_CHECKED,
     };
 }
 

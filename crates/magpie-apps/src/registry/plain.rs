@@ -202,6 +202,7 @@ where
 mod tests {
     use super::*;
     use crate::maxclique::{self, CliqueSpace, Graph};
+    use crate::registry::level_pruned;
     use crate::{knapsack, nqueens, tsp, uts};
     use magpie::search::{self as engine, NodeCount, Skeleton};
 
@@ -285,10 +286,7 @@ mod tests {
 
     #[test]
     fn max_clique_visits_the_nodes_of_the_hand_written_solver() {
-        let opts = Options {
-            prune_level: true,
-            ..Options::default()
-        };
+        let opts = level_pruned(&Options::default());
         for seed in 0..5 {
             let g = random_graph(45, seed);
             let space = CliqueSpace::new(&g);
@@ -304,10 +302,7 @@ mod tests {
 
     #[test]
     fn decide_matches_the_sequential_skeleton() {
-        let opts = Options {
-            prune_level: true,
-            ..Options::default()
-        };
+        let opts = level_pruned(&Options::default());
         for seed in 0..5 {
             let g = random_graph(40, seed);
             let space = CliqueSpace::new(&g);

@@ -450,6 +450,25 @@ pub fn count_down_to<S: SearchSpace + ?Sized>(space: &S, depth: usize, cap: u64)
     Some(count)
 }
 
+/// `opts` with `prune_level` on: for spaces whose children come in non-increasing bound
+/// order (the clique spaces' colour order), where a child that fails its bound rules out
+/// its later siblings too.
+///
+/// ```
+/// use magpie::search::Options;
+/// use magpie_apps::registry::level_pruned;
+///
+/// let opts = level_pruned(&Options { initial_bound: Some(3), ..Options::default() });
+/// assert!(opts.prune_level);
+/// assert_eq!(opts.initial_bound, Some(3));
+/// ```
+pub fn level_pruned(opts: &magpie::search::Options) -> magpie::search::Options {
+    magpie::search::Options {
+        prune_level: true,
+        ..opts.clone()
+    }
+}
+
 /// Space-separated numbers (`1 4 9`), as the text reports list vertices, cities and counts.
 ///
 /// ```
