@@ -135,29 +135,13 @@ fn nqueens_reports_the_skeleton_and_its_parameters() {
     assert_eq!(v["deque"], "lcws-user");
     assert_eq!(v["instance"], "6x6 board");
     let v = search_json(
-        &[
-            "nqueens",
-            "--n",
-            "6",
-            "--skeleton",
-            "budget",
-            "--budget",
-            "7",
-        ],
+        &common::words("nqueens --n 6 --skeleton budget --budget 7"),
         &[],
     );
     assert_eq!(v["skeleton"], "budget");
     assert_eq!(v["skeleton_params"], serde_json::json!({"budget": 7}));
     let v = search_json(
-        &[
-            "nqueens",
-            "--n",
-            "6",
-            "--skeleton",
-            "ordered",
-            "--order",
-            "discrepancy",
-        ],
+        &common::words("nqueens --n 6 --skeleton ordered --order discrepancy"),
         &[],
     );
     assert_eq!(
@@ -551,16 +535,7 @@ fn unknown_names_list_the_accepted_ones() {
         ],
     );
     assert_usage_error(
-        &[
-            "search",
-            "nqueens",
-            "--n",
-            "8",
-            "--skeleton",
-            "ordered",
-            "--order",
-            "random",
-        ],
+        &common::words("search nqueens --n 8 --skeleton ordered --order random"),
         &["\"random\"", "sequential", "discrepancy"],
     );
     assert_usage_error(&["search", "uts", "--tree", "T9"], &["\"T9\"", "T1"]);
@@ -588,29 +563,11 @@ fn out_of_range_parameters() {
     assert_usage_error(&["search", "nqueens", "--n", "0"], &["--n", "0", "1..=32"]);
     assert_usage_error(&["search", "nqueens", "--n", "33"], &["--n", "33"]);
     assert_usage_error(
-        &[
-            "search",
-            "nqueens",
-            "--n",
-            "8",
-            "--skeleton",
-            "budget",
-            "--budget",
-            "0",
-        ],
+        &common::words("search nqueens --n 8 --skeleton budget --budget 0"),
         &["--budget 0", "at least 1"],
     );
     assert_usage_error(
-        &[
-            "search",
-            "nqueens",
-            "--n",
-            "8",
-            "--skeleton",
-            "depth-bounded",
-            "--spawn-depth",
-            "two",
-        ],
+        &common::words("search nqueens --n 8 --skeleton depth-bounded --spawn-depth two"),
         &["--spawn-depth", "\"two\""],
     );
     assert_usage_error(&["search", "uts", "--flags", "-t 9"], &["-t", "9"]);
@@ -665,15 +622,7 @@ fn options_that_do_not_apply_are_rejected() {
             &["--steal-all"],
         ),
         (
-            &[
-                "nqueens",
-                "--n",
-                "8",
-                "--skeleton",
-                "budget",
-                "--spawn-depth",
-                "2",
-            ],
+            &common::words("nqueens --n 8 --skeleton budget --spawn-depth 2"),
             &["--spawn-depth"],
         ),
         (
@@ -681,15 +630,7 @@ fn options_that_do_not_apply_are_rejected() {
             &["--order", "ordered"],
         ),
         (
-            &[
-                "nqueens",
-                "--n",
-                "8",
-                "--skeleton",
-                "ordered",
-                "--replicable",
-                "2",
-            ],
+            &common::words("nqueens --n 8 --skeleton ordered --replicable 2"),
             &["--replicable", "maxclique, knapsack, tsp", "nqueens"],
         ),
         (

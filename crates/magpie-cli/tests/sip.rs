@@ -341,34 +341,16 @@ fn distributed_sip_counts_and_decides() {
     let dir = graphs("distributed_sip_counts_and_decides");
     let (c5, pet) = (path(&dir, "c5.lad"), path(&dir, "petersen.lad"));
     for sk in ["depth-bounded", "stack-stealing", "budget", "ordered"] {
-        let args = [
-            "search",
-            "sip",
-            &c5,
-            &pet,
-            "--count",
-            "--skeleton",
-            sk,
-            "--distributed",
-            "--workers",
-            "1",
-            "--json",
-        ];
-        let v = common::mpirun_report(2, &args);
+        let run = |mode: &[&str]| {
+            let mut args = vec!["search", "sip", &c5, &pet];
+            args.extend(mode);
+            args.extend(common::words("--distributed --workers 1 --json --skeleton"));
+            args.push(sk);
+            common::mpirun_report(2, &args)
+        };
+        let v = run(&["--count"]);
         assert_eq!(v["count"], 120, "{sk}: {v}");
-        let args = [
-            "search",
-            "sip",
-            &c5,
-            &pet,
-            "--skeleton",
-            sk,
-            "--distributed",
-            "--workers",
-            "1",
-            "--json",
-        ];
-        let v = common::mpirun_report(2, &args);
+        let v = run(&[]);
         assert_eq!(v["found"], true, "{sk}: {v}");
     }
 }
