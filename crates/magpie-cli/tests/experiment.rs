@@ -59,32 +59,7 @@ fn assert_usage_error(args: &[&str], needles: &[&str]) {
 #[test]
 fn json_matrix_has_every_row_run_and_checked_answer() {
     let v = policies_json(
-        &[
-            "--app",
-            "fib",
-            "--n",
-            "20",
-            "--app",
-            "nqueens",
-            "--n",
-            "8",
-            "--skeleton",
-            "budget",
-            "--budget",
-            "100",
-            "--victims",
-            "random,sticky",
-            "--idle",
-            "park,park:spin=0,yield=0",
-            "--workers",
-            "1,2",
-            "--deque",
-            "chase-lev",
-            "--runs",
-            "2",
-            "--instances",
-            "2",
-        ],
+        &common::words("--app fib --n 20 --app nqueens --n 8 --skeleton budget --budget 100 --victims random,sticky --idle park,park:spin=0,yield=0 --workers 1,2 --deque chase-lev --runs 2 --instances 2"),
         &[],
     );
     assert_eq!(v["experiment"], "policies");
@@ -248,42 +223,7 @@ fn csv_line(line: &str) -> Vec<String> {
 #[test]
 fn csv_with_rayon_peers_checks_every_kernel_and_enumeration() {
     let stdout = policies(
-        &[
-            "--app",
-            "uts",
-            "--tree",
-            "default",
-            "--app",
-            "ns",
-            "--genus",
-            "12",
-            "--app",
-            "nqueens",
-            "--n",
-            "8",
-            "--app",
-            "quicksort",
-            "--size",
-            "20000",
-            "--app",
-            "prefix-sum",
-            "--size",
-            "20000",
-            "--app",
-            "fib",
-            "--n",
-            "15",
-            "--peers",
-            "rayon",
-            "--workers",
-            "2",
-            "--deque",
-            "chase-lev",
-            "--runs",
-            "1",
-            "--format",
-            "csv",
-        ],
+        &common::words("--app uts --tree default --app ns --genus 12 --app nqueens --n 8 --app quicksort --size 20000 --app prefix-sum --size 20000 --app fib --n 15 --peers rayon --workers 2 --deque chase-lev --runs 1 --format csv"),
         &[],
     );
     let lines: Vec<Vec<String>> = stdout.lines().map(csv_line).collect();
@@ -363,18 +303,7 @@ fn csv_with_rayon_peers_checks_every_kernel_and_enumeration() {
 #[test]
 fn table_lists_every_configuration_and_the_aggregated_result() {
     let stdout = policies(
-        &[
-            "--app",
-            "fib",
-            "--n",
-            "12",
-            "--victims",
-            "random,sticky",
-            "--workers",
-            "1,2",
-            "--runs",
-            "2",
-        ],
+        &common::words("--app fib --n 12 --victims random,sticky --workers 1,2 --runs 2"),
         &[],
     );
     assert!(
@@ -467,18 +396,7 @@ fn background_is_noted_and_its_process_group_killed() {
     assert_eq!(live_processes(&sleep), Vec::<String>::new());
 
     let table = policies(
-        &[
-            "--app",
-            "fib",
-            "--n",
-            "10",
-            "--workers",
-            "1",
-            "--runs",
-            "1",
-            "--background",
-            "true",
-        ],
+        &common::words("--app fib --n 10 --workers 1 --runs 1 --background true"),
         &[],
     );
     assert!(
@@ -617,34 +535,7 @@ fn help_documents_the_syntax() {
 #[test]
 fn schedules_are_configurations_compared_with_each_other() {
     let v = policies_json(
-        &[
-            "--app",
-            "mandelbrot",
-            "--width",
-            "30",
-            "--height",
-            "20",
-            "--max-iter",
-            "50",
-            "--steps",
-            "2",
-            "--app",
-            "dist",
-            "--dist",
-            "gamma",
-            "--iterations",
-            "500",
-            "--mean-units",
-            "10",
-            "--seed",
-            "3",
-            "--schedule",
-            "ss,4,rws,fac2",
-            "--workers",
-            "2",
-            "--runs",
-            "2",
-        ],
+        &common::words("--app mandelbrot --width 30 --height 20 --max-iter 50 --steps 2 --app dist --dist gamma --iterations 500 --mean-units 10 --seed 3 --schedule ss,4,rws,fac2 --workers 2 --runs 2"),
         &[],
     );
     let mandelbrot = "mandelbrot --width 30 --height 20 --max-iter 50 --steps 2";
@@ -890,38 +781,37 @@ fn loop_apps_in_the_table_and_csv() {
 
 #[test]
 fn loop_bad_input_exits_2_naming_the_problem() {
-    assert_usage_error(
-        &["--app", "dist", "--schedule", "gss,fastest"],
-        &["--schedule", "\"fastest\"", "expected one of"],
-    );
-    assert_usage_error(
-        &["--app", "dist", "--schedule", "ss,0"],
-        &["--schedule", "ss,0", "at least 1"],
-    );
-    assert_usage_error(
-        &["--app", "dist", "--schedule", "ss,4,5"],
-        &["--schedule", "\"5\" is an argument"],
-    );
-    assert_usage_error(
-        &["--app", "fib", "--schedule", "gss"],
-        &["--schedule applies to the loop applications"],
-    );
-    assert_usage_error(
-        &["--app", "mandelbrot", "--width", "0"],
-        &["--app mandelbrot --width 0", "--width"],
-    );
-    assert_usage_error(
-        &["--app", "dist", "--dist", "poisson"],
-        &["--dist", "poisson"],
-    );
-    assert_usage_error(
-        &["--app", "histogram", "--width", "4"],
-        &["--width applies to mandelbrot only"],
-    );
-    assert_usage_error(
-        &["--app", "spmv", "--peers", "rayon"],
-        &["no rayon version", "spmv"],
-    );
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "--app dist --schedule gss,fastest",
+            &["--schedule", "\"fastest\"", "expected one of"],
+        ),
+        (
+            "--app dist --schedule ss,0",
+            &["--schedule", "ss,0", "at least 1"],
+        ),
+        (
+            "--app dist --schedule ss,4,5",
+            &["--schedule", "\"5\" is an argument"],
+        ),
+        (
+            "--app fib --schedule gss",
+            &["--schedule applies to the loop applications"],
+        ),
+        (
+            "--app mandelbrot --width 0",
+            &["--app mandelbrot --width 0", "--width"],
+        ),
+        ("--app dist --dist poisson", &["--dist", "poisson"]),
+        (
+            "--app histogram --width 4",
+            &["--width applies to mandelbrot only"],
+        ),
+        ("--app spmv --peers rayon", &["no rayon version", "spmv"]),
+    ];
+    for (args, needles) in cases {
+        assert_usage_error(&common::words(args), needles);
+    }
 }
 
 /// `--peers rayon` with an application that has no rayon version leaves that application's
@@ -984,22 +874,7 @@ fn a_peer_without_an_application_leaves_its_row_out() {
 #[test]
 fn a_time_limit_stops_an_experiment_between_runs_with_a_partial_report() {
     let out = magpie(
-        &[
-            "experiment",
-            "policies",
-            "--app",
-            "fib",
-            "--n",
-            "15",
-            "--workers",
-            "1,2",
-            "--runs",
-            "5000",
-            "--time-limit",
-            "1500ms",
-            "--format",
-            "json",
-        ],
+        &common::words("experiment policies --app fib --n 15 --workers 1,2 --runs 5000 --time-limit 1500ms --format json"),
         &[],
     );
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
@@ -1040,38 +915,7 @@ fn an_applications_run_recording_flags_are_usage_errors() {
 #[test]
 fn pheet_applications_run_checked_on_one_two_and_four_workers() {
     let v = policies_json(
-        &[
-            "--app",
-            "lu",
-            "--n",
-            "48",
-            "--block",
-            "16",
-            "--app",
-            "quicksort",
-            "--size",
-            "20000",
-            "--data",
-            "gaussian",
-            "--app",
-            "prefix-sum",
-            "--size",
-            "10000",
-            "--app",
-            "bipartition",
-            "--n",
-            "14",
-            "--density",
-            "0.5",
-            "--seed",
-            "3",
-            "--workers",
-            "1,2,4",
-            "--deque",
-            "chase-lev",
-            "--runs",
-            "1",
-        ],
+        &common::words("--app lu --n 48 --block 16 --app quicksort --size 20000 --data gaussian --app prefix-sum --size 10000 --app bipartition --n 14 --density 0.5 --seed 3 --workers 1,2,4 --deque chase-lev --runs 1"),
         &[],
     );
     let rows = v["rows"].as_array().unwrap();
@@ -1115,28 +959,7 @@ fn pheet_applications_run_checked_on_one_two_and_four_workers() {
 #[test]
 fn sssp_runs_checked_with_and_without_priorities() {
     let v = policies_json(
-        &[
-            "--app",
-            "sssp",
-            "--graph",
-            "grid",
-            "--size",
-            "400",
-            "--app",
-            "sssp",
-            "--graph",
-            "grid",
-            "--size",
-            "400",
-            "--priorities",
-            "off",
-            "--workers",
-            "1,2,4",
-            "--deque",
-            "chase-lev",
-            "--runs",
-            "2",
-        ],
+        &common::words("--app sssp --graph grid --size 400 --app sssp --graph grid --size 400 --priorities off --workers 1,2,4 --deque chase-lev --runs 2"),
         &[],
     );
     let rows = v["rows"].as_array().unwrap();
@@ -1168,20 +991,7 @@ fn sssp_runs_checked_with_and_without_priorities() {
 #[test]
 fn lu_runs_on_the_rayon_peer_with_the_same_factors() {
     let v = policies_json(
-        &[
-            "--app",
-            "lu",
-            "--n",
-            "33",
-            "--block",
-            "8",
-            "--peers",
-            "rayon",
-            "--workers",
-            "2",
-            "--runs",
-            "1",
-        ],
+        &common::words("--app lu --n 33 --block 8 --peers rayon --workers 2 --runs 1"),
         &[],
     );
     let rows = v["rows"].as_array().unwrap();

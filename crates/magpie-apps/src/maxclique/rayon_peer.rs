@@ -73,10 +73,7 @@ mod tests {
 
     #[test]
     fn finds_omega_at_every_spawn_depth() {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
+        let pool = crate::registry::rayon_pool(2);
         for seed in 1..4 {
             let graph = Graph::random(70, 0.6, seed);
             let (want, want_nodes) = max_clique_counted(&graph);

@@ -32,10 +32,7 @@ pub(super) fn count(board: &Board, pool: &rayon::ThreadPool, spawn_depth: usize)
 mod tests {
     #[test]
     fn counts_the_solutions_at_every_spawn_depth() {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
+        let pool = crate::registry::rayon_pool(2);
         let board = super::Board::new(8).unwrap();
         for d in [0, 1, 3, 9] {
             assert_eq!(super::count(&board, &pool, d), 92, "depth {d}");

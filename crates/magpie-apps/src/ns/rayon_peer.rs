@@ -36,10 +36,7 @@ pub(super) fn count(max_genus: usize, pool: &rayon::ThreadPool, spawn_depth: usi
 mod tests {
     #[test]
     fn counts_every_genus_at_every_spawn_depth() {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
+        let pool = crate::registry::rayon_pool(2);
         for d in [0, 3, 8, 20] {
             assert_eq!(
                 super::count(12, &pool, d)[..],

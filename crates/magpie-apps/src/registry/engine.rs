@@ -15,6 +15,15 @@ use super::AppError;
 /// [`Outcome`] elsewhere.
 pub type Ran<T> = Result<Option<Outcome<T>>, AppError>;
 
+/// A rayon pool of `threads` threads, for the tests of the rayon peers and engine.
+#[cfg(all(test, feature = "rayon"))]
+pub(crate) fn rayon_pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a rayon pool for a test")
+}
+
 /// Where a search runs: each search of a [`Run`] on it returns `Ok(None)` on an MPI rank
 /// other than 0 (which takes part but has no result), and the [`Outcome`] (value and
 /// statistics) elsewhere.
@@ -423,10 +432,7 @@ mod rayon_search {
 
         #[test]
         fn enumerations_match_magpie_sequential_and_count_every_node() {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(2)
-                .build()
-                .unwrap();
+            let pool = crate::registry::rayon_pool(2);
             let params = uts::Params::named("default").unwrap();
             let tally = uts::Tally(&params);
             let opts = Options::default();

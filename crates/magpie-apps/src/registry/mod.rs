@@ -49,6 +49,8 @@ pub mod plain;
 mod search;
 
 pub use bench::{instance_file, no_cases, BenchCase, BenchQuery, Experiment, HandWritten, Solo};
+#[cfg(all(test, feature = "rayon"))]
+pub(crate) use engine::rayon_pool;
 #[cfg(feature = "mpi")]
 pub use engine::ClusterEngine;
 pub use engine::{Engine, Ran, Run};
@@ -432,10 +434,7 @@ mod tests {
     fn rayon_runs_the_enumerations_only() {
         use magpie::search::{Options, Skeleton};
 
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
+        let pool = crate::registry::rayon_pool(2);
         let engine = Engine::Rayon {
             pool: &pool,
             spawn_depth: 2,

@@ -206,6 +206,15 @@ mod tests {
     use crate::{knapsack, nqueens, tsp, uts};
     use magpie::search::{self as engine, NodeCount, Skeleton};
 
+    /// Five random graphs of `n` vertices (seeds 0..5) and their clique spaces.
+    fn clique_spaces(n: usize) -> impl Iterator<Item = (u64, Graph, CliqueSpace)> {
+        (0..5).map(move |seed| {
+            let g = random_graph(n, seed);
+            let space = CliqueSpace::new(&g);
+            (seed, g, space)
+        })
+    }
+
     fn random_graph(n: usize, seed: u64) -> Graph {
         let r = crate::random_u64s(n * n, seed, 100);
         let edges: Vec<(usize, usize)> = (0..n)
@@ -287,9 +296,7 @@ mod tests {
     #[test]
     fn max_clique_visits_the_nodes_of_the_hand_written_solver() {
         let opts = level_pruned(&Options::default());
-        for seed in 0..5 {
-            let g = random_graph(45, seed);
-            let space = CliqueSpace::new(&g);
+        for (_, g, space) in clique_spaces(45) {
             let got = optimise(&space, &opts);
             let (want, want_nodes) = maxclique::max_clique_counted(&g);
             let clique = space.clique(&got.value.unwrap().1);
@@ -303,9 +310,7 @@ mod tests {
     #[test]
     fn decide_matches_the_sequential_skeleton() {
         let opts = level_pruned(&Options::default());
-        for seed in 0..5 {
-            let g = random_graph(40, seed);
-            let space = CliqueSpace::new(&g);
+        for (seed, g, space) in clique_spaces(40) {
             let omega = maxclique::max_clique_counted(&g).0.len() as i64;
             for target in [omega, omega + 1] {
                 let got = decide(&space, target, &opts);

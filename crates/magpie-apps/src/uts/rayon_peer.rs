@@ -28,10 +28,7 @@ pub(super) fn count(p: &Params, pool: &rayon::ThreadPool, spawn_depth: usize) ->
 mod tests {
     #[test]
     fn counts_the_tree_of_the_sequential_count_at_every_spawn_depth() {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
+        let pool = crate::registry::rayon_pool(2);
         let p = super::Params::from_flags("-t 1 -a 3 -d 6 -b 4 -r 19").unwrap();
         for d in [0, 1, 3, 10] {
             assert_eq!(
