@@ -245,6 +245,22 @@ impl<'a> Experiment<'a> {
         !self.lists.schedules.is_empty()
     }
 
+    /// The table columns that name a configuration (`workers` right-aligned), the schedule
+    /// among them when there is a schedule axis.
+    fn config_headers(&self) -> Vec<(&'static str, bool)> {
+        let mut headers = vec![
+            ("workers", true),
+            ("runtime", false),
+            ("deque", false),
+            ("victims", false),
+            ("idle", false),
+        ];
+        if self.has_schedules() {
+            headers.push(("schedule", false));
+        }
+        headers
+    }
+
     // -----------------------------------------------------------------------------------
     // Table
 
@@ -329,16 +345,7 @@ impl<'a> Experiment<'a> {
                     self.lists.schedules.len()
                 )?;
             }
-            let mut headers = vec![
-                ("workers", true),
-                ("runtime", false),
-                ("deque", false),
-                ("victims", false),
-                ("idle", false),
-            ];
-            if self.has_schedules() {
-                headers.push(("schedule", false));
-            }
+            let mut headers = self.config_headers();
             headers.extend([
                 ("median", true),
                 ("mean", true),
@@ -441,16 +448,7 @@ impl<'a> Experiment<'a> {
                 ""
             }
         )?;
-        let mut headers = vec![
-            ("workers", true),
-            ("runtime", false),
-            ("deque", false),
-            ("victims", false),
-            ("idle", false),
-        ];
-        if self.has_schedules() {
-            headers.push(("schedule", false));
-        }
+        let mut headers = self.config_headers();
         headers.push(("aggregated", true));
         let mut t = Table::new(&headers);
         for (s, setup) in p.setups.iter().enumerate() {
