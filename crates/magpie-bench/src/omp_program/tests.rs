@@ -1,4 +1,6 @@
 use super::*;
+use serde_json::Value;
+use std::path::Path;
 
 fn program(name: &str) -> &'static Program {
     PROGRAMS.iter().find(|p| p.name == name).unwrap()
