@@ -1,6 +1,6 @@
 use super::*;
 use clap::Parser;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The words of `line` as arguments (`words("--quick --runs 1")`).
 fn words(line: &str) -> Vec<&str> {
