@@ -55,16 +55,7 @@ fn search_json(args: &[&str], extra: &[&str]) -> Value {
     if !seq {
         all.extend_from_slice(&["--workers", "2"]);
     }
-    let out = magpie(&all);
-    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
-    assert!(
-        out.status.success(),
-        "{all:?} failed: {:?}\n{stderr}",
-        out.status
-    );
-    assert!(stderr.is_empty(), "{all:?}: stderr: {stderr}");
-    assert_eq!(stdout.lines().count(), 1, "{all:?}: one line: {stdout}");
-    let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let v = common::one_json_line(&format!("{all:?}"), &magpie(&all));
     assert_eq!(v["workers"], workers, "{v}");
     let stats = &v["stats"];
     let per_worker: Vec<u64> = stats["per_worker"]

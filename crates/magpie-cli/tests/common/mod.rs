@@ -2,6 +2,8 @@
 //! check of a usage error. (Each test file uses a part of it.)
 #![allow(dead_code)]
 
+pub mod experiment;
+
 use std::process::{Command, Output};
 #[cfg(feature = "mpi")]
 use std::time::{Duration, Instant};
