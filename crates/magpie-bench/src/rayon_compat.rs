@@ -58,7 +58,7 @@
 //! | `magpie_env` | the `MAGPIE_*` variables the children inherited (`NAME=value`, space-separated) |
 //! | `rayon_times_s`, `magpie_times_s`, `rayon_cpu_s`, `magpie_cpu_s` | every timed run, in order |
 
-use magpie_measure::process::{describe, run_to_end};
+use magpie_measure::process::{describe, run_to_end, JsonLine};
 use magpie_measure::report::{failures, Table};
 use magpie_measure::rounds::rounds;
 use magpie_measure::stats;
@@ -355,30 +355,20 @@ fn run_once(
 /// The timed runs in a process's stdout (its JSON lines; other lines are skipped), as
 /// samples of timed round `round`.
 pub fn parse_runs(stdout: &str, round: u32) -> Result<Vec<Sample>, String> {
-    let mut out = Vec::new();
-    for line in stdout.lines().filter(|l| l.trim_start().starts_with('{')) {
-        let v: Value =
-            serde_json::from_str(line).map_err(|e| format!("unreadable line {line:?}: {e}"))?;
-        let num = |k: &str| {
-            v[k].as_f64()
-                .ok_or_else(|| format!("line {line:?}: no number `{k}`"))
-        };
-        let text = |k: &str| {
-            v[k].as_str()
-                .map(str::to_string)
-                .ok_or_else(|| format!("line {line:?}: no string `{k}`"))
-        };
-        out.push(Sample {
-            round,
-            workload: text("workload")?,
-            size: v["size"].as_u64().unwrap_or(0),
-            seconds: num("seconds")?,
-            cpu_seconds: num("cpu_seconds")?,
-            check: text("check")?,
-            core: text("core")?,
-        });
-    }
-    Ok(out)
+    JsonLine::all(stdout)
+        .map(|v| {
+            let v = v?;
+            Ok(Sample {
+                round,
+                workload: v.text("workload")?,
+                size: v.value()["size"].as_u64().unwrap_or(0),
+                seconds: v.num("seconds")?,
+                cpu_seconds: v.num("cpu_seconds")?,
+                check: v.text("check")?,
+                core: v.text("core")?,
+            })
+        })
+        .collect()
 }
 
 /// A process's runs are what was asked: `reps` runs of `workload`, on the core its binary's

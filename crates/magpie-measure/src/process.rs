@@ -2,7 +2,7 @@
 //! ([`stop_group`]: SIGTERM to the group, [`STOP_GRACE`] for it to end, then SIGKILL to
 //! whatever is left); run to the end under a timeout ([`run_to_end`]); and the
 //! inter-process barrier of a measured child ([`BarrierChild`] in the parent,
-//! [`wait_for_release`] in the child).
+//! [`wait_for_release`] in the child); the JSON lines it prints ([`JsonLine`]).
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -116,6 +116,66 @@ pub fn run_to_end(command: &mut Command, timeout: Duration) -> io::Result<Finish
         stdout: out.join().unwrap_or_default(),
         stderr: err.join().unwrap_or_default(),
     })
+}
+
+/// One JSON object a measured child printed on a line of its stdout; its fields are read
+/// with errors that quote the line.
+///
+/// ```
+/// use magpie_measure::process::JsonLine;
+/// let stdout = "warming up\n{\"seconds\": 0.5, \"check\": \"ok\"}\n";
+/// let lines: Vec<JsonLine> = JsonLine::all(stdout).collect::<Result<_, _>>().unwrap();
+/// assert_eq!(lines.len(), 1);
+/// assert_eq!(lines[0].num("seconds"), Ok(0.5));
+/// assert_eq!(lines[0].text("check").as_deref(), Ok("ok"));
+/// assert!(lines[0].num("check").unwrap_err().contains("no number `check`"));
+/// assert!(JsonLine::all("{oops").next().unwrap().is_err());
+/// ```
+#[derive(Debug)]
+pub struct JsonLine<'a> {
+    line: &'a str,
+    value: serde_json::Value,
+}
+
+impl<'a> JsonLine<'a> {
+    /// The lines of `stdout` that start with `{` (others are the child's chatter), each
+    /// parsed; an unreadable one is an error naming it.
+    pub fn all(stdout: &'a str) -> impl Iterator<Item = Result<JsonLine<'a>, String>> {
+        stdout
+            .lines()
+            .filter(|l| l.trim_start().starts_with('{'))
+            .map(|line| match serde_json::from_str(line) {
+                Ok(value) => Ok(JsonLine { line, value }),
+                Err(e) => Err(format!("unreadable line {line:?}: {e}")),
+            })
+    }
+
+    /// The number `key`.
+    pub fn num(&self, key: &str) -> Result<f64, String> {
+        let line = self.line;
+        self.value[key]
+            .as_f64()
+            .ok_or_else(|| format!("line {line:?}: no number `{key}`"))
+    }
+
+    /// The string `key`.
+    pub fn text(&self, key: &str) -> Result<String, String> {
+        let line = self.line;
+        self.value[key]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("line {line:?}: no string `{key}`"))
+    }
+
+    /// The whole object.
+    pub fn value(&self) -> &serde_json::Value {
+        &self.value
+    }
+
+    /// The line as printed.
+    pub fn line(&self) -> &'a str {
+        self.line
+    }
 }
 
 /// The line a measured child prints when it is ready to start.

@@ -1,7 +1,7 @@
 //! Running the programs: a child per round under a runtime, its output as a sample, the
 //! runtimes' libraries found and checked.
 
-use magpie_measure::process::{describe, run_to_end};
+use magpie_measure::process::{describe, run_to_end, JsonLine};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -34,42 +34,29 @@ pub struct Sample {
 
 /// The one JSON line of a program's stdout, as a sample of `round` (other lines skipped).
 pub fn parse_output(stdout: &str, program: &Program, round: u32) -> Result<Sample, String> {
-    let lines: Vec<&str> = stdout
-        .lines()
-        .filter(|l| l.trim_start().starts_with('{'))
-        .collect();
-    let line = match lines.as_slice() {
-        [one] => *one,
+    let lines: Vec<JsonLine> = JsonLine::all(stdout).collect::<Result<_, _>>()?;
+    let v = match lines.as_slice() {
+        [one] => one,
         [] => return Err("no JSON line on stdout".into()),
         more => return Err(format!("{} JSON lines on stdout, one expected", more.len())),
     };
-    let v: Value =
-        serde_json::from_str(line).map_err(|e| format!("unreadable line {line:?}: {e}"))?;
-    let num = |k: &str| {
-        v[k].as_f64()
-            .ok_or_else(|| format!("line {line:?}: no number `{k}`"))
-    };
-    let text = |k: &str| {
-        v[k].as_str()
-            .map(str::to_string)
-            .ok_or_else(|| format!("line {line:?}: no string `{k}`"))
-    };
-    if text("program")? != program.name {
+    let line = v.line();
+    if v.text("program")? != program.name {
         return Err(format!("line {line:?}: not {}'s", program.name));
     }
-    let seconds = num("seconds")?;
+    let seconds = v.num("seconds")?;
     Ok(Sample {
         round,
         value: if program.kind == Kind::Overheads {
-            num("overhead_us")?
+            v.num("overhead_us")?
         } else {
             seconds
         },
         seconds,
-        check: text("check")?,
-        omp_lib: text("omp_lib")?,
-        schedule_reported: text("schedule")?,
-        params: v["params"].clone(),
+        check: v.text("check")?,
+        omp_lib: v.text("omp_lib")?,
+        schedule_reported: v.text("schedule")?,
+        params: v.value()["params"].clone(),
         stderr: String::new(),
     })
 }
