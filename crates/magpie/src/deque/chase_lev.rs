@@ -499,16 +499,7 @@ mod tests {
     fn push_pop_is_lifo() {
         let c = WorkerCounters::default();
         let w = Worker::new();
-        assert!(w.is_empty());
-        for i in 0..10 {
-            w.push(i, &c);
-        }
-        assert_eq!(w.len(), 10);
-        for i in (0..10).rev() {
-            assert_eq!(w.pop(&c), Some(i));
-        }
-        assert_eq!(w.pop(&c), None);
-        assert!(w.is_empty());
+        crate::deque::tests::smoke::ten_pushes_popped_lifo(&w, &c);
         assert_eq!(c.pushes.get(), 10);
         assert_eq!(c.private_pops.get(), 10);
         assert_eq!(c.cas.get(), 1, "only the last element needs a CAS");

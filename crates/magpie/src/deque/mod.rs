@@ -31,7 +31,7 @@ mod tests {
     #[cfg(loom)]
     mod loom_split;
     #[cfg(not(loom))]
-    mod smoke;
+    pub(super) mod smoke;
     #[cfg(not(loom))]
     mod stress;
 }

@@ -62,16 +62,8 @@ fn lifo_pops_and_counts() {
     for e in ALL {
         let c = ctr();
         let w = Worker::new(e);
-        for i in 0..10 {
-            w.push(i, &c);
-        }
-        assert_eq!(w.len(), 10);
-        for i in (0..10).rev() {
-            assert_eq!(w.pop(&c), Some(i));
-        }
+        crate::deque::tests::smoke::ten_pushes_popped_lifo(&w, &c);
         assert_eq!(w.pop(&c), None);
-        assert_eq!(w.pop(&c), None);
-        assert!(w.is_empty());
         let s = c.snapshot();
         assert_eq!((s.pushes, s.private_pops, s.public_pops), (10, 10, 0));
         assert_eq!((s.fences, s.cas), (0, 0), "{e:?}: empty pops are free");

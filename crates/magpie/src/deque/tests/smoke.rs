@@ -6,6 +6,21 @@ use crate::deque::{chase_lev, split, DequeOwner, DequeStealer, Exposure, Steal};
 use crate::stats::WorkerCounters;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// Pushes 0..10 on `w`, checks its length, pops them back in LIFO order, then the empty
+/// pops: the unit tests of each deque start from this and check their own counters.
+pub(crate) fn ten_pushes_popped_lifo<W: DequeOwner<usize>>(w: &W, c: &WorkerCounters) {
+    assert!(w.is_empty());
+    for i in 0..10 {
+        w.push(i, c);
+    }
+    assert_eq!(w.len(), 10);
+    for i in (0..10).rev() {
+        assert_eq!(w.pop(c), Some(i));
+    }
+    assert_eq!(w.pop(c), None);
+    assert!(w.is_empty());
+}
+
 fn owner_and_thief<W: DequeOwner<usize>>(owner: W) {
     const N: usize = 60;
     let c = WorkerCounters::default();
