@@ -512,23 +512,20 @@ impl BackoffRule for LinearBackoff {
     }
 }
 
-/// `exp-linear`: the thesis' exponential-linear backoff (Table 4.3, variant 1): `bt` from
-/// `min` = 10 µs, times `r` = 2 up to `threshold` = 200 µs, then plus `step` = 50 µs up to
-/// `max` = 0.5 ms. The threshold is both the exponential part's maximum and the linear part's
-/// minimum, so it is slept once on the way (10, 20, 40, 80, 160, 200, 250, … µs).
-///
-/// Parameters: `r`, `step`, `min`, `threshold`, `max`, `random` (default `false`).
-///
-/// (Example: the unit test `examples::exp_linear_backoff`.)
+/// The two-phase backoffs, `exp-linear` ([`ExpLinearBackoff`]) and `linear-exp`
+/// ([`LinearExpBackoff`]): `bt` from `min` up to `threshold` by the first phase, then up to
+/// `max` by the second; one phase multiplies by `r`, the other adds `step`, and `EXP_FIRST`
+/// says which comes first. The threshold is both the first phase's maximum and the second's
+/// minimum, so it is slept once on the way.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ExpLinearBackoff {
-    /// The growth factor (> 1) of the exponential part.
+pub struct TwoPhaseBackoff<const EXP_FIRST: bool> {
+    /// The growth factor (> 1) of the exponential phase.
     pub r: f64,
-    /// The step of the linear part.
+    /// The step of the linear phase.
     pub step: Duration,
     /// The first backoff time.
     pub min: Duration,
-    /// Where the exponential part ends and the linear part starts.
+    /// Where the first phase ends and the second starts.
     pub threshold: Duration,
     /// The largest backoff time.
     pub max: Duration,
@@ -536,9 +533,27 @@ pub struct ExpLinearBackoff {
     pub random: bool,
 }
 
+/// `exp-linear`: the thesis' exponential-linear backoff (Table 4.3, variant 1): `bt` from
+/// `min` = 10 µs, times `r` = 2 up to `threshold` = 200 µs, then plus `step` = 50 µs up to
+/// `max` = 0.5 ms (10, 20, 40, 80, 160, 200, 250, … µs).
+///
+/// Parameters: `r`, `step`, `min`, `threshold`, `max`, `random` (default `false`).
+///
+/// (Example: the unit test `examples::exp_linear_backoff`.)
+pub type ExpLinearBackoff = TwoPhaseBackoff<true>;
+
+/// `linear-exp`: the thesis' linear-exponential backoff (Table 4.3, variant 1): `bt` from
+/// `min` = 10 µs, plus `step` = 25 µs up to `threshold` = 100 µs, then times `r` = 1.3 up to
+/// `max` = 0.5 ms (10, 35, 60, 85, 100, 130, 169, … µs).
+///
+/// Parameters: `step`, `r`, `min`, `threshold`, `max`, `random` (default `false`).
+///
+/// (Example: the unit test `examples::linear_exp_backoff`.)
+pub type LinearExpBackoff = TwoPhaseBackoff<false>;
+
 impl Default for ExpLinearBackoff {
     fn default() -> Self {
-        ExpLinearBackoff {
+        TwoPhaseBackoff {
             r: 2.0,
             step: Duration::from_micros(50),
             min: Duration::from_micros(10),
@@ -549,80 +564,11 @@ impl Default for ExpLinearBackoff {
     }
 }
 
-impl ExpLinearBackoff {
-    /// `exp-linear:r=2,step=50us,min=10us,threshold=200us,max=500us,random=false`.
-    pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
-        let d = Self::default();
-        let r = read_factor(spec, "r", d.r)?;
-        let step = spec.duration("step", d.step)?;
-        let (min, max) = read_min_max(spec, d.min, d.max)?;
-        let threshold = spec.duration("threshold", d.threshold)?;
-        check_order(spec, ("min", min), ("threshold", threshold))?;
-        check_order(spec, ("threshold", threshold), ("max", max))?;
-        check_exp_start(spec, "min", min)?;
-        Ok(ExpLinearBackoff {
-            r,
-            step,
-            min,
-            threshold,
-            max,
-            random: spec.flag("random", d.random)?,
-        })
-    }
-}
-
-impl BackoffRule for ExpLinearBackoff {
-    type Level = f64;
-
-    fn start(&self) -> f64 {
-        ns(self.min)
-    }
-
-    fn backoff_ns(&self, bt: f64) -> f64 {
-        bt
-    }
-
-    fn next(&self, bt: f64) -> f64 {
-        if bt < ns(self.threshold) {
-            exp_next(bt, self.r, self.threshold)
-        } else {
-            linear_next(bt, self.step, self.max)
-        }
-    }
-
-    fn random(&self) -> bool {
-        self.random
-    }
-}
-
-/// `linear-exp`: the thesis' linear-exponential backoff (Table 4.3, variant 1): `bt` from
-/// `min` = 10 µs, plus `step` = 25 µs up to `threshold` = 100 µs, then times `r` = 1.3 up to
-/// `max` = 0.5 ms (10, 35, 60, 85, 100, 130, 169, … µs).
-///
-/// Parameters: `step`, `r`, `min`, `threshold`, `max`, `random` (default `false`).
-///
-/// (Example: the unit test `examples::linear_exp_backoff`.)
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LinearExpBackoff {
-    /// The step of the linear part.
-    pub step: Duration,
-    /// The growth factor (> 1) of the exponential part.
-    pub r: f64,
-    /// The first backoff time.
-    pub min: Duration,
-    /// Where the linear part ends and the exponential part starts.
-    pub threshold: Duration,
-    /// The largest backoff time.
-    pub max: Duration,
-    /// Sleep a uniform random time in `[0, bt]` rather than `bt`.
-    pub random: bool,
-}
-
 impl Default for LinearExpBackoff {
     fn default() -> Self {
-        LinearExpBackoff {
-            step: Duration::from_micros(25),
+        TwoPhaseBackoff {
             r: 1.3,
+            step: Duration::from_micros(25),
             min: Duration::from_micros(10),
             threshold: Duration::from_micros(100),
             max: Duration::from_micros(500),
@@ -631,20 +577,34 @@ impl Default for LinearExpBackoff {
     }
 }
 
-impl LinearExpBackoff {
-    /// `linear-exp:step=25us,r=1.3,min=10us,threshold=100us,max=500us,random=false`.
+impl<const EXP_FIRST: bool> TwoPhaseBackoff<EXP_FIRST>
+where
+    Self: Default,
+{
+    /// `exp-linear:r=2,step=50us,min=10us,threshold=200us,max=500us,random=false`, or
+    /// `linear-exp:step=25us,r=1.3,min=10us,threshold=100us,max=500us,random=false`: the
+    /// parameters are read in the order of the name's phases.
     pub fn from_spec(spec: &mut PolicySpec) -> Result<Self, SpecError> {
         let d = Self::default();
-        let step = spec.duration("step", d.step)?;
-        let r = read_factor(spec, "r", d.r)?;
+        let (r, step) = if EXP_FIRST {
+            let r = read_factor(spec, "r", d.r)?;
+            (r, spec.duration("step", d.step)?)
+        } else {
+            let step = spec.duration("step", d.step)?;
+            (read_factor(spec, "r", d.r)?, step)
+        };
         let (min, max) = read_min_max(spec, d.min, d.max)?;
         let threshold = spec.duration("threshold", d.threshold)?;
         check_order(spec, ("min", min), ("threshold", threshold))?;
         check_order(spec, ("threshold", threshold), ("max", max))?;
-        check_exp_start(spec, "threshold", threshold)?;
-        Ok(LinearExpBackoff {
-            step,
+        if EXP_FIRST {
+            check_exp_start(spec, "min", min)?;
+        } else {
+            check_exp_start(spec, "threshold", threshold)?;
+        }
+        Ok(TwoPhaseBackoff {
             r,
+            step,
             min,
             threshold,
             max,
@@ -653,7 +613,7 @@ impl LinearExpBackoff {
     }
 }
 
-impl BackoffRule for LinearExpBackoff {
+impl<const EXP_FIRST: bool> BackoffRule for TwoPhaseBackoff<EXP_FIRST> {
     type Level = f64;
 
     fn start(&self) -> f64 {
@@ -665,10 +625,12 @@ impl BackoffRule for LinearExpBackoff {
     }
 
     fn next(&self, bt: f64) -> f64 {
-        if bt < ns(self.threshold) {
-            linear_next(bt, self.step, self.threshold)
+        let first = bt < ns(self.threshold);
+        let cap = if first { self.threshold } else { self.max };
+        if first == EXP_FIRST {
+            exp_next(bt, self.r, cap)
         } else {
-            exp_next(bt, self.r, self.max)
+            linear_next(bt, self.step, cap)
         }
     }
 

@@ -156,31 +156,31 @@ fn random_draws_differ_between_workers() {
         .all(|(d, bt)| *d <= bt));
 }
 
+/// `exp-linear` and `linear-exp` ([`TwoPhaseBackoff`]): the first phase up to the
+/// threshold, the second up to `max`, and back to `min` when work is found.
 #[test]
-fn exp_linear_switches_at_its_threshold() {
-    let mut s = state_of("exp-linear");
-    let expected = us(&[10, 20, 40, 80, 160, 200, 250, 300, 350, 400, 450, 500, 500]);
-    assert_eq!(sleeps(&mut *s, expected.len()), expected);
-    // A threshold off the doubling grid is slept once, exactly, then the steps start.
-    let mut s = state_of("exp-linear:threshold=100us,step=100us");
-    assert_eq!(
-        sleeps(&mut *s, 8),
-        us(&[10, 20, 40, 80, 100, 200, 300, 400])
-    );
-    s.on_work_found();
-    assert_eq!(sleeps(&mut *s, 2), us(&[10, 20]));
-}
-
-#[test]
-fn linear_exp_switches_at_its_threshold() {
-    let mut s = state_of("linear-exp");
-    let expected = [
+fn two_phase_backoffs_switch_at_their_threshold() {
+    let linear_exp = [
         10_000, 35_000, 60_000, 85_000, 100_000, 130_000, 169_000, 219_700, 285_610, 371_293,
         482_681, 500_000, 500_000,
     ];
-    assert_eq!(sleeps(&mut *s, expected.len()), expected);
-    s.on_work_found();
-    assert_eq!(sleeps(&mut *s, 2), us(&[10, 35]));
+    for (spec, expected) in [
+        (
+            "exp-linear",
+            us(&[10, 20, 40, 80, 160, 200, 250, 300, 350, 400, 450, 500, 500]),
+        ),
+        // A threshold off the doubling grid is slept once, exactly, then the steps start.
+        (
+            "exp-linear:threshold=100us,step=100us",
+            us(&[10, 20, 40, 80, 100, 200, 300, 400]),
+        ),
+        ("linear-exp", linear_exp.to_vec()),
+    ] {
+        let mut s = state_of(spec);
+        assert_eq!(sleeps(&mut *s, expected.len()), expected, "{spec}");
+        s.on_work_found();
+        assert_eq!(sleeps(&mut *s, 2), expected[..2], "{spec}");
+    }
 }
 
 #[test]
