@@ -14,8 +14,8 @@
 mod common;
 
 use magpie::search::{
-    self, CountPerDepth, NodeCount, Objective, Options, SearchSpace, SearchStats, Skeleton,
-    TaskOrder,
+    self, CompleteTree, CompleteTreeChildren, CountPerDepth, NodeCount, Objective, Options,
+    SearchSpace, SearchStats, Skeleton, TaskOrder,
 };
 use magpie::ThreadPoolBuilder;
 use std::sync::Mutex;
@@ -28,20 +28,17 @@ struct Ternary(Mutex<Vec<u32>>);
 
 const TASK_DEPTH: u32 = 3;
 
+/// The tree itself.
+const TREE: CompleteTree = CompleteTree::new(3, 5);
+
 impl SearchSpace for Ternary {
     type Node = (u32, u32);
-    type Children<'a> = std::vec::IntoIter<(u32, u32)>;
+    type Children<'a> = CompleteTreeChildren;
     fn root(&self) -> (u32, u32) {
-        (0, 0)
+        TREE.root()
     }
-    fn children<'a>(&'a self, &(depth, path): &(u32, u32)) -> Self::Children<'a> {
-        if depth == 5 {
-            return Vec::new().into_iter();
-        }
-        (0..3)
-            .map(|i| (depth + 1, path * 3 + i))
-            .collect::<Vec<_>>()
-            .into_iter()
+    fn children<'a>(&'a self, node: &(u32, u32)) -> CompleteTreeChildren {
+        TREE.children(node)
     }
 }
 

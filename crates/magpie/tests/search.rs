@@ -5,7 +5,8 @@
 mod common;
 
 use magpie::search::{
-    self, CountPerDepth, Enumerate, NodeCount, Objective, Options, SearchSpace, Skeleton, TaskOrder,
+    self, CompleteTree, CompleteTreeChildren, CountPerDepth, Enumerate, NodeCount, Objective,
+    Options, SearchSpace, Skeleton, TaskOrder,
 };
 use magpie::ThreadPoolBuilder;
 use std::sync::Mutex;
@@ -447,23 +448,26 @@ fn budget_spawns_tasks_and_still_visits_every_node_once() {
     }
 }
 
-/// The complete binary tree of height `height`; a node is `(depth, path bits, most
-/// significant first)`. With a log, its generator logs each node whose children are asked
-/// for, so that the start of each task is observable.
+/// The complete binary tree of height `height` ([`CompleteTree`]). With a log, its generator
+/// logs each node whose children are asked for, so that the start of each task is
+/// observable.
 struct Binary {
-    height: u32,
+    tree: CompleteTree,
     log: Option<Mutex<Vec<(u32, u32)>>>,
 }
 
 impl Binary {
     fn new(height: u32) -> Self {
-        Binary { height, log: None }
+        Binary {
+            tree: CompleteTree::new(2, height),
+            log: None,
+        }
     }
 
     fn logged(height: u32) -> Self {
         Binary {
-            height,
             log: Some(Mutex::new(Vec::new())),
+            ..Binary::new(height)
         }
     }
 
@@ -475,18 +479,15 @@ impl Binary {
 
 impl SearchSpace for Binary {
     type Node = (u32, u32);
-    type Children<'a> = std::vec::IntoIter<(u32, u32)>;
+    type Children<'a> = CompleteTreeChildren;
     fn root(&self) -> (u32, u32) {
-        (0, 0)
+        self.tree.root()
     }
-    fn children<'a>(&'a self, &(depth, path): &(u32, u32)) -> Self::Children<'a> {
+    fn children<'a>(&'a self, node: &(u32, u32)) -> CompleteTreeChildren {
         if let Some(log) = &self.log {
-            log.lock().unwrap().push((depth, path));
+            log.lock().unwrap().push(*node);
         }
-        if depth == self.height {
-            return Vec::new().into_iter();
-        }
-        vec![(depth + 1, path << 1), (depth + 1, (path << 1) | 1)].into_iter()
+        self.tree.children(node)
     }
 }
 

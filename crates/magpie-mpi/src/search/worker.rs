@@ -319,24 +319,6 @@ mod tests {
     use super::*;
     use crate::perf::PerfParams;
 
-    /// The complete binary tree of depth 4; a node is `(depth, path)`, the path's bits the
-    /// moves from the root (1 = the second child), the first move most significant.
-    struct Binary;
-
-    impl SearchSpace for Binary {
-        type Node = (u32, u32);
-        type Children<'a> = std::vec::IntoIter<(u32, u32)>;
-        fn root(&self) -> (u32, u32) {
-            (0, 0)
-        }
-        fn children<'a>(&'a self, &(d, p): &(u32, u32)) -> Self::Children<'a> {
-            if d == 4 {
-                return Vec::new().into_iter();
-            }
-            vec![(d + 1, p << 1), (d + 1, (p << 1) | 1)].into_iter()
-        }
-    }
-
     /// The tasks at depth 3 as `ordered_tasks` makes them, then as the depth pool hands
     /// them out to local workers or to thieves, alternately.
     fn handed_out(order: TaskOrder) -> (Vec<u32>, SearchStats) {
@@ -347,7 +329,9 @@ mod tests {
         let mut counts = SearchStats::default();
         let at = (0, 3, order);
         let tasks = ordered_tasks(
-            &Binary,
+            // The complete binary tree of depth 4; a node is `(depth, path)`, the path's bits
+            // the moves from the root (1 = the second child), the first move most significant.
+            &magpie::search::CompleteTree::new(2, 4),
             &visitor,
             &mut acc,
             &(0, 0),

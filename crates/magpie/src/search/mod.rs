@@ -41,6 +41,7 @@
 //! assert_eq!(nodes, per_depth.iter().sum::<u64>());
 //! ```
 
+mod complete_tree;
 mod engine;
 mod monitor;
 
@@ -49,6 +50,7 @@ use std::ops::ControlFlow;
 use std::str::FromStr;
 use std::time::Duration;
 
+pub use complete_tree::{CompleteTree, CompleteTreeChildren};
 pub use engine::{decide, enumerate, optimise};
 pub use monitor::{Improvement, Monitor};
 

@@ -740,22 +740,8 @@ mod tests {
     use super::*;
     use crate::search::Options;
 
-    /// The complete binary tree of height `.0`, nodes `(depth, path)`.
-    struct Binary(u32);
-
-    impl SearchSpace for Binary {
-        type Node = (u32, u32);
-        type Children<'a> = std::vec::IntoIter<(u32, u32)>;
-        fn root(&self) -> (u32, u32) {
-            (0, 0)
-        }
-        fn children<'a>(&'a self, &(depth, path): &(u32, u32)) -> Self::Children<'a> {
-            if depth == self.0 {
-                return Vec::new().into_iter();
-            }
-            vec![(depth + 1, path << 1), (depth + 1, (path << 1) | 1)].into_iter()
-        }
-    }
+    /// The complete binary tree, nodes `(depth, path)`.
+    type Binary = crate::search::CompleteTree;
 
     /// An enumeration that records every node it visits.
     struct Record;
@@ -809,7 +795,7 @@ mod tests {
     #[test]
     fn a_starved_split_tracks_the_next_level_and_no_node_is_lost() {
         let height = if cfg!(miri) { 14 } else { 16 };
-        let tree = Binary(height);
+        let tree = Binary::new(2, height);
         let opts = Options::default();
         let run = Run::new(&opts, 1);
         // The root is visited by the caller, as a skeleton's is.
