@@ -5,8 +5,9 @@
 //! hand-written solver and rayon peer where it has them (`Instance::hand_written`,
 //! `Instance::rayon_peer`); the plain solver is its own `solve` on `Engine::Plain`
 //! (`search/cases.rs` turns them into jobs). The `--*-apps` flags take any of the registry's
-//! applications; an experiment with no case for one records a row saying it was skipped and
-//! why. Every run's answer is checked (by the application, and by its key against the
+//! applications (default: those that declare cases for the experiment, in the registry's
+//! order); an experiment with no case for a named one records a row saying it was skipped
+//! and why. Every run's answer is checked (by the application, and by its key against the
 //! case's known answer or the application-checked one) and every ratio is computed from
 //! medians measured in the same invocation.
 //!
@@ -14,11 +15,10 @@
 //! cargo run --release -p magpie-bench -- search [--runs N] [--json] [--quick]
 //!     [--experiments overhead,speedup,peers,sequential,cpeer,replicable] [--workers 2]
 //!     [--deque NAME]
-//!     [--overhead-apps uts,ns,nqueens,maxclique,knapsack,tsp,bipartition,sip]
-//!     [--speedup-apps uts,ns,nqueens,maxclique] [--genus 34]
+//!     [--overhead-apps APP,...] [--speedup-apps APP,...] [--genus 34]
 //!     [--cliques brock400_1,brock400_3]
 //!     [--skeletons dbs:1,dbs:2,dbs:3,budget:10000,ss] [--clique-skeletons dbs:2]
-//!     [--peers-apps uts,nqueens,ns,maxclique] [--rayon-depths 2,4,6]
+//!     [--peers-apps APP,...] [--rayon-depths 2,4,6]
 //!     [--sequential-items clique:brock400_1,ns:36,...] [--sequential-solver reference]
 //!     [--timeout 1800] [--cpeer-items knapPI_3_200_1000_1,knapPI_3_500_1000_1,...]
 //!     [--replicable-windows 2,8]
@@ -187,24 +187,31 @@ impl fmt::Display for Experiment {
 pub struct App(&'static magpie_apps::registry::SearchApp);
 
 impl App {
-    /// Every application of the registry: the six the bench began with in its old order (so
-    /// that a default run's rows keep theirs), then the others in the registry's.
+    /// Every application of the registry, in its order.
     fn all() -> Vec<App> {
-        let mut all = App::named(&["uts", "ns", "nqueens", "maxclique", "knapsack", "tsp"]);
-        for &a in magpie_apps::registry::SEARCH_APPS {
-            if !all.contains(&App(a)) {
-                all.push(App(a));
-            }
-        }
-        all
+        magpie_apps::registry::SEARCH_APPS
+            .iter()
+            .map(|&a| App(a))
+            .collect()
     }
 
-    /// The applications named `names` (each one of the registry's).
-    fn named(names: &[&str]) -> Vec<App> {
-        names
-            .iter()
-            .map(|n| App::find(n).expect("a default app is one of the registry's"))
-            .collect()
+    /// The applications an experiment runs: those its `--*-apps` flag named (`named`),
+    /// else every application of the registry that declares cases for `query`'s experiment
+    /// (one whose declaration fails, an instance file missing say, is kept: the experiment
+    /// reports the error).
+    fn chosen(named: &Option<Vec<App>>, query: &magpie_apps::registry::BenchQuery<'_>) -> Vec<App> {
+        match named {
+            Some(apps) => apps
+                .iter()
+                .enumerate()
+                .filter(|&(i, a)| !apps[..i].contains(a))
+                .map(|(_, &a)| a)
+                .collect(),
+            None => App::all()
+                .into_iter()
+                .filter(|&app| !matches!(cases::Loaded::cases(app, query), Ok(c) if c.is_empty()))
+                .collect(),
+        }
     }
 
     fn find(name: &str) -> Option<App> {
@@ -292,13 +299,12 @@ pub struct SearchArgs {
     /// variables apply too.
     #[arg(long)]
     pub deque: Option<String>,
-    /// overhead: the apps (default: every search application of the registry).
-    #[arg(long, value_parser = App::parser(), value_delimiter = ',', default_values_t = App::all())]
-    pub overhead_apps: Vec<App>,
-    /// speedup: the workloads (uts, ns, nqueens, maxclique).
-    #[arg(long, value_parser = App::parser(), value_delimiter = ',',
-          default_values_t = App::named(&["uts", "ns", "nqueens", "maxclique"]))]
-    pub speedup_apps: Vec<App>,
+    /// overhead: the apps [default: every application that declares overhead cases].
+    #[arg(long, value_parser = App::parser(), value_delimiter = ',')]
+    pub overhead_apps: Option<Vec<App>>,
+    /// speedup: the apps [default: every application that declares speedup cases].
+    #[arg(long, value_parser = App::parser(), value_delimiter = ',')]
+    pub speedup_apps: Option<Vec<App>>,
     /// speedup: the NS genus (default 34; 26 with --quick).
     #[arg(long)]
     pub genus: Option<u64>,
@@ -313,10 +319,10 @@ pub struct SearchArgs {
     /// speedup: the skeletons for max clique (screened likewise when more than one).
     #[arg(long, value_delimiter = ',', default_value = "dbs:2")]
     pub clique_skeletons: Vec<Skeleton>,
-    /// peers: the workloads (uts, nqueens, ns, maxclique).
-    #[arg(long, value_parser = App::parser(), value_delimiter = ',',
-          default_values_t = App::named(&["uts", "nqueens", "ns", "maxclique"]))]
-    pub peers_apps: Vec<App>,
+    /// peers: the apps [default: every application that declares peers cases, those with a
+    /// rayon peer].
+    #[arg(long, value_parser = App::parser(), value_delimiter = ',')]
+    pub peers_apps: Option<Vec<App>>,
     /// peers: rayon spawn depths screened (children of nodes above this depth are rayon
     /// tasks; default 2,4,6 for UTS, 2,3,4 for N-Queens, 8,12,16,20 (genus) for NS and
     /// 1,2,3 (clique size) for max clique).
@@ -341,11 +347,10 @@ pub struct SearchArgs {
     /// scaling: the worker counts [default: 1, 2, 4, … up to the cores, and the cores].
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub scaling_workers: Option<Vec<u64>>,
-    /// scaling: the workloads (uts, ns, nqueens, maxclique; the NS genus is --genus, default
-    /// 34; the graphs --cliques, default DSJC500_5).
-    #[arg(long, value_parser = App::parser(), value_delimiter = ',',
-          default_values_t = App::named(&["uts", "ns", "nqueens", "maxclique"]))]
-    pub scaling_apps: Vec<App>,
+    /// scaling: the apps [default: every application that declares scaling cases] (the NS
+    /// genus is --genus, default 34; the graphs --cliques, default DSJC500_5).
+    #[arg(long, value_parser = App::parser(), value_delimiter = ',')]
+    pub scaling_apps: Option<Vec<App>>,
     /// scaling: the UTS tree, a name (T1L, T3L, T1XL…) or parameters [default: T1L].
     #[arg(long)]
     pub tree: Option<String>,
@@ -673,7 +678,10 @@ pub fn run(args: &SearchArgs) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use magpie_apps::registry::{BenchQuery, Experiment as Exp};
 
+    /// The `--*-apps` flags take the registry's names; by default each experiment runs the
+    /// applications that declare cases for it (the registry's data, not a list here).
     #[test]
     fn the_apps_are_the_registry_s_search_apps() {
         use clap::Parser;
@@ -683,24 +691,38 @@ mod tests {
             search: SearchArgs,
         }
         let names = |apps: &[App]| apps.iter().map(|a| a.name()).collect::<Vec<_>>();
-        let registry = magpie_apps::registry::names(|_| true);
-        let mut all = names(&App::all());
         assert_eq!(
-            all[..6],
-            ["uts", "ns", "nqueens", "maxclique", "knapsack", "tsp"]
+            names(&App::all()),
+            magpie_apps::registry::names(|_| true),
+            "every app, in the registry's order"
         );
         let cli = Cli::try_parse_from(["search"]).unwrap();
-        assert_eq!(names(&cli.search.overhead_apps), all, "overhead: every app");
-        all.sort_unstable();
-        let mut registry = registry;
-        registry.sort_unstable();
-        assert_eq!(all, registry);
+        let chosen = |experiment, apps: &Option<Vec<App>>| {
+            names(&App::chosen(apps, &BenchQuery::new(experiment, true)))
+        };
+        let s = &cli.search;
         assert_eq!(
-            names(&cli.search.speedup_apps),
-            ["uts", "ns", "nqueens", "maxclique"]
+            chosen(Exp::Overhead, &s.overhead_apps),
+            names(&App::all()),
+            "overhead: every app declares a case"
         );
-        let cli = Cli::try_parse_from(["search", "--peers-apps", "sip,bipartition"]).unwrap();
-        assert_eq!(names(&cli.search.peers_apps), ["sip", "bipartition"]);
+        for (experiment, apps) in [
+            (Exp::Speedup, &s.speedup_apps),
+            (Exp::Peers, &s.peers_apps),
+            (Exp::Scaling, &s.scaling_apps),
+        ] {
+            assert_eq!(
+                chosen(experiment, apps),
+                ["maxclique", "uts", "ns", "nqueens"],
+                "{experiment:?}: the apps with a hand-written solver and a rayon peer"
+            );
+        }
+        let cli = Cli::try_parse_from(["search", "--peers-apps", "sip,bipartition,sip"]).unwrap();
+        assert_eq!(
+            chosen(Exp::Peers, &cli.search.peers_apps),
+            ["sip", "bipartition"],
+            "named apps run once each, even without a case (each gets a skipped row)"
+        );
         assert!(Cli::try_parse_from(["search", "--overhead-apps", "nope"]).is_err());
     }
 

@@ -5,6 +5,7 @@
 
 use super::cases::{Loaded, Solver};
 use super::measure::{self, Contender};
+use super::speedup::each_case;
 use super::{ratio_row, App, Report, Row, SearchArgs, Target};
 use magpie::search::Skeleton;
 use magpie_apps::registry::{BenchQuery, Experiment};
@@ -23,8 +24,6 @@ pub const HAND_TARGET: f64 = 1.05;
 const SAMPLE_TIME: f64 = 0.25;
 
 pub fn run(args: &SearchArgs, report: &mut Report) -> String {
-    let mut apps = args.overhead_apps.clone();
-    apps.dedup();
     // Every contender on one CPU: the skeleton runs on the pool's worker, which inherits it.
     let _cpu = measure::OneCpu::here();
     let pool = match super::pool(args, 1) {
@@ -34,24 +33,11 @@ pub fn run(args: &SearchArgs, report: &mut Report) -> String {
             return String::new();
         }
     };
-    for app in apps {
-        let cases = match Loaded::cases(app, &BenchQuery::new(Experiment::Overhead, args.quick)) {
-            Ok(c) => c,
-            Err(e) => {
-                report.error(EXPERIMENT, app.name(), "-", e);
-                continue;
-            }
-        };
-        if cases.is_empty() {
-            report.skip(EXPERIMENT, app, "the application declares no overhead case");
-        }
-        for case in cases {
-            let label = case.label.clone();
-            let r = Loaded::load(app, case).and_then(|l| compare(args, report, &l, &pool));
-            if let Err(e) = r {
-                report.error(EXPERIMENT, app.name(), &label, e);
-            }
-        }
+    let query = BenchQuery::new(Experiment::Overhead, args.quick);
+    for app in App::chosen(&args.overhead_apps, &query) {
+        each_case(report, EXPERIMENT, app, &query, |report, loaded| {
+            compare(args, report, loaded, &pool)
+        });
     }
     format!(
         "Sequential skeleton (1-worker pool) vs plain recursion on the same generator and vs \

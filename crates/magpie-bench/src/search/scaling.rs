@@ -47,8 +47,6 @@ pub fn run(args: &SearchArgs, report: &mut Report) -> String {
         .iter()
         .map(|&w| Ok((super::pool(args, w)?, super::rayon_pool(w)?)))
         .collect();
-    let mut apps = args.scaling_apps.clone();
-    apps.dedup();
     match pools {
         Ok(pools) if !pools.is_empty() => {
             let query = BenchQuery::new(Experiment::Scaling, args.quick)
@@ -56,7 +54,7 @@ pub fn run(args: &SearchArgs, report: &mut Report) -> String {
                 .graphs(args.cliques.as_deref())
                 .tree(args.tree.as_deref())
                 .queens(args.queens);
-            for app in apps {
+            for app in App::chosen(&args.scaling_apps, &query) {
                 each_case(report, EXP, app, &query, |report, loaded| {
                     item(args, report, &pools, loaded)
                 });

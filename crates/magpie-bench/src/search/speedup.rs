@@ -55,12 +55,10 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
             return String::new();
         }
     };
-    let mut apps = args.speedup_apps.clone();
-    apps.dedup();
     let query = BenchQuery::new(Experiment::Speedup, args.quick)
         .genus(args.genus)
         .graphs(args.cliques.as_deref());
-    for app in apps {
+    for app in App::chosen(&args.speedup_apps, &query) {
         each_case(report, EXP, app, &query, |report, loaded| {
             speedup_item(args, report, loaded, (&p1, &pw))
         });
@@ -309,10 +307,8 @@ pub fn run_peers(args: &SearchArgs, report: &mut Report) -> String {
             return String::new();
         }
     };
-    let mut apps = args.peers_apps.clone();
-    apps.dedup();
     let query = BenchQuery::new(Experiment::Peers, args.quick);
-    for app in apps {
+    for app in App::chosen(&args.peers_apps, &query) {
         each_case(report, EXP, app, &query, |report, loaded| {
             peers_item(args, report, loaded, &pw, &rp)
         });
