@@ -354,3 +354,32 @@ fn no_mpi() -> ExitCode {
     );
     ExitCode::from(2)
 }
+
+#[cfg(test)]
+mod tests {
+    /// clap's own consistency checks over the whole command line, the application flags the
+    /// registry declares included: a flag an application adds cannot clash with a command's
+    /// own option or another application's (clap checks this in debug builds only, when the
+    /// command is built, so a test is where it is caught before a user runs into it).
+    #[test]
+    fn the_command_line_passes_clap_s_checks() {
+        use clap::CommandFactory;
+        let cmd = super::Cli::command();
+        // clap lets a subcommand's own argument shadow a global one of the same name, so
+        // that clash is checked here: `magpie search APP --workers 2` must stay the pool's.
+        let globals: Vec<String> = cmd
+            .get_arguments()
+            .filter(|a| a.is_global_set())
+            .map(|a| a.get_id().to_string())
+            .collect();
+        for o in magpie_apps::registry::app_options() {
+            let id = o.flag.trim_start_matches('-');
+            assert!(
+                !globals.iter().any(|g| g == id),
+                "the application flag {} shadows the global option --{id}",
+                o.flag
+            );
+        }
+        cmd.debug_assert();
+    }
+}
