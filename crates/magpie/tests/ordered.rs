@@ -37,7 +37,7 @@ impl SearchSpace for Ternary {
     fn root(&self) -> (u32, u32) {
         TREE.root()
     }
-    fn children<'a>(&'a self, node: &(u32, u32)) -> CompleteTreeChildren {
+    fn children(&self, node: &(u32, u32)) -> CompleteTreeChildren {
         TREE.children(node)
     }
 }

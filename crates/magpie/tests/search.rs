@@ -483,7 +483,7 @@ impl SearchSpace for Binary {
     fn root(&self) -> (u32, u32) {
         self.tree.root()
     }
-    fn children<'a>(&'a self, node: &(u32, u32)) -> CompleteTreeChildren {
+    fn children(&self, node: &(u32, u32)) -> CompleteTreeChildren {
         if let Some(log) = &self.log {
             log.lock().unwrap().push(*node);
         }

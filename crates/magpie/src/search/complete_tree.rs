@@ -95,7 +95,7 @@ impl SearchSpace for CompleteTree {
         (0, 0)
     }
 
-    fn children<'a>(&'a self, &(depth, path): &(u32, u32)) -> CompleteTreeChildren {
+    fn children(&self, &(depth, path): &(u32, u32)) -> CompleteTreeChildren {
         let arity = if depth < self.height { self.arity } else { 0 };
         CompleteTreeChildren {
             depth: depth + 1,
