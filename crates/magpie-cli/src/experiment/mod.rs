@@ -169,9 +169,8 @@ pub struct PoliciesArgs {
     /// The search applications' own options (`--target`, `--n`, …), declared in the registry
     #[command(flatten)]
     pub app_flags: AppFlagLists,
-    /// uts, ns, nqueens: do not expand nodes deeper than D
     #[arg(long, value_name = "D", action = ArgAction::Append, allow_hyphen_values = true,
-          help_heading = "Applications")]
+          help_heading = "Applications", help = crate::search::args::max_depth_help())]
     pub max_depth: Vec<String>,
     /// quicksort, prefix-sum: the number of elements; histogram: the number of keys; sssp:
     /// the number of vertices

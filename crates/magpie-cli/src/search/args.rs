@@ -93,6 +93,36 @@ fn app_arg_help() -> String {
     format!("Application: {}", app_names().join(", "))
 }
 
+/// The registry's applications that `keep`, as the help names them: `a, b, c`.
+fn names_of(keep: impl Fn(&SearchApp) -> bool) -> String {
+    registry::names(keep).join(", ")
+}
+
+/// FILE's help: which applications read a file (each one's format is in its entry below).
+fn file_help() -> String {
+    format!(
+        "Input file ({}: the format is in the application's entry below)",
+        names_of(|a| a.takes_file)
+    )
+}
+
+/// `--replicable`'s help: the optimisations it applies to.
+fn replicable_help() -> String {
+    format!(
+        "ordered, optimisation ({}, without --target): replicable node counts; task k prunes \
+         with what tasks up to k - W found (W: a few times the workers)",
+        names_of(|a| a.goal == Goal::Optimise)
+    )
+}
+
+/// `--max-depth`'s help: the enumerations it applies to.
+pub(crate) fn max_depth_help() -> String {
+    format!(
+        "{}: do not expand nodes deeper than D (the root is depth 0)",
+        names_of(|a| a.goal == Goal::Enumerate)
+    )
+}
+
 /// `words` joined by ", " on lines of at most `width` characters, each starting with `indent`.
 pub(crate) fn wrap(words: &[&str], indent: &str, width: usize) -> String {
     let mut lines = vec![indent.to_string()];
@@ -118,12 +148,10 @@ pub struct SearchArgs {
     #[arg(value_name = "APP", help = app_arg_help())]
     pub app: String,
 
-    /// Input file (maxclique, bipartition: DIMACS; knapsack: plain or Pisinger .csv; tsp:
-    /// TSPLIB .tsp; sip: the pattern graph, LAD or DIMACS)
-    #[arg(value_name = "FILE")]
+    #[arg(value_name = "FILE", help = file_help())]
     pub input: Option<PathBuf>,
 
-    /// sip: the target graph (LAD or DIMACS)
+    /// Second input file, for an application whose entry below names two
     #[arg(value_name = "FILE2")]
     pub input2: Option<PathBuf>,
 
@@ -157,19 +185,18 @@ pub struct SearchArgs {
     #[arg(long, value_name = "ORDER", help_heading = "Skeleton")]
     pub order: Option<String>,
 
-    /// ordered, optimisation (maxclique without --target, knapsack, tsp): replicable node
-    /// counts; task k prunes with what tasks up to k - W found (W: a few times the workers)
     #[arg(
         long,
+        help = replicable_help(),
         value_name = "W",
         allow_hyphen_values = true,
         help_heading = "Skeleton"
     )]
     pub replicable: Option<String>,
 
-    /// uts, ns, nqueens: do not expand nodes deeper than D (the root is depth 0)
     #[arg(
         long,
+        help = max_depth_help(),
         value_name = "D",
         allow_hyphen_values = true,
         help_heading = "Application"
@@ -433,6 +460,28 @@ pub(crate) fn check_app_options(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The help names the applications from the registry, so a new one appears where it
+    /// belongs (FILE listed maxclique to sip by hand and missed mis).
+    #[test]
+    fn the_help_names_the_applications_the_registry_has() {
+        let file = file_help();
+        for app in SEARCH_APPS {
+            assert_eq!(
+                file.contains(app.name),
+                app.takes_file,
+                "{}: {file}",
+                app.name
+            );
+        }
+        assert!(file.contains("mis"), "{file}");
+        assert!(max_depth_help().starts_with("uts, ns, nqueens: "));
+        let replicable = replicable_help();
+        for name in ["maxclique", "knapsack", "tsp", "bipartition", "mis"] {
+            assert!(replicable.contains(name), "{replicable}");
+        }
+        assert!(!replicable.contains("nqueens") && !replicable.contains("sip"));
+    }
 
     #[test]
     fn numbers_name_the_flag() {
