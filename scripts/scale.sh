@@ -208,7 +208,7 @@ if [ $smoke = 1 ]; then
     QUICK=(--quick)
     FJ_KERNELS=fib,tree,quicksort,mergesort,reduce,integer-sort,comparison-sort,histogram
     UTS_TREE="-t 1 -a 3 -d 6 -b 4 -r 19"
-    SEARCH_ITEMS=("ns 60 --genus 18" "nqueens 45 --queens 8" "maxclique 30 --cliques brock200_4")
+    SEARCH_ITEMS=("ns 60 --items ns:18" "nqueens 45 --items nqueens:8" "maxclique 30 --items maxclique:brock200_4")
     LOOP_ARGS=(--quick --apps mandelbrot,exponential --steps 2)
     LCWS_KERNELS=fib,reduce
     MP_APP=(--app uts --flags="-t 1 -a 3 -d 6 -b 4 -r 19")
@@ -223,7 +223,7 @@ else
     UTS_TREE="-t 1 -a 3 -d 11 -b 4 -r 19"
     # Each item: app, cap in seconds, options (caps from the 2-worker times, see
     # docs/benchmarks.md).
-    SEARCH_ITEMS=("ns 110 --genus 34" "nqueens 45 --queens 15" "maxclique 30 --cliques $clique")
+    SEARCH_ITEMS=("ns 110 --items ns:34" "nqueens 45 --items nqueens:15" "maxclique 30 --items maxclique:$clique")
     LOOP_ARGS=(--apps mandelbrot,exponential,gamma,constant --steps 6)
     LCWS_KERNELS=fib,tree,quicksort,mergesort,reduce
     MP_APP=(--app uts --tree T1)
@@ -298,7 +298,7 @@ for part in ${parts//,/ }; do
     search)
         scaling=("$B" search --json --quiet --experiments scaling --scaling-workers "$workers"
             --runs "$RUNS" "${QUICK[@]}")
-        step search-uts 45 "${scaling[@]}" --scaling-apps uts --tree="$UTS_TREE"
+        step search-uts 45 "${scaling[@]}" --scaling-apps uts --items="uts:$UTS_TREE"
         for item in "${SEARCH_ITEMS[@]}"; do
             read -r app c rest <<<"$item"
             # shellcheck disable=SC2086 # $rest is the item's options, word by word

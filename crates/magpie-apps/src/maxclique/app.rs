@@ -83,35 +83,28 @@ fn graph_case(name: &str) -> Result<BenchCase, String> {
 }
 
 /// `magpie-bench search`'s graphs: brock200_1 (`--quick` brock200_4) in `overhead`;
-/// `--cliques` or brock400_1 and brock400_3 (brock200_1) in `speedup`, long solves with the
-/// target 1.7; brock200_1..4 (brock200_4) in `peers`; brock200_1 and brock200_4
-/// (brock200_4) in `replicable`, ordered with spawn depth 2; `--cliques` or DSJC500_5
-/// (brock200_4) in `scaling`, long solves; brock400_1 and brock800_2 (brock200_4) in
-/// `sequential`.
+/// brock400_1 and brock400_3 (brock200_1) in `speedup`, long solves with the target 1.7;
+/// brock200_1..4 (brock200_4) in `peers`; brock200_1 and brock200_4 (brock200_4) in
+/// `replicable`, ordered with spawn depth 2; DSJC500_5 (brock200_4) in `scaling`, long
+/// solves; brock400_1 and brock800_2 (brock200_4) in `sequential`; or the one named
+/// (`maxclique:NAME`, a DIMACS file of the instance collection with a known clique number).
 fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
-    let named: Vec<&str> = q
-        .graphs
-        .unwrap_or_default()
-        .iter()
-        .map(String::as_str)
-        .collect();
-    let names: &[&str] = match (q.experiment, q.quick) {
+    let defaults: &[&str] = match (q.experiment, q.quick) {
         (Experiment::Overhead, false) => &["brock200_1"],
         (Experiment::Overhead, true) => &["brock200_4"],
-        (Experiment::Speedup, _) if !named.is_empty() => &named,
         (Experiment::Speedup, false) => &["brock400_1", "brock400_3"],
         (Experiment::Speedup, true) => &["brock200_1"],
         (Experiment::Peers, false) => &["brock200_1", "brock200_2", "brock200_3", "brock200_4"],
         (Experiment::Peers, true) => &["brock200_4"],
         (Experiment::Replicable, false) => &["brock200_1", "brock200_4"],
         (Experiment::Replicable, true) => &["brock200_4"],
-        (Experiment::Scaling, _) if !named.is_empty() => &named,
         (Experiment::Scaling, false) => &["DSJC500_5"],
         (Experiment::Scaling, true) => &["brock200_4"],
-        (Experiment::Sequential, _) if q.item.is_some() => &[q.item.unwrap_or_default()],
         (Experiment::Sequential, false) => &["brock400_1", "brock800_2"],
         (Experiment::Sequential, true) => &["brock200_4"],
     };
+    let named = q.item.map(|g| [g]);
+    let names: &[&str] = named.as_ref().map_or(defaults, |g| g);
     names
         .iter()
         .map(|n| {

@@ -24,15 +24,30 @@ pub static APP: SearchApp = SearchApp {
 };
 
 /// `magpie-bench search`'s boards, (full, `--quick`) side: (13, 11) in `overhead`, (15, 12)
-/// in `speedup`, (14, 11) in `peers`, (15, 10) in `scaling` (or `--queens`).
+/// in `speedup`, (14, 11) in `peers`, (15, 10) in `scaling`; or the one named
+/// (`nqueens:N` or `nqueens:n = N`, 4 to 20).
 fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
-    let ((full, quick), named) = match q.experiment {
-        Experiment::Overhead => ((13, 11), None),
-        Experiment::Speedup => ((15, 12), None),
-        Experiment::Peers => ((14, 11), None),
-        Experiment::Scaling => ((15, 10), q.queens),
+    let (full, quick) = match q.experiment {
+        Experiment::Overhead => (13, 11),
+        Experiment::Speedup => (15, 12),
+        Experiment::Peers => (14, 11),
+        Experiment::Scaling => (15, 10),
         _ => return Ok(Vec::new()),
     };
+    let named = q
+        .item
+        .map(|i| {
+            parse_number(
+                "nqueens board",
+                i.trim_start_matches("n = ").trim(),
+                4u64,
+                "a side from 4 to 20",
+            )
+        })
+        .transpose()?;
+    if let Some(n) = named.filter(|&n| n > 20) {
+        return Err(format!("nqueens board {n}: a side from 4 to 20"));
+    }
     let n = named.unwrap_or(if q.quick { quick } else { full });
     Ok(vec![board_case(n).rayon_depths(&[2, 3, 4])])
 }

@@ -26,30 +26,29 @@ pub static APP: SearchApp = SearchApp {
 };
 
 /// `magpie-bench search`'s trees, (full, `--quick`) genus: (28, 22) in `overhead`, (34, 26)
-/// in `speedup` (or `--genus`) and `peers`, (34, 24) in `scaling` (or `--genus`), (36, 24)
-/// in `sequential` (or its item, `genus G` or `G`, up to the known counts' genus 50).
+/// in `speedup` and `peers`, (34, 24) in `scaling`, (36, 24) in `sequential`; or the one
+/// named (`ns:G` or `ns:genus G`; in `sequential` up to the known counts' genus 50).
 fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
-    let ((full, quick), named) = match q.experiment {
-        Experiment::Overhead => ((28, 22), None),
-        Experiment::Speedup => ((34, 26), q.genus),
-        Experiment::Peers => ((34, 26), None),
-        Experiment::Scaling => ((34, 24), q.genus),
-        Experiment::Sequential => {
-            let item = q.item.map(|i| i.trim_start_matches("genus ").trim());
-            let genus = item
-                .map(|g| parse_number("ns genus", g, 0u64, "a genus"))
-                .transpose()?;
-            if genus.is_some_and(|g| g as usize >= EXPECTED_COUNTS.len()) {
-                return Err(format!(
-                    "ns genus {}: no known counts beyond genus {}",
-                    genus.unwrap_or(0),
-                    EXPECTED_COUNTS.len() - 1
-                ));
-            }
-            ((36, 24), genus)
-        }
+    let (full, quick) = match q.experiment {
+        Experiment::Overhead => (28, 22),
+        Experiment::Speedup | Experiment::Peers => (34, 26),
+        Experiment::Scaling => (34, 24),
+        Experiment::Sequential => (36, 24),
         _ => return Ok(Vec::new()),
     };
+    let item = q.item.map(|i| i.trim_start_matches("genus ").trim());
+    let named = item
+        .map(|g| parse_number("ns genus", g, 0u64, "a genus"))
+        .transpose()?;
+    if q.experiment == Experiment::Sequential
+        && named.is_some_and(|g| g as usize >= EXPECTED_COUNTS.len())
+    {
+        return Err(format!(
+            "ns genus {}: no known counts beyond genus {}",
+            named.unwrap_or(0),
+            EXPECTED_COUNTS.len() - 1
+        ));
+    }
     let genus = named.unwrap_or(if q.quick { quick } else { full });
     Ok(vec![genus_case(genus).rayon_depths(&[8, 12, 16, 20])])
 }

@@ -32,8 +32,9 @@ pub enum Experiment {
 }
 
 /// What `magpie-bench search` asks an application for: its cases in one experiment, at
-/// `--quick`'s sizes or the full ones, with the instances the command line named instead
-/// (each application reads the values that concern it and ignores the others).
+/// `--quick`'s sizes or the full ones, or the one instance the command line named instead
+/// (each application reads the names of its own instances; the bench, which names no
+/// application, passes them on).
 ///
 /// ```
 /// use magpie_apps::registry::{self, BenchQuery, Experiment};
@@ -41,7 +42,7 @@ pub enum Experiment {
 /// let q = BenchQuery::new(Experiment::Overhead, true);
 /// let ns = registry::find("ns").unwrap();
 /// assert_eq!((ns.bench)(&q).unwrap()[0].label, "genus 22");
-/// let q = BenchQuery::new(Experiment::Speedup, true).genus(Some(20));
+/// let q = BenchQuery::new(Experiment::Speedup, true).item(Some("20"));
 /// assert_eq!((ns.bench)(&q).unwrap()[0].label, "genus 20");
 /// ```
 #[derive(Debug, Clone)]
@@ -51,30 +52,10 @@ pub struct BenchQuery<'a> {
     pub experiment: Experiment,
     /// `--quick`: the small instances.
     pub quick: bool,
-    /// `--genus`: the genus of a tree of numerical semigroups.
-    pub genus: Option<u64>,
-    /// `--cliques`: the DIMACS graphs of a clique search.
-    pub graphs: Option<&'a [String]>,
-    /// `--tree`: a UTS tree (a name or flags).
-    pub tree: Option<&'a str>,
-    /// `--queens`: an N-Queens board side.
-    pub queens: Option<u64>,
-    /// One instance named on the command line (`sequential`'s `APP:NAME` items), in the
-    /// form of the label of the application's case for it.
+    /// One instance named on the command line (an `APP:NAME` item: `--items`, or
+    /// `sequential`'s), as the application names it (the label of its case for it, or a
+    /// short form the application documents); `None`: the application's own cases.
     pub item: Option<&'a str>,
-}
-
-/// The setters of [`BenchQuery`]'s overrides: `fn field(self, value) -> Self` each.
-macro_rules! query_setters {
-    ($($(#[$doc:meta])* $field:ident: $ty:ty,)*) => {
-        $(
-            $(#[$doc])*
-            pub fn $field(mut self, $field: $ty) -> Self {
-                self.$field = $field;
-                self
-            }
-        )*
-    };
 }
 
 impl<'a> BenchQuery<'a> {
@@ -83,25 +64,14 @@ impl<'a> BenchQuery<'a> {
         BenchQuery {
             experiment,
             quick,
-            genus: None,
-            graphs: None,
-            tree: None,
-            queens: None,
             item: None,
         }
     }
 
-    query_setters! {
-        /// This query for the one instance `item`.
-        item: Option<&'a str>,
-        /// This query with `--genus`.
-        genus: Option<u64>,
-        /// This query with `--cliques`.
-        graphs: Option<&'a [String]>,
-        /// This query with `--tree`.
-        tree: Option<&'a str>,
-        /// This query with `--queens`.
-        queens: Option<u64>,
+    /// This query for the one instance `item` (`None`: the application's own cases).
+    pub fn item(mut self, item: Option<&'a str>) -> Self {
+        self.item = item;
+        self
     }
 }
 

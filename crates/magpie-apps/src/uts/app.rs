@@ -36,8 +36,9 @@ const QUICK_TREES: [(&str, &str); 2] = [
 ];
 
 /// `magpie-bench search`'s trees: T1 (`--quick`: T1's shape, cut at depth 7 in `overhead`,
-/// 8 in `speedup` and `peers`); in `scaling`, `--tree` (a name or flags) or T1L (`--quick`:
-/// the depth-8 cut); in `sequential`, its item (a named tree) or T1L (T3).
+/// 8 in `speedup` and `peers`); T1L in `scaling` (`--quick`: the depth-8 cut) and in
+/// `sequential` (T3); or the one named (`uts:NAME` for a named tree, `uts:FLAGS` for
+/// parameters; a named tree only in `sequential`, whose items are published counts).
 fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
     let tree = |spec: &str, label: &str| {
         let flag = if NamedTree::find(spec).is_some() {
@@ -48,22 +49,23 @@ fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
         BenchCase::new(label, AppArgs::new(None).with(flag, Some(spec))).rayon_depths(&[2, 4, 6])
     };
     let [(cut7, flags7), (cut8, flags8)] = QUICK_TREES;
-    let case = match (q.experiment, q.quick) {
-        (Experiment::Overhead | Experiment::Speedup | Experiment::Peers, false) => tree("T1", "T1"),
-        (Experiment::Overhead, true) => tree(flags7, cut7),
-        (Experiment::Speedup | Experiment::Peers, true) => tree(flags8, cut8),
-        (Experiment::Sequential, quick) => {
-            let name = q.item.unwrap_or(if quick { "T3" } else { "T1L" });
-            if NamedTree::find(name).is_none() {
-                return Err(format!("`{name}` is not a named UTS tree (T1, T1L, T3L…)"));
+    let (name, label) = match (q.experiment, q.quick) {
+        (Experiment::Overhead | Experiment::Speedup | Experiment::Peers, false) => ("T1", "T1"),
+        (Experiment::Overhead, true) => (flags7, cut7),
+        (Experiment::Speedup | Experiment::Peers, true) => (flags8, cut8),
+        (Experiment::Scaling, false) | (Experiment::Sequential, false) => ("T1L", "T1L"),
+        (Experiment::Scaling, true) => (flags8, flags8),
+        (Experiment::Sequential, true) => ("T3", "T3"),
+        _ => return Ok(Vec::new()),
+    };
+    let case = match q.item.map(str::trim) {
+        Some(spec) => {
+            if q.experiment == Experiment::Sequential && NamedTree::find(spec).is_none() {
+                return Err(format!("`{spec}` is not a named UTS tree (T1, T1L, T3L…)"));
             }
-            tree(name, name)
-        }
-        (Experiment::Scaling, quick) => {
-            let spec = q.tree.unwrap_or(if quick { flags8 } else { "T1L" });
             tree(spec, spec)
         }
-        _ => return Ok(Vec::new()),
+        None => tree(name, label),
     };
     Ok(vec![case])
 }

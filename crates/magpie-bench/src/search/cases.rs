@@ -12,7 +12,7 @@ use std::time::Duration;
 use magpie::search::{Options, SearchStats, Skeleton};
 use magpie::ThreadPool;
 use magpie_apps::registry::{
-    AppError, BenchCase, BenchQuery, Engine, HandWritten, Instance, Run, Solo,
+    AppError, BenchCase, BenchQuery, Engine, Experiment, HandWritten, Instance, Run, Solo,
 };
 
 use super::measure::{Job, Sample};
@@ -79,10 +79,67 @@ impl One {
     }
 }
 
+/// An instance named on the command line, `APP:NAME` (`--items`, `--sequential-items`): an
+/// application of the registry (`clique:` is `maxclique:`) and the instance as the
+/// application names it in its cases (`maxclique:brock400_1`, `ns:36`, `uts:T1L`,
+/// `nqueens:14`, `knapsack:knapPI_3_500_1000_1`, `tsp:eil51`).
+#[derive(Debug, Clone)]
+pub struct Item {
+    pub app: App,
+    pub name: String,
+}
+
+impl Item {
+    pub fn parse(s: &str) -> Result<Item, String> {
+        let (kind, name) = s
+            .split_once(':')
+            .ok_or_else(|| format!("item `{s}`: expected APP:NAME"))?;
+        let kind = if kind == "clique" { "maxclique" } else { kind };
+        let app = App::find(kind).ok_or_else(|| {
+            format!(
+                "item `{s}`: unknown application `{kind}` (one of {})",
+                magpie_apps::registry::names(|_| true).join(", ")
+            )
+        })?;
+        Ok(Item {
+            app,
+            name: name.to_string(),
+        })
+    }
+
+    /// Its `sequential` case, loaded.
+    pub fn load(&self) -> Result<Loaded, String> {
+        let query = BenchQuery::new(Experiment::Sequential, false).item(Some(&self.name));
+        let case = Loaded::cases(self.app, &query)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("{}: no sequential case {:?}", self.app, self.name))?;
+        Loaded::load(self.app, case)
+    }
+}
+
 impl Loaded {
     /// The cases `app` declares for `query`.
     pub fn cases(app: App, query: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
         (app.0.bench)(query).map_err(|e| format!("{app}: {e}"))
+    }
+
+    /// The cases of `app` for `query`: one per item of `named` that names `app` (in the
+    /// experiment's form), else the application's own.
+    pub fn cases_named(
+        app: App,
+        query: &BenchQuery<'_>,
+        named: &[Item],
+    ) -> Result<Vec<BenchCase>, String> {
+        let mine: Vec<&Item> = named.iter().filter(|i| i.app == app).collect();
+        if mine.is_empty() {
+            return Loaded::cases(app, query);
+        }
+        let mut cases = Vec::new();
+        for item in mine {
+            cases.extend(Loaded::cases(app, &query.clone().item(Some(&item.name)))?);
+        }
+        Ok(cases)
     }
 
     /// Loads every instance of `case`.

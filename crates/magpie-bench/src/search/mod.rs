@@ -15,9 +15,8 @@
 //! cargo run --release -p magpie-bench -- search [--runs N] [--json] [--quick]
 //!     [--experiments overhead,speedup,peers,sequential,cpeer,replicable] [--workers 2]
 //!     [--deque NAME]
-//!     [--overhead-apps APP,...] [--speedup-apps APP,...] [--genus 34]
-//!     [--cliques brock400_1,brock400_3]
-//!     [--skeletons dbs:1,dbs:2,dbs:3,budget:10000,ss] [--clique-skeletons dbs:2]
+//!     [--overhead-apps APP,...] [--speedup-apps APP,...] [--items APP:NAME,...]
+//!     [--skeletons dbs:1,dbs:2,dbs:3,budget:10000,ss] [--long-skeletons dbs:2]
 //!     [--peers-apps APP,...] [--rayon-depths 2,4,6]
 //!     [--sequential-items clique:brock400_1,ns:36,...] [--sequential-solver reference]
 //!     [--timeout 1800] [--cpeer-items knapPI_3_200_1000_1,knapPI_3_500_1000_1,...]
@@ -50,13 +49,14 @@
 //!    solver at once, one a thread, each timed; the informational `ceiling` row is the
 //!    hand-written solver's median over one solve at the copies' summed rate: the speedup a
 //!    perfectly balanced W-worker search could reach on this machine during this run (not
-//!    measured for max clique, whose solves are long). uts T1 (targets ≥ 1.85), ns genus `--genus` 34 (≥ 1.85), nqueens n = 15
-//!    (≥ 1.85), max clique on `--cliques` (brock400_1, brock400_3; 1w / 2w ≥ 1.7) with
-//!    `--clique-skeletons` (dbs:2 only, so no screening). For max clique, one 1-worker run
+//!    measured for max clique, whose solves are long). uts T1 (targets ≥ 1.85), ns genus 34 (≥ 1.85), nqueens n = 15
+//!    (≥ 1.85), max clique on brock400_1 and brock400_3 (1w / 2w ≥ 1.7), long solves, with
+//!    `--long-skeletons` (dbs:2 only, so no screening); `--items` names others
+//!    (`ns:30,maxclique:brock400_3`). For max clique, one 1-worker run
 //!    is made first and its time and the item's expected duration are printed; brock400_1
 //!    takes many minutes per sequential run (460 s for `max_clique_counted`, 198,359,839
 //!    nodes, on the loaded development VM; the skeleton is slower), so the item takes over
-//!    an hour there: limit it with `--cliques`. Every 2-worker skeleton row carries
+//!    an hour there: limit it with `--items maxclique:NAME`. Every 2-worker skeleton row carries
 //!    `worker_shares`: the share of the nodes each worker visited (`SearchStats::
 //!    per_worker`) in the median run, printed in the note column. `--quick`: a small UTS
 //!    tree, genus 26, n = 12, brock200_1.
@@ -305,31 +305,34 @@ pub struct SearchArgs {
     /// speedup: the apps [default: every application that declares speedup cases].
     #[arg(long, value_parser = App::parser(), value_delimiter = ',')]
     pub speedup_apps: Option<Vec<App>>,
-    /// speedup: the NS genus (default 34; 26 with --quick).
-    #[arg(long)]
-    pub genus: Option<u64>,
-    /// speedup: DIMACS graphs for max clique, by name under shared/instances/dimacs/
-    /// (default brock400_1,brock400_3; brock200_1 with --quick).
-    #[arg(long, value_delimiter = ',')]
-    pub cliques: Option<Vec<String>>,
+    /// speedup and scaling: instances by name, APP:NAME, in place of the named
+    /// applications' own (each application documents its names: maxclique:GRAPH, ns:GENUS,
+    /// nqueens:N, uts:TREE or uts:FLAGS; as for --sequential-items)
+    #[arg(long, value_delimiter = ',', value_parser = cases::Item::parse)]
+    pub items: Vec<cases::Item>,
     /// speedup and peers: the skeletons screened at --workers workers (the fastest is
     /// "best").
     #[arg(long, value_delimiter = ',', default_value = DEFAULT_SKELETONS)]
     pub skeletons: Vec<Skeleton>,
-    /// speedup: the skeletons for max clique (screened likewise when more than one).
-    #[arg(long, value_delimiter = ',', default_value = "dbs:2")]
-    pub clique_skeletons: Vec<Skeleton>,
+    /// speedup and scaling: the skeletons of the cases an application marks as long solves
+    /// (screened likewise when more than one).
+    #[arg(
+        long,
+        alias = "clique-skeletons",
+        value_delimiter = ',',
+        default_value = "dbs:2"
+    )]
+    pub long_skeletons: Vec<Skeleton>,
     /// peers: the apps [default: every application that declares peers cases, those with a
     /// rayon peer].
     #[arg(long, value_parser = App::parser(), value_delimiter = ',')]
     pub peers_apps: Option<Vec<App>>,
     /// peers: rayon spawn depths screened (children of nodes above this depth are rayon
-    /// tasks; default 2,4,6 for UTS, 2,3,4 for N-Queens, 8,12,16,20 (genus) for NS and
-    /// 1,2,3 (clique size) for max clique).
+    /// tasks) [default: each case's own].
     #[arg(long, value_delimiter = ',')]
     pub rayon_depths: Option<Vec<usize>>,
-    /// sequential: the items, APP:NAME (maxclique:GRAPH or clique:GRAPH, ns:GENUS, uts:TREE,
-    /// knapsack:SPEC, tsp:NAME) [default: every application's own].
+    /// sequential: the items, APP:NAME (maxclique:GRAPH, ns:GENUS, uts:TREE, knapsack:SPEC,
+    /// tsp:NAME, as each application documents them) [default: every application's own].
     #[arg(long, value_delimiter = ',')]
     pub sequential_items: Option<Vec<String>>,
     /// sequential: the solver.
@@ -347,16 +350,9 @@ pub struct SearchArgs {
     /// scaling: the worker counts [default: 1, 2, 4, … up to the cores, and the cores].
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub scaling_workers: Option<Vec<u64>>,
-    /// scaling: the apps [default: every application that declares scaling cases] (the NS
-    /// genus is --genus, default 34; the graphs --cliques, default DSJC500_5).
+    /// scaling: the apps [default: every application that declares scaling cases].
     #[arg(long, value_parser = App::parser(), value_delimiter = ',')]
     pub scaling_apps: Option<Vec<App>>,
-    /// scaling: the UTS tree, a name (T1L, T3L, T1XL…) or parameters [default: T1L].
-    #[arg(long)]
-    pub tree: Option<String>,
-    /// scaling: the N-Queens board side [default: 15].
-    #[arg(long, value_parser = clap::value_parser!(u64).range(4..=20))]
-    pub queens: Option<u64>,
     /// After the report, write its pictures into DIR: runtimes.png (box plots of the run
     /// times, one panel per experiment, app and instance) and, where a configuration ran at
     /// several worker counts (speedup, replicable), speedup.png
@@ -724,6 +720,57 @@ mod tests {
             "named apps run once each, even without a case (each gets a skipped row)"
         );
         assert!(Cli::try_parse_from(["search", "--overhead-apps", "nope"]).is_err());
+    }
+
+    /// `--items APP:NAME` replaces the named applications' own cases, each application
+    /// reading its own names; the others keep theirs. (Applications without instance
+    /// files, so that the test needs no data.)
+    #[test]
+    fn items_name_instances_the_applications_read() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            search: SearchArgs,
+        }
+        let items = |list: &[&str]| Cli::try_parse_from(["search", "--items", &list.join(",")]);
+        let labels = |items: &[cases::Item], experiment, app: &str| {
+            let app = App::find(app).unwrap();
+            let q = BenchQuery::new(experiment, false);
+            cases::Loaded::cases_named(app, &q, items)
+                .map(|c| c.into_iter().map(|c| c.label).collect::<Vec<_>>())
+        };
+        let cli = items(&[
+            "ns:30",
+            "clique:brock200_2",
+            "nqueens:12",
+            "uts:T1L",
+            "ns:genus 31",
+        ])
+        .unwrap();
+        let named = &cli.search.items;
+        assert_eq!(
+            labels(named, Exp::Speedup, "ns").unwrap(),
+            ["genus 30", "genus 31"]
+        );
+        assert_eq!(labels(named, Exp::Scaling, "nqueens").unwrap(), ["n = 12"]);
+        assert_eq!(labels(named, Exp::Scaling, "uts").unwrap(), ["T1L"]);
+        assert_eq!(
+            (named[1].app.name(), named[1].name.as_str()),
+            ("maxclique", "brock200_2")
+        );
+        // An application not named keeps its own cases; one without any gets none.
+        assert_eq!(labels(&named[..1], Exp::Speedup, "uts").unwrap(), ["T1"]);
+        assert_eq!(labels(&[], Exp::Speedup, "ns").unwrap(), ["genus 34"]);
+        assert!(labels(named, Exp::Speedup, "tsp").unwrap().is_empty());
+        for bad in ["nope:1", "ns"] {
+            assert!(items(&[bad]).is_err(), "{bad}");
+        }
+        let cli = items(&["nqueens:30", "ns:x"]).unwrap();
+        let e = labels(&cli.search.items, Exp::Scaling, "nqueens").unwrap_err();
+        assert!(e.contains("nqueens board 30"), "{e}");
+        let e = labels(&cli.search.items, Exp::Speedup, "ns").unwrap_err();
+        assert!(e.contains("\"x\""), "{e}");
     }
 
     #[test]

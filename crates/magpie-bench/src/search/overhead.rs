@@ -35,7 +35,7 @@ pub fn run(args: &SearchArgs, report: &mut Report) -> String {
     };
     let query = BenchQuery::new(Experiment::Overhead, args.quick);
     for app in App::chosen(&args.overhead_apps, &query) {
-        each_case(report, EXPERIMENT, app, &query, |report, loaded| {
+        each_case(report, (EXPERIMENT, &[]), app, &query, |report, loaded| {
             compare(args, report, loaded, &pool)
         });
     }

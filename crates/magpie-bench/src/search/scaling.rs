@@ -49,13 +49,9 @@ pub fn run(args: &SearchArgs, report: &mut Report) -> String {
         .collect();
     match pools {
         Ok(pools) if !pools.is_empty() => {
-            let query = BenchQuery::new(Experiment::Scaling, args.quick)
-                .genus(args.genus)
-                .graphs(args.cliques.as_deref())
-                .tree(args.tree.as_deref())
-                .queens(args.queens);
+            let query = BenchQuery::new(Experiment::Scaling, args.quick);
             for app in App::chosen(&args.scaling_apps, &query) {
-                each_case(report, EXP, app, &query, |report, loaded| {
+                each_case(report, (EXP, &args.items), app, &query, |report, loaded| {
                     item(args, report, &pools, loaded)
                 });
             }
@@ -85,7 +81,7 @@ fn item(
 ) -> Result<(), String> {
     let (app, instance): (App, &str) = (loaded.app, &loaded.case.label);
     let candidates: &[Skeleton] = if loaded.case.long {
-        &args.clique_skeletons
+        &args.long_skeletons
     } else {
         &args.skeletons
     };

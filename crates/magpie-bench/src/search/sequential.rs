@@ -3,7 +3,7 @@
 //! run as a JSON line; a child that does not finish a run within `--timeout` seconds is
 //! killed and the item reported as "did not finish".
 
-use super::cases::{Loaded, Solver};
+use super::cases::{Item, Loaded, Solver};
 use super::measure::{self, Contender, Job, Sample};
 use super::{App, Report, Row, SearchArgs, SeqSolver};
 use magpie::search::Skeleton;
@@ -19,43 +19,6 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 const EXP: &str = "sequential";
-
-/// One sequential item, `APP:NAME`: an application of the registry (`clique:` is
-/// `maxclique:`) and the instance its `sequential` cases name so (`maxclique:brock400_1`,
-/// `ns:36`, `uts:T1L`, `knapsack:knapPI_3_500_1000_1`, `tsp:eil51`).
-struct Item {
-    app: App,
-    name: String,
-}
-
-impl Item {
-    fn parse(s: &str) -> Result<Item, String> {
-        let (kind, name) = s
-            .split_once(':')
-            .ok_or_else(|| format!("sequential item `{s}`: expected APP:NAME"))?;
-        let kind = if kind == "clique" { "maxclique" } else { kind };
-        let app = App::find(kind).ok_or_else(|| {
-            format!(
-                "sequential item `{s}`: unknown application `{kind}` (one of {})",
-                magpie_apps::registry::names(|_| true).join(", ")
-            )
-        })?;
-        Ok(Item {
-            app,
-            name: name.to_string(),
-        })
-    }
-
-    /// Its case, loaded.
-    fn load(&self) -> Result<Loaded, String> {
-        let query = BenchQuery::new(Experiment::Sequential, false).item(Some(&self.name));
-        let case = Loaded::cases(self.app, &query)?
-            .into_iter()
-            .next()
-            .ok_or_else(|| format!("{}: no sequential case {:?}", self.app, self.name))?;
-        Loaded::load(self.app, case)
-    }
-}
 
 /// The solver that `solver` runs on `loaded`, and its label.
 fn solver_of<'p>(

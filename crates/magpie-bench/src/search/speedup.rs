@@ -2,7 +2,7 @@
 //! sequential solver) and `peers` (magpie's best skeleton vs the same search on rayon, both
 //! at 2 workers).
 
-use super::cases::{Loaded, Solver};
+use super::cases::{Item, Loaded, Solver};
 use super::measure::{self, Contender, Job};
 use super::{ratio_row, App, Report, Row, SearchArgs, Target};
 use magpie::search::Skeleton;
@@ -20,16 +20,17 @@ pub const PEERS_TARGET: f64 = 0.95;
 /// `peers`: seconds of back-to-back solves that make one sample.
 const PEERS_SAMPLE: f64 = 0.25;
 
-/// The cases `app` declares for `query`, each loaded and given to `item` (a failure is an
-/// ERROR row of its case); an app with none gets a skipped row saying so.
+/// The cases `app` declares for `query` (or those of the items `named` for it), each loaded
+/// and given to `item` (a failure is an ERROR row of its case); an app with none gets a
+/// skipped row saying so.
 pub(super) fn each_case(
     report: &mut Report,
-    exp: &str,
+    (exp, named): (&str, &[Item]),
     app: App,
     query: &BenchQuery<'_>,
     mut item: impl FnMut(&mut Report, &Loaded) -> Result<(), String>,
 ) {
-    let cases = match Loaded::cases(app, query) {
+    let cases = match Loaded::cases_named(app, query, named) {
         Ok(c) => c,
         Err(e) => return report.error(exp, app.name(), "-", e),
     };
@@ -55,11 +56,9 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
             return String::new();
         }
     };
-    let query = BenchQuery::new(Experiment::Speedup, args.quick)
-        .genus(args.genus)
-        .graphs(args.cliques.as_deref());
+    let query = BenchQuery::new(Experiment::Speedup, args.quick);
     for app in App::chosen(&args.speedup_apps, &query) {
-        each_case(report, EXP, app, &query, |report, loaded| {
+        each_case(report, (EXP, &args.items), app, &query, |report, loaded| {
             speedup_item(args, report, loaded, (&p1, &pw))
         });
     }
@@ -118,7 +117,7 @@ fn speedup_item(
         (loaded.app, &loaded.case.label, &loaded.case);
     let w = pw.num_workers();
     let candidates = if case.long {
-        &args.clique_skeletons
+        &args.long_skeletons
     } else {
         &args.skeletons
     };
@@ -309,7 +308,7 @@ pub fn run_peers(args: &SearchArgs, report: &mut Report) -> String {
     };
     let query = BenchQuery::new(Experiment::Peers, args.quick);
     for app in App::chosen(&args.peers_apps, &query) {
-        each_case(report, EXP, app, &query, |report, loaded| {
+        each_case(report, (EXP, &[]), app, &query, |report, loaded| {
             peers_item(args, report, loaded, &pw, &rp)
         });
     }
