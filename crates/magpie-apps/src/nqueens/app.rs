@@ -27,29 +27,26 @@ pub static APP: SearchApp = SearchApp {
 /// in `speedup`, (14, 11) in `peers`, (15, 10) in `scaling`; or the one named
 /// (`nqueens:N` or `nqueens:n = N`, 4 to 20).
 fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
-    let (full, quick) = match q.experiment {
-        Experiment::Overhead => (13, 11),
-        Experiment::Speedup => (15, 12),
-        Experiment::Peers => (14, 11),
-        Experiment::Scaling => (15, 10),
-        _ => return Ok(Vec::new()),
+    let sizes = |experiment| match experiment {
+        Experiment::Overhead => Some((13, 11)),
+        Experiment::Speedup => Some((15, 12)),
+        Experiment::Peers => Some((14, 11)),
+        Experiment::Scaling => Some((15, 10)),
+        _ => None,
     };
-    let named = q
-        .item
-        .map(|i| {
-            parse_number(
-                "nqueens board",
-                i.trim_start_matches("n = ").trim(),
-                4u64,
-                "a side from 4 to 20",
-            )
-        })
-        .transpose()?;
-    if let Some(n) = named.filter(|&n| n > 20) {
-        return Err(format!("nqueens board {n}: a side from 4 to 20"));
-    }
-    let n = named.unwrap_or(if q.quick { quick } else { full });
-    Ok(vec![board_case(n).rayon_depths(&[2, 3, 4])])
+    let side = |n: &str| match parse_number(
+        "nqueens board",
+        n.trim_start_matches("n = "),
+        4u64,
+        "a side",
+    ) {
+        Ok(n) if n > 20 => Err(format!("nqueens board {n}: a side from 4 to 20")),
+        n => n,
+    };
+    Ok(match q.size(sizes, side)? {
+        Some(n) => vec![board_case(n).rayon_depths(&[2, 3, 4])],
+        None => Vec::new(),
+    })
 }
 
 /// The board of side `n`, labelled `n = N`.

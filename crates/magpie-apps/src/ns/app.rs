@@ -29,27 +29,25 @@ pub static APP: SearchApp = SearchApp {
 /// in `speedup` and `peers`, (34, 24) in `scaling`, (36, 24) in `sequential`; or the one
 /// named (`ns:G` or `ns:genus G`; in `sequential` up to the known counts' genus 50).
 fn bench(q: &BenchQuery<'_>) -> Result<Vec<BenchCase>, String> {
-    let (full, quick) = match q.experiment {
-        Experiment::Overhead => (28, 22),
-        Experiment::Speedup | Experiment::Peers => (34, 26),
-        Experiment::Scaling => (34, 24),
-        Experiment::Sequential => (36, 24),
-        _ => return Ok(Vec::new()),
+    let sizes = |experiment| match experiment {
+        Experiment::Overhead => Some((28, 22)),
+        Experiment::Speedup | Experiment::Peers => Some((34, 26)),
+        Experiment::Scaling => Some((34, 24)),
+        Experiment::Sequential => Some((36, 24)),
+        _ => None,
     };
-    let item = q.item.map(|i| i.trim_start_matches("genus ").trim());
-    let named = item
-        .map(|g| parse_number("ns genus", g, 0u64, "a genus"))
-        .transpose()?;
-    if q.experiment == Experiment::Sequential
-        && named.is_some_and(|g| g as usize >= EXPECTED_COUNTS.len())
-    {
+    let genus = q.size(sizes, |g| {
+        parse_number("ns genus", g.trim_start_matches("genus "), 0u64, "a genus")
+    })?;
+    let Some(genus) = genus else {
+        return Ok(Vec::new());
+    };
+    if q.experiment == Experiment::Sequential && genus as usize >= EXPECTED_COUNTS.len() {
         return Err(format!(
-            "ns genus {}: no known counts beyond genus {}",
-            named.unwrap_or(0),
+            "ns genus {genus}: no known counts beyond genus {}",
             EXPECTED_COUNTS.len() - 1
         ));
     }
-    let genus = named.unwrap_or(if q.quick { quick } else { full });
     Ok(vec![genus_case(genus).rayon_depths(&[8, 12, 16, 20])])
 }
 

@@ -73,6 +73,39 @@ impl<'a> BenchQuery<'a> {
         self.item = item;
         self
     }
+
+    /// The size of an instance that is one number (a genus, a board side): the one named
+    /// (the `item`, read by `parse`), else what `sizes` gives for the experiment, `(full,
+    /// quick)`; `None` for an experiment `sizes` has no instance for.
+    ///
+    /// ```
+    /// use magpie_apps::registry::{BenchQuery, Experiment};
+    ///
+    /// let sizes = |e| match e {
+    ///     Experiment::Overhead => Some((13, 11)),
+    ///     Experiment::Speedup => Some((15, 12)),
+    ///     _ => None,
+    /// };
+    /// let parse = |s: &str| s.parse::<u64>().map_err(|e| e.to_string());
+    /// let q = BenchQuery::new(Experiment::Speedup, true);
+    /// assert_eq!(q.size(sizes, parse), Ok(Some(12)));
+    /// assert_eq!(q.clone().item(Some("14")).size(sizes, parse), Ok(Some(14)));
+    /// assert!(q.clone().item(Some("x")).size(sizes, parse).is_err());
+    /// assert_eq!(BenchQuery::new(Experiment::Peers, true).size(sizes, parse), Ok(None));
+    /// ```
+    pub fn size(
+        &self,
+        sizes: impl FnOnce(Experiment) -> Option<(u64, u64)>,
+        parse: impl FnOnce(&str) -> Result<u64, String>,
+    ) -> Result<Option<u64>, String> {
+        let Some((full, quick)) = sizes(self.experiment) else {
+            return Ok(None);
+        };
+        match self.item {
+            Some(named) => parse(named).map(Some),
+            None => Ok(Some(if self.quick { quick } else { full })),
+        }
+    }
 }
 
 /// One item of an experiment: the arguments of one instance (or of several, solved one

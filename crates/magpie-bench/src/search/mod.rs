@@ -305,9 +305,8 @@ pub struct SearchArgs {
     /// speedup: the apps [default: every application that declares speedup cases].
     #[arg(long, value_parser = App::parser(), value_delimiter = ',')]
     pub speedup_apps: Option<Vec<App>>,
-    /// speedup and scaling: instances by name, APP:NAME, in place of the named
-    /// applications' own (each application documents its names: maxclique:GRAPH, ns:GENUS,
-    /// nqueens:N, uts:TREE or uts:FLAGS; as for --sequential-items)
+    /// speedup and scaling: instances by name, APP:NAME as for --sequential-items, in place
+    /// of the named applications' own (each application documents the names it reads)
     #[arg(long, value_delimiter = ',', value_parser = cases::Item::parse)]
     pub items: Vec<cases::Item>,
     /// speedup and peers: the skeletons screened at --workers workers (the fastest is
@@ -496,6 +495,12 @@ impl Report {
 
     /// Records a failed item (wrong answer, missing file…): an ERROR row, and a failure of
     /// the whole command at the end.
+    /// `r`'s value, or, for an error that stops the whole experiment (a pool that does not
+    /// build), its ERROR row and `None`.
+    pub fn or_error<T>(&mut self, experiment: &str, r: Result<T, String>) -> Option<T> {
+        r.map_err(|e| self.error(experiment, "-", "-", e)).ok()
+    }
+
     pub fn error(&mut self, experiment: &str, app: &str, instance: &str, e: String) {
         eprintln!("magpie-bench search: {experiment} {app} {instance}: ERROR: {e}");
         let mut row = Row::new(experiment, app, instance, "-", 0);

@@ -26,19 +26,17 @@ const SAMPLE_TIME: f64 = 0.25;
 pub fn run(args: &SearchArgs, report: &mut Report) -> String {
     // Every contender on one CPU: the skeleton runs on the pool's worker, which inherits it.
     let _cpu = measure::OneCpu::here();
-    let pool = match super::pool(args, 1) {
-        Ok(p) => p,
-        Err(e) => {
-            report.error(EXPERIMENT, "-", "-", e);
-            return String::new();
-        }
+    let Some(pool) = report.or_error(EXPERIMENT, super::pool(args, 1)) else {
+        return String::new();
     };
     let query = BenchQuery::new(Experiment::Overhead, args.quick);
-    for app in App::chosen(&args.overhead_apps, &query) {
-        each_case(report, (EXPERIMENT, &[]), app, &query, |report, loaded| {
-            compare(args, report, loaded, &pool)
-        });
-    }
+    each_case(
+        report,
+        (EXPERIMENT, &[]),
+        &args.overhead_apps,
+        &query,
+        |report, l| compare(args, report, l, &pool),
+    );
     format!(
         "Sequential skeleton (1-worker pool) vs plain recursion on the same generator and vs \
          the app's hand-written solver, median of {} alternating runs, each the mean of \

@@ -23,12 +23,9 @@ const EXPERIMENT: &str = "replicable";
 
 pub fn run(args: &SearchArgs, report: &mut Report) -> String {
     let w = args.workers as usize;
-    let pools = match (super::pool(args, 1), super::pool(args, w)) {
-        (Ok(p1), Ok(pw)) => (p1, pw),
-        (Err(e), _) | (_, Err(e)) => {
-            report.error(EXPERIMENT, "-", "-", e);
-            return String::new();
-        }
+    let pools = super::pool(args, 1).and_then(|p1| Ok((p1, super::pool(args, w)?)));
+    let Some(pools) = report.or_error(EXPERIMENT, pools) else {
+        return String::new();
     };
     // The applications that declare replicable cases (optimisations), each with the
     // Ordered skeleton it declares (knapsack's binary tree needs a deeper spawn depth).

@@ -50,11 +50,13 @@ pub fn run(args: &SearchArgs, report: &mut Report) -> String {
     match pools {
         Ok(pools) if !pools.is_empty() => {
             let query = BenchQuery::new(Experiment::Scaling, args.quick);
-            for app in App::chosen(&args.scaling_apps, &query) {
-                each_case(report, (EXP, &args.items), app, &query, |report, loaded| {
-                    item(args, report, &pools, loaded)
-                });
-            }
+            each_case(
+                report,
+                (EXP, &args.items),
+                &args.scaling_apps,
+                &query,
+                |report, l| item(args, report, &pools, l),
+            );
         }
         Ok(_) => report.error(EXP, "-", "-", "no worker count".into()),
         Err(e) => report.error(EXP, "-", "-", e),

@@ -20,27 +20,32 @@ pub const PEERS_TARGET: f64 = 0.95;
 /// `peers`: seconds of back-to-back solves that make one sample.
 const PEERS_SAMPLE: f64 = 0.25;
 
-/// The cases `app` declares for `query` (or those of the items `named` for it), each loaded
-/// and given to `item` (a failure is an ERROR row of its case); an app with none gets a
-/// skipped row saying so.
+/// For each application `apps` chose ([`App::chosen`]), the cases it declares for `query`
+/// (or those of the items `named` for it), each loaded and given to `item` (a failure is an
+/// ERROR row of its case); an app with none gets a skipped row saying so.
 pub(super) fn each_case(
     report: &mut Report,
     (exp, named): (&str, &[Item]),
-    app: App,
+    apps: &Option<Vec<App>>,
     query: &BenchQuery<'_>,
     mut item: impl FnMut(&mut Report, &Loaded) -> Result<(), String>,
 ) {
-    let cases = match Loaded::cases_named(app, query, named) {
-        Ok(c) => c,
-        Err(e) => return report.error(exp, app.name(), "-", e),
-    };
-    if cases.is_empty() {
-        report.skip(exp, app, &format!("the application declares no {exp} case"));
-    }
-    for case in cases {
-        let label = case.label.clone();
-        if let Err(e) = Loaded::load(app, case).and_then(|l| item(report, &l)) {
-            report.error(exp, app.name(), &label, e);
+    for app in App::chosen(apps, query) {
+        let cases = match Loaded::cases_named(app, query, named) {
+            Ok(c) => c,
+            Err(e) => {
+                report.error(exp, app.name(), "-", e);
+                continue;
+            }
+        };
+        if cases.is_empty() {
+            report.skip(exp, app, &format!("the application declares no {exp} case"));
+        }
+        for case in cases {
+            let label = case.label.clone();
+            if let Err(e) = Loaded::load(app, case).and_then(|l| item(report, &l)) {
+                report.error(exp, app.name(), &label, e);
+            }
         }
     }
 }
@@ -49,19 +54,17 @@ pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
     const EXP: &str = "speedup";
     let w = args.workers as usize;
     let pools = super::pool(args, 1).and_then(|p1| Ok((p1, super::pool(args, w)?)));
-    let (p1, pw) = match pools {
-        Ok(p) => p,
-        Err(e) => {
-            report.error(EXP, "-", "-", e);
-            return String::new();
-        }
+    let Some((p1, pw)) = report.or_error(EXP, pools) else {
+        return String::new();
     };
     let query = BenchQuery::new(Experiment::Speedup, args.quick);
-    for app in App::chosen(&args.speedup_apps, &query) {
-        each_case(report, (EXP, &args.items), app, &query, |report, loaded| {
-            speedup_item(args, report, loaded, (&p1, &pw))
-        });
-    }
+    each_case(
+        report,
+        (EXP, &args.items),
+        &args.speedup_apps,
+        &query,
+        |report, l| speedup_item(args, report, l, (&p1, &pw)),
+    );
     format!(
         "best skeleton at {w} workers vs itself at 1 and vs the app's hand-written sequential \
          solver (best = fastest of the screened candidates at {w} workers), median of {} \
@@ -299,19 +302,13 @@ pub fn run_peers(args: &SearchArgs, report: &mut Report) -> String {
     const EXP: &str = "peers";
     let w = args.workers as usize;
     let pools = super::pool(args, w).and_then(|pw| Ok((pw, super::rayon_pool(w)?)));
-    let (pw, rp) = match pools {
-        Ok(p) => p,
-        Err(e) => {
-            report.error(EXP, "-", "-", e);
-            return String::new();
-        }
+    let Some((pw, rp)) = report.or_error(EXP, pools) else {
+        return String::new();
     };
     let query = BenchQuery::new(Experiment::Peers, args.quick);
-    for app in App::chosen(&args.peers_apps, &query) {
-        each_case(report, (EXP, &[]), app, &query, |report, loaded| {
-            peers_item(args, report, loaded, &pw, &rp)
-        });
-    }
+    each_case(report, (EXP, &[]), &args.peers_apps, &query, |report, l| {
+        peers_item(args, report, l, &pw, &rp)
+    });
     format!(
         "magpie's best skeleton vs rayon (best spawn depth), both at {w} workers, median of {} \
          alternating runs, each the mean of back-to-back solves (about {PEERS_SAMPLE} s); target \

@@ -93,34 +93,28 @@ fn app_arg_help() -> String {
     format!("Application: {}", app_names().join(", "))
 }
 
-/// The registry's applications that `keep`, as the help names them: `a, b, c`.
-fn names_of(keep: impl Fn(&SearchApp) -> bool) -> String {
-    registry::names(keep).join(", ")
+/// `text` with `{apps}` replaced by the registry's applications that `keep`: `a, b, c`.
+fn naming(text: &str, keep: impl Fn(&SearchApp) -> bool) -> String {
+    text.replace("{apps}", &registry::names(keep).join(", "))
 }
 
 /// FILE's help: which applications read a file (each one's format is in its entry below).
 fn file_help() -> String {
-    format!(
-        "Input file ({}: the format is in the application's entry below)",
-        names_of(|a| a.takes_file)
-    )
+    let text = "Input file ({apps}: the format is in the application's entry below)";
+    naming(text, |a| a.takes_file)
 }
 
 /// `--replicable`'s help: the optimisations it applies to.
 fn replicable_help() -> String {
-    format!(
-        "ordered, optimisation ({}, without --target): replicable node counts; task k prunes \
-         with what tasks up to k - W found (W: a few times the workers)",
-        names_of(|a| a.goal == Goal::Optimise)
-    )
+    let text = "ordered, optimisation ({apps}, without --target): replicable node counts; task \
+                k prunes with what tasks up to k - W found (W: a few times the workers)";
+    naming(text, |a| a.goal == Goal::Optimise)
 }
 
 /// `--max-depth`'s help: the enumerations it applies to.
 pub(crate) fn max_depth_help() -> String {
-    format!(
-        "{}: do not expand nodes deeper than D (the root is depth 0)",
-        names_of(|a| a.goal == Goal::Enumerate)
-    )
+    let text = "{apps}: do not expand nodes deeper than D (the root is depth 0)";
+    naming(text, |a| a.goal == Goal::Enumerate)
 }
 
 /// `words` joined by ", " on lines of at most `width` characters, each starting with `indent`.
@@ -185,6 +179,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "ORDER", help_heading = "Skeleton")]
     pub order: Option<String>,
 
+    /// Replicable node counts for the ordered skeleton (its help names the optimisations)
     #[arg(
         long,
         help = replicable_help(),
@@ -194,13 +189,9 @@ pub struct SearchArgs {
     )]
     pub replicable: Option<String>,
 
-    #[arg(
-        long,
-        help = max_depth_help(),
-        value_name = "D",
-        allow_hyphen_values = true,
-        help_heading = "Application"
-    )]
+    /// A depth limit for enumerations (its help names them)
+    #[arg(long, help = max_depth_help(), value_name = "D", allow_hyphen_values = true,
+          help_heading = "Application")]
     pub max_depth: Option<String>,
 
     /// The applications' own options (`--target`, `--n`, …), declared in the registry
