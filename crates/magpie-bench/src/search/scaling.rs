@@ -2,7 +2,7 @@
 //! of `--scaling-workers`, over the app's hand-written sequential solver, measured once per
 //! item in the same alternating rounds (for `scripts/scale.sh` on a many-core machine).
 //!
-//! Per item: the skeleton candidates (`--skeletons`; `--clique-skeletons` for max clique)
+//! Per item: the skeleton candidates (`--skeletons`; `--long-skeletons` for long solves)
 //! and the rayon spawn depths are screened at the largest worker count; then the
 //! hand-written solver (the baseline), the best skeleton at every count and rayon at the
 //! best depth at every count run alternately. Ratio rows per count (informational):
@@ -72,7 +72,7 @@ pub fn run(args: &SearchArgs, report: &mut Report) -> String {
     )
 }
 
-/// One case: screening at the largest count (its skeletons: `--clique-skeletons` for a
+/// One case: screening at the largest count (its skeletons: `--long-skeletons` for a
 /// case of long solves, else `--skeletons`; its rayon depths, or `--rayon-depths`), then the
 /// alternating rounds and the rows.
 fn item(
