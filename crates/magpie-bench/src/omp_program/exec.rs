@@ -4,7 +4,6 @@
 use magpie_measure::process::{describe, run_to_end, JsonLine};
 use serde::Serialize;
 use serde_json::Value;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -234,6 +233,29 @@ pub(super) fn tail(s: &str, max: usize) -> String {
     }
 }
 
+/// A child's environment (`OMP_NUM_THREADS`, the item's `OMP_SCHEDULE`, the runtime's
+/// `LD_PRELOAD`) and arguments (the item's parameters, then `--quick`): what [`run_child`]
+/// runs and [`command_line`] reports.
+fn child_setup(
+    item: &Item,
+    threads: usize,
+    preload: Option<&Path>,
+    quick: bool,
+) -> (Vec<(&'static str, String)>, Vec<String>) {
+    let mut env = vec![("OMP_NUM_THREADS", threads.to_string())];
+    if let Some(s) = &item.schedule {
+        env.push(("OMP_SCHEDULE", s.to_string()));
+    }
+    if let Some(p) = preload {
+        env.push(("LD_PRELOAD", p.display().to_string()));
+    }
+    let mut argv = item.params.clone();
+    if quick {
+        argv.push("--quick".into());
+    }
+    (env, argv)
+}
+
 /// One child: `bin PARAMS [--quick]` with the runtime's environment; its sample or what went
 /// wrong (the error, its stderr).
 pub(super) fn run_child(
@@ -245,17 +267,7 @@ pub(super) fn run_child(
     round: u32,
     timeout: Duration,
 ) -> Result<Sample, (String, String)> {
-    let mut env: Vec<(&str, String)> = vec![("OMP_NUM_THREADS", threads.to_string())];
-    if let Some(s) = &item.schedule {
-        env.push(("OMP_SCHEDULE", s.to_string()));
-    }
-    if let Some(p) = preload {
-        env.push(("LD_PRELOAD", p.display().to_string()));
-    }
-    let mut argv = item.params.clone();
-    if quick {
-        argv.push("--quick".into());
-    }
+    let (env, argv) = child_setup(item, threads, preload, quick);
     let mut cmd = Command::new(bin);
     cmd.args(&argv)
         .env_remove("OMP_NUM_THREADS")
@@ -285,19 +297,9 @@ pub(super) fn command_line(
     preload: Option<&Path>,
     quick: bool,
 ) -> String {
-    let mut s = format!("OMP_NUM_THREADS={threads}");
-    if let Some(sc) = &item.schedule {
-        let _ = write!(s, " OMP_SCHEDULE={sc}");
-    }
-    if let Some(p) = preload {
-        let _ = write!(s, " LD_PRELOAD={}", p.display());
-    }
-    let _ = write!(s, " {}", bin.display());
-    for p in &item.params {
-        let _ = write!(s, " {p}");
-    }
-    if quick {
-        s.push_str(" --quick");
-    }
-    s
+    let (env, argv) = child_setup(item, threads, preload, quick);
+    let mut words: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    words.push(bin.display().to_string());
+    words.extend(argv);
+    words.join(" ")
 }

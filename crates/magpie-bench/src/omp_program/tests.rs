@@ -54,6 +54,22 @@ fn items_and_their_runtimes() {
     assert_eq!(items[2].check_group(), items[3].check_group());
 }
 
+/// A failure's command line is the child's environment and arguments as it was run.
+#[test]
+fn a_child_s_command_line_shows_its_environment_and_arguments() {
+    let schedules = parse_schedules("fac2").unwrap();
+    let items = items(&[program("dist")], &[], &schedules, &BTreeMap::new());
+    let bin = Path::new("/b/dist");
+    assert_eq!(
+        exec::command_line(&items[0], bin, 4, Some(Path::new("/l/m.so")), true),
+        "OMP_NUM_THREADS=4 OMP_SCHEDULE=fac2 LD_PRELOAD=/l/m.so /b/dist --quick"
+    );
+    assert_eq!(
+        exec::command_line(&items[0], bin, 2, None, false),
+        "OMP_NUM_THREADS=2 OMP_SCHEDULE=fac2 /b/dist"
+    );
+}
+
 #[test]
 fn a_program_s_line_parses_and_its_library_is_checked() {
     let out = "noise\n{\"program\":\"overheads\",\"params\":{\"construct\":\"task\"},\
