@@ -16,7 +16,7 @@ use magpie_apps::registry::{
 };
 
 use super::measure::{Job, Sample};
-use super::App;
+use super::{App, Report};
 
 /// Which solver a job runs.
 #[derive(Clone, Copy)]
@@ -259,5 +259,35 @@ impl Loaded {
     /// [`Loaded::run`] as a job.
     pub fn job<'a>(&'a self, solver: Solver<'a>) -> Job<'a> {
         Box::new(move || self.run(solver))
+    }
+}
+
+/// For each application `apps` chose ([`App::chosen`]), the cases it declares for `query`
+/// (or those of the items `named` for it), each loaded and given to `item` (a failure is an
+/// ERROR row of its case); an app with none gets a skipped row saying so.
+pub(super) fn each_case(
+    report: &mut Report,
+    (exp, named): (&str, &[Item]),
+    apps: &Option<Vec<App>>,
+    query: &BenchQuery<'_>,
+    mut item: impl FnMut(&mut Report, &Loaded) -> Result<(), String>,
+) {
+    for app in App::chosen(apps, query) {
+        let cases = match Loaded::cases_named(app, query, named) {
+            Ok(c) => c,
+            Err(e) => {
+                report.error(exp, app.name(), "-", e);
+                continue;
+            }
+        };
+        if cases.is_empty() {
+            report.skip(exp, app, &format!("the application declares no {exp} case"));
+        }
+        for case in cases {
+            let label = case.label.clone();
+            if let Err(e) = Loaded::load(app, case).and_then(|l| item(report, &l)) {
+                report.error(exp, app.name(), &label, e);
+            }
+        }
     }
 }

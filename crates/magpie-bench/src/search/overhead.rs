@@ -3,9 +3,8 @@
 //! it declares one (target <= 1.05), on the cases every application declares. Short solves
 //! are repeated back to back within a sample.
 
-use super::cases::{Loaded, Solver};
+use super::cases::{each_case, Loaded, Solver};
 use super::measure::{self, Contender};
-use super::speedup::each_case;
 use super::{ratio_row, App, Report, Row, SearchArgs, Target};
 use magpie::search::Skeleton;
 use magpie_apps::registry::{BenchQuery, Experiment};

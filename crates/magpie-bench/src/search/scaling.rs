@@ -8,9 +8,9 @@
 //! best depth at every count run alternately. Ratio rows per count (informational):
 //! hand-written / magpie (the speedup) and magpie / rayon.
 
-use super::cases::{Loaded, Solver};
+use super::cases::{each_case, Loaded, Solver};
 use super::measure::{self, Contender};
-use super::speedup::{each_case, first_candidate, screen, screen_depth};
+use super::speedup::{first_candidate, screen, screen_depth};
 use super::{ratio_row, App, Report, Row, SearchArgs};
 use magpie::search::Skeleton;
 use magpie::ThreadPool;

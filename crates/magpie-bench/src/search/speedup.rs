@@ -2,7 +2,7 @@
 //! sequential solver) and `peers` (magpie's best skeleton vs the same search on rayon, both
 //! at 2 workers).
 
-use super::cases::{Item, Loaded, Solver};
+use super::cases::{each_case, Loaded, Solver};
 use super::measure::{self, Contender, Job};
 use super::{ratio_row, App, Report, Row, SearchArgs, Target};
 use magpie::search::Skeleton;
@@ -19,36 +19,6 @@ pub const PEERS_TARGET: f64 = 0.95;
 
 /// `peers`: seconds of back-to-back solves that make one sample.
 const PEERS_SAMPLE: f64 = 0.25;
-
-/// For each application `apps` chose ([`App::chosen`]), the cases it declares for `query`
-/// (or those of the items `named` for it), each loaded and given to `item` (a failure is an
-/// ERROR row of its case); an app with none gets a skipped row saying so.
-pub(super) fn each_case(
-    report: &mut Report,
-    (exp, named): (&str, &[Item]),
-    apps: &Option<Vec<App>>,
-    query: &BenchQuery<'_>,
-    mut item: impl FnMut(&mut Report, &Loaded) -> Result<(), String>,
-) {
-    for app in App::chosen(apps, query) {
-        let cases = match Loaded::cases_named(app, query, named) {
-            Ok(c) => c,
-            Err(e) => {
-                report.error(exp, app.name(), "-", e);
-                continue;
-            }
-        };
-        if cases.is_empty() {
-            report.skip(exp, app, &format!("the application declares no {exp} case"));
-        }
-        for case in cases {
-            let label = case.label.clone();
-            if let Err(e) = Loaded::load(app, case).and_then(|l| item(report, &l)) {
-                report.error(exp, app.name(), &label, e);
-            }
-        }
-    }
-}
 
 pub fn run_speedup(args: &SearchArgs, report: &mut Report) -> String {
     const EXP: &str = "speedup";
