@@ -124,23 +124,62 @@ fn key(omega: usize) -> String {
     CLIQUE.key(omega)
 }
 
-/// How a maximum clique is reported.
+/// How a maximum clique is checked and reported.
 const CLIQUE: VertexSet = VertexSet {
     number: "omega",
+    symbol: "ω",
     noun: "clique",
+    article: "a",
     field: "clique",
+    holds: is_clique,
+    certificate: "the {} vertices are pairwise adjacent",
 };
 
-/// A set of vertices of a graph that a search maximises (a clique, an independent set) and
-/// how it is reported: the name of its size (`omega`, `alpha`: the answer's key and JSON
-/// field), its noun in the text, the field and line that list it.
+/// A set of vertices of a graph that a search maximises on a [`CliqueSpace`] (a clique, an
+/// independent set on the complement's space), how it is checked and how it is reported:
+/// the name of its size (`omega`, `alpha`: the answer's key and JSON field) and its symbol,
+/// its noun in the text (with its article), the field and line that list it, the property
+/// every pair of its vertices has, and what the check says (`{}` is the size).
 pub(crate) struct VertexSet {
     pub(crate) number: &'static str,
+    pub(crate) symbol: &'static str,
     pub(crate) noun: &'static str,
+    pub(crate) article: &'static str,
     pub(crate) field: &'static str,
+    pub(crate) holds: fn(&Graph, &[usize]) -> bool,
+    pub(crate) certificate: &'static str,
 }
 
 impl VertexSet {
+    /// A maximum set of `graph` (the file `label`) found by `run` on `space`, checked (its
+    /// vertices have the set's property, and it has the size the search reported) and
+    /// reported.
+    pub(crate) fn maximum(
+        &self,
+        run: &Run<'_>,
+        space: &CliqueSpace,
+        graph: &Graph,
+        label: &str,
+    ) -> Result<Option<Solved>, AppError> {
+        let Some(out) = run.optimum(space, self.field)? else {
+            return Ok(None);
+        };
+        let (size, node) = out.value;
+        let set = space.clique(&node);
+        check(
+            (self.holds)(graph, &set) && set.len() as i64 == size,
+            || {
+                let (symbol, article, noun) = (self.symbol, self.article, self.noun);
+                format!(
+                    "reported {symbol} = {size} with {set:?}, which is not {article} {noun} of that size"
+                )
+            },
+        )?;
+        let what = self.certificate.replace("{}", &size.to_string());
+        let answer = self.answer(label, graph, set, out.stats.stopped);
+        Ok(Some(Solved::new(answer, what, out.stats)))
+    }
+
     /// The key of a maximum set of `size` vertices (`omega 12`).
     pub(crate) fn key(&self, size: impl std::fmt::Display) -> String {
         format!("{} {size}", self.number)
@@ -204,22 +243,7 @@ impl Instance for Clique {
                 .field("edges", edges)
         };
         let Some(k) = self.target else {
-            let Some(out) = run.optimum(&self.space, "clique")? else {
-                return Ok(None);
-            };
-            let (omega, node) = out.value;
-            let clique = self.space.clique(&node);
-            check(
-                is_clique(&self.graph, &clique) && clique.len() as i64 == omega,
-                || {
-                    format!(
-                        "reported ω = {omega} with {clique:?}, which is not a clique of that size"
-                    )
-                },
-            )?;
-            let what = format!("the {omega} vertices are pairwise adjacent");
-            let answer = CLIQUE.answer(&self.label(), &self.graph, clique, out.stats.stopped);
-            return Ok(Some(Solved::new(answer, what, out.stats)));
+            return CLIQUE.maximum(&run, &self.space, &self.graph, &self.label());
         };
         let Some(out) = run.decide(&self.space, k as i64)? else {
             return Ok(None);

@@ -67,20 +67,12 @@ impl Instance for Mis {
     fn solve(&self, run: Run<'_>) -> Result<Option<Solved>, AppError> {
         // The complement's children come in colour order with non-increasing bounds.
         let opts = level_pruned(run.opts);
-        let Some(out) = run.with_options(&opts).optimum(&self.space, "set")? else {
-            return Ok(None);
-        };
-        let (alpha, node) = out.value;
-        let set = self.space.clique(&node);
-        check(
-            is_independent(&self.graph, &set) && set.len() as i64 == alpha,
-            || {
-                format!("reported α = {alpha} with {set:?}, which is not an independent set of that size")
-            },
-        )?;
-        let answer = SET.answer(&self.label(), &self.graph, set, out.stats.stopped);
-        let what = format!("no two of the {alpha} vertices are adjacent");
-        Ok(Some(Solved::new(answer, what, out.stats)))
+        SET.maximum(
+            &run.with_options(&opts),
+            &self.space,
+            &self.graph,
+            &self.label(),
+        )
     }
 
     fn hand_written(&self) -> Option<HandWritten<'_>> {
@@ -99,9 +91,13 @@ impl Instance for Mis {
     }
 }
 
-/// How a maximum independent set is reported.
+/// How a maximum independent set is checked and reported.
 const SET: VertexSet = VertexSet {
     number: "alpha",
+    symbol: "α",
     noun: "independent set",
+    article: "an",
     field: "set",
+    holds: is_independent,
+    certificate: "no two of the {} vertices are adjacent",
 };
